@@ -1,0 +1,47 @@
+"""What connector developers import. Nothing here depends on the worker's runtime."""
+
+from connectworker.api.config_def import (
+    NO_DEFAULT,
+    ConfigDef,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    at_least,
+    in_range,
+    non_empty_string,
+    one_of,
+)
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError, ConnectError, RetriableError
+from connectworker.api.record import RecordMetadata, SourceRecord
+from connectworker.api.schema import Schema, SchemaType
+from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
+from connectworker.api.topic_settings import CleanupPolicy, TimeUnit, TopicSettings
+
+__all__ = [
+    "NO_DEFAULT",
+    "CleanupPolicy",
+    "ConfigDef",
+    "ConfigError",
+    "ConfigKey",
+    "ConfigType",
+    "ConfigValue",
+    "ConnectError",
+    "Importance",
+    "OffsetStorageReader",
+    "RecordMetadata",
+    "RetriableError",
+    "Schema",
+    "SchemaType",
+    "SourceConnector",
+    "SourceRecord",
+    "SourceTask",
+    "SourceTaskContext",
+    "TimeUnit",
+    "TopicSettings",
+    "at_least",
+    "in_range",
+    "non_empty_string",
+    "one_of",
+]

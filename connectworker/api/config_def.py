@@ -1,0 +1,214 @@
+"""Declaring, parsing and validating configuration keys, in the manner of Kafka's `ConfigDef`.
+
+A connector declares its keys once; the worker uses the declaration to parse typed values, to report
+every invalid key at once, and to answer the REST validate endpoint.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from connectworker.api.errors import ConfigError
+
+
+class ConfigType(StrEnum):
+    BOOLEAN = "BOOLEAN"
+    STRING = "STRING"
+    INT = "INT"
+    SHORT = "SHORT"
+    LONG = "LONG"
+    DOUBLE = "DOUBLE"
+    LIST = "LIST"
+    CLASS = "CLASS"
+    PASSWORD = "PASSWORD"
+
+
+class Importance(StrEnum):
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+"""Marks a key as required."""
+
+Validator = Callable[[str, Any], None]
+"""Called with (key, parsed value); raises ValueError with a message saying what is allowed."""
+
+_INT_BOUNDS = {ConfigType.SHORT: (-(2**15), 2**15 - 1), ConfigType.INT: (-(2**31), 2**31 - 1),
+               ConfigType.LONG: (-(2**63), 2**63 - 1)}
+
+
+def parse_value(key: str, ctype: ConfigType, raw: Any) -> Any:
+    """Parse a raw (usually string) value as `ctype`; raise ValueError naming what is allowed."""
+    if raw is None:
+        return None
+    if ctype is ConfigType.BOOLEAN:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("true", "false"):
+            return text == "true"
+        raise ValueError(f"Expected value to be either true or false, got {raw!r}")
+    if ctype in _INT_BOUNDS:
+        if isinstance(raw, bool):
+            raise ValueError(f"Expected an integer, got {raw!r}")
+        try:
+            value = raw if isinstance(raw, int) else int(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"Expected an integer, got {raw!r}") from None
+        low, high = _INT_BOUNDS[ctype]
+        if not low <= value <= high:
+            raise ValueError(f"Value {value} is out of range for a {ctype.value.lower()} ({low}..{high})")
+        return value
+    if ctype is ConfigType.DOUBLE:
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"Expected a number, got {raw!r}") from None
+    if ctype is ConfigType.LIST:
+        if isinstance(raw, list | tuple):
+            return [str(v).strip() for v in raw]
+        text = str(raw).strip()
+        return [] if not text else [part.strip() for part in text.split(",")]
+    return str(raw).strip() if ctype is not ConfigType.PASSWORD else str(raw)
+
+
+# -- validators ---------------------------------------------------------------------------------
+def at_least(minimum: float) -> Validator:
+    def check(key: str, value: Any) -> None:
+        if value is not None and value < minimum:
+            raise ValueError(f"Value must be at least {minimum}, got {value}")
+    return check
+
+
+def in_range(minimum: float, maximum: float) -> Validator:
+    def check(key: str, value: Any) -> None:
+        if value is not None and not minimum <= value <= maximum:
+            raise ValueError(f"Value must be between {minimum} and {maximum}, got {value}")
+    return check
+
+
+def one_of(*allowed: str, case_sensitive: bool = False) -> Validator:
+    def check(key: str, value: Any) -> None:
+        if value is None:
+            return
+        hit = value in allowed if case_sensitive else str(value).lower() in {a.lower() for a in allowed}
+        if not hit:
+            raise ValueError(f"Value must be one of {', '.join(allowed)}; got {value!r}")
+    return check
+
+
+def non_empty_string(key: str, value: Any) -> None:
+    if value is not None and not str(value).strip():
+        raise ValueError("Value must be a non-empty string")
+
+
+def valid_regex_list(key: str, value: Any) -> None:
+    for pattern in value or []:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"Invalid regular expression {pattern!r}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    name: str
+    type: ConfigType
+    default: Any = NO_DEFAULT
+    validator: Validator | None = None
+    importance: Importance = Importance.MEDIUM
+    documentation: str = ""
+    group: str | None = None
+    order_in_group: int = -1
+    width: str = "NONE"
+    display_name: str | None = None
+    dependents: tuple[str, ...] = ()
+    recommended_values: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        return self.default is NO_DEFAULT
+
+
+@dataclass(slots=True)
+class ConfigValue:
+    """The outcome of validating one key, shaped like Kafka's `ConfigValue`."""
+
+    name: str
+    value: Any = None
+    recommended_values: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    visible: bool = True
+
+
+class ConfigDef:
+    """An ordered set of `ConfigKey` declarations. `define` chains."""
+
+    def __init__(self, keys: Iterable[ConfigKey] = ()) -> None:
+        self._keys: dict[str, ConfigKey] = {}
+        for key in keys:
+            self._add(key)
+
+    def _add(self, key: ConfigKey) -> None:
+        if key.name in self._keys:
+            raise ValueError(f"Configuration {key.name!r} is defined twice")
+        self._keys[key.name] = key
+
+    def define(self, name: str, type: ConfigType, default: Any = NO_DEFAULT, *,
+               validator: Validator | None = None, importance: Importance = Importance.MEDIUM,
+               documentation: str = "", group: str | None = None, display_name: str | None = None,
+               recommended_values: Iterable[str] = ()) -> ConfigDef:
+        order = sum(1 for k in self._keys.values() if k.group == group) + 1 if group else -1
+        self._add(ConfigKey(name, type, default, validator, importance, documentation, group, order,
+                            display_name=display_name, recommended_values=tuple(recommended_values)))
+        return self
+
+    def merge(self, other: ConfigDef) -> ConfigDef:
+        """A new ConfigDef with this one's keys followed by `other`'s (keys of `other` may not repeat)."""
+        return ConfigDef([*self._keys.values(), *other._keys.values()])
+
+    @property
+    def keys(self) -> Mapping[str, ConfigKey]:
+        return self._keys
+
+    def names(self) -> list[str]:
+        return list(self._keys)
+
+    def validate_all(self, props: Mapping[str, Any]) -> dict[str, ConfigValue]:
+        """Parse and validate every declared key; never raises for a bad value."""
+        results: dict[str, ConfigValue] = {}
+        for key in self._keys.values():
+            result = ConfigValue(key.name, recommended_values=list(key.recommended_values))
+            raw = props.get(key.name, None)
+            if raw is None and key.required:
+                result.errors.append(f'Missing required configuration "{key.name}" which has no default value.')
+            else:
+                try:
+                    value = parse_value(key.name, key.type, key.default if raw is None else raw)
+                    if key.validator is not None:
+                        key.validator(key.name, value)
+                    result.value = value
+                except ValueError as exc:
+                    result.value = raw
+                    result.errors.append(f"Invalid value {raw!r} for configuration {key.name}: {exc}")
+            results[key.name] = result
+        return results
+
+    def parse(self, props: Mapping[str, Any], *, source: str | None = None) -> dict[str, Any]:
+        """Typed values of every declared key; raises `ConfigError` listing every problem at once."""
+        results = self.validate_all(props)
+        problems = {name: "; ".join(r.errors) for name, r in results.items() if r.errors}
+        if problems:
+            raise ConfigError(problems, source=source)
+        return {name: r.value for name, r in results.items()}

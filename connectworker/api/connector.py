@@ -1,0 +1,37 @@
+"""`SourceConnector`: configures and splits work into `SourceTask`s."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.task import SourceTask
+
+
+class SourceConnector(ABC):
+    """Subclass this, declare `config_def()`, and say which `SourceTask` does the work."""
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    @abstractmethod
+    def config_def(self) -> ConfigDef:
+        """The connector's own keys (the worker adds the common ones: name, tasks.max, topic.creation.*)."""
+
+    @abstractmethod
+    def start(self, props: Mapping[str, str]) -> None: ...
+
+    @abstractmethod
+    def task_class(self) -> type[SourceTask]: ...
+
+    @abstractmethod
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """At most `max_tasks` task configurations; one task is started per entry."""
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        """Validate the connector's own keys; override to add cross-key checks."""
+        return self.config_def().validate_all(props)

@@ -1,0 +1,67 @@
+"""Schemas for record keys and values, the subset of Kafka Connect's `Schema` the converters need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class SchemaType(StrEnum):
+    INT8 = "int8"
+    INT16 = "int16"
+    INT32 = "int32"
+    INT64 = "int64"
+    FLOAT32 = "float"
+    FLOAT64 = "double"
+    BOOLEAN = "boolean"
+    STRING = "string"
+    BYTES = "bytes"
+    ARRAY = "array"
+    MAP = "map"
+    STRUCT = "struct"
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str
+    schema: Schema
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A Connect schema. Struct values are plain dicts keyed by field name."""
+
+    type: SchemaType
+    optional: bool = False
+    name: str | None = None
+    version: int | None = None
+    doc: str | None = None
+    fields: tuple[Field, ...] = field(default_factory=tuple)
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
+
+    def as_optional(self) -> Schema:
+        return Schema(self.type, True, self.name, self.version, self.doc, self.fields,
+                      self.key_schema, self.value_schema)
+
+    @staticmethod
+    def struct(name: str | None, *fields: tuple[str, Schema], optional: bool = False) -> Schema:
+        return Schema(SchemaType.STRUCT, optional, name, fields=tuple(Field(n, s) for n, s in fields))
+
+    @staticmethod
+    def array(items: Schema, optional: bool = False) -> Schema:
+        return Schema(SchemaType.ARRAY, optional, value_schema=items)
+
+    @staticmethod
+    def map(keys: Schema, values: Schema, optional: bool = False) -> Schema:
+        return Schema(SchemaType.MAP, optional, key_schema=keys, value_schema=values)
+
+
+STRING_SCHEMA = Schema(SchemaType.STRING)
+OPTIONAL_STRING_SCHEMA = Schema(SchemaType.STRING, optional=True)
+BYTES_SCHEMA = Schema(SchemaType.BYTES)
+OPTIONAL_BYTES_SCHEMA = Schema(SchemaType.BYTES, optional=True)
+INT32_SCHEMA = Schema(SchemaType.INT32)
+INT64_SCHEMA = Schema(SchemaType.INT64)
+FLOAT64_SCHEMA = Schema(SchemaType.FLOAT64)
+BOOLEAN_SCHEMA = Schema(SchemaType.BOOLEAN)

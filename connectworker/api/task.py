@@ -1,0 +1,73 @@
+"""`SourceTask`: the unit of work that polls an external system for records."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Mapping
+from typing import Any, Protocol
+
+from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord
+from connectworker.api.topic_settings import TopicSettings
+
+
+class OffsetStorageReader(Protocol):
+    """Reads the last committed source offsets, so a restarted task resumes where it stopped."""
+
+    def offset(self, partition: SourcePartition) -> SourceOffset | None: ...
+
+    def offsets(self, partitions: Collection[SourcePartition]) -> dict[str, SourceOffset | None]:
+        """Offsets keyed by the canonical JSON of each partition (see `partition_key`)."""
+        ...
+
+
+class SourceTaskContext(Protocol):
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader: ...
+
+    def configs(self) -> Mapping[str, str]: ...
+
+
+class SourceTask(ABC):
+    """Subclass this to read from an external system.
+
+    The worker calls `start` once, then `poll` in a loop on the task's own thread, and `stop` from
+    another thread when the task must end (so `poll` should return within a second or so).
+    """
+
+    context: SourceTaskContext
+
+    def initialize(self, context: SourceTaskContext) -> None:
+        self.context = context
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    @abstractmethod
+    def start(self, props: Mapping[str, str]) -> None: ...
+
+    @abstractmethod
+    def poll(self) -> list[SourceRecord] | None:
+        """Records available now, or None/[] when there are none (the worker polls again)."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Signal the task to stop; called from another thread, must not block for long."""
+
+    def commit(self) -> None:
+        """Called after the worker committed offsets; hook for acknowledging upstream."""
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        """Called once Kafka acknowledged `record` (metadata None if it was filtered out)."""
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        """Adjust or veto the settings of a topic the worker is about to create.
+
+        Called once per new topic with the settings of the connector's matching `topic.creation.*`
+        rule. Return the (possibly modified) settings, or ``None`` to skip creating the topic, in which
+        case the broker's auto-create applies when the first record is produced.
+        """
+        return settings
+
+
+def describe_task(task: Any) -> str:
+    return f"{type(task).__module__}.{type(task).__qualname__}"

