@@ -192,7 +192,8 @@ class ConfigDef:
             result = ConfigValue(key.name, recommended_values=list(key.recommended_values))
             raw = props.get(key.name, None)
             if raw is None and key.required:
-                result.errors.append(f'Missing required configuration "{key.name}" which has no default value.')
+                result.errors.append(
+                    f'Missing required configuration "{key.name}" which has no default value.')
             else:
                 try:
                     value = parse_value(key.name, key.type, key.default if raw is None else raw)
