@@ -1,1 +1,43 @@
-"""converters"""
+"""Converters between Connect data (schema + Python value) and Kafka bytes: String, ByteArray, JSON, Avro."""
+
+from connectworker.converters.avro import AvroConverter
+from connectworker.converters.base import ConversionError, Converter
+from connectworker.converters.bytearray import ByteArrayConverter
+from connectworker.converters.json import JsonConverter
+from connectworker.converters.json_schema import schema_from_json, schema_to_json
+from connectworker.converters.registry import (
+    BUILTIN_CONVERTERS,
+    KAFKA_CLASS_NAMES,
+    converter_class,
+    converter_config_for,
+    load_converter,
+    resolve_converter,
+)
+from connectworker.converters.schema_registry import (
+    HttpSchemaRegistryClient,
+    SchemaRegistryClient,
+    SchemaRegistryError,
+    SchemaRegistryUnavailableError,
+)
+from connectworker.converters.string import StringConverter
+
+__all__ = [
+    "BUILTIN_CONVERTERS",
+    "KAFKA_CLASS_NAMES",
+    "AvroConverter",
+    "ByteArrayConverter",
+    "ConversionError",
+    "Converter",
+    "HttpSchemaRegistryClient",
+    "JsonConverter",
+    "SchemaRegistryClient",
+    "SchemaRegistryError",
+    "SchemaRegistryUnavailableError",
+    "StringConverter",
+    "converter_class",
+    "converter_config_for",
+    "load_converter",
+    "resolve_converter",
+    "schema_from_json",
+    "schema_to_json",
+]

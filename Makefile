@@ -1,0 +1,31 @@
+# One command to run the demo, one to run the tests; both create .venv and install what they need.
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.run-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[spark,test]'
+	touch $@
+
+run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to stop
+	$(BIN)/connectworker standalone config/worker.properties config/connectors/datagen.properties
+
+test: $(VENV)/.test-deps  ## the whole suite (unit, integration against a broker, Spark)
+	$(BIN)/ruff check connectworker connectors tests bench
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

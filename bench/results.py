@@ -1,0 +1,27 @@
+"""The benchmarks' results file, bench/results.md: each benchmark owns one section, replaced whole on
+every run, so results of different benchmarks sit side by side with the date and machine they came from."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).with_name("results.md")
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def write_section(name: str, body: str) -> Path:
+    """Replace (or append) the section `name` of bench/results.md with `body`."""
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    section = f"<!-- {name} -->\n## {name}\n_{stamp}; {machine()}_\n\n{body.strip()}\n<!-- /{name} -->\n"
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nWritten by `make bench`.\n\n"
+    pattern = re.compile(rf"<!-- {re.escape(name)} -->.*?<!-- /{re.escape(name)} -->\n", re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text + "\n" + section
+    RESULTS.write_text(text)
+    return RESULTS

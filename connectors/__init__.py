@@ -1,0 +1,25 @@
+"""Built-in source connectors, and the aliases the worker accepts for them in `connector.class`."""
+
+from connectors.datagen import DataGenConnector, DataGenTask
+from connectors.file_source import FileStreamSourceConnector, FileStreamSourceTask
+
+_FILE_SOURCE = "connectors.file_source.FileStreamSourceConnector"
+_DATAGEN = "connectors.datagen.DataGenConnector"
+
+BUILTIN_CONNECTORS: dict[str, str] = {
+    "FileStreamSource": _FILE_SOURCE,
+    "FileStreamSourceConnector": _FILE_SOURCE,
+    # Kafka's own class name, so connector files written for connect-standalone.sh work unchanged.
+    "org.apache.kafka.connect.file.FileStreamSourceConnector": _FILE_SOURCE,
+    "DataGen": _DATAGEN,
+    "DataGenConnector": _DATAGEN,
+}
+"""Alias -> dotted path of the connector class."""
+
+__all__ = [
+    "BUILTIN_CONNECTORS",
+    "DataGenConnector",
+    "DataGenTask",
+    "FileStreamSourceConnector",
+    "FileStreamSourceTask",
+]

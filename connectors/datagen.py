@@ -1,0 +1,372 @@
+"""A deterministic data generator that writes to many topics, for the demo and the benchmarks.
+
+Each task emits an endless (or `records`-bounded) sequence numbered 0, 1, 2, ... Record ``seq`` has
+key ``str(seq)``, goes to topic ``topics[seq % topic.count]`` (the topics in a seeded, shuffled
+order) and carries source offset ``{"seq": seq + 1}`` (the number of records emitted so far) in the
+source partition ``{"task": <task id>}``. Everything except the ``ts`` field of JSON values is a
+function of (`seed`, task id, seq), so a restarted task that resumes from its committed offset
+continues the very same sequence.
+
+The string format is built for throughput: payload templates are prepared once per task, and a
+record costs a string concatenation, a one-key dict (its source offset) and the `SourceRecord`
+itself. The source partition is one dict shared by all records of a task.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import string
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import connectworker
+from connectworker.api.config_def import (
+    ConfigDef,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    at_least,
+    in_range,
+    one_of,
+)
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.record import SourceRecord
+from connectworker.api.schema import FLOAT64_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema
+from connectworker.api.task import SourceTask
+
+log = logging.getLogger(__name__)
+
+TOPIC_PATTERN_CONFIG = "topic.pattern"
+TOPIC_COUNT_CONFIG = "topic.count"
+RECORDS_CONFIG = "records"
+RATE_CONFIG = "rate"
+BATCH_SIZE_CONFIG = "batch.size"
+SEED_CONFIG = "seed"
+VALUE_SIZE_CONFIG = "value.size"
+FORMAT_CONFIG = "format"
+TASK_ID_CONFIG = "task.id"
+
+TASK_FIELD = "task"
+SEQ_FIELD = "seq"
+
+PLACEHOLDERS = ("region", "n", "task")
+REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-south", "ap-northeast", "sa-east",
+           "af-south")
+MAX_TOPIC_COUNT = 100_000
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+VALUE_SCHEMA_JSON = Schema.struct(
+    "connectworker.datagen.Order",
+    ("id", INT64_SCHEMA),
+    ("region", STRING_SCHEMA),
+    ("amount", FLOAT64_SCHEMA),
+    ("ts", INT64_SCHEMA),
+    ("payload", STRING_SCHEMA),
+)
+"""The schema of ``format=json`` values; ``payload`` is filler that brings a value to ~`value.size` bytes."""
+
+_VARIANTS = 1024  # distinct payload bodies / amounts per task, cycled by seq
+_VARIANT_BYTES = 16 * 1024 * 1024  # cap on the memory the string bodies of one key length take
+_FILLER = string.ascii_letters + string.digits
+_MAX_WAIT_S = 0.5  # longest single interruptible sleep in poll()
+_ID_MARK = ";id="
+
+
+def region_name(index: int) -> str:
+    """The `index`-th region: the fixed list first, then the list again with numbered suffixes."""
+    base = REGIONS[index % len(REGIONS)]
+    cycle = index // len(REGIONS)
+    return base if cycle == 0 else f"{base}-{cycle + 1}"
+
+
+def _body(head: str, pad: str, size: int) -> str:
+    """A string value minus its key: ``amount=...;pad=<filler>;id=``, cut or padded to `size` chars."""
+    fixed = len(head) + len(_ID_MARK)
+    if size >= fixed:
+        return head + pad[:size - fixed] + _ID_MARK
+    return (head + _ID_MARK)[fixed - size:]
+
+
+def _validate_pattern(key: str, value: Any) -> None:
+    if value is None or not str(value).strip():
+        raise ValueError("Value must be a non-empty topic name pattern")
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(value) if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"{exc}; write a literal brace as {{{{ or }}}}") from None
+    for name in fields:
+        if name not in PLACEHOLDERS:
+            shown = f"{{{name}}}" if name else "{}"
+            raise ValueError(f"Unknown placeholder {shown}; allowed placeholders are "
+                             f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}")
+    try:
+        value.format(region=REGIONS[0], n=0, task=0)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"Cannot expand the pattern: {exc}") from None
+
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(TOPIC_PATTERN_CONFIG, ConfigType.STRING, "orders.{region}", validator=_validate_pattern,
+            importance=Importance.HIGH,
+            documentation="Pattern of the topic names to write to. Placeholders: {region} (a region name: "
+                          "us-east, us-west, eu-west, ..., then us-east-2, ... when topic.count exceeds the "
+                          "list), {n} (the topic's index, 0..topic.count-1; format specs such as {n:03d} "
+                          "work) and {task} (the task id). With topic.count > 1 the pattern needs {region} "
+                          "or {n}. Expanded names must be legal Kafka topic names.")
+    .define(TOPIC_COUNT_CONFIG, ConfigType.INT, 3, validator=in_range(1, MAX_TOPIC_COUNT),
+            importance=Importance.HIGH,
+            documentation=f"Number of distinct topics the pattern expands to (per task if the pattern "
+                          f"has {{task}}), 1..{MAX_TOPIC_COUNT}. Records are spread over them evenly, in a "
+                          f"seeded order.")
+    .define(RECORDS_CONFIG, ConfigType.LONG, -1, validator=at_least(-1), importance=Importance.MEDIUM,
+            documentation="Total records each task emits over its lifetime (counted across restarts), "
+                          "then it idles; -1 means unbounded.")
+    .define(RATE_CONFIG, ConfigType.DOUBLE, 10.0, validator=at_least(0), importance=Importance.MEDIUM,
+            documentation="Records per second per task; 0 means as fast as possible. Bursts never exceed "
+                          "one batch nor one second's worth of records.")
+    .define(BATCH_SIZE_CONFIG, ConfigType.INT, 100, validator=at_least(1), importance=Importance.LOW,
+            documentation="Maximum records returned by one poll. At least 1.")
+    .define(SEED_CONFIG, ConfigType.LONG, 0, importance=Importance.LOW,
+            documentation="Seed of the generator: the same seed, task id and sequence number always "
+                          "give the same topic, key and value.")
+    .define(VALUE_SIZE_CONFIG, ConfigType.INT, 100, validator=in_range(0, 64 * 1024 * 1024),
+            importance=Importance.MEDIUM,
+            documentation="Approximate size of a value in bytes, 0..67108864. Exact for format=string "
+                          "(unless the record's sequence number alone is longer); for format=json the "
+                          "compact JSON encoding is padded to about this size.")
+    .define(FORMAT_CONFIG, ConfigType.STRING, "string", validator=one_of("string", "json"),
+            importance=Importance.MEDIUM, recommended_values=("string", "json"),
+            documentation="Value format: 'string' (a compact text value with a string schema) or 'json' "
+                          "(a dict with fields id, region, amount, ts, payload and a struct schema).")
+)
+
+TASK_CONFIG_DEF = CONFIG_DEF.merge(
+    ConfigDef().define(TASK_ID_CONFIG, ConfigType.INT, 0, validator=at_least(0), importance=Importance.LOW,
+                       documentation="The task's id, set by the connector; it picks the source partition."))
+
+
+def expand_topics(pattern: str, count: int, task_id: int) -> list[str]:
+    """The `count` topic names of `pattern` for one task, in index order; raises `ConfigError`."""
+    topics = [pattern.format(region=region_name(i), n=i, task=task_id) for i in range(count)]
+    for topic in topics:
+        if not _LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
+            raise ConfigError({TOPIC_PATTERN_CONFIG: (
+                f"Pattern {pattern!r} expands to {topic!r}, which is not a legal Kafka topic name "
+                f"(1-249 characters among ASCII letters, digits, '.', '_' and '-', not '.' or '..')")})
+    if len(set(topics)) < count:
+        raise ConfigError({TOPIC_PATTERN_CONFIG: (
+            f"Pattern {pattern!r} expands to only {len(set(topics))} distinct topic(s) but "
+            f"{TOPIC_COUNT_CONFIG}={count}: add a {{region}} or {{n}} placeholder, or set "
+            f"{TOPIC_COUNT_CONFIG}={len(set(topics))}")})
+    return topics
+
+
+class DataGenConnector(SourceConnector):
+    """Splits generation over `tasks.max` tasks, each with its own id and sequence."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def config_def(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        results = super().validate(props)
+        pattern, count = results[TOPIC_PATTERN_CONFIG], results[TOPIC_COUNT_CONFIG]
+        if not pattern.errors and not count.errors:
+            try:
+                expand_topics(pattern.value, count.value, 0)
+            except ConfigError as exc:
+                pattern.errors.extend(exc.problems.values())
+        return results
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = CONFIG_DEF.parse(props, source="DataGenConnector")
+        expand_topics(config[TOPIC_PATTERN_CONFIG], config[TOPIC_COUNT_CONFIG], 0)
+        self._props = dict(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return DataGenTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self._props, TASK_ID_CONFIG: str(task_id)} for task_id in range(max(1, max_tasks))]
+
+    def stop(self) -> None:
+        """Nothing to release: the tasks hold all state."""
+
+
+class DataGenTask(SourceTask):
+    """Generates the deterministic sequence of one task; see the module docstring."""
+
+    idle_wait_s: float = 0.5
+    """How long `poll` waits (interruptibly) before returning None once `records` is reached."""
+
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    """The time source of rate limiting (replaceable in tests)."""
+
+    def __init__(self) -> None:
+        self._stop_event = threading.Event()
+        self._task_id = 0
+        self._partition: dict[str, Any] = {TASK_FIELD: 0}
+        self._seq = 0
+        self._limit = -1
+        self._batch_size = 100
+        self._rate = 0.0
+        self._tokens = 0.0
+        self._capacity = 1.0
+        self._target = 1.0
+        self._refilled_at = 0.0
+        self._json = False
+        self._value_size = 100
+        self._topic_cycle: list[str] = []  # topic of seq is _topic_cycle[seq % topic.count]
+        self._region_cycle: list[str] = []  # region of that topic, for json values
+        self._amounts: list[float] = []
+        self._texts: list[tuple[str, str]] = []  # (head, filler) of each distinct string body
+        self._bodies: list[str] = []  # string value of seq is _bodies[seq % len] + str(seq)
+        self._bodies_key_len = -1
+        self._payload = ""
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = TASK_CONFIG_DEF.parse(props, source="DataGenTask")
+        self._task_id = config[TASK_ID_CONFIG]
+        topics = expand_topics(config[TOPIC_PATTERN_CONFIG], config[TOPIC_COUNT_CONFIG], self._task_id)
+        self._partition = {TASK_FIELD: self._task_id}
+        self._limit = config[RECORDS_CONFIG]
+        self._batch_size = config[BATCH_SIZE_CONFIG]
+        self._json = config[FORMAT_CONFIG].lower() == "json"
+        self._value_size = config[VALUE_SIZE_CONFIG]
+
+        # A string seed is hashed with SHA-512 by `random`, so it is stable across runs and platforms.
+        rng = random.Random(f"datagen:{config[SEED_CONFIG]}:{self._task_id}")
+        order = list(range(len(topics)))
+        rng.shuffle(order)
+        self._topic_cycle = [topics[i] for i in order]
+        self._region_cycle = [region_name(i) for i in order]
+        self._amounts = [rng.randrange(100, 1_000_000) / 100 for _ in range(_VARIANTS)]
+        variants = max(1, min(_VARIANTS, _VARIANT_BYTES // max(1, self._value_size)))
+        self._texts = [self._text(rng, self._amounts[i]) for i in range(variants)]
+        self._bodies_key_len = -1
+        self._payload = self._json_payload(rng)
+
+        self._rate = config[RATE_CONFIG]
+        # At most one second's worth of records, and never more than one batch, at once.
+        self._capacity = max(1.0, min(float(self._batch_size), self._rate))
+        # Let ~50 ms of records accumulate before emitting, so a fast rate is not served one record a poll.
+        self._target = max(1.0, min(self._capacity, self._rate * 0.05))
+        self._tokens = self._target
+        self._refilled_at = self.clock()
+
+        self._seq = self._resume_seq()
+        self._stop_event.clear()
+        log.info("DataGen task %d starts at seq %d, writing to %d topic(s) (%s, ...)", self._task_id,
+                 self._seq, len(topics), topics[0])
+
+    def _text(self, rng: random.Random, amount: float) -> tuple[str, str]:
+        """The head and the filler that the string bodies of one variant are built from."""
+        return f"amount={amount:.2f};pad=", "".join(rng.choices(_FILLER, k=self._value_size))
+
+    def _json_payload(self, rng: random.Random) -> str:
+        sample = {"id": 10**9, "region": REGIONS[0], "amount": 1234.56, "ts": 1_700_000_000_000,
+                  "payload": ""}
+        bare = len(json.dumps(sample, separators=(",", ":")))
+        return "".join(rng.choices(_FILLER, k=max(0, self._value_size - bare)))
+
+    def _resume_seq(self) -> int:
+        offset = self.context.offset_storage_reader.offset(self._partition)
+        seq = None if offset is None else offset.get(SEQ_FIELD)
+        if seq is None:
+            return 0
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ConnectError(f"DataGen task {self._task_id}: the committed offset {offset!r} has an "
+                               f"invalid '{SEQ_FIELD}' (expected a non-negative integer)")
+        return seq
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._stop_event.is_set():
+            return None
+        count = self._batch_size
+        if self._limit >= 0:
+            count = min(count, self._limit - self._seq)
+            if count <= 0:
+                self._stop_event.wait(self.idle_wait_s)
+                return None
+        if self._rate > 0:
+            count = self._take(count)
+            if count == 0:
+                return None
+        start = self._seq
+        stop = start + count
+        if self._json:
+            records = self._json_records(start, stop)
+        else:
+            records = []
+            # Body lengths depend on the key's length, which changes only at powers of ten.
+            while start < stop:
+                boundary = min(stop, 10 ** len(str(start)))
+                records += self._string_records(start, boundary)
+                start = boundary
+        self._seq = stop
+        return records
+
+    def _take(self, wanted: int) -> int:
+        """How many records the rate allows now (at most `wanted`); sleeps, interruptibly, if none."""
+        self._refill()
+        if self._tokens < self._target:
+            wait = (self._target - self._tokens) / self._rate
+            if self._stop_event.wait(min(wait, _MAX_WAIT_S)):
+                return 0
+            self._refill()
+        count = min(wanted, int(self._tokens))
+        self._tokens -= count
+        return count
+
+    def _refill(self) -> None:
+        now = self.clock()
+        self._tokens = min(self._capacity, self._tokens + (now - self._refilled_at) * self._rate)
+        self._refilled_at = now
+
+    def _string_records(self, start: int, stop: int) -> list[SourceRecord]:
+        """Records `start`..`stop`-1, whose keys all have the same number of digits."""
+        key_len = len(str(start))
+        if key_len != self._bodies_key_len:
+            size = max(0, self._value_size - key_len)
+            self._bodies = [_body(head, pad, size) for head, pad in self._texts]
+            self._bodies_key_len = key_len
+        bodies, topics, partition, schema = self._bodies, self._topic_cycle, self._partition, STRING_SCHEMA
+        n_bodies, n_topics = len(bodies), len(topics)
+        # Every argument is positional (headers too, a fresh list each): cheaper than the defaults.
+        return [
+            SourceRecord(partition, {SEQ_FIELD: seq + 1}, topics[seq % n_topics],
+                         bodies[seq % n_bodies] + (key := str(seq)), key, None, schema, schema, None, [])
+            for seq in range(start, stop)
+        ]
+
+    def _json_records(self, start: int, stop: int) -> list[SourceRecord]:
+        topics, regions, amounts = self._topic_cycle, self._region_cycle, self._amounts
+        partition, payload, value_schema = self._partition, self._payload, VALUE_SCHEMA_JSON
+        n_topics, n_amounts = len(topics), len(amounts)
+        ts = int(time.time() * 1000)
+        records = []
+        for seq in range(start, stop):
+            i = seq % n_topics
+            value = {"id": seq, "region": regions[i], "amount": amounts[seq % n_amounts], "ts": ts,
+                     "payload": payload}
+            records.append(SourceRecord(partition, {SEQ_FIELD: seq + 1}, topics[i], value, str(seq), None,
+                                        value_schema, STRING_SCHEMA, None, []))
+        return records
+
+    def stop(self) -> None:
+        self._stop_event.set()

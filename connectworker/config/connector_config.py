@@ -1,0 +1,125 @@
+"""Validating a connector's configuration: the common keys every connector has, the connector's own
+declared keys, its converters, and its `topic.creation.*` rules, all reported at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from connectworker.api.config_def import (
+    ConfigDef,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    at_least,
+    non_empty_string,
+)
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError
+from connectworker.plugins import PluginNotFoundError, resolve_connector_class
+from connectworker.topics.rules import TopicCreationRules, topic_creation_config_keys
+
+PRODUCER_OVERRIDE_PREFIX = "producer.override."
+
+COMMON_GROUP = "Common"
+COMMON_CONFIG_DEF = (
+    ConfigDef()
+    .define("name", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
+            documentation="Globally unique name to use for this connector.", group=COMMON_GROUP)
+    .define("connector.class", ConfigType.STRING, importance=Importance.HIGH, group=COMMON_GROUP,
+            documentation="Name or alias of the SourceConnector class, e.g. FileStreamSource, DataGen, "
+                          "or an importable module.Class path.")
+    .define("tasks.max", ConfigType.INT, 1, validator=at_least(1), importance=Importance.HIGH,
+            group=COMMON_GROUP, documentation="Maximum number of tasks to use for this connector.")
+    .define("key.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
+            documentation="Converter for record keys; overrides the worker's key.converter.")
+    .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
+            documentation="Converter for record values; overrides the worker's value.converter.")
+)
+
+
+@dataclass(frozen=True)
+class ConnectorConfig:
+    """A connector configuration that passed validation."""
+
+    name: str
+    class_name: str
+    connector_class: type[SourceConnector]
+    tasks_max: int
+    props: dict[str, str]
+    topic_rules: TopicCreationRules
+    key_converter: str | None = None
+    value_converter: str | None = None
+    producer_overrides: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class KeyReport:
+    """One key's declaration and validation outcome, as the REST validate endpoint reports it."""
+
+    definition: ConfigKey
+    value: ConfigValue
+
+
+def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -> None:
+    from connectworker.converters.registry import load_converter
+
+    for key in ("key.converter", "value.converter"):
+        name = props.get(key)
+        if not name or reports[key].value.errors:
+            continue
+        try:
+            load_converter(name, {}, key == "key.converter", key=key)
+        except ConfigError as exc:
+            reports[key].value.errors.extend(exc.problems.values())
+
+
+def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
+    """Validate every key; never raises. Keys without declarations are not reported."""
+    reports = {
+        name: KeyReport(COMMON_CONFIG_DEF.keys[name], value)
+        for name, value in COMMON_CONFIG_DEF.validate_all(props).items()
+    }
+    _converter_errors(props, reports)
+    class_report = reports["connector.class"]
+    if not class_report.value.errors:
+        try:
+            connector = resolve_connector_class(props["connector.class"])()
+        except PluginNotFoundError as exc:
+            class_report.value.errors.append(str(exc))
+        else:
+            own_def = connector.config_def()
+            for name, value in connector.validate(props).items():
+                definition = own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING)
+                reports[name] = KeyReport(definition, value)
+    problems = TopicCreationRules.problems(props)
+    for definition in topic_creation_config_keys(props):
+        value = ConfigValue(definition.name, props.get(definition.name),
+                            errors=list(problems.pop(definition.name, [])))
+        reports[definition.name] = KeyReport(definition, value)
+    for key, errors in problems.items():  # problems about keys that are absent (e.g. required ones)
+        definition = ConfigKey(key, ConfigType.STRING, group="Topic Creation")
+        reports[key] = KeyReport(definition, ConfigValue(key, props.get(key), errors=list(errors)))
+    return reports
+
+
+def parse_connector_config(props: Mapping[str, str], *, source: str | None = None) -> ConnectorConfig:
+    """Validate and type a connector config; raises ConfigError naming every offending key."""
+    reports = validate_connector(props)
+    problems = {name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors}
+    if problems:
+        raise ConfigError(problems, source=source)
+    return ConnectorConfig(
+        name=props["name"].strip(),
+        class_name=props["connector.class"],
+        connector_class=resolve_connector_class(props["connector.class"]),
+        tasks_max=reports["tasks.max"].value.value,
+        props=dict(props),
+        topic_rules=TopicCreationRules.from_config(props, source=source),
+        key_converter=props.get("key.converter") or None,
+        value_converter=props.get("value.converter") or None,
+        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
+                            if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
+    )

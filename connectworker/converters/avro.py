@@ -1,0 +1,210 @@
+"""`AvroConverter` (Confluent's `io.confluent.connect.avro.AvroConverter`), on fastavro.
+
+Messages use Confluent's wire format: magic byte 0, the schema id as 4 big-endian bytes, then the Avro
+binary body. Schemas are registered under the subject `{topic}-value` / `{topic}-key` (Confluent's
+TopicNameStrategy) through a `SchemaRegistryClient`; pass one to the constructor, or configure
+`schema.registry.url` to get the HTTP client.
+
+Configs: `schema.registry.url`, `basic.auth.credentials.source`/`basic.auth.user.info`,
+`auto.register.schemas` (default true; false looks the schema up instead), `connect.meta.data` (default
+true), `schemas.cache.config` (default 1000). Values without a schema are rejected: Confluent wraps them in
+its "Anything" record, which no ordinary Avro consumer reads usefully.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastavro import parse_schema, schemaless_reader, schemaless_writer
+from fastavro.schema import SchemaParseException
+
+from connectworker.api.errors import ConfigError, RetriableError
+from connectworker.api.schema import Schema
+from connectworker.converters.avro_schema import (
+    AvroDecoder,
+    AvroSchemaError,
+    avro_map_is_native,
+    avro_schema_for,
+    connect_schema_for,
+    strip_foreign_logical_types,
+)
+from connectworker.converters.base import Converter, config_bool, config_int
+from connectworker.converters.encoding import Dialect, Encoder, InvalidValue, SchemaCache, compile_encoder
+from connectworker.converters.schema_registry import (
+    HttpSchemaRegistryClient,
+    SchemaRegistryClient,
+    SchemaRegistryError,
+)
+
+MAGIC_BYTE = 0
+AUTO_REGISTER_CONFIG = "auto.register.schemas"
+CONNECT_META_DATA_CONFIG = "connect.meta.data"
+SCHEMAS_CACHE_CONFIG = "schemas.cache.config"
+TOPIC_NAME_STRATEGY = "io.confluent.kafka.serializers.subject.TopicNameStrategy"
+
+AVRO_DIALECT = Dialect(
+    encode_bytes=lambda data: data,
+    string_keyed=avro_map_is_native,
+    map_entry=lambda key, value: {"key": key, "value": value},
+)
+
+# What fastavro raises for a datum it cannot write or a body it cannot read.
+_AVRO_DATA_ERRORS = (ValueError, TypeError, OverflowError, KeyError, AttributeError, EOFError, IndexError)
+
+
+@dataclass(slots=True)
+class _WritePlan:
+    schema_text: str
+    parsed: Any
+    encode: Encoder
+    headers: dict[str, bytes] = field(default_factory=dict)  # topic -> magic byte + schema id
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadPlan:
+    schema: Schema
+    parsed: Any
+    decode: AvroDecoder | None
+
+
+class AvroConverter(Converter):
+    """Connect data <-> Confluent-framed Avro, with schema ids from a Schema Registry."""
+
+    def __init__(self, registry: SchemaRegistryClient | None = None) -> None:
+        self._given_registry = registry
+        self._registry: SchemaRegistryClient | None = registry
+        self._owned_registry: HttpSchemaRegistryClient | None = None
+        self.auto_register = True
+        self.connect_meta_data = True
+        self._cache_size = 1000
+        self._writers: SchemaCache[_WritePlan] = SchemaCache(self._write_plan, self._cache_size)
+        self._readers: dict[int, _ReadPlan] = {}
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        self.is_key = is_key
+        self.auto_register = config_bool(configs, AUTO_REGISTER_CONFIG, True)
+        self.connect_meta_data = config_bool(configs, CONNECT_META_DATA_CONFIG, True)
+        self._cache_size = config_int(configs, SCHEMAS_CACHE_CONFIG, 1000)
+        strategy_key = "key.subject.name.strategy" if is_key else "value.subject.name.strategy"
+        strategy = str(configs.get(strategy_key, TOPIC_NAME_STRATEGY)).strip()
+        if strategy not in (TOPIC_NAME_STRATEGY, "TopicNameStrategy"):
+            raise ConfigError({strategy_key: f"only {TOPIC_NAME_STRATEGY} is supported, got '{strategy}'"})
+        self._writers = SchemaCache(self._write_plan, self._cache_size)
+        self._readers = {}
+        if self._given_registry is None:
+            self.close()
+            self._owned_registry = HttpSchemaRegistryClient.from_config(configs)
+            self._registry = self._owned_registry
+
+    def close(self) -> None:
+        if self._owned_registry is not None:
+            self._owned_registry.close()
+            self._owned_registry = None
+            self._registry = None
+
+    def subject(self, topic: str) -> str:
+        """The registry subject for this converter's side of `topic` (TopicNameStrategy)."""
+        return f"{topic}-key" if self.is_key else f"{topic}-value"
+
+    # -- Connect -> bytes ---------------------------------------------------------------------------
+
+    def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
+        if value is None:
+            return None
+        if schema is None:
+            raise self._error(topic, f"AvroConverter needs a schema, but the record has a value of type "
+                                     f"{type(value).__name__} and no schema; give the record a schema or use "
+                                     "JsonConverter")
+        try:
+            plan = self._writers.get(schema)
+        except (AvroSchemaError, SchemaParseException, ValueError) as exc:
+            raise self._error(topic, f"the schema cannot be expressed in Avro: {exc}") from None
+        try:
+            datum = plan.encode(value)
+        except InvalidValue as exc:
+            raise self._error(topic, exc.describe(), field=exc.location) from None
+        header = plan.headers.get(topic)
+        if header is None:
+            header = self._header(topic, plan)
+        out = io.BytesIO()
+        out.write(header)
+        try:
+            schemaless_writer(out, plan.parsed, datum, disable_tuple_notation=True)
+        except _AVRO_DATA_ERRORS as exc:
+            raise self._error(topic, f"fastavro could not write the value: {exc}") from None
+        return out.getvalue()
+
+    def _write_plan(self, schema: Schema) -> _WritePlan:
+        avro = avro_schema_for(schema, connect_meta_data=self.connect_meta_data)
+        text = json.dumps(avro, separators=(",", ":"))
+        return _WritePlan(text, parse_schema(avro), compile_encoder(schema, AVRO_DIALECT))
+
+    def _header(self, topic: str, plan: _WritePlan) -> bytes:
+        registry = self._require_registry(topic)
+        subject = self.subject(topic)
+        try:
+            if self.auto_register:
+                schema_id = registry.register(subject, plan.schema_text)
+            else:
+                schema_id = registry.lookup(subject, plan.schema_text)
+        except RetriableError:
+            raise
+        except SchemaRegistryError as exc:
+            hint = "" if self.auto_register else f" ({AUTO_REGISTER_CONFIG}=false: register it first)"
+            raise self._error(topic, f"the schema could not be {'registered' if self.auto_register else 'found'}"
+                                     f" under subject '{subject}'{hint}: {exc}") from exc
+        header = bytes([MAGIC_BYTE]) + schema_id.to_bytes(4, "big")
+        plan.headers[topic] = header
+        return header
+
+    def _require_registry(self, topic: str) -> SchemaRegistryClient:
+        if self._registry is None:
+            raise self._error(topic, "the converter has no schema registry: call configure() first")
+        return self._registry
+
+    # -- bytes -> Connect ---------------------------------------------------------------------------
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
+        if data is None:
+            return None, None
+        if len(data) < 5 or data[0] != MAGIC_BYTE:
+            raise self._error(topic, "Unknown magic byte! The data is not in the Confluent Avro wire format "
+                                     "(magic byte 0, 4-byte schema id, Avro body)")
+        schema_id = int.from_bytes(data[1:5], "big")
+        plan = self._readers.get(schema_id)
+        if plan is None:
+            plan = self._read_plan(topic, schema_id)
+        body = io.BytesIO(data)
+        body.seek(5)
+        try:
+            value = schemaless_reader(body, plan.parsed, None)
+        except _AVRO_DATA_ERRORS as exc:
+            raise self._error(topic, f"the Avro body does not match schema id {schema_id}: {exc}") from None
+        if plan.decode is not None:
+            value = plan.decode(value)
+        return plan.schema, value
+
+    def _read_plan(self, topic: str, schema_id: int) -> _ReadPlan:
+        registry = self._require_registry(topic)
+        try:
+            text = registry.get_schema(schema_id)
+        except RetriableError:
+            raise
+        except SchemaRegistryError as exc:
+            raise self._error(topic, f"schema id {schema_id} could not be fetched: {exc}") from exc
+        try:
+            avro = json.loads(text)
+            parsed = parse_schema(strip_foreign_logical_types(avro))
+            schema, decode = connect_schema_for(avro)
+        except (AvroSchemaError, SchemaParseException, ValueError, KeyError, TypeError) as exc:
+            raise self._error(topic, f"schema id {schema_id} has no Connect equivalent: {exc}") from None
+        plan = _ReadPlan(schema, parsed, decode)
+        if self._cache_size:
+            if len(self._readers) >= self._cache_size:
+                del self._readers[next(iter(self._readers))]
+            self._readers[schema_id] = plan
+        return plan

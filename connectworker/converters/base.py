@@ -1,0 +1,85 @@
+"""The converter contract (Kafka Connect's `org.apache.kafka.connect.storage.Converter`).
+
+A converter turns the (schema, value) pair a source task produced into the bytes written to Kafka, and
+back. The worker keeps one key converter and one value converter per task.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.schema import Schema
+
+
+class ConversionError(ConnectError):
+    """A key or value could not be converted (Kafka Connect's `DataException`).
+
+    `topic` is the record's topic and `field` the dotted path of the offending field when one is known.
+    """
+
+    def __init__(self, message: str, *, topic: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.topic = topic
+        self.field = field
+
+
+class Converter(ABC):
+    """Converts between Connect data (a `Schema` and a plain Python value) and Kafka bytes."""
+
+    is_key: bool = False
+
+    @abstractmethod
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        """Apply the converter's own settings (the `key.converter.*` / `value.converter.*` sub-keys)."""
+
+    @abstractmethod
+    def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
+        """Serialise a key or value for `topic`; `None` means a Kafka null (e.g. a tombstone)."""
+
+    @abstractmethod
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
+        """Deserialise bytes read from `topic` back into a schema and a value."""
+
+    def close(self) -> None:
+        """Release what `configure` acquired (connections, clients). Most converters hold nothing."""
+
+    def _error(self, topic: str, problem: str, *, field: str | None = None) -> ConversionError:
+        """A `ConversionError` whose message names the converter, the key/value side and the topic."""
+        side = "key" if self.is_key else "value"
+        return ConversionError(
+            f"{type(self).__name__} could not convert the record {side} for topic '{topic}': {problem}",
+            topic=topic,
+            field=field,
+        )
+
+
+def config_bool(configs: Mapping[str, Any], key: str, default: bool) -> bool:
+    """Read a boolean setting the way Kafka's ConfigDef does: `true`/`false`, any case, trimmed."""
+    raw = configs.get(key)
+    if raw is None:
+        return default
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    raise ConfigError({key: f"Expected value to be either true or false, got '{raw}'"})
+
+
+def config_int(configs: Mapping[str, Any], key: str, default: int, *, minimum: int = 0) -> int:
+    """Read an integer setting, rejecting values below `minimum`."""
+    raw = configs.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ConfigError({key: f"Expected an integer, got '{raw}'"}) from None
+    if value < minimum:
+        raise ConfigError({key: f"Value must be at least {minimum}, got {value}"})
+    return value

@@ -1,0 +1,52 @@
+"""`StringConverter` (Kafka's `org.apache.kafka.connect.storage.StringConverter`)."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Mapping
+from typing import Any
+
+from connectworker.api.errors import ConfigError
+from connectworker.api.schema import OPTIONAL_STRING_SCHEMA, Schema
+from connectworker.converters.base import Converter
+
+ENCODING_CONFIG = "converter.encoding"
+DEFAULT_ENCODING = "UTF-8"
+
+
+class StringConverter(Converter):
+    """Writes values as text: `str` is encoded, `bytes` pass through, anything else is `str()`-ed.
+
+    Reading always yields an optional string schema, as in Kafka. The schema given when writing is ignored.
+    """
+
+    def __init__(self) -> None:
+        self.encoding = DEFAULT_ENCODING
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        self.is_key = is_key
+        encoding = str(configs.get(ENCODING_CONFIG, DEFAULT_ENCODING)).strip()
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise ConfigError({ENCODING_CONFIG: f"Unknown character encoding '{encoding}'"}) from None
+        self.encoding = encoding
+
+    def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
+        if value is None:
+            return None
+        if isinstance(value, bytes | bytearray | memoryview):
+            return bytes(value)
+        text = value if isinstance(value, str) else str(value)
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise self._error(topic, f"the text cannot be encoded as {self.encoding}: {exc}") from exc
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:
+        if data is None:
+            return OPTIONAL_STRING_SCHEMA, None
+        try:
+            return OPTIONAL_STRING_SCHEMA, bytes(data).decode(self.encoding)
+        except UnicodeDecodeError as exc:
+            raise self._error(topic, f"the bytes are not valid {self.encoding}: {exc}") from exc

@@ -1,0 +1,236 @@
+"""The Worker: starts connectors, splits them into tasks, and runs each task on its own thread.
+
+It owns what tasks share: the offset store, and the topic-creation service (with its known-topic
+cache). State changes (pause, resume, stop, restart) arrive from the CLI's signal handlers or the
+REST layer and are applied under one lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConnectError
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.converters.base import Converter
+from connectworker.converters.registry import converter_config_for, load_converter
+from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.status import State, Status
+from connectworker.runtime.topic_gate import TopicGate
+from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceTask
+
+log = logging.getLogger(__name__)
+
+TopicGateFactory = Callable[[ConnectorConfig], TopicGate]
+
+# What every task's producer starts from: at-least-once delivery that keeps per-partition order.
+PRODUCER_DEFAULTS: dict[str, Any] = {
+    "acks": "all",
+    "enable.idempotence": True,
+    "linger.ms": 5,
+    "compression.type": "none",
+    "queue.buffering.max.messages": 500_000,
+    "batch.num.messages": 10_000,
+}
+
+
+class UnknownConnectorError(ConnectError, LookupError):
+    pass
+
+
+@dataclass
+class RunningConnector:
+    config: ConnectorConfig
+    connector: SourceConnector | None = None
+    status: Status = field(default_factory=Status)
+    tasks: list[WorkerSourceTask] = field(default_factory=list)
+    task_configs: list[dict[str, str]] = field(default_factory=list)
+    topics: set[str] = field(default_factory=set)
+    target_state: State = State.RUNNING
+
+
+class Worker:
+    def __init__(self, config: WorkerConfig, offset_store: FileOffsetStore,
+                 topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker") -> None:
+        self.config = config
+        self.worker_id = worker_id
+        self.offset_store = offset_store
+        self._gate_factory = topic_gate_factory
+        self._connectors: dict[str, RunningConnector] = {}
+        self._lock = threading.RLock()
+        self._timeouts = TaskTimeouts(config.offset_flush_interval_ms / 1000,
+                                      config.offset_flush_timeout_ms / 1000)
+
+    # -- queries -------------------------------------------------------------------------------
+    def connector_names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._connectors)
+
+    def get(self, name: str) -> RunningConnector:
+        with self._lock:
+            try:
+                return self._connectors[name]
+            except KeyError:
+                raise UnknownConnectorError(f"Connector {name} not found") from None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start_connector(self, config: ConnectorConfig, initial_state: State = State.RUNNING) -> None:
+        """Start `config`'s connector and its tasks. A connector that fails to start is FAILED, not raised."""
+        with self._lock:
+            if config.name in self._connectors:
+                raise ConnectError(f"Connector {config.name} already exists")
+            running = RunningConnector(config, target_state=initial_state)
+            self._connectors[config.name] = running
+            self._start(running)
+
+    def _start(self, running: RunningConnector) -> None:
+        config = running.config
+        if running.target_state is State.STOPPED:
+            running.status.set(State.STOPPED)
+            return
+        try:
+            connector = config.connector_class()
+            connector.start(config.props)
+            running.connector = connector
+            running.task_configs = [
+                {**config.props, **task_props} for task_props in connector.task_configs(config.tasks_max)
+            ][: config.tasks_max]
+            gate = self._gate_factory(config)
+            running.tasks = [self._make_task(running, i, props, gate)
+                             for i, props in enumerate(running.task_configs)]
+        except Exception as exc:
+            running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
+            log.error("Connector %s FAILED to start: %s", config.name, exc)
+            return
+        running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
+        for task in running.tasks:
+            if running.target_state is State.PAUSED:
+                task.pause()
+            task.start()
+        log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
+
+    def _converter(self, config: ConnectorConfig, is_key: bool) -> Converter:
+        key = "key.converter" if is_key else "value.converter"
+        override = config.key_converter if is_key else config.value_converter
+        if override:
+            return load_converter(override, converter_config_for(key, config.props), is_key, key=key)
+        worker_class = self.config.key_converter if is_key else self.config.value_converter
+        return load_converter(worker_class, converter_config_for(key, self.config.pass_through), is_key,
+                              key=key)
+
+    def _make_task(self, running: RunningConnector, task_id: int, props: dict[str, str],
+                   gate: TopicGate) -> WorkerSourceTask:
+        config = running.config
+        assert running.connector is not None
+        producer_config = {
+            **PRODUCER_DEFAULTS,
+            **self.config.prefixed("producer."),
+            **config.producer_overrides,
+            "bootstrap.servers": self.config.bootstrap_servers,
+            "client.id": f"connector-producer-{config.name}-{task_id}",
+        }
+        return WorkerSourceTask(
+            connector=config.name, task_id=task_id, task=running.connector.task_class()(), props=props,
+            producer_config=producer_config, key_converter=self._converter(config, True),
+            value_converter=self._converter(config, False), offset_store=self.offset_store,
+            topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update)
+
+    def _stop_tasks(self, running: RunningConnector) -> None:
+        for task in running.tasks:
+            task.stop()
+        grace = self.config.task_shutdown_graceful_timeout_ms / 1000
+        for task in running.tasks:
+            if not task.join(grace + self._timeouts.offset_flush_timeout_s):
+                log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
+                          "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
+        if running.connector is not None:
+            try:
+                running.connector.stop()
+            except Exception:
+                log.exception("Connector %s raised from stop()", running.config.name)
+        running.tasks = []
+        running.connector = None
+
+    def stop_connector(self, name: str) -> None:
+        """Stop the connector and its tasks and forget it (offsets stay in the store)."""
+        with self._lock:
+            running = self.get(name)
+            self._stop_tasks(running)
+            del self._connectors[name]
+            log.info("Connector %s removed", name)
+
+    def restart_connector(self, name: str, config: ConnectorConfig | None = None) -> None:
+        """Stop and start again, with a new config when given (tasks get the new config)."""
+        with self._lock:
+            running = self.get(name)
+            self._stop_tasks(running)
+            if config is not None:
+                running.config = config
+            running.topics.clear()
+            if running.target_state is State.STOPPED:
+                running.target_state = State.RUNNING
+            self._start(running)
+
+    def restart_task(self, name: str, task_id: int) -> None:
+        with self._lock:
+            running = self.get(name)
+            if not 0 <= task_id < len(running.tasks) or running.connector is None:
+                raise UnknownConnectorError(f"Task {name}-{task_id} not found")
+            old = running.tasks[task_id]
+            old.stop()
+            old.join(self.config.task_shutdown_graceful_timeout_ms / 1000 + self._timeouts.offset_flush_timeout_s)
+            task = self._make_task(running, task_id, old.props, self._gate_factory(running.config))
+            running.tasks[task_id] = task
+            if running.target_state is State.PAUSED:
+                task.pause()
+            task.start()
+
+    def pause_connector(self, name: str) -> None:
+        with self._lock:
+            running = self.get(name)
+            running.target_state = State.PAUSED
+            if running.status.state is State.RUNNING:
+                running.status.set(State.PAUSED)
+            for task in running.tasks:
+                task.pause()
+
+    def resume_connector(self, name: str) -> None:
+        with self._lock:
+            running = self.get(name)
+            if running.target_state is State.STOPPED:
+                running.target_state = State.RUNNING
+                self._start(running)
+                return
+            running.target_state = State.RUNNING
+            if running.status.state is State.PAUSED:
+                running.status.set(State.RUNNING)
+            for task in running.tasks:
+                task.resume()
+
+    def halt_connector(self, name: str) -> None:
+        """Kafka's `PUT /stop`: stop the tasks but keep the connector, STOPPED, so offsets can be edited."""
+        with self._lock:
+            running = self.get(name)
+            self._stop_tasks(running)
+            running.target_state = State.STOPPED
+            running.status.set(State.STOPPED)
+
+    def stop(self) -> None:
+        """Stop every connector gracefully: tasks flush, and commit what Kafka acknowledged."""
+        with self._lock:
+            for task in (t for r in self._connectors.values() for t in r.tasks):
+                task.stop()
+            for name in list(self._connectors):
+                self._stop_tasks(self._connectors[name])
+            self.offset_store.flush()
+            log.info("Worker stopped")
+
+
+def task_states(running: RunningConnector) -> Mapping[int, tuple[State, str | None]]:
+    return {t.task_id: t.status.snapshot() for t in running.tasks}

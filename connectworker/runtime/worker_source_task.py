@@ -1,0 +1,264 @@
+"""The loop that runs one `SourceTask` on its own thread.
+
+poll → topic readiness (creation) → convert → produce → ack → offsets. Offsets are committed
+periodically (`offset.flush.interval.ms`), when the task is paused, and once more when it stops, and
+only over each source partition's acknowledged prefix (at least once, as Kafka Connect).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import KafkaError, Message, Producer
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.record import RecordMetadata, SourceRecord
+from connectworker.api.task import SourceTask
+from connectworker.converters.base import Converter
+from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.status import State, Status
+from connectworker.runtime.submitted_records import Submission, SubmittedRecords
+from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
+from connectworker.runtime.topic_gate import TopicGate
+
+log = logging.getLogger(__name__)
+
+_UNKNOWN_TOPIC = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC)
+_MAX_RESENDS = 3
+
+
+@dataclass(frozen=True)
+class TaskTimeouts:
+    offset_flush_interval_s: float
+    offset_flush_timeout_s: float
+
+
+class TaskFailure(ConnectError):
+    pass
+
+
+class WorkerSourceTask:
+    """Runs one task: owns its thread, its producer and its in-flight records."""
+
+    def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
+                 producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
+                 offset_store: FileOffsetStore, topic_gate: TopicGate, timeouts: TaskTimeouts,
+                 on_topics: Callable[[set[str]], None] | None = None) -> None:
+        self.connector = connector
+        self.task_id = task_id
+        self.name = f"{connector}-{task_id}"
+        self.task = task
+        self.props = dict(props)
+        self.status = Status()
+        self._producer_config = dict(producer_config)
+        self._key_converter = key_converter
+        self._value_converter = value_converter
+        self._store = offset_store
+        self._gate = topic_gate
+        self._timeouts = timeouts
+        self._on_topics = on_topics
+        self._submitted = SubmittedRecords()
+        self._ready_topics: set[str] = set()
+        self._resend: list[Submission] = []
+        self._failure: str | None = None
+        self._stopping = threading.Event()
+        self._resumed = threading.Event()
+        self._resumed.set()
+        self._thread: threading.Thread | None = None
+        self.produced = 0
+        self.committed_records = 0
+        # Submissions call this for acks only when the task wants per-record callbacks.
+        overrides_commit_record = type(task).commit_record is not SourceTask.commit_record
+        self.on_ack: Callable[[Submission, Message], None] | None = (
+            self._commit_record if overrides_commit_record else None)
+
+    # -- lifecycle (called from the worker's thread) ---------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"task-{self.name}", daemon=True)
+        self._thread.start()
+
+    def pause(self) -> None:
+        """Stop polling (records in flight are still delivered); works before `start` too."""
+        self._resumed.clear()
+        if self.status.state is State.RUNNING:
+            self.status.set(State.PAUSED)
+
+    def resume(self) -> None:
+        if self.status.state is State.PAUSED:
+            self.status.set(State.RUNNING)
+        self._resumed.set()
+
+    def stop(self) -> None:
+        """Ask the task to stop; returns at once. `join` waits for the final offset commit."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self._resumed.set()
+        try:
+            self.task.stop()
+        except Exception:
+            log.exception("Task %s raised from stop()", self.name)
+
+    def join(self, timeout: float | None) -> bool:
+        """Wait for the thread to end; False if it is still running after `timeout` seconds."""
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # -- the task thread -----------------------------------------------------------------------
+    def _run(self) -> None:
+        producer: Producer | None = None
+        try:
+            producer = Producer(self._producer_config)
+            self.task.initialize(WorkerTaskContext(StoreOffsetReader(self._store, self.connector), self.props))
+            self.task.start(self.props)
+            if not self._stopping.is_set():
+                self.status.set(State.RUNNING if self._resumed.is_set() else State.PAUSED)
+            log.info("Task %s started", self.name)
+            self._loop(producer)
+        except Exception as exc:
+            self._fail(exc)
+        finally:
+            self._shutdown(producer)
+
+    def _loop(self, producer: Producer) -> None:
+        next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
+        while not self._stopping.is_set():
+            if not self._resumed.is_set():
+                self._commit(producer, flush=True)
+                self._resumed.wait(0.5)
+                continue
+            records = self.task.poll()
+            if records:
+                self._send(producer, records)
+            producer.poll(0)
+            if self._resend:
+                self._send_again(producer)
+            if self._failure is not None:
+                raise TaskFailure(self._failure)
+            if time.monotonic() >= next_commit:
+                self._commit(producer, flush=False)
+                next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
+
+    def _ensure_topics(self, topics: set[str]) -> None:
+        new = topics - self._ready_topics
+        self._gate.ensure(new, self.task, self.name)
+        self._ready_topics |= new
+        if self._on_topics is not None:
+            self._on_topics(new)
+
+    def _send(self, producer: Producer, records: list[SourceRecord]) -> None:
+        topics = {r.topic for r in records}
+        if not topics <= self._ready_topics:
+            self._ensure_topics(topics)
+        key_conv = self._key_converter.from_connect_data
+        value_conv = self._value_converter.from_connect_data
+        submit = self._submitted.submit
+        produce = producer.produce
+        for record in records:
+            topic = record.topic
+            key = key_conv(topic, record.key_schema, record.key)
+            value = value_conv(topic, record.value_schema, record.value)
+            submission = submit(record, self)
+            partition = -1 if record.partition is None else record.partition
+            while True:
+                try:
+                    produce(topic, value, key, partition, on_delivery=submission,
+                            timestamp=record.timestamp or 0, headers=record.headers or None)
+                    break
+                except BufferError:
+                    # The local queue is full: serve delivery reports until there is room again.
+                    producer.poll(0.05)
+                    if self._failure is not None:
+                        raise TaskFailure(self._failure) from None
+        self.produced += len(records)
+
+    def _send_again(self, producer: Producer) -> None:
+        """Re-create and re-send records whose topic vanished while the worker was using it."""
+        pending, self._resend = self._resend, []
+        topics = {s.record.topic for s in pending}
+        for topic in topics:
+            self._gate.forget(topic)
+        self._ready_topics -= topics
+        self._ensure_topics(topics)
+        for submission in pending:
+            record = submission.record
+            producer.produce(
+                record.topic,
+                self._value_converter.from_connect_data(record.topic, record.value_schema, record.value),
+                self._key_converter.from_connect_data(record.topic, record.key_schema, record.key),
+                -1 if record.partition is None else record.partition, on_delivery=submission,
+                timestamp=record.timestamp or 0, headers=record.headers or None)
+
+    # -- delivery reports (run inside producer.poll/flush, on the task thread) -------------------
+    def on_failure(self, submission: Submission, err: KafkaError) -> None:
+        record = submission.record
+        if (err.code() in _UNKNOWN_TOPIC and self._gate.recreates_missing_topics
+                and submission.resends < _MAX_RESENDS):
+            submission.resends += 1
+            log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again",
+                        record.topic)
+            self._resend.append(submission)
+            return
+        if self._failure is None:
+            self._failure = (f"Kafka rejected a record of task {self.name} for topic {record.topic!r}: "
+                             f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
+                             f"are not committed, so the record will be re-sent after a restart.")
+
+    def _commit_record(self, submission: Submission, msg: Message) -> None:
+        ts_type, ts = msg.timestamp()
+        metadata = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts if ts_type else None)
+        self.task.commit_record(submission.record, metadata)
+
+    # -- offsets -------------------------------------------------------------------------------
+    def _commit(self, producer: Producer, *, flush: bool) -> None:
+        if flush:
+            remaining = producer.flush(self._timeouts.offset_flush_timeout_s)
+            if remaining:
+                log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
+                            "committing offsets of the acknowledged ones only", self.name, remaining)
+        else:
+            producer.poll(0)
+        before = self._submitted.in_flight
+        offsets = self._submitted.committable()
+        if not offsets:
+            return
+        self._store.put(self.connector, offsets)
+        self._store.flush()
+        done = before - self._submitted.in_flight
+        self.committed_records += done
+        log.info("Task %s committed offsets of %d records (%d produced, %d in flight)",
+                 self.name, done, self.produced, self._submitted.in_flight)
+        try:
+            self.task.commit()
+        except Exception:
+            log.exception("Task %s raised from commit(); offsets are stored regardless", self.name)
+
+    def _fail(self, exc: BaseException) -> None:
+        trace = "".join(traceback.format_exception(exc))
+        message = str(exc) or type(exc).__name__
+        self.status.set(State.FAILED, f"{message}\n{trace}")
+        log.error("Task %s FAILED: %s", self.name, message)
+
+    def _shutdown(self, producer: Producer | None) -> None:
+        if not self._stopping.is_set():  # failed: the task was not asked to stop yet
+            try:
+                self.task.stop()
+            except Exception:
+                log.exception("Task %s raised from stop()", self.name)
+        if producer is not None:
+            try:
+                self._commit(producer, flush=True)
+            except Exception:
+                log.exception("Task %s: final offset commit failed", self.name)
+        if self.status.state is not State.FAILED:
+            self.status.set(State.STOPPED)
+        log.info("Task %s stopped (%d records produced, %d committed)", self.name, self.produced,
+                 self.committed_records)

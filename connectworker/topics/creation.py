@@ -1,0 +1,265 @@
+"""Making a task's topics ready before it produces to them.
+
+`TopicCreationService` is worker-wide: it owns the Admin client and the known-topic cache that all
+tasks share. It hands each connector a gate (see runtime/topic_gate.py):
+
+- `AutoCreateGate` when the worker's `topic.creation.enable` is false or the connector did not opt
+  in: nothing is asked of the broker, its auto-create (or an existing topic) applies.
+- `CreatingGate` otherwise. For the not-yet-known topics of one poll batch it sends one
+  DescribeTopics, builds `TopicSettings` for the missing ones from the connector's rules, lets the
+  task's `settings_for_new_topic` adjust or veto them, creates the rest in one CreateTopics, and waits
+  until they are visible. Retriable failures are retried with backoff until `topic.creation.timeout.ms`;
+  then, like every fatal error, the task fails with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.task import SourceTask
+from connectworker.api.topic_settings import USE_BROKER_DEFAULT, TopicSettings
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.topics.admin import Outcome, TopicAdmin, TopicAdminError
+from connectworker.topics.names import validate_topic_name
+from connectworker.topics.rules import TopicCreationRules
+
+log = logging.getLogger(__name__)
+
+
+class TopicCreationError(ConnectError):
+    pass
+
+
+class KnownTopics:
+    """Topics the worker knows it may produce to (exist, were created, or are left to auto-create)."""
+
+    def __init__(self) -> None:
+        self._topics: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __contains__(self, topic: object) -> bool:
+        return topic in self._topics  # set membership is atomic under the GIL
+
+    def unknown(self, topics: Iterable[str]) -> list[str]:
+        return [t for t in topics if t not in self._topics]
+
+    def add(self, topics: Iterable[str]) -> None:
+        with self._lock:
+            self._topics.update(topics)
+
+    def discard(self, topic: str) -> None:
+        with self._lock:
+            self._topics.discard(topic)
+
+
+class AutoCreateGate:
+    """Topic creation off: produce, and let the broker auto-create (or find) the topic."""
+
+    recreates_missing_topics = False
+
+    def ensure(self, topics: Collection[str], task: SourceTask, task_name: str) -> None:
+        return None
+
+    def forget(self, topic: str) -> None:
+        return None
+
+
+@dataclass
+class Decision:
+    """What the worker decided for one missing topic."""
+
+    topic: str
+    rule: str | None
+    settings: TopicSettings | None  # None: not created by the worker
+    reason: str
+
+
+@dataclass
+class Backoff:
+    deadline: float
+    delay: float = 0.1
+    last_error: str = field(default="")
+
+    def wait_or_raise(self, what: str, error: str) -> None:
+        self.last_error = error
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TopicCreationError(f"Gave up {what} after topic.creation.timeout.ms: {error}")
+        log.warning("%s failed, retrying in %.1fs: %s", what.capitalize(), min(self.delay, remaining), error)
+        time.sleep(min(self.delay, remaining))
+        self.delay = min(self.delay * 2, 2.0)
+
+
+def decide(rules: TopicCreationRules, topic: str, hook: Callable[[TopicSettings], TopicSettings | None],
+           hook_owner: str) -> Decision:
+    """Apply the connector's rules and the task's `settings_for_new_topic` to one missing topic."""
+    match = rules.match(topic)
+    if match is None:
+        return Decision(topic, None, None, "no topic.creation rule matches; the broker's auto-create applies")
+    try:
+        settings = hook(match.settings)
+    except Exception as exc:
+        raise TopicCreationError(
+            f"settings_for_new_topic of {hook_owner} raised for topic {topic!r}: "
+            f"{type(exc).__name__}: {exc}") from exc
+    if settings is None:
+        return Decision(topic, match.rule, None,
+                        f"settings_for_new_topic of {hook_owner} returned None; the broker's auto-create applies")
+    if not isinstance(settings, TopicSettings):
+        raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned {type(settings).__name__} "
+                                 f"for topic {topic!r}; expected TopicSettings or None")
+    if settings.name != topic:
+        raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned settings for topic "
+                                 f"{settings.name!r} when asked about {topic!r}")
+    return Decision(topic, match.rule, settings, f"rule {match.rule!r}")
+
+
+def check_replication(settings: TopicSettings, brokers: int) -> str | None:
+    rf = settings.replication_factor
+    if rf != USE_BROKER_DEFAULT and rf > brokers:
+        return (f"Cannot create topic {settings.name!r} with replication factor {rf}: the cluster has "
+                f"{brokers} live broker(s). Replication factor must be positive and not larger than the "
+                f"number of brokers in the Kafka cluster, or -1 to use the broker's default.")
+    return None
+
+
+class CreatingGate:
+    """Creates a connector's missing topics; shared by all tasks of that connector."""
+
+    recreates_missing_topics = True
+
+    def __init__(self, service: TopicCreationService, connector: str, rules: TopicCreationRules) -> None:
+        self._service = service
+        self._connector = connector
+        self._rules = rules
+
+    def forget(self, topic: str) -> None:
+        self._service.known.discard(topic)
+
+    def ensure(self, topics: Collection[str], task: SourceTask, task_name: str) -> None:
+        service = self._service
+        unknown = service.known.unknown(topics)
+        if not unknown:
+            return
+        bad = {t: why for t in unknown if (why := validate_topic_name(t))}
+        if bad:
+            details = "; ".join(f"{t!r}: {why}" for t, why in bad.items())
+            raise TopicCreationError(f"Task {task_name} produced records for invalid topic names: {details}")
+        backoff = Backoff(time.monotonic() + service.timeout_s)
+        existing, missing = service.describe_with_retry(unknown, backoff)
+        service.known.add(existing)
+        if not missing:
+            return
+        decisions = [decide(self._rules, t, task.settings_for_new_topic, f"task {task_name}")
+                     for t in sorted(missing)]
+        skipped = [d for d in decisions if d.settings is None]
+        for d in skipped:
+            log.info("Not creating topic %s for connector %s: %s", d.topic, self._connector, d.reason)
+        service.known.add(d.topic for d in skipped)
+        to_create = [d.settings for d in decisions if d.settings is not None]
+        if to_create:
+            service.create_with_retry(to_create, backoff, self._connector)
+
+
+class TopicCreationService:
+    """Worker-wide topic creation: one Admin client and one known-topic cache for every task."""
+
+    def __init__(self, admin: TopicAdmin | None, *, enabled: bool, timeout_s: float) -> None:
+        self._admin = admin
+        self.enabled = enabled
+        self.timeout_s = timeout_s
+        self.known = KnownTopics()
+        self._broker_count: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def admin(self) -> TopicAdmin:
+        if self._admin is None:
+            raise TopicCreationError("topic creation needs an Admin client; none is configured")
+        return self._admin
+
+    def gate_for(self, config: ConnectorConfig) -> AutoCreateGate | CreatingGate:
+        has_keys = TopicCreationRules.has_topic_creation_keys(config.props)
+        if not self.enabled:
+            if has_keys:
+                log.info("Connector %s has topic.creation.* settings, but they are ignored because the "
+                         "worker's topic.creation.enable is false (connectworker's default); the broker's "
+                         "auto-create applies. Set topic.creation.enable=true in the worker config to use "
+                         "them.", config.name)
+            return AutoCreateGate()
+        if not config.topic_rules.configured:
+            log.info("Connector %s defines no topic.creation rules; the broker's auto-create applies to its "
+                     "new topics", config.name)
+            return AutoCreateGate()
+        for warning in config.topic_rules.warnings():
+            log.warning("Connector %s: %s", config.name, warning)
+        return CreatingGate(self, config.name, config.topic_rules)
+
+    def broker_count(self) -> int:
+        if self._broker_count is None:
+            self._broker_count = self.admin.broker_count()
+        return self._broker_count
+
+    def describe_with_retry(self, topics: Collection[str], backoff: Backoff) -> tuple[set[str], set[str]]:
+        while True:
+            try:
+                return self.admin.describe(topics)
+            except TopicAdminError as exc:
+                if not exc.retriable:
+                    raise TopicCreationError(str(exc)) from exc
+                backoff.wait_or_raise(f"checking topics {sorted(topics)[:5]}", str(exc))
+
+    def create_with_retry(self, settings: list[TopicSettings], backoff: Backoff, connector: str) -> None:
+        brokers = self.broker_count()
+        for s in settings:
+            if problem := check_replication(s, brokers):
+                self._broker_count = None  # the cluster may grow: count again next time
+                raise TopicCreationError(problem)
+        pending = {s.name: s for s in settings}
+        while pending:
+            results = self.admin.create(pending.values(), broker_count=brokers)
+            retry: dict[str, str] = {}
+            auto_created: list[str] = []
+            for name, result in results.items():
+                if result.outcome is Outcome.CREATED:
+                    s = pending[name]
+                    log.info("Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
+                             name, connector, s.partitions, s.replication_factor, s.configs())
+                elif result.outcome is Outcome.ALREADY_EXISTS:
+                    log.info("Topic %s was created concurrently by another client; using it", name)
+                elif result.outcome is Outcome.UNSUPPORTED:
+                    log.warning("The broker does not support CreateTopics; relying on its auto-create for %s",
+                                name)
+                    auto_created.append(name)
+                else:
+                    assert result.error is not None
+                    if not result.error.retriable:
+                        raise TopicCreationError(str(result.error)) from result.error
+                    retry[name] = str(result.error)
+            self.known.add(auto_created)
+            done = [n for n in pending if n not in retry and n not in auto_created]
+            self.wait_until_visible(done, backoff)
+            self.known.add(done)
+            pending = {n: pending[n] for n in retry}
+            if pending:
+                backoff.wait_or_raise(f"creating topics {sorted(pending)[:5]}", "; ".join(retry.values()))
+
+    def wait_until_visible(self, topics: list[str], backoff: Backoff) -> None:
+        """Return once every topic's metadata is visible, so the first produce does not race it."""
+        remaining = list(topics)
+        delay = 0.02
+        while remaining:
+            _, missing = self.describe_with_retry(remaining, backoff)
+            if not missing:
+                return
+            if time.monotonic() >= backoff.deadline:
+                raise TopicCreationError(f"Created topics {sorted(missing)[:5]} did not become visible within "
+                                         f"topic.creation.timeout.ms")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+            remaining = sorted(missing)

@@ -1,0 +1,122 @@
+"""Dry run of topic creation: for each topic, would the worker create it, by which rule, with which
+final settings (after the connector task's `settings_for_new_topic`), and optionally what the broker
+itself says when asked with ``validate_only``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.task import SourceTask
+from connectworker.api.topic_settings import TopicSettings
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.runtime.plan_context import PlanTaskContext
+from connectworker.topics.admin import Outcome, TopicAdmin
+from connectworker.topics.creation import check_replication, decide
+from connectworker.topics.names import validate_topic_name
+
+TANSU_NOTE = ("this broker does not honour validate_only (the Tansu test broker creates the topic and "
+              "accepts any settings), so its verdict proves nothing")
+
+
+@dataclass
+class PlanEntry:
+    topic: str
+    create: bool
+    rule: str | None
+    partitions: int | None
+    replication_factor: int | None
+    configs: dict[str, str]
+    reason: str
+    exists: bool | None = None
+    broker_verdict: dict[str, Any] | None = field(default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.broker_verdict is None:
+            del data["broker_verdict"]
+        return data
+
+
+def _task_for(config: ConnectorConfig) -> tuple[SourceTask, Any]:
+    """A started instance of the connector's first task, whose hook decides like the running one would."""
+    connector = config.connector_class()
+    connector.start(config.props)
+    task_configs = connector.task_configs(config.tasks_max) or [{}]
+    task = connector.task_class()()
+    return task, (connector, {**config.props, **task_configs[0]})
+
+
+def broker_honours_validate_only(admin: TopicAdmin) -> bool:
+    """Tansu (our embedded broker) announces itself by its default cluster id."""
+    return "tansu" not in (admin.cluster_id() or "").lower()
+
+
+def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool,
+                admin: TopicAdmin | None = None, validate_only: bool = False,
+                broker_honours_validate_only: bool = True) -> list[PlanEntry]:
+    """Plan each topic; asks the broker which topics exist when `admin` is given."""
+    names = list(dict.fromkeys(topics))
+    existing: set[str] = set()
+    if admin is not None:
+        existing, _ = admin.describe(names)
+    task, (connector, task_props) = _task_for(config)
+    entries: list[PlanEntry] = []
+    try:
+        task.initialize(PlanTaskContext(task_props))
+        task.start(task_props)
+        for topic in names:
+            entries.append(_plan_one(config, topic, task, enabled, existing, admin))
+    finally:
+        task.stop()
+        connector.stop()
+    if admin is not None and validate_only:
+        _ask_broker(admin, entries, broker_honours_validate_only)
+    return entries
+
+
+def _plan_one(config: ConnectorConfig, topic: str, task: SourceTask, enabled: bool, existing: set[str],
+              admin: TopicAdmin | None) -> PlanEntry:
+    def entry(create: bool, reason: str, rule: str | None = None, settings: Any = None) -> PlanEntry:
+        return PlanEntry(topic, create, rule, settings.partitions if settings else None,
+                         settings.replication_factor if settings else None,
+                         settings.configs() if settings else {}, reason,
+                         exists=(topic in existing) if admin is not None else None)
+
+    if why := validate_topic_name(topic):
+        return entry(False, f"invalid topic name: {why}")
+    if topic in existing:
+        return entry(False, "topic exists; existing topics are never altered")
+    if not enabled:
+        return entry(False, "the worker's topic.creation.enable is false; the broker's auto-create applies")
+    if not config.topic_rules.configured:
+        return entry(False, "the connector defines no topic.creation rules; the broker's auto-create applies")
+    try:
+        decision = decide(config.topic_rules, topic, task.settings_for_new_topic, f"{config.name} task 0")
+    except ConnectError as exc:
+        return entry(False, str(exc))
+    if decision.settings is None:
+        return entry(False, decision.reason, decision.rule)
+    if admin is not None and (problem := check_replication(decision.settings, admin.broker_count())):
+        return entry(False, problem, decision.rule, decision.settings)
+    return entry(True, decision.reason, decision.rule, decision.settings)
+
+
+def _ask_broker(admin: TopicAdmin, entries: list[PlanEntry], honours: bool) -> None:
+    wanted = [e for e in entries if e.create]
+    settings = [TopicSettings(e.topic, e.partitions or -1, e.replication_factor or -1, e.configs)
+                for e in wanted]
+    results = admin.create(settings, validate_only=True)
+    for e in wanted:
+        result = results[e.topic]
+        verdict: dict[str, Any] = {"valid": result.outcome in (Outcome.CREATED, Outcome.UNSUPPORTED)}
+        if result.error is not None:
+            verdict["error"] = str(result.error)
+        if result.outcome is Outcome.ALREADY_EXISTS:
+            verdict["error"] = "topic already exists"
+        if not honours:
+            verdict["note"] = TANSU_NOTE
+        e.broker_verdict = verdict

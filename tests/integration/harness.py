@@ -1,0 +1,48 @@
+"""Running a real worker (in-process or as the `connectworker` command) against the test broker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.status import State
+from connectworker.runtime.worker import Worker
+
+
+def worker_config(bootstrap: str, tmp_path: Path, **overrides: str) -> WorkerConfig:
+    props = {
+        "bootstrap.servers": bootstrap,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "offset.storage.file.filename": str(tmp_path / "connect.offsets"),
+        "offset.flush.interval.ms": "200",
+        **overrides,
+    }
+    return WorkerConfig.from_properties(props, environ={})
+
+
+@contextmanager
+def running_worker(config: WorkerConfig, *connectors: Mapping[str, str]) -> Iterator[StandaloneRuntime]:
+    with StandaloneRuntime(config) as runtime:
+        assert runtime.worker is not None
+        for props in connectors:
+            runtime.worker.start_connector(parse_connector_config(props))
+        yield runtime
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def task_state(worker: Worker, connector: str, task: int = 0) -> tuple[State, str | None]:
+    return worker.get(connector).tasks[task].status.snapshot()
