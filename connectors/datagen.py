@@ -93,6 +93,12 @@ def _body(head: str, pad: str, size: int) -> str:
     return (head + _ID_MARK)[fixed - size:]
 
 
+def _filler(rng: random.Random, size: int) -> str:
+    """`size` seeded random characters; a random block of at most 4 KiB is repeated for big sizes."""
+    block = "".join(rng.choices(_FILLER, k=min(size, 4096)))
+    return (block * (size // len(block) + 1))[:size] if block else ""
+
+
 def _validate_pattern(key: str, value: Any) -> None:
     if value is None or not str(value).strip():
         raise ValueError("Value must be a non-empty topic name pattern")
@@ -264,8 +270,9 @@ class DataGenTask(SourceTask):
         self._rate = config[RATE_CONFIG]
         # At most one second's worth of records, and never more than one batch, at once.
         self._capacity = max(1.0, min(float(self._batch_size), self._rate))
-        # Let ~50 ms of records accumulate before emitting, so a fast rate is not served one record a poll.
-        self._target = max(1.0, min(self._capacity, self._rate * 0.05))
+        # Let ~50 ms of records accumulate before emitting, so a fast rate is not served one record a poll;
+        # at most half the capacity, so that tokens earned while oversleeping are kept, not capped away.
+        self._target = max(1.0, min(self._capacity / 2, self._rate * 0.05))
         self._tokens = self._target
         self._refilled_at = self.clock()
 
@@ -276,13 +283,13 @@ class DataGenTask(SourceTask):
 
     def _text(self, rng: random.Random, amount: float) -> tuple[str, str]:
         """The head and the filler that the string bodies of one variant are built from."""
-        return f"amount={amount:.2f};pad=", "".join(rng.choices(_FILLER, k=self._value_size))
+        return f"amount={amount:.2f};pad=", _filler(rng, self._value_size)
 
     def _json_payload(self, rng: random.Random) -> str:
         sample = {"id": 10**9, "region": REGIONS[0], "amount": 1234.56, "ts": 1_700_000_000_000,
                   "payload": ""}
         bare = len(json.dumps(sample, separators=(",", ":")))
-        return "".join(rng.choices(_FILLER, k=max(0, self._value_size - bare)))
+        return _filler(rng, max(0, self._value_size - bare))
 
     def _resume_seq(self) -> int:
         offset = self.context.offset_storage_reader.offset(self._partition)

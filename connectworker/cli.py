@@ -24,10 +24,12 @@ def _setup_logging(level: str) -> None:
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
+    from connectworker.runtime.gc_tuning import tune_gc_for_throughput
     from connectworker.runtime.standalone import StandaloneRuntime, load_connector_configs, load_worker_config
 
     config = load_worker_config(args.worker)
     connectors = load_connector_configs(args.connectors)  # every file validated before anything starts
+    tune_gc_for_throughput()
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: stop.set())

@@ -72,7 +72,8 @@ class EmbeddedBroker:
         cmd = [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
                "--storage-engine", "memory://tansu/"]
         env = {**os.environ, "RUST_LOG": os.environ.get("TANSU_LOG", "warn")}
-        self._process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env)
+        self._process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env,
+                                         start_new_session=True)  # Ctrl-C must not kill it before we flush
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

@@ -33,7 +33,14 @@ from connectworker.converters.avro_schema import (
     strip_foreign_logical_types,
 )
 from connectworker.converters.base import Converter, config_bool, config_int
-from connectworker.converters.encoding import Dialect, Encoder, InvalidValue, SchemaCache, compile_encoder
+from connectworker.converters.encoding import (
+    BoundedCache,
+    Dialect,
+    Encoder,
+    InvalidValue,
+    SchemaCache,
+    compile_encoder,
+)
 from connectworker.converters.schema_registry import (
     HttpSchemaRegistryClient,
     SchemaRegistryClient,
@@ -82,7 +89,7 @@ class AvroConverter(Converter):
         self.connect_meta_data = True
         self._cache_size = 1000
         self._writers: SchemaCache[_WritePlan] = SchemaCache(self._write_plan, self._cache_size)
-        self._readers: dict[int, _ReadPlan] = {}
+        self._readers: BoundedCache[int, _ReadPlan] = BoundedCache(self._cache_size)
 
     def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
         self.is_key = is_key
@@ -94,7 +101,7 @@ class AvroConverter(Converter):
         if strategy not in (TOPIC_NAME_STRATEGY, "TopicNameStrategy"):
             raise ConfigError({strategy_key: f"only {TOPIC_NAME_STRATEGY} is supported, got '{strategy}'"})
         self._writers = SchemaCache(self._write_plan, self._cache_size)
-        self._readers = {}
+        self._readers = BoundedCache(self._cache_size)
         if self._given_registry is None:
             self.close()
             self._owned_registry = HttpSchemaRegistryClient.from_config(configs)
@@ -154,9 +161,12 @@ class AvroConverter(Converter):
         except RetriableError:
             raise
         except SchemaRegistryError as exc:
-            hint = "" if self.auto_register else f" ({AUTO_REGISTER_CONFIG}=false: register it first)"
-            raise self._error(topic, f"the schema could not be {'registered' if self.auto_register else 'found'}"
-                                     f" under subject '{subject}'{hint}: {exc}") from exc
+            if self.auto_register:
+                problem = f"the schema could not be registered under subject '{subject}'"
+            else:
+                problem = (f"the schema is not registered under subject '{subject}' "
+                           f"({AUTO_REGISTER_CONFIG}=false: register it first)")
+            raise self._error(topic, f"{problem}: {exc}") from exc
         header = bytes([MAGIC_BYTE]) + schema_id.to_bytes(4, "big")
         plan.headers[topic] = header
         return header
@@ -203,8 +213,5 @@ class AvroConverter(Converter):
         except (AvroSchemaError, SchemaParseException, ValueError, KeyError, TypeError) as exc:
             raise self._error(topic, f"schema id {schema_id} has no Connect equivalent: {exc}") from None
         plan = _ReadPlan(schema, parsed, decode)
-        if self._cache_size:
-            if len(self._readers) >= self._cache_size:
-                del self._readers[next(iter(self._readers))]
-            self._readers[schema_id] = plan
+        self._readers.put(schema_id, plan)
         return plan

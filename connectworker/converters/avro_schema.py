@@ -263,7 +263,7 @@ class _ToConnect:
             raise AvroSchemaError(f"unknown Avro type name '{full_name}'")
         known = self.named[full_name]
         if known is None:
-            raise AvroSchemaError(f"Avro type '{full_name}' is recursive, which Connect schemas cannot express")
+            raise AvroSchemaError(f"Avro type '{full_name}' is recursive, which Connect cannot express")
         return known
 
     def _record(self, avro: dict[str, Any], namespace: str, doc: str | None) -> tuple[Schema, Any]:
@@ -289,7 +289,7 @@ class _ToConnect:
     def _union(self, branches: list[Any], namespace: str, field_doc: str | None) -> tuple[Schema, Any]:
         others = [branch for branch in branches if branch != "null"]
         if len(others) != 1 or len(branches) != 2:
-            raise AvroSchemaError(f"Avro union {branches!r} is not supported; only [\"null\", T] maps to Connect")
+            raise AvroSchemaError(f"Avro union {branches!r} is not supported; only [null, T] maps to Connect")
         schema, decode = self.convert(others[0], namespace, field_doc)
         optional = schema.as_optional()
         if decode is None:
@@ -304,7 +304,8 @@ class _ToConnect:
             return None
         full_name = self._full_name_of(items, namespace)
         fields = items.get("fields", [])
-        if not _MAP_ENTRY_FULL_NAME.fullmatch(full_name) or [f.get("name") for f in fields] != ["key", "value"]:
+        field_names = [f.get("name") for f in fields]
+        if not _MAP_ENTRY_FULL_NAME.fullmatch(full_name) or field_names != ["key", "value"]:
             return None
         entry_namespace = full_name.rpartition(".")[0]
         entry = (self.convert(fields[0]["type"], entry_namespace, None),

@@ -19,6 +19,7 @@ from connectworker.converters import logical
 
 Encoder = Callable[[Any], Any]
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class InvalidValue(Exception):
@@ -193,7 +194,7 @@ def _array(schema: Schema, dialect: Dialect) -> Encoder:
     item = compile_encoder(schema.value_schema, dialect)
 
     def encode(value: Any) -> Any:
-        if not isinstance(value, list | tuple):
+        if value.__class__ is not list and not isinstance(value, list | tuple):
             if value is None and optional:
                 return None
             raise wrong_type(schema, value)
@@ -220,7 +221,7 @@ def _map(schema: Schema, dialect: Dialect) -> Encoder:
     entry = dialect.map_entry
 
     def encode(value: Any) -> Any:
-        if not isinstance(value, Mapping):
+        if value.__class__ is not dict and not isinstance(value, Mapping):
             if value is None and optional:
                 return None
             raise wrong_type(schema, value)
@@ -246,7 +247,7 @@ def _struct(schema: Schema, dialect: Dialect) -> Encoder:
     names = frozenset(name for name, _ in fields)
 
     def encode(value: Any) -> Any:
-        if not isinstance(value, Mapping):
+        if value.__class__ is not dict and not isinstance(value, Mapping):
             if value is None and optional:
                 return None
             raise wrong_type(schema, value)
@@ -290,6 +291,26 @@ def required(schema: Schema) -> Schema:
     return schema if not schema.optional else replace(schema, optional=False)
 
 
+class BoundedCache(Generic[K, T]):
+    """A dict that forgets its oldest entry beyond `max_size` (0: remembers nothing). Safe across threads."""
+
+    def __init__(self, max_size: int) -> None:
+        self._max_size = max_size
+        self._entries: dict[K, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> T | None:
+        return self._entries.get(key)
+
+    def put(self, key: K, value: T) -> None:
+        if self._max_size == 0:
+            return
+        with self._lock:
+            if key not in self._entries and len(self._entries) >= self._max_size:
+                del self._entries[next(iter(self._entries))]
+            self._entries[key] = value
+
+
 class SchemaCache(Generic[T]):
     """Things derived from a `Schema`, built once and found again in O(1) per record.
 
@@ -303,7 +324,7 @@ class SchemaCache(Generic[T]):
         self._build = build
         self._max_size = max_size
         self._by_identity: dict[int, tuple[Schema, T]] = {}
-        self._by_equality: dict[Schema, T] = {}
+        self._by_equality: BoundedCache[Schema, T] = BoundedCache(max_size)
         self._lock = threading.Lock()
 
     def get(self, schema: Schema) -> T:
@@ -312,13 +333,11 @@ class SchemaCache(Generic[T]):
             return hit[1]
         if self._max_size == 0:
             return self._build(schema)
+        built = self._by_equality.get(schema)
+        if built is None:
+            built = self._build(schema)
+            self._by_equality.put(schema, built)
         with self._lock:
-            built = self._by_equality.get(schema)
-            if built is None:
-                built = self._build(schema)
-                if len(self._by_equality) >= self._max_size:
-                    del self._by_equality[next(iter(self._by_equality))]
-                self._by_equality[schema] = built
             if len(self._by_identity) >= self._max_size:
                 self._by_identity.clear()
             # Holding `schema` in the entry keeps its id from being reused while the entry exists.

@@ -24,7 +24,14 @@ from typing import Any
 
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.base import Converter, config_bool, config_int
-from connectworker.converters.encoding import Dialect, Encoder, InvalidValue, SchemaCache, compile_encoder
+from connectworker.converters.encoding import (
+    BoundedCache,
+    Dialect,
+    Encoder,
+    InvalidValue,
+    SchemaCache,
+    compile_encoder,
+)
 from connectworker.converters.json_decode import Decoder, compile_decoder
 from connectworker.converters.json_schema import SchemaJsonError, schema_from_json, schema_to_json
 
@@ -100,14 +107,14 @@ class JsonConverter(Converter):
         self.schemas_enabled = True
         self._cache_size = 1000
         self._writers: SchemaCache[_WritePlan] = SchemaCache(_write_plan, self._cache_size)
-        self._readers: dict[str, _ReadPlan] = {}
+        self._readers: BoundedCache[str, _ReadPlan] = BoundedCache(self._cache_size)
 
     def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
         self.is_key = is_key
         self.schemas_enabled = config_bool(configs, SCHEMAS_ENABLE_CONFIG, True)
         self._cache_size = config_int(configs, SCHEMAS_CACHE_SIZE_CONFIG, 1000)
         self._writers = SchemaCache(_write_plan, self._cache_size)
-        self._readers = {}
+        self._readers = BoundedCache(self._cache_size)
 
     # -- Connect -> bytes ---------------------------------------------------------------------------
 
@@ -190,8 +197,5 @@ class JsonConverter(Converter):
             raise self._error(topic, str(exc)) from None
         assert schema is not None  # a JSON null schema is handled by the caller
         plan = _ReadPlan(schema, compile_decoder(schema))
-        if self._cache_size:
-            if len(self._readers) >= self._cache_size:
-                del self._readers[next(iter(self._readers))]
-            self._readers[key] = plan
+        self._readers.put(key, plan)
         return plan

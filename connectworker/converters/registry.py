@@ -51,7 +51,8 @@ def converter_class(class_name: str, *, key: str = "value.converter") -> type[Co
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigError({key: _unknown(name, f"module '{module_name}' cannot be imported ({exc})")}) from None
+        why = f"module '{module_name}' cannot be imported ({exc})"
+        raise ConfigError({key: _unknown(name, why)}) from None
     candidate = getattr(module, attribute, None)
     if candidate is None:
         raise ConfigError({key: _unknown(name, f"module '{module_name}' has no attribute '{attribute}'")})
@@ -61,7 +62,8 @@ def converter_class(class_name: str, *, key: str = "value.converter") -> type[Co
 
 
 def _unknown(name: str, why: str) -> str:
-    allowed = ", ".join(KAFKA_CLASS_NAMES) + ", " + ", ".join(c.__qualname__ for c in KAFKA_CLASS_NAMES.values())
+    bare_names = (cls.__qualname__ for cls in KAFKA_CLASS_NAMES.values())
+    allowed = ", ".join([*KAFKA_CLASS_NAMES, *bare_names])
     return (f"Unknown converter class '{name}': {why}. Use one of {allowed}, or the importable "
             "'package.module.Class' path of a connectworker.converters.Converter subclass")
 

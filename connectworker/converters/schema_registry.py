@@ -90,7 +90,7 @@ class HttpSchemaRegistryClient:
         """Build from Confluent's converter settings (`schema.registry.url`, `basic.auth.*`, timeouts)."""
         raw_url = configs.get(URL_CONFIG)
         if raw_url is None or not str(raw_url).strip():
-            raise ConfigError({URL_CONFIG: "is required: the base URL(s) of the Schema Registry, comma-separated"})
+            raise ConfigError({URL_CONFIG: "is required: the Schema Registry base URL(s), comma-separated"})
         auth = None
         source = str(configs.get(AUTH_SOURCE_CONFIG, "URL")).strip().upper()
         if source == "USER_INFO":
@@ -127,7 +127,7 @@ class HttpSchemaRegistryClient:
         answer = self._request("GET", f"/schemas/ids/{schema_id}", None)
         schema = answer.get("schema")
         if not isinstance(schema, str):
-            raise SchemaRegistryError(f"Schema Registry answered GET /schemas/ids/{schema_id} without a schema")
+            raise SchemaRegistryError(f"Schema Registry answered GET /schemas/ids/{schema_id} with no schema")
         schema_type = answer.get("schemaType", "AVRO")
         if schema_type != "AVRO":
             raise SchemaRegistryError(f"schema id {schema_id} is a {schema_type} schema, not Avro")

@@ -30,9 +30,15 @@ class StringConverter(Converter):
             codecs.lookup(encoding)
         except LookupError:
             raise ConfigError({ENCODING_CONFIG: f"Unknown character encoding '{encoding}'"}) from None
-        self.encoding = encoding
+        # CPython encodes fastest when it meets the canonical spelling of the codec's name.
+        self.encoding = codecs.lookup(encoding).name
 
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
+        if type(value) is str:  # the hot path: one type check, one encode
+            try:
+                return value.encode(self.encoding)
+            except UnicodeEncodeError as exc:
+                raise self._error(topic, f"the text cannot be encoded as {self.encoding}: {exc}") from exc
         if value is None:
             return None
         if isinstance(value, bytes | bytearray | memoryview):

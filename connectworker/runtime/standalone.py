@@ -3,6 +3,7 @@ creation, and the connectors, all validated before anything starts."""
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,7 +82,10 @@ class StandaloneRuntime:
     def stop(self) -> None:
         if self.worker is not None:
             self.worker.stop()
+        # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection.
+        self.worker = self.topics = self.admin = None
         if self.embedded is not None:
+            gc.collect()
             self.embedded.stop()
 
     def __enter__(self) -> StandaloneRuntime:

@@ -23,7 +23,7 @@ from connectworker.api.task import SourceTask
 from connectworker.converters.base import Converter
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.submitted_records import Submission, SubmittedRecords
+from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
 
@@ -65,7 +65,7 @@ class WorkerSourceTask:
         self._on_topics = on_topics
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
-        self._resend: list[Submission] = []
+        self._resend: list[tuple[InFlightBatch | RecordAck, Message]] = []
         self._failure: str | None = None
         self._stopping = threading.Event()
         self._resumed = threading.Event()
@@ -73,10 +73,8 @@ class WorkerSourceTask:
         self._thread: threading.Thread | None = None
         self.produced = 0
         self.committed_records = 0
-        # Submissions call this for acks only when the task wants per-record callbacks.
-        overrides_commit_record = type(task).commit_record is not SourceTask.commit_record
-        self.on_ack: Callable[[Submission, Message], None] | None = (
-            self._commit_record if overrides_commit_record else None)
+        # Per-record delivery callbacks cost time: only tasks that override commit_record get them.
+        self._wants_acks = type(task).commit_record is not SourceTask.commit_record
 
     # -- lifecycle (called from the worker's thread) ---------------------------------------------
     def start(self) -> None:
@@ -160,18 +158,22 @@ class WorkerSourceTask:
             self._ensure_topics(topics)
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
-        submit = self._submitted.submit
         produce = producer.produce
+        batch = self._submitted.submit(records, self)
+        per_record = self._wants_acks
         for record in records:
             topic = record.topic
             key = key_conv(topic, record.key_schema, record.key)
             value = value_conv(topic, record.value_schema, record.value)
-            submission = submit(record, self)
-            partition = -1 if record.partition is None else record.partition
+            callback = RecordAck(batch, record) if per_record else batch
             while True:
                 try:
-                    produce(topic, value, key, partition, on_delivery=submission,
-                            timestamp=record.timestamp or 0, headers=record.headers or None)
+                    if record.partition is None and record.timestamp is None and not record.headers:
+                        produce(topic, value, key, on_delivery=callback)  # the common case, fewest kwargs
+                    else:
+                        produce(topic, value, key, -1 if record.partition is None else record.partition,
+                                on_delivery=callback, timestamp=record.timestamp or 0,
+                                headers=record.headers or None)
                     break
                 except BufferError:
                     # The local queue is full: serve delivery reports until there is room again.
@@ -183,39 +185,35 @@ class WorkerSourceTask:
     def _send_again(self, producer: Producer) -> None:
         """Re-create and re-send records whose topic vanished while the worker was using it."""
         pending, self._resend = self._resend, []
-        topics = {s.record.topic for s in pending}
+        topics = {msg.topic() for _, msg in pending}
         for topic in topics:
             self._gate.forget(topic)
         self._ready_topics -= topics
         self._ensure_topics(topics)
-        for submission in pending:
-            record = submission.record
-            producer.produce(
-                record.topic,
-                self._value_converter.from_connect_data(record.topic, record.value_schema, record.value),
-                self._key_converter.from_connect_data(record.topic, record.key_schema, record.key),
-                -1 if record.partition is None else record.partition, on_delivery=submission,
-                timestamp=record.timestamp or 0, headers=record.headers or None)
+        for callback, msg in pending:
+            ts_type, ts = msg.timestamp()
+            producer.produce(msg.topic(), msg.value(), msg.key(), on_delivery=callback,
+                             timestamp=ts if ts_type else 0, headers=msg.headers())
 
     # -- delivery reports (run inside producer.poll/flush, on the task thread) -------------------
-    def on_failure(self, submission: Submission, err: KafkaError) -> None:
-        record = submission.record
+    def on_failure(self, callback: InFlightBatch | RecordAck, batch: InFlightBatch, err: KafkaError,
+                   msg: Message) -> None:
         if (err.code() in _UNKNOWN_TOPIC and self._gate.recreates_missing_topics
-                and submission.resends < _MAX_RESENDS):
-            submission.resends += 1
+                and batch.resends < _MAX_RESENDS):
+            batch.resends += 1
             log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again",
-                        record.topic)
-            self._resend.append(submission)
+                        msg.topic())
+            self._resend.append((callback, msg))
             return
         if self._failure is None:
-            self._failure = (f"Kafka rejected a record of task {self.name} for topic {record.topic!r}: "
+            self._failure = (f"Kafka rejected a record of task {self.name} for topic {msg.topic()!r}: "
                              f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
                              f"are not committed, so the record will be re-sent after a restart.")
 
-    def _commit_record(self, submission: Submission, msg: Message) -> None:
+    def on_ack(self, record: SourceRecord, msg: Message) -> None:
         ts_type, ts = msg.timestamp()
         metadata = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts if ts_type else None)
-        self.task.commit_record(submission.record, metadata)
+        self.task.commit_record(record, metadata)
 
     # -- offsets -------------------------------------------------------------------------------
     def _commit(self, producer: Producer, *, flush: bool) -> None:
@@ -226,14 +224,12 @@ class WorkerSourceTask:
                             "committing offsets of the acknowledged ones only", self.name, remaining)
         else:
             producer.poll(0)
-        before = self._submitted.in_flight
-        offsets = self._submitted.committable()
+        offsets, done = self._submitted.committable()
+        self.committed_records += done
         if not offsets:
             return
         self._store.put(self.connector, offsets)
         self._store.flush()
-        done = before - self._submitted.in_flight
-        self.committed_records += done
         log.info("Task %s committed offsets of %d records (%d produced, %d in flight)",
                  self.name, done, self.produced, self._submitted.in_flight)
         try:

@@ -1,0 +1,36 @@
+"""What every route needs: the herder (from the app's state) and request-config normalisation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import Depends, Request
+
+from connectworker.rest.herder import StandaloneHerder
+from connectworker.rest.models import ConfigScalar
+
+
+def get_herder(request: Request) -> StandaloneHerder:
+    herder: StandaloneHerder = request.app.state.herder
+    return herder
+
+
+HerderDep = Annotated[StandaloneHerder, Depends(get_herder)]
+
+
+def scalar_string(value: ConfigScalar) -> str:
+    """A JSON scalar as the string Kafka's Jackson would make of it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def request_config(config: Mapping[str, ConfigScalar]) -> dict[str, str]:
+    return {key: scalar_string(value) for key, value in config.items()}
+
+
+def connector_location(request: Request, name: str) -> str:
+    """The absolute URL of a connector, for the Location header of 201 responses."""
+    return f"{str(request.base_url).rstrip('/')}/connectors/{quote(name, safe='')}"

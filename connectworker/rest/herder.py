@@ -1,0 +1,282 @@
+"""The standalone herder: what the REST API asks of the worker, done atomically and persisted.
+
+Named after Kafka's `StandaloneHerder`. It serialises changes (so "create unless it exists" cannot
+race), validates configs and reports every problem at once, keeps `[hidden]` secrets unchanged on
+update, and records each change in the connector store so it survives a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from connectworker.api.errors import ConfigError
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.rest.errors import BadRequest, Conflict
+from connectworker.rest.log_redaction import SecretRedactor
+from connectworker.rest.secrets import keep_hidden_values, scrub, secret_keys
+from connectworker.runtime.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
+from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.status import State
+from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
+from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.plan import PlanEntry, broker_honours_validate_only, plan_topics
+
+log = logging.getLogger(__name__)
+
+NOT_STOPPED = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
+               "for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
+
+
+@dataclass(frozen=True)
+class RestartPlan:
+    """What a restart request restarted (reported as RESTARTING, as Kafka does)."""
+
+    connector: bool
+    tasks: frozenset[int]
+
+
+class StandaloneHerder:
+    def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
+                 store: ConnectorStore | None = None, redactor: SecretRedactor | None = None) -> None:
+        self.worker = worker
+        self.config = config
+        self.admin = admin
+        self.store = store
+        self.redactor = redactor
+        self._lock = threading.RLock()
+        self._file_digests: dict[str, str] = {}
+        self._cluster_id: str | None = None
+
+    # -- start-up ------------------------------------------------------------------------------
+    def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
+        """Bring the worker in line with the command-line connectors and the connector store.
+
+        Command-line connectors may already be running (the CLI starts them first); those that the
+        store overrides are restarted with the stored config and state, or stopped if deleted.
+        """
+        with self._lock:
+            self._file_digests = {c.name: config_digest(c.props) for c in file_configs}
+            if self.store is None:
+                entries = [StartupEntry(dict(c.props), State.RUNNING, False) for c in file_configs]
+            else:
+                entries = self.store.startup_entries([c.props for c in file_configs])
+            wanted = {e.config["name"]: e for e in entries}
+            for name in self.worker.connector_names():
+                if name not in wanted and name in self._file_digests:
+                    self.worker.stop_connector(name)
+            for name, entry in wanted.items():
+                try:
+                    config = parse_connector_config(entry.config, source=f"connector store entry {name!r}")
+                except ConfigError as exc:
+                    log.error("Connector %s from the connector store is not started: %s", name,
+                              scrub(str(exc), entry.config))
+                    continue
+                self._run(config, entry.target_state)
+                if entry.from_store:
+                    log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
+            self._refresh_secrets()
+
+    def _run(self, config: ConnectorConfig, state: State) -> None:
+        if config.name in self.worker.connector_names():
+            running = self.worker.get(config.name)
+            if running.config.props == config.props and running.target_state is state:
+                return
+            self.worker.stop_connector(config.name)
+        self.worker.start_connector(config, state)
+
+    # -- queries -------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        return self.worker.connector_names()
+
+    def get(self, name: str) -> RunningConnector:
+        return self.worker.get(name)
+
+    def cluster_id(self) -> str | None:
+        if self._cluster_id is None and self.admin is not None:
+            self._cluster_id = self.admin.cluster_id()
+        return self._cluster_id
+
+    def offsets(self, name: str) -> list[tuple[object, object]]:
+        self.worker.get(name)
+        stored = self.worker.offset_store.offsets(name)
+        return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
+
+    def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
+        config = self.worker.get(name).config
+        honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
+        return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
+                           validate_only=validate_only, broker_honours_validate_only=honours)
+
+    # -- config changes ------------------------------------------------------------------------
+    def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> RunningConnector:
+        with self._lock:
+            if name in self.worker.connector_names():
+                raise Conflict(f"Connector {name} already exists")
+            config = self._parse(props)
+            self.worker.start_connector(config, initial_state or State.RUNNING)
+            self._persist(name)
+            log.info("Connector %s created through the REST API", name)
+            return self.worker.get(name)
+
+    def put_config(self, name: str, props: Mapping[str, str]) -> tuple[RunningConnector, bool]:
+        """Create or replace; returns the connector and whether it was created."""
+        with self._lock:
+            current = self._props_or_none(name)
+            if current is None:
+                return self.create(name, props), True
+            config = self._parse(keep_hidden_values(props, current))
+            self._reconfigure(name, config)
+            log.info("Connector %s reconfigured through the REST API", name)
+            return self.worker.get(name), False
+
+    def patch_config(self, name: str, patch: Mapping[str, str | None]) -> RunningConnector:
+        """Kafka's PATCH: merge `patch` into the config; a null value removes the key."""
+        with self._lock:
+            current = self.worker.get(name).config.props
+            if patch.get("name") is not None and patch["name"] != name:
+                raise BadRequest(f"Connector name configuration ({patch['name']}) doesn't match connector name "
+                                 f"in the URL ({name})")
+            merged = dict(current)
+            for key, value in patch.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            merged["name"] = name
+            config = self._parse(keep_hidden_values(merged, current))
+            self._reconfigure(name, config)
+            log.info("Connector %s reconfigured (PATCH) through the REST API", name)
+            return self.worker.get(name)
+
+    def delete(self, name: str) -> None:
+        with self._lock:
+            self.worker.stop_connector(name)
+            self._persist(name)
+            log.info("Connector %s deleted through the REST API", name)
+
+    def _reconfigure(self, name: str, config: ConnectorConfig) -> None:
+        running = self.worker.get(name)
+        if running.target_state is State.STOPPED:
+            # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
+            # would start it, so replace it in the STOPPED state instead.
+            self.worker.stop_connector(name)
+            self.worker.start_connector(config, State.STOPPED)
+        else:
+            self.worker.restart_connector(name, config)
+        self._persist(name)
+
+    # -- state changes -------------------------------------------------------------------------
+    def pause(self, name: str) -> None:
+        with self._lock:
+            running = self.worker.get(name)
+            if running.target_state is State.STOPPED:
+                # Start the tasks already paused, so no record flows in between.
+                self.worker.stop_connector(name)
+                self.worker.start_connector(running.config, State.PAUSED)
+            else:
+                self.worker.pause_connector(name)
+            self._persist(name)
+
+    def resume(self, name: str) -> None:
+        with self._lock:
+            self.worker.resume_connector(name)
+            self._persist(name)
+
+    def stop(self, name: str) -> None:
+        with self._lock:
+            self.worker.halt_connector(name)
+            self._persist(name)
+
+    def restart(self, name: str, include_tasks: bool, only_failed: bool) -> RestartPlan:
+        """Restart what the flags select. A connector restart here restarts its tasks as well (the
+        worker derives task configs from the connector), and a STOPPED connector stays stopped."""
+        with self._lock:
+            running = self.worker.get(name)
+            if running.target_state is State.STOPPED:
+                return RestartPlan(False, frozenset())
+            connector_failed = running.status.snapshot()[0] is State.FAILED
+            if not only_failed or connector_failed:
+                self.worker.restart_connector(name)
+                return RestartPlan(True, frozenset(t.task_id for t in self.worker.get(name).tasks))
+            tasks = frozenset(t.task_id for t in running.tasks
+                              if include_tasks and t.status.snapshot()[0] is State.FAILED)
+            for task_id in sorted(tasks):
+                self.worker.restart_task(name, task_id)
+            return RestartPlan(False, tasks)
+
+    def restart_task(self, name: str, task_id: int) -> None:
+        with self._lock:
+            self.worker.restart_task(name, task_id)
+
+    def reset_topics(self, name: str) -> None:
+        self.worker.get(name).topics.clear()
+
+    # -- offsets -------------------------------------------------------------------------------
+    def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, object], object]]) -> None:
+        with self._lock:
+            self._require_stopped(name)
+            store = self.worker.offset_store
+            store.put(name, {partition_key(dict(p)): o for p, o in offsets})  # a None offset removes
+            store.flush()
+
+    def reset_offsets(self, name: str) -> None:
+        with self._lock:
+            self._require_stopped(name)
+            self.worker.offset_store.remove(name)
+            self.worker.offset_store.flush()
+
+    def _require_stopped(self, name: str) -> None:
+        if self.worker.get(name).target_state is not State.STOPPED:
+            raise BadRequest(NOT_STOPPED.format(name=name))
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _props_or_none(self, name: str) -> dict[str, str] | None:
+        try:
+            return self.worker.get(name).config.props
+        except UnknownConnectorError:
+            return None
+
+    def _parse(self, props: Mapping[str, str]) -> ConnectorConfig:
+        if "/" in props.get("name", ""):
+            raise BadRequest("connector name should not contain '/'")
+        try:
+            return parse_connector_config(props)
+        except ConfigError as exc:
+            problems = [f"{key}: {msg}" if key else msg for key, msg in exc.problems.items()]
+            plugin = props.get("connector.class") or "<connector.class>"
+            message = (f"Connector configuration is invalid and contains the following {len(problems)} "
+                       f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors at "
+                       f"the endpoint `/connector-plugins/{plugin}/config/validate`")
+            raise BadRequest(scrub(message, props)) from None
+
+    def _persist(self, name: str) -> None:
+        try:
+            running: RunningConnector | None = self.worker.get(name)
+        except UnknownConnectorError:
+            running = None
+        if self.store is not None:
+            digest = self._file_digests.get(name)
+            if running is not None:
+                self.store.put(name, StoredConnector(dict(running.config.props), running.target_state, digest))
+            elif digest is not None:
+                self.store.put(name, StoredConnector(None, State.RUNNING, digest))  # keep it deleted
+            else:
+                self.store.remove(name)
+        self._refresh_secrets()
+
+    def _refresh_secrets(self) -> None:
+        if self.redactor is None:
+            return
+        values: list[str] = []
+        for name in self.worker.connector_names():
+            try:
+                props = self.worker.get(name).config.props
+            except UnknownConnectorError:
+                continue
+            values.extend(props[k] for k in secret_keys(props))
+        self.redactor.set_secrets(values)

@@ -1,0 +1,96 @@
+"""`/connectors` and `/connectors/{name}[/config]`: listing, creating, reading, changing, deleting."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query, Request, Response
+
+from connectworker.rest.deps import HerderDep, connector_location, request_config, scalar_string
+from connectworker.rest.errors import BadRequest, error_responses
+from connectworker.rest.models import ConfigScalar, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
+from connectworker.rest.secrets import hide
+from connectworker.rest.views import connector_info, connector_status
+from connectworker.runtime.status import State
+from connectworker.runtime.worker import UnknownConnectorError
+
+router = APIRouter(tags=["connectors"])
+
+ConfigBody = Annotated[dict[str, ConfigScalar], Body(examples=[{
+    "connector.class": "DataGen", "topic.pattern": "example.{region}", "records": "100", "rate": "50"}])]
+
+
+def _with_name(config: dict[str, str], name: str) -> dict[str, str]:
+    """Kafka's rule: a `name` in the config must match the connector's name; absent, it is added."""
+    included = config.get("name")
+    if included is not None and included != name:
+        raise BadRequest(f"Connector name configuration ({included}) doesn't match connector name in the URL "
+                         f"({name})")
+    return {**config, "name": name}
+
+
+@router.get("/connectors", response_model=list[str] | dict[str, ConnectorExpansion],
+            response_model_exclude_none=True)
+def list_connectors(herder: HerderDep, expand: Annotated[list[str] | None, Query()] = None,
+                    ) -> list[str] | dict[str, ConnectorExpansion]:
+    """Connector names; with `expand=status` and/or `expand=info`, a map of name to those details."""
+    if expand is None:
+        return herder.names()
+    out: dict[str, ConnectorExpansion] = {}
+    for name in herder.names():
+        try:
+            running = herder.get(name)
+        except UnknownConnectorError:  # deleted while we were listing
+            continue
+        out[name] = ConnectorExpansion(
+            status=connector_status(running, herder.worker.worker_id) if "status" in expand else None,
+            info=connector_info(running) if "info" in expand else None)
+    return out
+
+
+@router.post("/connectors", status_code=201, response_model=ConnectorInfo,
+             responses=error_responses(400, 409))
+def create_connector(body: CreateConnectorRequest, request: Request, response: Response,
+                     herder: HerderDep) -> ConnectorInfo:
+    name = (body.name or "").strip()
+    config = _with_name(request_config(body.config), name)
+    state = State(body.initial_state) if body.initial_state else None
+    running = herder.create(name, config, state)
+    response.headers["Location"] = connector_location(request, name)
+    return connector_info(running)
+
+
+@router.get("/connectors/{name}", response_model=ConnectorInfo, responses=error_responses(404))
+def get_connector(name: str, herder: HerderDep) -> ConnectorInfo:
+    return connector_info(herder.get(name))
+
+
+@router.delete("/connectors/{name}", status_code=204, response_class=Response, responses=error_responses(404))
+def delete_connector(name: str, herder: HerderDep) -> Response:
+    herder.delete(name)
+    return Response(status_code=204)
+
+
+@router.get("/connectors/{name}/config", response_model=dict[str, str], responses=error_responses(404))
+def get_connector_config(name: str, herder: HerderDep) -> dict[str, str]:
+    return hide(herder.get(name).config.props)
+
+
+@router.put("/connectors/{name}/config", response_model=ConnectorInfo,
+            responses={201: {"model": ConnectorInfo, "description": "Created"}, **error_responses(400, 409)})
+def put_connector_config(name: str, config: ConfigBody, request: Request, response: Response,
+                         herder: HerderDep) -> ConnectorInfo:
+    """Create the connector (201) or replace its config (200); its tasks restart with the new config."""
+    running, created = herder.put_config(name, _with_name(request_config(config), name))
+    if created:
+        response.status_code = 201
+        response.headers["Location"] = connector_location(request, name)
+    return connector_info(running)
+
+
+@router.patch("/connectors/{name}/config", response_model=ConnectorInfo, responses=error_responses(400, 404))
+def patch_connector_config(name: str, patch: Annotated[dict[str, ConfigScalar | None], Body()],
+                           herder: HerderDep) -> ConnectorInfo:
+    """Merge into the config; a null value removes the key. Tasks restart with the result."""
+    values = {k: (None if v is None else scalar_string(v)) for k, v in patch.items()}
+    return connector_info(herder.patch_config(name, values))

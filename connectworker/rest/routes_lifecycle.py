@@ -1,0 +1,80 @@
+"""Status, tasks, restarts, and the target-state changes pause, resume and stop."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from connectworker.rest.deps import HerderDep
+from connectworker.rest.errors import NotFound, error_responses
+from connectworker.rest.models import ConnectorStateInfo, TaskInfo, TaskState
+from connectworker.rest.views import connector_status, find_task, task_infos, task_state
+
+router = APIRouter(tags=["status and lifecycle"])
+
+
+@router.get("/connectors/{name}/status", response_model=ConnectorStateInfo, response_model_exclude_none=True,
+            responses=error_responses(404))
+def get_status(name: str, herder: HerderDep) -> ConnectorStateInfo:
+    return connector_status(herder.get(name), herder.worker.worker_id)
+
+
+@router.get("/connectors/{name}/tasks", response_model=list[TaskInfo], responses=error_responses(404))
+def get_tasks(name: str, herder: HerderDep) -> list[TaskInfo]:
+    return task_infos(herder.get(name))
+
+
+@router.get("/connectors/{name}/tasks/{task_id}/status", response_model=TaskState,
+            response_model_exclude_none=True, responses=error_responses(404))
+def get_task_status(name: str, task_id: int, herder: HerderDep) -> TaskState:
+    task = find_task(herder.get(name), task_id)
+    if task is None:
+        raise NotFound(f"No status found for task {name}-{task_id}")
+    return task_state(task, herder.worker.worker_id)
+
+
+@router.post("/connectors/{name}/tasks/{task_id}/restart", status_code=204, response_class=Response,
+             responses=error_responses(404))
+def restart_task(name: str, task_id: int, herder: HerderDep) -> Response:
+    herder.restart_task(name, task_id)
+    return Response(status_code=204)
+
+
+@router.post("/connectors/{name}/restart", status_code=204, response_class=Response,
+             responses={202: {"model": ConnectorStateInfo,
+                              "description": "includeTasks or onlyFailed given: what is being restarted"},
+                        **error_responses(404)})
+def restart_connector(name: str, herder: HerderDep,
+                      include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
+                      only_failed: Annotated[bool, Query(alias="onlyFailed")] = False) -> Response:
+    """Without flags: restart the connector (here its tasks restart too) and answer 204. With
+    `includeTasks` and/or `onlyFailed`: restart what they select and answer 202 with the status, the
+    restarted parts shown as RESTARTING."""
+    plan = herder.restart(name, include_tasks, only_failed)
+    if not include_tasks and not only_failed:
+        return Response(status_code=204)
+    status = connector_status(herder.get(name), herder.worker.worker_id,
+                              restarting_connector=plan.connector, restarting_tasks=plan.tasks)
+    return JSONResponse(status.model_dump(exclude_none=True), status_code=202)
+
+
+@router.put("/connectors/{name}/pause", status_code=202, response_class=Response, responses=error_responses(404))
+def pause(name: str, herder: HerderDep) -> Response:
+    herder.pause(name)
+    return Response(status_code=202)
+
+
+@router.put("/connectors/{name}/resume", status_code=202, response_class=Response,
+            responses=error_responses(404))
+def resume(name: str, herder: HerderDep) -> Response:
+    herder.resume(name)
+    return Response(status_code=202)
+
+
+@router.put("/connectors/{name}/stop", status_code=204, response_class=Response, responses=error_responses(404))
+def stop(name: str, herder: HerderDep) -> Response:
+    """Stop the connector's tasks but keep the connector (STOPPED), e.g. to edit its offsets."""
+    herder.stop(name)
+    return Response(status_code=204)

@@ -1,0 +1,72 @@
+"""Which connector config values are secret, and hiding them in what the REST API shows.
+
+A key is secret when its name ends in ``password`` or ``secret`` (any case), or when the connector
+declares it ``ConfigType.PASSWORD``. Secret values are shown as ``[hidden]`` (Kafka's own marker).
+Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
+that already has a value means "keep the current value".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import cache
+
+from connectworker.api.config_def import ConfigType
+from connectworker.api.connector import SourceConnector
+from connectworker.plugins import PluginNotFoundError, resolve_connector_class
+
+HIDDEN = "[hidden]"
+SECRET_SUFFIXES = ("password", "secret")
+
+
+def connector_class_of(props: Mapping[str, str]) -> type[SourceConnector] | None:
+    name = props.get("connector.class")
+    if not name:
+        return None
+    try:
+        return resolve_connector_class(name)
+    except PluginNotFoundError:
+        return None
+
+
+@cache
+def declared_passwords(connector_class: type[SourceConnector] | None) -> frozenset[str]:
+    if connector_class is None:
+        return frozenset()
+    keys = connector_class().config_def().keys
+    return frozenset(name for name, key in keys.items() if key.type is ConfigType.PASSWORD)
+
+
+def is_secret_key(key: str, passwords: frozenset[str] = frozenset()) -> bool:
+    return key.lower().endswith(SECRET_SUFFIXES) or key in passwords
+
+
+def secret_keys(props: Mapping[str, str]) -> set[str]:
+    passwords = declared_passwords(connector_class_of(props))
+    return {key for key in props if is_secret_key(key, passwords)}
+
+
+def hide(props: Mapping[str, str], keys: Iterable[str] | None = None) -> dict[str, str]:
+    """A copy of `props` with secret values replaced by ``[hidden]``."""
+    secret = secret_keys(props) if keys is None else set(keys)
+    return {k: (HIDDEN if k in secret else v) for k, v in props.items()}
+
+
+def keep_hidden_values(new: Mapping[str, str], current: Mapping[str, str] | None) -> dict[str, str]:
+    """`new`, with each ``[hidden]`` secret replaced by the current value of that key (if there is one)."""
+    result = dict(new)
+    if not current:
+        return result
+    for key in secret_keys(result) | secret_keys(current):
+        if result.get(key) == HIDDEN and key in current:
+            result[key] = current[key]
+    return result
+
+
+def scrub(text: str, props: Mapping[str, str]) -> str:
+    """`text` with the value of every secret key of `props` replaced by ``[hidden]``."""
+    for key in secret_keys(props):
+        value = props[key]
+        if value and value != HIDDEN:
+            text = text.replace(value, HIDDEN)
+    return text

@@ -1,0 +1,54 @@
+"""What the API shows of a running connector: info, tasks and status, with secrets hidden."""
+
+from __future__ import annotations
+
+from connectworker.rest.models import (
+    ConnectorInfo,
+    ConnectorState,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    TaskInfo,
+    TaskState,
+)
+from connectworker.rest.secrets import hide
+from connectworker.runtime.status import State
+from connectworker.runtime.worker import RunningConnector
+from connectworker.runtime.worker_source_task import WorkerSourceTask
+
+
+def connector_info(running: RunningConnector) -> ConnectorInfo:
+    name = running.config.name
+    return ConnectorInfo(name=name, config=hide(running.config.props),
+                         tasks=[ConnectorTaskId(connector=name, task=t.task_id) for t in _tasks(running)])
+
+
+def task_infos(running: RunningConnector) -> list[TaskInfo]:
+    name = running.config.name
+    return [TaskInfo(id=ConnectorTaskId(connector=name, task=t.task_id), config=hide(t.props))
+            for t in _tasks(running)]
+
+
+def task_state(task: WorkerSourceTask, worker_id: str, restarting: bool = False) -> TaskState:
+    state, trace = task.status.snapshot()
+    if restarting:
+        return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=worker_id)
+    return TaskState(id=task.task_id, state=state.value, worker_id=worker_id, trace=trace or None)
+
+
+def connector_status(running: RunningConnector, worker_id: str, *, restarting_connector: bool = False,
+                     restarting_tasks: frozenset[int] = frozenset()) -> ConnectorStateInfo:
+    state, trace = running.status.snapshot()
+    connector = (ConnectorState(state=State.RESTARTING.value, worker_id=worker_id) if restarting_connector
+                 else ConnectorState(state=state.value, worker_id=worker_id, trace=trace or None))
+    return ConnectorStateInfo(
+        name=running.config.name, connector=connector,
+        tasks=[task_state(t, worker_id, t.task_id in restarting_tasks) for t in _tasks(running)])
+
+
+def find_task(running: RunningConnector, task_id: int) -> WorkerSourceTask | None:
+    return next((t for t in _tasks(running) if t.task_id == task_id), None)
+
+
+def _tasks(running: RunningConnector) -> list[WorkerSourceTask]:
+    """The live tasks; a copy, since a restart may replace the list while we read it."""
+    return sorted(list(running.tasks), key=lambda t: t.task_id)
