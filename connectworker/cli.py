@@ -52,11 +52,10 @@ def cmd_standalone(args: argparse.Namespace) -> int:
 
 
 def _start_rest(runtime: object, connectors: object) -> object | None:
-    try:
-        from connectworker.rest.server import RestServer
-    except ImportError:
-        return None
-    return RestServer.start_for(runtime, connectors)
+    """Serve the REST API on `listeners`; it also restores connectors saved through it (docs/rest.md)."""
+    from connectworker.rest.server import RestServer
+
+    return RestServer.start_for(runtime, connectors)  # type: ignore[arg-type]
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ def load_credentials(path: str | Path) -> dict[str, str]:
 
 def check_basic(header: str | None, credentials: Mapping[str, str]) -> bool:
     """Whether an ``Authorization`` header carries a known user and its password."""
-    if not header or not header[:6].lower() == "basic ":
+    if not header or header[:6].lower() != "basic ":
         return False
     try:
         decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")

@@ -53,7 +53,8 @@ def validate(class_name: str, props: Mapping[str, str]) -> ConfigInfos:
         configs.append(ConfigInfo(definition=key_info(report.definition), value=ConfigValueInfo(
             name=name, value=HIDDEN if secret and value is not None else value,
             recommended_values=[str(v) for v in report.value.recommended_values],
-            errors=[scrub(e, props) for e in report.value.errors], visible=report.value.visible)))
+            errors=[scrub(e, props.get(name)) if secret else e for e in report.value.errors],
+            visible=report.value.visible)))
     error_count = sum(len(c.value.errors) for c in configs)
     return ConfigInfos(name=class_name, error_count=error_count, groups=groups, configs=configs)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 
 from connectworker.rest.herder import StandaloneHerder
 from connectworker.rest.models import ConfigScalar
@@ -18,6 +18,7 @@ def get_herder(request: Request) -> StandaloneHerder:
 
 
 HerderDep = Annotated[StandaloneHerder, Depends(get_herder)]
+ConnectorName = Annotated[str, Path(description="The connector's name", examples=["datagen-example"])]
 
 
 def scalar_string(value: ConfigScalar) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from connectworker.api.errors import ConfigError
@@ -24,12 +24,14 @@ from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.names import validate_topic_name
 from connectworker.topics.plan import PlanEntry, broker_honours_validate_only, plan_topics
 
 log = logging.getLogger(__name__)
 
-NOT_STOPPED = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
-               "for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
+NOT_STOPPED = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be "
+               "done for the specified connector by issuing a 'PUT' request to the "
+               "'/connectors/{name}/stop' endpoint")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class StandaloneHerder:
             else:
                 entries = self.store.startup_entries([c.props for c in file_configs])
             wanted = {e.config["name"]: e for e in entries}
+            self._set_secrets(e.config for e in entries)
             for name in self.worker.connector_names():
                 if name not in wanted and name in self._file_digests:
                     self.worker.stop_connector(name)
@@ -73,8 +76,7 @@ class StandaloneHerder:
                 try:
                     config = parse_connector_config(entry.config, source=f"connector store entry {name!r}")
                 except ConfigError as exc:
-                    log.error("Connector %s from the connector store is not started: %s", name,
-                              scrub(str(exc), entry.config))
+                    log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
                 self._run(config, entry.target_state)
                 if entry.from_store:
@@ -107,13 +109,24 @@ class StandaloneHerder:
         return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
 
     def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
+        """The dry run for `topics`. Illegal names are planned without the broker (which cannot describe
+        them), so they get their "invalid topic name" verdict instead of an Admin API error."""
         config = self.worker.get(name).config
+        names = list(dict.fromkeys(topics))
+        legal = [t for t in names if validate_topic_name(t) is None]
+        illegal = [t for t in names if validate_topic_name(t) is not None]
         honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
-        return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
-                           validate_only=validate_only, broker_honours_validate_only=honours)
+        enabled = self.config.topic_creation_enable
+        entries = {e.topic: e for e in plan_topics(config, illegal, enabled=enabled)} if illegal else {}
+        if legal:
+            entries.update((e.topic, e) for e in plan_topics(
+                config, legal, enabled=enabled, admin=self.admin, validate_only=validate_only,
+                broker_honours_validate_only=honours))
+        return [entries[t] for t in names]
 
     # -- config changes ------------------------------------------------------------------------
-    def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> RunningConnector:
+    def create(self, name: str, props: Mapping[str, str],
+               initial_state: State | None = None) -> RunningConnector:
         with self._lock:
             if name in self.worker.connector_names():
                 raise Conflict(f"Connector {name} already exists")
@@ -139,8 +152,8 @@ class StandaloneHerder:
         with self._lock:
             current = self.worker.get(name).config.props
             if patch.get("name") is not None and patch["name"] != name:
-                raise BadRequest(f"Connector name configuration ({patch['name']}) doesn't match connector name "
-                                 f"in the URL ({name})")
+                raise BadRequest(f"Connector name configuration ({patch['name']}) doesn't match connector "
+                                 f"name in the URL ({name})")
             merged = dict(current)
             for key, value in patch.items():
                 if value is None:
@@ -247,12 +260,14 @@ class StandaloneHerder:
         try:
             return parse_connector_config(props)
         except ConfigError as exc:
-            problems = [f"{key}: {msg}" if key else msg for key, msg in exc.problems.items()]
+            secret = secret_keys(props)
+            problems = [f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
+                        for key, msg in exc.problems.items()]
             plugin = props.get("connector.class") or "<connector.class>"
             message = (f"Connector configuration is invalid and contains the following {len(problems)} "
-                       f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors at "
-                       f"the endpoint `/connector-plugins/{plugin}/config/validate`")
-            raise BadRequest(scrub(message, props)) from None
+                       f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
+                       f"at the endpoint `/connector-plugins/{plugin}/config/validate`")
+            raise BadRequest(message) from None
 
     def _persist(self, name: str) -> None:
         try:
@@ -262,7 +277,8 @@ class StandaloneHerder:
         if self.store is not None:
             digest = self._file_digests.get(name)
             if running is not None:
-                self.store.put(name, StoredConnector(dict(running.config.props), running.target_state, digest))
+                entry = StoredConnector(dict(running.config.props), running.target_state, digest)
+                self.store.put(name, entry)
             elif digest is not None:
                 self.store.put(name, StoredConnector(None, State.RUNNING, digest))  # keep it deleted
             else:
@@ -270,13 +286,14 @@ class StandaloneHerder:
         self._refresh_secrets()
 
     def _refresh_secrets(self) -> None:
-        if self.redactor is None:
-            return
-        values: list[str] = []
+        configs = []
         for name in self.worker.connector_names():
             try:
-                props = self.worker.get(name).config.props
+                configs.append(self.worker.get(name).config.props)
             except UnknownConnectorError:
                 continue
-            values.extend(props[k] for k in secret_keys(props))
-        self.redactor.set_secrets(values)
+        self._set_secrets(configs)
+
+    def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
+        if self.redactor is not None:
+            self.redactor.set_secrets(props[key] for props in configs for key in secret_keys(props))

@@ -15,9 +15,9 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from connectworker.rest.secrets import HIDDEN
+from connectworker.rest.secrets import HIDDEN, MIN_SCRUB_LENGTH
 
-MIN_LENGTH = 4
+MIN_LENGTH = MIN_SCRUB_LENGTH
 
 RecordFactory = Callable[..., logging.LogRecord]
 

@@ -6,7 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request, Response
 
-from connectworker.rest.deps import HerderDep, connector_location, request_config, scalar_string
+from connectworker.rest.deps import (
+    ConnectorName,
+    HerderDep,
+    connector_location,
+    request_config,
+    scalar_string,
+)
 from connectworker.rest.errors import BadRequest, error_responses
 from connectworker.rest.models import ConfigScalar, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
 from connectworker.rest.secrets import hide
@@ -61,24 +67,24 @@ def create_connector(body: CreateConnectorRequest, request: Request, response: R
 
 
 @router.get("/connectors/{name}", response_model=ConnectorInfo, responses=error_responses(404))
-def get_connector(name: str, herder: HerderDep) -> ConnectorInfo:
+def get_connector(name: ConnectorName, herder: HerderDep) -> ConnectorInfo:
     return connector_info(herder.get(name))
 
 
 @router.delete("/connectors/{name}", status_code=204, response_class=Response, responses=error_responses(404))
-def delete_connector(name: str, herder: HerderDep) -> Response:
+def delete_connector(name: ConnectorName, herder: HerderDep) -> Response:
     herder.delete(name)
     return Response(status_code=204)
 
 
 @router.get("/connectors/{name}/config", response_model=dict[str, str], responses=error_responses(404))
-def get_connector_config(name: str, herder: HerderDep) -> dict[str, str]:
+def get_connector_config(name: ConnectorName, herder: HerderDep) -> dict[str, str]:
     return hide(herder.get(name).config.props)
 
 
 @router.put("/connectors/{name}/config", response_model=ConnectorInfo,
             responses={201: {"model": ConnectorInfo, "description": "Created"}, **error_responses(400, 409)})
-def put_connector_config(name: str, config: ConfigBody, request: Request, response: Response,
+def put_connector_config(name: ConnectorName, config: ConfigBody, request: Request, response: Response,
                          herder: HerderDep) -> ConnectorInfo:
     """Create the connector (201) or replace its config (200); its tasks restart with the new config."""
     running, created = herder.put_config(name, _with_name(request_config(config), name))
@@ -89,7 +95,7 @@ def put_connector_config(name: str, config: ConfigBody, request: Request, respon
 
 
 @router.patch("/connectors/{name}/config", response_model=ConnectorInfo, responses=error_responses(400, 404))
-def patch_connector_config(name: str, patch: Annotated[dict[str, ConfigScalar | None], Body()],
+def patch_connector_config(name: ConnectorName, patch: Annotated[dict[str, ConfigScalar | None], Body()],
                            herder: HerderDep) -> ConnectorInfo:
     """Merge into the config; a null value removes the key. Tasks restart with the result."""
     values = {k: (None if v is None else scalar_string(v)) for k, v in patch.items()}

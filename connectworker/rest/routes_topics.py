@@ -1,4 +1,5 @@
-"""Topic tracking (`/topics`, `/topics/reset`) and, beyond Kafka, the topic-creation dry run (`/topics/plan`)."""
+"""Topic tracking (`/topics`, `/topics/reset`) and, beyond Kafka, the topic-creation dry run
+(`/topics/plan`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from connectworker.rest.deps import HerderDep
+from connectworker.rest.deps import ConnectorName, HerderDep
 from connectworker.rest.errors import BadRequest, error_responses
 from connectworker.rest.models import ActiveTopicsInfo, BrokerVerdict, TopicPlan
 
@@ -15,7 +16,7 @@ router = APIRouter(tags=["topics"])
 
 @router.get("/connectors/{name}/topics", response_model=dict[str, ActiveTopicsInfo],
             responses=error_responses(404))
-def get_topics(name: str, herder: HerderDep) -> dict[str, ActiveTopicsInfo]:
+def get_topics(name: ConnectorName, herder: HerderDep) -> dict[str, ActiveTopicsInfo]:
     """The topics the connector's tasks have written to since it started or since the last reset."""
     running = herder.get(name)
     return {name: ActiveTopicsInfo(topics=sorted(running.topics))}
@@ -23,14 +24,14 @@ def get_topics(name: str, herder: HerderDep) -> dict[str, ActiveTopicsInfo]:
 
 @router.put("/connectors/{name}/topics/reset", status_code=202, response_class=Response,
             responses=error_responses(404))
-def reset_topics(name: str, herder: HerderDep) -> Response:
+def reset_topics(name: ConnectorName, herder: HerderDep) -> Response:
     herder.reset_topics(name)
     return Response(status_code=202)
 
 
-@router.get("/connectors/{name}/topics/plan", response_model=list[TopicPlan], response_model_exclude_unset=True,
-            responses=error_responses(400, 404))
-def plan_topics(name: str, herder: HerderDep, topic: Annotated[list[str], Query()],
+@router.get("/connectors/{name}/topics/plan", response_model=list[TopicPlan],
+            response_model_exclude_unset=True, responses=error_responses(400, 404))
+def plan_topics(name: ConnectorName, herder: HerderDep, topic: Annotated[list[str], Query()],
                 validate_only: bool = False) -> list[TopicPlan]:
     """For each `topic`: would the worker create it, by which rule, with which settings (the same objects
     as `connectworker plan --json`). With `validate_only=true` the broker is asked too."""

@@ -16,6 +16,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 
 HIDDEN = "[hidden]"
+MIN_SCRUB_LENGTH = 4
 SECRET_SUFFIXES = ("password", "secret")
 
 
@@ -63,10 +64,10 @@ def keep_hidden_values(new: Mapping[str, str], current: Mapping[str, str] | None
     return result
 
 
-def scrub(text: str, props: Mapping[str, str]) -> str:
-    """`text` with the value of every secret key of `props` replaced by ``[hidden]``."""
-    for key in secret_keys(props):
-        value = props[key]
-        if value and value != HIDDEN:
-            text = text.replace(value, HIDDEN)
-    return text
+def scrub(text: str, value: str | None) -> str:
+    """A message about a secret `value` with the value replaced by ``[hidden]``: its quoted form always
+    (validation messages quote values), its bare form when long enough not to hit ordinary words."""
+    if not value or value == HIDDEN:
+        return text
+    text = text.replace(repr(value), repr(HIDDEN))
+    return text.replace(value, HIDDEN) if len(value) >= MIN_SCRUB_LENGTH else text

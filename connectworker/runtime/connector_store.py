@@ -57,7 +57,8 @@ class StoredConnector:
     file_digest: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"config": self.config, "target_state": self.target_state.value, "file_digest": self.file_digest}
+        return {"config": self.config, "target_state": self.target_state.value,
+                "file_digest": self.file_digest}
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,8 @@ class ConnectorStore:
                 else:
                     result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
             else:
-                log.warning("Connector %s: its command-line file changed since it was last changed through the "
-                            "REST API, so the file's config is used and the REST change is dropped", name)
+                log.warning("Connector %s: its command-line file changed since it was last changed through "
+                            "the REST API, so the file's config is used and the REST change is dropped", name)
                 self.remove(name)
                 result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
         for name, stored in self.entries().items():
@@ -150,8 +151,9 @@ class ConnectorStore:
 
 def _entry_from_json(raw: Mapping[str, Any]) -> StoredConnector:
     config = raw["config"]
-    if config is not None and not (isinstance(config, dict)
-                                   and all(isinstance(k, str) and isinstance(v, str) for k, v in config.items())):
+    strings = isinstance(config, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in config.items())
+    if config is not None and not strings:
         raise ValueError("a connector config must map strings to strings")
     state = State(raw["target_state"])
     if state not in TARGET_STATES:

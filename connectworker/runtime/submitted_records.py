@@ -30,7 +30,7 @@ class BatchOwner(Protocol):
 class InFlightBatch:
     """The records of one poll; called by the producer once per record when Kafka answers."""
 
-    __slots__ = ("offsets", "owner", "remaining", "resends", "size")
+    __slots__ = ("offsets", "owner", "remaining", "size")
 
     def __init__(self, records: list[SourceRecord], owner: BatchOwner) -> None:
         # Keep only the offsets, not the records: in-flight records would otherwise stay alive until
@@ -38,7 +38,6 @@ class InFlightBatch:
         self.offsets = newest_offsets(records)
         self.owner = owner
         self.size = self.remaining = len(records)
-        self.resends = 0
 
     def __call__(self, err: KafkaError | None, msg: Message) -> None:
         if err is None:

@@ -65,7 +65,8 @@ class Worker:
         self._connectors: dict[str, RunningConnector] = {}
         self._lock = threading.RLock()
         self._timeouts = TaskTimeouts(config.offset_flush_interval_ms / 1000,
-                                      config.offset_flush_timeout_ms / 1000)
+                                      config.offset_flush_timeout_ms / 1000,
+                                      config.topic_creation_timeout_ms / 1000)
 
     # -- queries -------------------------------------------------------------------------------
     def connector_names(self) -> list[str]:

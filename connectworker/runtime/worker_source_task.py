@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import RecordMetadata, SourceRecord
@@ -30,13 +30,13 @@ from connectworker.runtime.topic_gate import TopicGate
 log = logging.getLogger(__name__)
 
 _UNKNOWN_TOPIC = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC)
-_MAX_RESENDS = 3
 
 
 @dataclass(frozen=True)
 class TaskTimeouts:
     offset_flush_interval_s: float
     offset_flush_timeout_s: float
+    topic_creation_timeout_s: float = 30.0
 
 
 class TaskFailure(ConnectError):
@@ -65,7 +65,8 @@ class WorkerSourceTask:
         self._on_topics = on_topics
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
-        self._resend: list[tuple[InFlightBatch | RecordAck, Message]] = []
+        self._resend: list[tuple[InFlightBatch | RecordAck, Message, bool]] = []
+        self._recovering: dict[str, float] = {}  # topic -> deadline for making it usable again
         self._failure: str | None = None
         self._stopping = threading.Event()
         self._resumed = threading.Event()
@@ -143,6 +144,7 @@ class WorkerSourceTask:
                 raise TaskFailure(self._failure)
             if time.monotonic() >= next_commit:
                 self._commit(producer, flush=False)
+                self._recovering = {t: d for t, d in self._recovering.items() if d > time.monotonic()}
                 next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
 
     def _ensure_topics(self, topics: set[str]) -> None:
@@ -166,47 +168,82 @@ class WorkerSourceTask:
             key = key_conv(topic, record.key_schema, record.key)
             value = value_conv(topic, record.value_schema, record.value)
             callback = RecordAck(batch, record) if per_record else batch
-            while True:
-                try:
-                    if record.partition is None and record.timestamp is None and not record.headers:
-                        produce(topic, value, key, on_delivery=callback)  # the common case, fewest kwargs
-                    else:
-                        produce(topic, value, key, -1 if record.partition is None else record.partition,
-                                on_delivery=callback, timestamp=record.timestamp or 0,
-                                headers=record.headers or None)
-                    break
-                except BufferError:
-                    # The local queue is full: serve delivery reports until there is room again.
-                    producer.poll(0.05)
-                    if self._failure is not None:
-                        raise TaskFailure(self._failure) from None
+            partition, timestamp, headers = record.partition, record.timestamp, record.headers
+            try:
+                if partition is None and timestamp is None and not headers:
+                    produce(topic, value, key, on_delivery=callback)  # the common case, fewest kwargs
+                else:
+                    produce(topic, value, key, -1 if partition is None else partition, on_delivery=callback,
+                            timestamp=timestamp or 0, headers=headers or None)
+            except (BufferError, KafkaException):
+                self._produce_patiently(producer, topic, value, key, partition, callback, timestamp, headers)
         self.produced += len(records)
 
-    def _send_again(self, producer: Producer) -> None:
-        """Re-create and re-send records whose topic vanished while the worker was using it."""
-        pending, self._resend = self._resend, []
-        topics = {msg.topic() for _, msg in pending}
-        for topic in topics:
+    def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
+                           partition: int | None, callback: InFlightBatch | RecordAck, timestamp: int | None,
+                           headers: Any) -> None:
+        """Produce one record, waiting out a full local queue or a topic that is being re-created."""
+        while True:
+            try:
+                producer.produce(topic, value, key, -1 if partition is None else partition,
+                                 on_delivery=callback, timestamp=timestamp or 0, headers=headers or None)
+                return
+            except BufferError:
+                # The local queue is full: serve delivery reports until there is room again.
+                producer.poll(0.05)
+            except KafkaException as exc:
+                err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+                if err is None or err.code() not in _UNKNOWN_TOPIC:
+                    raise
+                # librdkafka already knows the topic is gone (deleted at run time)
+                self._recover_topic(producer, topic)
+            if self._failure is not None:
+                raise TaskFailure(self._failure)
+
+    def _recover_topic(self, producer: Producer, topic: str) -> None:
+        """Make a topic that vanished at run time ready again, within topic.creation.timeout.ms."""
+        if not self._gate.recreates_missing_topics:
+            raise TaskFailure(f"Topic {topic!r} no longer exists and topic creation is off for connector "
+                              f"{self.connector}; create the topic, or enable topic creation, and restart")
+        now = time.monotonic()
+        deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
+        if now > deadline:
+            raise TaskFailure(f"Topic {topic!r} vanished while in use and was still not usable after "
+                              f"topic.creation.timeout.ms")
+        if topic in self._ready_topics:
+            log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again", topic)
             self._gate.forget(topic)
-        self._ready_topics -= topics
-        self._ensure_topics(topics)
-        for callback, msg in pending:
+            self._ready_topics.discard(topic)
+            self._ensure_topics({topic})
+        # The producer caches "unknown topic" for a while: refresh its view of the topic.
+        producer.list_topics(topic, timeout=5)
+        producer.poll(0.05)
+
+    def _send_again(self, producer: Producer) -> None:
+        """Re-send records that failed while their topic was being re-created."""
+        pending, self._resend = self._resend, []
+        for callback, msg, topic_unknown in pending:
+            topic = msg.topic()
+            if topic_unknown:
+                self._recover_topic(producer, topic)
             ts_type, ts = msg.timestamp()
-            producer.produce(msg.topic(), msg.value(), msg.key(), on_delivery=callback,
-                             timestamp=ts if ts_type else 0, headers=msg.headers())
+            self._produce_patiently(producer, topic, msg.value(), msg.key(), None, callback,
+                                    ts if ts_type else None, msg.headers())
 
     # -- delivery reports (run inside producer.poll/flush, on the task thread) -------------------
     def on_failure(self, callback: InFlightBatch | RecordAck, batch: InFlightBatch, err: KafkaError,
                    msg: Message) -> None:
-        if (err.code() in _UNKNOWN_TOPIC and self._gate.recreates_missing_topics
-                and batch.resends < _MAX_RESENDS):
-            batch.resends += 1
-            log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again",
-                        msg.topic())
-            self._resend.append((callback, msg))
+        topic = msg.topic()
+        unknown = err.code() in _UNKNOWN_TOPIC
+        # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
+        # is being re-created, other errors: re-send them until topic.creation.timeout.ms.
+        if (self._gate.recreates_missing_topics and (unknown or topic in self._recovering)
+                and time.monotonic() < self._recovering.setdefault(
+                    topic, time.monotonic() + self._timeouts.topic_creation_timeout_s)):
+            self._resend.append((callback, msg, unknown))
             return
         if self._failure is None:
-            self._failure = (f"Kafka rejected a record of task {self.name} for topic {msg.topic()!r}: "
+            self._failure = (f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
                              f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
                              f"are not committed, so the record will be re-sent after a restart.")
 

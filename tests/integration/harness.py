@@ -46,3 +46,17 @@ def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str =
 
 def task_state(worker: Worker, connector: str, task: int = 0) -> tuple[State, str | None]:
     return worker.get(connector).tasks[task].status.snapshot()
+
+
+def wait_committed(worker: Worker, connector: str, records: int, timeout: float = 30.0) -> None:
+    """Wait until the connector's tasks committed `records` in all; a FAILED task fails at once."""
+
+    def done() -> bool:
+        tasks = worker.get(connector).tasks
+        for task in tasks:
+            state, trace = task.status.snapshot()
+            if state is State.FAILED:
+                raise AssertionError(f"task {task.name} FAILED: {trace}")
+        return sum(t.committed_records for t in tasks) >= records
+
+    wait_until(done, timeout, f"{records} committed records of {connector}")

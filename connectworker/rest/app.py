@@ -1,0 +1,66 @@
+"""The FastAPI application: Kafka Connect's REST resources over a `StandaloneHerder`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI
+
+from connectworker import __version__
+from connectworker.rest import (
+    routes_admin,
+    routes_connectors,
+    routes_lifecycle,
+    routes_offsets,
+    routes_plugins,
+    routes_topics,
+)
+from connectworker.rest.auth import BasicAuthMiddleware
+from connectworker.rest.errors import install_error_handlers
+from connectworker.rest.herder import StandaloneHerder
+from connectworker.rest.loggers import LoggerLevels
+from connectworker.rest.models import ErrorMessage
+
+DESCRIPTION = ("Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
+               "JSON shapes, so Kafka Connect clients work unchanged. Errors are "
+               "`{\"error_code\": <status>, \"message\": …}`.")
+
+
+def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | None = None) -> FastAPI:
+    app = FastAPI(title="connectworker REST API", version=__version__, description=DESCRIPTION)
+    app.state.herder = herder
+    app.state.loggers = LoggerLevels()
+    for module in (routes_admin, routes_connectors, routes_lifecycle, routes_topics, routes_offsets,
+                   routes_plugins):
+        app.include_router(module.router)
+    install_error_handlers(app)
+    if credentials:
+        app.add_middleware(BasicAuthMiddleware, credentials=credentials)
+    _declare_400_not_422(app)
+    return app
+
+
+def _declare_400_not_422(app: FastAPI) -> None:
+    """Malformed requests answer 400 (as Kafka), not FastAPI's 422: say so in the OpenAPI document."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = build()
+        error_ref = {"$ref": "#/components/schemas/ErrorMessage"}
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.setdefault("ErrorMessage", ErrorMessage.model_json_schema())
+        for name in ("HTTPValidationError", "ValidationError"):
+            components.pop(name, None)
+        for path in schema.get("paths", {}).values():
+            for operation in path.values():
+                responses = operation.get("responses", {})
+                if responses.pop("422", None) is not None:
+                    responses.setdefault("400", {"description": "Bad Request",
+                                                 "content": {"application/json": {"schema": error_ref}}})
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

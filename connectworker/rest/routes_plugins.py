@@ -1,0 +1,68 @@
+"""`/connector-plugins`: what can run here, each plugin's config keys, and config validation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+
+from connectworker import __version__
+from connectworker.api.connector import SourceConnector
+from connectworker.converters.registry import KAFKA_CLASS_NAMES
+from connectworker.plugins import PluginNotFoundError, connector_plugins, resolve_connector_class
+from connectworker.rest.config_infos import key_info, validate
+from connectworker.rest.deps import request_config
+from connectworker.rest.errors import BadRequest, NotFound, error_responses
+from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
+
+router = APIRouter(tags=["connector plugins"])
+
+
+def _dotted(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _resolve(name: str) -> type[SourceConnector] | None:
+    try:
+        return resolve_connector_class(name)
+    except PluginNotFoundError:
+        return None
+
+
+@router.get("/connector-plugins", response_model=list[PluginInfo])
+def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True) -> list[PluginInfo]:
+    """Source connectors; with `connectorsOnly=false` the converters too."""
+    plugins = [PluginInfo(class_name=dotted, type="source", version=cls().version())
+               for dotted, cls in connector_plugins()]
+    if not connectors_only:
+        plugins += [PluginInfo(class_name=name, type="converter", version=__version__)
+                    for name in sorted(KAFKA_CLASS_NAMES)]
+    return plugins
+
+
+@router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo],
+            responses=error_responses(404))
+def plugin_config(plugin: str) -> list[ConfigKeyInfo]:
+    """The connector's own configuration keys (the common and topic.creation.* keys are in validate)."""
+    cls = _resolve(plugin)
+    if cls is None:
+        raise NotFound(f"Unknown plugin {plugin}.")
+    return [key_info(key) for key in cls().config_def().keys.values()]
+
+
+@router.put("/connector-plugins/{plugin}/config/validate", response_model=ConfigInfos,
+            responses=error_responses(400))
+def validate_config(plugin: str, config: Annotated[dict[str, ConfigScalar], Body(examples=[{
+        "connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}])],
+                    ) -> ConfigInfos:
+    """Validate a connector config and report every problem against its key, `topic.creation.*`
+    (default and per-group) included."""
+    props = request_config(config)
+    included = props.get("connector.class")
+    if included is not None and included != plugin:
+        cls_included, cls_plugin = _resolve(included), _resolve(plugin)
+        if cls_included is None or cls_included is not cls_plugin:
+            raise BadRequest(f"Included connector type {included} does not match request type {plugin}")
+    props["connector.class"] = included or plugin
+    cls = _resolve(props["connector.class"])
+    return validate(_dotted(cls) if cls is not None else plugin, props)

@@ -1,0 +1,223 @@
+"""`connectworker spark WORKER CONNECTOR...`: the connectors of the standalone files, run on Spark.
+
+Each connector becomes one streaming query, ``connect-source`` → ``connect-kafka``:
+
+- the source runs the connector's tasks on the executors, one input partition per task, and creates
+  new topics there with the live task's `settings_for_new_topic` (the worker's
+  `topic.creation.enable` and the connector's rules apply as in standalone mode);
+- the sink produces the rows with the worker's producer settings (and the connector's
+  `producer.override.*`) and commits source offsets on the driver once Kafka acknowledged them.
+
+`spark.checkpoint.location` holds Spark's own progress (one sub-directory per connector); without it
+a temporary directory is used, and a restart still resumes from the committed source offsets.
+`spark.trigger.interval.ms` sets the micro-batch interval, and each task polls for up to that long
+per micro-batch. Stopping drains first: no new micro-batch starts, the running one commits, then the
+queries stop (see `drain.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
+
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.converters.registry import converter_config_for
+from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.standalone import load_connector_configs
+from connectworker.spark import SINK_FORMAT, SOURCE_FORMAT, register
+from connectworker.spark.drain import DrainSignal
+from connectworker.spark.options import (
+    CREATION_TIMEOUT_KEY,
+    DEFAULT_MAX_MS,
+    DRAIN_FILE_KEY,
+    MAX_MS_KEY,
+    PLUGIN_PATH_KEY,
+)
+from connectworker.spark.session import open_session
+from connectworker.spark.worker_settings import SparkWorker, load_spark_worker
+from connectworker.topics.config_keys import WORKER_ENABLE_KEY
+
+log = logging.getLogger(__name__)
+
+DRAIN_TIMEOUT_S = 120.0
+
+
+@dataclass
+class ConnectorQuery:
+    name: str
+    query: StreamingQuery
+    drain: DrainSignal
+
+
+def converter_options(worker: SparkWorker, props: dict[str, str]) -> dict[str, str]:
+    """The worker's converter and its settings for each side the connector does not override."""
+    options: dict[str, str] = {}
+    config = worker.config
+    sides = (("key.converter", config.key_converter), ("value.converter", config.value_converter))
+    for key, worker_class in sides:
+        if props.get(key):
+            continue  # as in Kafka, the connector's own class comes with only its own settings
+        options[key] = worker_class
+        options.update({f"{key}.{k}": v for k, v in converter_config_for(key, config.pass_through).items()})
+    return options
+
+
+def source_options(worker: SparkWorker, connector: ConnectorConfig, drain: DrainSignal) -> dict[str, str]:
+    config = worker.config
+    interval = config.spark_trigger_interval_ms
+    return {
+        **connector.props,
+        **converter_options(worker, connector.props),
+        **{f"kafka.{k}": v for k, v in config.prefixed("admin.").items()},
+        "kafka.bootstrap.servers": config.bootstrap_servers,
+        WORKER_ENABLE_KEY: "true" if config.topic_creation_enable else "false",
+        CREATION_TIMEOUT_KEY: str(config.topic_creation_timeout_ms),
+        MAX_MS_KEY: str(interval if interval > 0 else DEFAULT_MAX_MS),
+        PLUGIN_PATH_KEY: ",".join(config.plugin_path),
+        DRAIN_FILE_KEY: str(drain.path),
+        **worker.offsets.as_options(),
+    }
+
+
+def sink_options(worker: SparkWorker, connector: ConnectorConfig) -> dict[str, str]:
+    config = worker.config
+    producer = {**config.prefixed("producer."), **connector.producer_overrides,
+                "bootstrap.servers": config.bootstrap_servers,
+                "client.id": f"connector-producer-{connector.name}"}
+    return {
+        **{f"kafka.{k}": v for k, v in producer.items()},
+        # The source already created the topics, with the task's settings_for_new_topic.
+        WORKER_ENABLE_KEY: "false",
+        **worker.offsets.as_options(),
+    }
+
+
+class SparkEngine:
+    """Starts one streaming query per connector; `stop()` drains and stops them."""
+
+    def __init__(self, worker: SparkWorker, connectors: Sequence[ConnectorConfig]) -> None:
+        self.worker = worker
+        self.connectors = list(connectors)
+        self.queries: list[ConnectorQuery] = []
+        self.spark: SparkSession | None = None
+        self._owns_session = False
+        self._embedded: EmbeddedBroker | None = None
+        self._state_dir: Path | None = None
+
+    def start(self) -> SparkEngine:
+        try:
+            if self.worker.config.uses_embedded_broker:
+                self._embedded = EmbeddedBroker().start()
+                self.worker = self.worker.with_bootstrap(self._embedded.bootstrap_servers)
+                log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
+                         self._embedded.bootstrap_servers)
+            self.spark, self._owns_session = open_session(self.worker.config)
+            register(self.spark)
+            self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
+            checkpoints = self.worker.config.spark_checkpoint_location
+            if not checkpoints:
+                checkpoints = str(self._state_dir / "checkpoints")
+                log.info("spark.checkpoint.location is not set: Spark's checkpoints go to %s and are deleted "
+                         "at exit; source offsets still resume from %s", checkpoints,
+                         self.worker.offsets.describe())
+            for connector in self.connectors:
+                self.queries.append(self._start_query(connector, Path(checkpoints) / connector.name))
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start_query(self, connector: ConnectorConfig, checkpoint: Path) -> ConnectorQuery:
+        assert self.spark is not None and self._state_dir is not None
+        drain = DrainSignal(self._state_dir / f"{connector.name}.drain")
+        rows = (self.spark.readStream.format(SOURCE_FORMAT)
+                .options(**source_options(self.worker, connector, drain)).load())
+        writer = (rows.writeStream.format(SINK_FORMAT).options(**sink_options(self.worker, connector))
+                  .option("checkpointLocation", str(checkpoint)).queryName(connector.name))
+        interval = self.worker.config.spark_trigger_interval_ms
+        if interval > 0:
+            writer = writer.trigger(processingTime=f"{interval} milliseconds")
+        query = writer.start()
+        log.info("Connector %s runs on Spark as query %s (checkpoint %s)", connector.name, query.id,
+                 checkpoint)
+        return ConnectorQuery(connector.name, query, drain)
+
+    def failures(self) -> dict[str, str]:
+        """Connectors whose query ended with an error, with the error."""
+        failed = {}
+        for q in self.queries:
+            if not q.query.isActive:
+                error = q.query.exception()
+                if error is not None:
+                    failed[q.name] = str(error)
+        return failed
+
+    def running(self) -> bool:
+        return any(q.query.isActive for q in self.queries)
+
+    def stop(self, drain_timeout_s: float = DRAIN_TIMEOUT_S) -> None:
+        """Let each query finish and commit its micro-batch, then stop it; release everything."""
+        try:
+            for q in self.queries:
+                q.drain.request()
+            for q in self.queries:
+                if q.query.isActive and not self._drained(q, drain_timeout_s):
+                    log.warning("Connector %s did not finish its micro-batch within %.0fs; stopping it "
+                                "anyway: records of that batch are delivered again after a restart",
+                                q.name, drain_timeout_s)
+                q.query.stop()
+                log.info("Connector %s stopped", q.name)
+        finally:
+            self.queries = []
+            if self.spark is not None and self._owns_session:
+                self.spark.stop()
+            self.spark = None
+            if self._embedded is not None:
+                self._embedded.stop()
+                self._embedded = None
+            if self._state_dir is not None:
+                shutil.rmtree(self._state_dir, ignore_errors=True)
+                self._state_dir = None
+
+    @staticmethod
+    def _drained(q: ConnectorQuery, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while q.query.isActive and time.monotonic() < deadline:
+            if q.drain.wait(0.2):
+                return True
+        return not q.query.isActive
+
+
+def run_spark(worker_path: str, connector_paths: Sequence[str]) -> int:
+    """Run until Ctrl-C (or SIGTERM), or until a query fails; 0 on a clean stop, 1 on a failure."""
+    worker = load_spark_worker(worker_path)
+    connectors = load_connector_configs(connector_paths)  # every file validated before Spark starts
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, frame: stop.set())
+    engine = SparkEngine(worker, connectors).start()
+    failed: dict[str, str] = {}
+    try:
+        log.info("Running %d connector(s) on Spark; Ctrl-C stops them after committing offsets",
+                 len(connectors))
+        while not stop.wait(0.5):
+            failed = engine.failures()
+            if failed or not engine.running():
+                break
+        if not failed:
+            log.info("Stopping: letting running micro-batches commit")
+    finally:
+        engine.stop()
+    for name, error in failed.items():
+        log.error("Connector %s FAILED on Spark: %s", name, error)
+    return 1 if failed else 0

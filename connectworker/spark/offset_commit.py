@@ -1,0 +1,73 @@
+"""From the write tasks' acknowledged rows to committed source offsets, on the driver.
+
+Each write task returns, for every source partition it wrote, the offset of its newest row (the one
+with the highest `source_index`); it returns at all only after Kafka acknowledged every row it wrote.
+Spark calls the writer's `commit()` only when every write task of the batch succeeded, so there the
+newest offset of each source partition across all messages is safe to commit: every earlier record
+of that partition in the batch was acknowledged, and every record of earlier batches was committed
+before this batch was planned.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql.datasource import WriterCommitMessage
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.record import SourceOffset
+from connectworker.spark.offset_storage import OffsetStorageSettings
+
+log = logging.getLogger(__name__)
+
+Newest = dict[tuple[str, str], tuple[int, str]]
+"""(connector, canonical source partition JSON) -> (source_index, offset JSON) of the newest row."""
+
+
+class SinkCommitMessage(WriterCommitMessage):
+    """What one write task acknowledged: a record count and the newest offset per source partition."""
+
+    def __init__(self, records: int, newest: Newest) -> None:
+        self.records = records
+        self.newest = newest
+
+
+def merge_newest(messages: Sequence[WriterCommitMessage | None]) -> dict[str, dict[str, SourceOffset]]:
+    """The newest offset of every source partition over all messages, by connector."""
+    newest: Newest = {}
+    for message in messages:
+        if not isinstance(message, SinkCommitMessage):
+            continue
+        for key, (index, offset) in message.newest.items():
+            current = newest.get(key)
+            if current is None or index > current[0]:
+                newest[key] = (index, offset)
+    by_connector: dict[str, dict[str, Any]] = {}
+    for (connector, partition), (_, offset) in newest.items():
+        by_connector.setdefault(connector, {})[partition] = json.loads(offset)
+    return by_connector
+
+
+def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[WriterCommitMessage | None],
+                   what: str) -> None:
+    """Commit the newest offsets of `messages` to the storage `settings` names (driver side)."""
+    records = sum(m.records for m in messages if isinstance(m, SinkCommitMessage))
+    offsets = merge_newest(messages)
+    if not offsets:
+        log.debug("%s: %d records written, no source offsets to commit", what, records)
+        return
+    if settings is None:
+        raise ConnectError(f"{what}: rows carry source offsets but no offset.storage.* option says where "
+                           f"to commit them")
+    storage = settings.open()
+    try:
+        for connector, partitions in offsets.items():
+            storage.commit(connector, partitions)
+            log.info("%s: committed offsets of %d source partition(s) of connector %s to %s "
+                     "(%d records acknowledged)", what, len(partitions), connector, storage.describe(),
+                     records)
+    finally:
+        storage.close()

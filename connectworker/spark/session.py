@@ -1,0 +1,47 @@
+"""The Spark session `connectworker spark` runs in.
+
+`spark.master` (default `local[*]`) and every `spark.conf.<spark key>` of the worker file configure
+it. The JVM is started in its own session (process group): a Ctrl-C in the terminal then reaches only
+the Python driver, which stops the queries between micro-batches, instead of also interrupting the
+Python workers in the middle of one (PySpark's workers re-enable SIGINT).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
+from pyspark.sql import SparkSession
+
+from connectworker.config.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "connectworker"
+
+
+def spark_conf(config: WorkerConfig) -> SparkConf:
+    conf = SparkConf().setMaster(config.spark_master).setAppName(APP_NAME)
+    for key, value in config.prefixed("spark.conf.").items():
+        conf.set(key, value)
+    return conf
+
+
+def open_session(config: WorkerConfig) -> tuple[SparkSession, bool]:
+    """The active session if there is one (not ours to stop), else a new one (ours: True)."""
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        log.info("Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
+                 "file do not apply to it", active.sparkContext.master)
+        return active, False
+    if config.spark_master.startswith("local"):
+        # Local executors must run this interpreter, which has connectworker and the connectors.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    conf = spark_conf(config)
+    gateway = launch_gateway(conf, popen_kwargs={"start_new_session": True})
+    context = SparkContext(conf=conf, gateway=gateway)
+    log.info("Spark session started: master %s, Spark %s", context.master, context.version)
+    return SparkSession(context), True

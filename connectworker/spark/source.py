@@ -1,0 +1,135 @@
+"""`connect-source`: a connector's tasks as a Spark streaming source, one input partition per task.
+
+Spark's offset for this source is only a micro-batch counter; the real positions are the connector's
+committed source offsets in the offset storage. Every micro-batch the driver (`partitions()`, in the
+query's long-lived Python process) reads them and puts them in each task's input partition; the
+executors' `read()` resumes each task from there (see `task_poll.py`). The connector itself is
+started once per query, on the driver, to split the work into task configs.
+
+Offsets move only when the `connect-kafka` sink commits a batch, after Kafka acknowledged all of its
+rows. So a micro-batch that fails, or is replayed after a crash, reads again from the last committed
+offsets: records are delivered at least once and never skipped. Written to another sink, the same
+records would be read again every micro-batch; commit them from `foreachBatch` with a batch write to
+`connect-kafka` instead (docs/spark.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import ReadLimit
+from pyspark.sql.types import StructType
+
+from connectworker.api.connector import SourceConnector
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.spark.columns import SOURCE_SCHEMA_DDL
+from connectworker.spark.drain import DrainSignal
+from connectworker.spark.offset_storage import OffsetStorage
+from connectworker.spark.options import SourceSettings
+from connectworker.spark.task_poll import TaskPartition, poll_task
+
+log = logging.getLogger(__name__)
+
+BATCH = "batch"
+
+
+class ConnectSource(DataSource):
+    """``spark.readStream.format("connect-source").options(**connector_config).load()``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "connect-source"
+
+    def schema(self) -> str:
+        settings = SourceSettings.from_options(self.options)  # bad options fail at load(), on the driver
+        parse_connector_config(settings.connector, source="connect-source options")
+        return SOURCE_SCHEMA_DDL
+
+    def streamReader(self, schema: StructType) -> ConnectStreamReader:
+        return ConnectStreamReader(SourceSettings.from_options(self.options))
+
+
+class ConnectStreamReader(DataSourceStreamReader):
+    """Plans one `TaskPartition` per task on the driver; `read()` runs the task on an executor.
+
+    Spark pickles this object to the executors for `read()`; the connector and the offset storage
+    exist only in the driver's instance and are created on first use there.
+    """
+
+    def __init__(self, settings: SourceSettings) -> None:
+        self._settings = settings
+        self._init_driver_state()
+
+    def _init_driver_state(self) -> None:
+        self._config: ConnectorConfig | None = None
+        self._connector: SourceConnector | None = None
+        self._task_configs: list[dict[str, str]] = []
+        self._storage: OffsetStorage | None = None
+        self._batch = 0
+        self._drain = DrainSignal(self._settings.drain_file) if self._settings.drain_file else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self._settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._settings = state["settings"]
+        self._init_driver_state()
+
+    # -- offsets (driver) ------------------------------------------------------------------------
+    def initialOffset(self) -> dict[str, int]:
+        return {BATCH: 0}
+
+    def latestOffset(self, start: dict[str, int] | None = None,
+                     limit: ReadLimit | None = None) -> dict[str, int]:
+        """One more micro-batch per trigger; none once a drain was requested."""
+        current = self._batch if start is None else int(start[BATCH])
+        if self._drain is not None and self._drain.requested():
+            self._drain.acknowledge()
+            return {BATCH: current}
+        self._batch = current + 1
+        return {BATCH: self._batch}
+
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
+        if start == end:
+            return []
+        config, task_configs = self._started()
+        offsets = self._open_storage().read(config.name)
+        return [TaskPartition(int(end[BATCH]), task_id, props, offsets)
+                for task_id, props in enumerate(task_configs)]
+
+    def _started(self) -> tuple[ConnectorConfig, list[dict[str, str]]]:
+        if self._config is None:
+            config = parse_connector_config(self._settings.connector, source="connect-source options")
+            connector = config.connector_class()
+            connector.start(config.props)
+            self._connector = connector
+            task_configs = connector.task_configs(config.tasks_max)[: config.tasks_max]
+            self._task_configs = [{**config.props, **task_props} for task_props in task_configs]
+            self._config = config
+            log.info("Connector %s started on Spark with %d task(s); offsets in %s", config.name,
+                     len(self._task_configs), self._open_storage().describe())
+        return self._config, self._task_configs
+
+    def _open_storage(self) -> OffsetStorage:
+        if self._storage is None:
+            self._storage = self._settings.offsets.open()
+        return self._storage
+
+    # -- records (executors) ---------------------------------------------------------------------
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, TaskPartition)
+        return poll_task(self._settings, partition)
+
+    def stop(self) -> None:
+        connector, self._connector = self._connector, None
+        storage, self._storage = self._storage, None
+        try:
+            if connector is not None:
+                connector.stop()
+        finally:
+            if storage is not None:
+                storage.close()

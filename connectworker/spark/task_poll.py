@@ -1,0 +1,153 @@
+"""One connector task for one micro-batch, in an executor's Python worker process.
+
+The driver plans a `TaskPartition` per task, carrying the task's config and the connector's
+committed offsets read on the driver (executors never read the offset store). Here the task is
+created, started with an offset reader over those offsets (so it resumes exactly after the last
+acknowledged record), polled until the micro-batch's record or time bound, and stopped. Between a
+poll and its rows, the poll's new topics go through topic creation with *this* task instance, so its
+`settings_for_new_topic` applies as in standalone mode. Keys and values leave here serialised by the
+connector's converters, as Arrow record batches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import InputPartition
+
+from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
+from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.worker_config import JSON_CONVERTER
+from connectworker.converters.base import Converter
+from connectworker.converters.registry import resolve_converter
+from connectworker.plugins import add_plugin_paths
+from connectworker.runtime.offset_store import partition_key
+from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
+from connectworker.spark.options import SourceSettings
+from connectworker.spark.topic_gates import creation_service, topic_gate
+
+log = logging.getLogger(__name__)
+
+
+class TaskPartition(InputPartition):
+    """Spark's input partition for one task of one micro-batch."""
+
+    def __init__(self, batch: int, task_id: int, props: Mapping[str, str],
+                 offsets: Mapping[str, Any]) -> None:
+        super().__init__(task_id)
+        self.batch = batch
+        self.task_id = task_id
+        self.props = dict(props)
+        self.offsets = dict(offsets)  # the connector's committed offsets, by canonical partition JSON
+
+
+class CommittedOffsetsReader:
+    """The task's `offset_storage_reader`: the offsets the driver read for this micro-batch."""
+
+    def __init__(self, offsets: Mapping[str, Any]) -> None:
+        self._offsets = offsets
+
+    def offset(self, partition: SourcePartition) -> SourceOffset | None:
+        return self._offsets.get(partition_key(partition))
+
+    def offsets(self, partitions: Collection[SourcePartition]) -> dict[str, SourceOffset | None]:
+        return {partition_key(p): self._offsets.get(partition_key(p)) for p in partitions}
+
+
+class SparkTaskContext:
+    def __init__(self, offsets: Mapping[str, Any], props: Mapping[str, str]) -> None:
+        self._reader = CommittedOffsetsReader(offsets)
+        self._props = dict(props)
+
+    @property
+    def offset_storage_reader(self) -> CommittedOffsetsReader:
+        return self._reader
+
+    def configs(self) -> Mapping[str, str]:
+        return self._props
+
+
+class RowBuilder:
+    """Turns the records of one poll into an Arrow batch of `connect-source` rows."""
+
+    def __init__(self, connector: str, task_id: int, key_converter: Converter,
+                 value_converter: Converter) -> None:
+        self._connector = connector
+        self._task_id = task_id
+        self._key = key_converter.from_connect_data
+        self._value = value_converter.from_connect_data
+        self._last_partition: SourcePartition | None = None
+        self._last_key: str | None = None
+
+    def _partition_key(self, partition: SourcePartition | None) -> str | None:
+        if partition is None:
+            return None
+        # Connectors usually reuse one partition dict: serialise it once, not per record.
+        if partition is not self._last_partition:
+            self._last_partition, self._last_key = partition, partition_key(partition)
+        return self._last_key
+
+    def build(self, records: list[SourceRecord], first_index: int) -> pa.RecordBatch:
+        n = len(records)
+        topics, keys, values, partitions, headers, timestamps, source_partitions, source_offsets = (
+            [], [], [], [], [], [], [], [])
+        for r in records:
+            topic = r.topic
+            topics.append(topic)
+            keys.append(self._key(topic, r.key_schema, r.key))
+            values.append(self._value(topic, r.value_schema, r.value))
+            partitions.append(r.partition)
+            headers.append([{"key": k, "value": v.encode() if isinstance(v, str) else v}
+                            for k, v in r.headers] if r.headers else [])
+            timestamps.append(None if r.timestamp is None else r.timestamp * 1000)
+            source_partitions.append(self._partition_key(r.source_partition))
+            source_offsets.append(None if r.source_offset is None else json.dumps(r.source_offset))
+        columns = [
+            pa.array(topics, pa.string()), pa.array(keys, pa.binary()), pa.array(values, pa.binary()),
+            pa.array(partitions, pa.int32()), pa.array(headers, HEADER_TYPE),
+            pa.array(timestamps, pa.timestamp("us", tz="UTC")),
+            pa.array([self._connector] * n, pa.string()), pa.array([self._task_id] * n, pa.int32()),
+            pa.array(source_partitions, pa.string()), pa.array(source_offsets, pa.string()),
+            pa.array(range(first_index, first_index + n), pa.int64()),
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
+
+
+def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:
+    """Run the task of `part` for one micro-batch; yields one Arrow batch per non-empty poll."""
+    add_plugin_paths(settings.plugin_path)
+    config = parse_connector_config(settings.connector, source="connect-source options")
+    name = f"{config.name}-{part.task_id}"
+    key_converter = resolve_converter("key.converter", config.props, {}, default=JSON_CONVERTER)
+    value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
+    service = creation_service(settings.kafka, enabled=settings.creation_enabled,
+                               timeout_ms=settings.creation_timeout_ms)
+    gate = topic_gate(service, config)
+    rows = RowBuilder(config.name, part.task_id, key_converter, value_converter)
+    task = config.connector_class().task_class()()
+    task.initialize(SparkTaskContext(part.offsets, part.props))
+    task.start(part.props)
+    emitted = 0
+    ready: set[str] = set()
+    try:
+        deadline = time.monotonic() + settings.max_ms / 1000
+        while emitted < settings.max_records and time.monotonic() < deadline:
+            records = task.poll()
+            if not records:
+                continue
+            topics = {r.topic for r in records}
+            if not topics <= ready:
+                gate.ensure(topics - ready, task, name)
+                ready |= topics
+            yield rows.build(records, emitted)
+            emitted += len(records)
+    finally:
+        task.stop()
+        key_converter.close()
+        value_converter.close()
+        log.debug("Task %s polled %d records in micro-batch %d", name, emitted, part.batch)

@@ -1,0 +1,85 @@
+"""Topic creation inside Spark's Python worker processes.
+
+`read()` (a connector's task) and `write()` (the Kafka sink) run in executor processes that Spark
+reuses across tasks and micro-batches. Each process keeps one `TopicCreationService` per cluster and
+setting, whose known-topic cache spans every batch that process runs: a topic is described, and
+created if missing, once per process at most, and the unknown topics of one poll (or one Arrow batch
+of rows) go in one DescribeTopics and one CreateTopics request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+import connectworker
+from connectworker.api.connector import SourceConnector
+from connectworker.api.record import SourceRecord
+from connectworker.api.task import SourceTask
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.runtime.topic_gate import TopicGate
+from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.creation import TopicCreationService
+from connectworker.topics.rules import TopicCreationRules
+
+_lock = threading.Lock()
+_services: dict[tuple[object, ...], TopicCreationService] = {}
+_gates: dict[tuple[object, ...], TopicGate] = {}
+
+
+def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int) -> TopicCreationService:
+    """This process's topic-creation service for the cluster `kafka` names."""
+    key = (tuple(sorted(kafka.items())), enabled, timeout_ms)
+    with _lock:
+        service = _services.get(key)
+        if service is None:
+            admin = None
+            if enabled:
+                config = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
+                admin = TopicAdmin(kafka["bootstrap.servers"], config,
+                                   request_timeout_s=min(30.0, timeout_ms / 1000))
+            service = TopicCreationService(admin, enabled=enabled, timeout_s=timeout_ms / 1000)
+            _services[key] = service
+        return service
+
+
+def topic_gate(service: TopicCreationService, config: ConnectorConfig) -> TopicGate:
+    """The gate of `config` (cached, so its INFO lines are logged once per process, not per batch)."""
+    key = (id(service), config.name, tuple(sorted(config.props.items())))
+    with _lock:
+        gate = _gates.get(key)
+        if gate is None:
+            gate = _gates[key] = service.gate_for(config)
+        return gate
+
+
+def dataframe_config(name: str, props: Mapping[str, str]) -> ConnectorConfig:
+    """A `ConnectorConfig` carrying only the `topic.creation.*` rules of a DataFrame write.
+
+    There is no connector behind a DataFrame: `connector_class` is the abstract base and is never
+    instantiated; `TopicCreationService.gate_for` reads only the name, the props and the rules.
+    """
+    return ConnectorConfig(name=name, class_name="(DataFrame)", connector_class=SourceConnector,
+                           tasks_max=1, props=dict(props),
+                           topic_rules=TopicCreationRules.from_config(props, source=name))
+
+
+class DataFrameTask(SourceTask):
+    """Stands for the writer of a DataFrame where the topic gate expects the task that owns a topic.
+
+    A DataFrame has no connector task, so nothing adjusts or vetoes new topics: the inherited
+    `settings_for_new_topic` returns the settings of the matching `topic.creation` rule unchanged.
+    Rows reach the sink from Spark, so this task is never started or polled.
+    """
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        """Never started: the rows come from Spark."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        return None
+
+    def stop(self) -> None:
+        """Never started, so there is nothing to stop."""

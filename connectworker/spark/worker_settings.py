@@ -1,0 +1,58 @@
+"""The worker file of `connectworker spark`: the standalone worker's keys, plus where offsets live.
+
+A Spark run keeps committed offsets in `offset.storage.file.filename` (a file on the driver host) or
+in `offset.storage.topic` (a compacted Kafka topic, for clusters), exactly one of them. The topic
+and its `offset.storage.partitions` / `offset.storage.replication.factor` are Kafka Connect's
+distributed-mode keys, which the standalone `WorkerConfig` does not declare; they are taken out of
+the file here before the rest is validated as usual.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from connectworker.config.properties import load_properties
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.plugins import add_plugin_paths
+from connectworker.spark.offset_storage import (
+    FILE_KEY,
+    TOPIC_KEY,
+    TOPIC_PARTITIONS_KEY,
+    TOPIC_REPLICATION_KEY,
+    OffsetStorageSettings,
+)
+
+log = logging.getLogger(__name__)
+
+SPARK_ONLY_KEYS = (TOPIC_KEY, TOPIC_PARTITIONS_KEY, TOPIC_REPLICATION_KEY)
+
+
+@dataclass(frozen=True)
+class SparkWorker:
+    config: WorkerConfig
+    offsets: OffsetStorageSettings
+
+    def with_bootstrap(self, bootstrap_servers: str) -> SparkWorker:
+        """The same worker pointed at `bootstrap_servers` (the embedded broker's real address)."""
+        config = self.config.model_copy(update={"bootstrap_servers": bootstrap_servers})
+        offsets = replace(self.offsets, kafka={**self.offsets.kafka, "bootstrap.servers": bootstrap_servers})
+        return SparkWorker(config, offsets)
+
+
+def load_spark_worker(path: str | Path) -> SparkWorker:
+    props = load_properties(path)
+    extra = {key: props.pop(key) for key in SPARK_ONLY_KEYS if key in props}
+    config = WorkerConfig.from_properties(props, source=str(path))
+    add_plugin_paths(config.plugin_path)
+    storage_options = {**extra}
+    if config.offset_storage_file_filename:
+        storage_options[FILE_KEY] = config.offset_storage_file_filename
+    kafka = {**config.prefixed("admin."), "bootstrap.servers": config.bootstrap_servers}
+    offsets = OffsetStorageSettings.from_options(storage_options, kafka, required=True)
+    assert offsets is not None
+    if offsets.file and not config.spark_master.startswith("local"):
+        log.warning("Offsets are kept in %s on the driver host: a restarted driver must run on the same "
+                    "host with the same file. On a cluster, set %s instead.", offsets.file, TOPIC_KEY)
+    return SparkWorker(config, offsets)

@@ -1,0 +1,93 @@
+"""Connectors used only by the tests: data generators whose tasks adjust, veto or break topic
+settings through `settings_for_new_topic`, and a source that writes to topics named in its config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from connectors.datagen import DataGenConnector, DataGenTask
+from connectworker.api import (
+    CleanupPolicy,
+    ConfigDef,
+    ConfigType,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+    TopicSettings,
+)
+
+
+class CompactingTask(DataGenTask):
+    """Forces compaction and two partitions on every new topic, whatever the rules say."""
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        return settings.with_cleanup_policy(CleanupPolicy.COMPACT).with_partitions(2)
+
+
+class CompactingDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return CompactingTask
+
+
+class VetoingTask(DataGenTask):
+    """Declines to create topics whose name contains 'auto': the broker's auto-create applies."""
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        return None if "auto" in settings.name else settings
+
+
+class VetoingDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return VetoingTask
+
+
+class BrokenHookTask(DataGenTask):
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        raise ValueError("no settings for you")
+
+
+class BrokenHookDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return BrokenHookTask
+
+
+class NamedTopicsTask(SourceTask):
+    """Sends `records.per.topic` records to each topic of `topics` once, then idles."""
+
+    def version(self) -> str:
+        return "test"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.topics = [t for t in props["topics"].split(",") if t]
+        self.per_topic = int(props.get("records.per.topic", "1"))
+        self.done = False
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self.done:
+            return None
+        self.done = True
+        return [SourceRecord(None, None, topic, f"{topic}-{i}") for topic in self.topics
+                for i in range(self.per_topic)]
+
+    def stop(self) -> None:
+        self.done = True
+
+
+class NamedTopicsSource(SourceConnector):
+    def version(self) -> str:
+        return "test"
+
+    def config_def(self) -> ConfigDef:
+        return ConfigDef().define("topics", ConfigType.STRING).define("records.per.topic", ConfigType.INT, 1)
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.props = dict(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return NamedTopicsTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self.props)]
+
+    def stop(self) -> None:
+        return None

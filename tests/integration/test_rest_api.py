@@ -1,0 +1,310 @@
+"""The REST API over real HTTP against a running worker and a real broker: Kafka Connect's paths,
+status codes and JSON shapes, and the data flow they control."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from tests.broker import Broker
+from tests.integration.harness import wait_until
+from tests.integration.test_rest_harness import (
+    RestWorker,
+    count_records,
+    datagen,
+    rest_worker,
+    rest_worker_config,
+    status_of,
+    wait_for_records,
+    wait_for_states,
+)
+from tests.kafka_helpers import consume, delete_topics
+
+
+@pytest.fixture(scope="module")
+def api(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestWorker]:
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path_factory.mktemp("rest-api"))
+    with rest_worker(config) as served:
+        yield served
+
+
+def test_create_pause_resume_reconfigure_delete_drive_the_records(
+        api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
+    name, topic, topic2 = f"gen-{unique}", f"rest-{unique}", f"rest2-{unique}"
+    bootstrap = broker.bootstrap_servers
+    created = api.client.post("/connectors", json={"name": name, "config": datagen(name, topic)})
+    assert created.status_code == 201, created.text
+    assert created.headers["location"] == f"{api.url}/connectors/{name}"
+    assert created.json() == {"name": name, "config": datagen(name, topic),
+                              "tasks": [{"connector": name, "task": 0}], "type": "source"}
+    assert wait_for_records(bootstrap, topic, 50) >= 50
+
+    assert api.client.put(f"/connectors/{name}/pause").status_code == 202
+    wait_for_states(api, name, "PAUSED", ["PAUSED"])
+    paused = count_records(bootstrap, topic, settle=1.0)
+    time.sleep(1.0)
+    assert count_records(bootstrap, topic, settle=1.0) == paused  # nothing flows while paused
+
+    assert api.client.put(f"/connectors/{name}/resume").status_code == 202
+    wait_for_states(api, name, "RUNNING", ["RUNNING"])
+    assert wait_for_records(bootstrap, topic, paused + 50) >= paused + 50
+
+    updated = api.client.put(f"/connectors/{name}/config", json=datagen(name, topic2, **{"tasks.max": "2"}))
+    assert updated.status_code == 200, updated.text
+    assert updated.json()["config"]["topic.pattern"] == topic2
+    assert updated.json()["tasks"] == [{"connector": name, "task": 0}, {"connector": name, "task": 1}]
+    tasks = api.client.get(f"/connectors/{name}/tasks").json()
+    assert [(t["id"], t["config"]["topic.pattern"]) for t in tasks] == [
+        ({"connector": name, "task": 0}, topic2), ({"connector": name, "task": 1}, topic2)]
+    wait_for_states(api, name, "RUNNING", ["RUNNING", "RUNNING"])
+    assert wait_for_records(bootstrap, topic2, 50) >= 50  # the restarted tasks use the new config
+    assert api.client.get(f"/connectors/{name}/topics").json() == {name: {"topics": [topic2]}}
+
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+    gone = api.client.get(f"/connectors/{name}")
+    assert gone.status_code == 404
+    assert gone.json() == {"error_code": 404, "message": f"Connector {name} not found"}
+    assert name not in api.client.get("/connectors").json()
+    stopped = count_records(bootstrap, topic2, settle=1.0)
+    time.sleep(0.5)
+    assert count_records(bootstrap, topic2, settle=1.0) == stopped
+    delete_topics(admin, [topic, topic2])
+
+
+def test_a_failed_task_restarts_and_delivers_once_its_cause_is_fixed(
+        api: RestWorker, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    name, topic, source = f"file-{unique}", f"file-{unique}", tmp_path / "input.txt"
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic}
+    assert api.client.put(f"/connectors/{name}/config", json=config).status_code == 201
+    failed = wait_for_states(api, name, "RUNNING", ["FAILED"])
+    assert "input.txt" in failed["tasks"][0]["trace"]
+    task_status = api.client.get(f"/connectors/{name}/tasks/0/status").json()
+    assert task_status["state"] == "FAILED" and task_status["id"] == 0
+
+    source.write_text("".join(f"line {i}\n" for i in range(20)))
+    restarted = api.client.post(f"/connectors/{name}/restart", params={"includeTasks": "true",
+                                                                        "onlyFailed": "true"})
+    assert restarted.status_code == 202
+    body = restarted.json()
+    assert body["connector"]["state"] == "RUNNING"  # not failed, so not restarted
+    assert [(t["id"], t["state"]) for t in body["tasks"]] == [(0, "RESTARTING")]
+    wait_for_states(api, name, "RUNNING", ["RUNNING"])
+    values = [m.value().decode() for m in consume(broker.bootstrap_servers, [topic], 20)]
+    assert sorted(values) == sorted(f"line {i}" for i in range(20))  # auto-created: several partitions
+
+    assert api.client.post(f"/connectors/{name}/tasks/0/restart").status_code == 204
+    assert api.client.post(f"/connectors/{name}/restart").status_code == 204
+    wait_for_states(api, name, "RUNNING", ["RUNNING"])
+    missing = api.client.get(f"/connectors/{name}/tasks/7/status")
+    assert missing.status_code == 404 and missing.json()["error_code"] == 404
+    assert api.client.post(f"/connectors/{name}/tasks/7/restart").status_code == 404
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+    delete_topics(admin, [topic])
+
+
+def _offsets(api: RestWorker, name: str) -> list[dict[str, object]]:
+    response = api.client.get(f"/connectors/{name}/offsets")
+    assert response.status_code == 200, response.text
+    return response.json()["offsets"]
+
+
+def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
+        api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
+    name, topic = f"offsets-{unique}", f"offsets-{unique}"
+    done = [{"partition": {"task": 0}, "offset": {"seq": 30}}]
+    config = datagen(name, topic, records="30", rate="0", **{"batch.size": "10"})
+    assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
+    wait_until(lambda: _offsets(api, name) == done, what="30 records committed")
+
+    for method in ("PATCH", "DELETE"):
+        refused = api.client.request(method, f"/connectors/{name}/offsets",
+                                     json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 0}}]}
+                                     if method == "PATCH" else None)
+        assert refused.status_code == 400
+        assert "must be in the STOPPED state" in refused.json()["message"]
+
+    assert api.client.put(f"/connectors/{name}/stop").status_code == 204
+    assert status_of(api, name)["connector"]["state"] == "STOPPED" and status_of(api, name)["tasks"] == []
+    reset = api.client.delete(f"/connectors/{name}/offsets")
+    assert reset.status_code == 200
+    assert reset.json() == {"message": "The offsets for this connector have been reset successfully"}
+    assert _offsets(api, name) == []
+    assert api.client.put(f"/connectors/{name}/resume").status_code == 202
+    wait_until(lambda: _offsets(api, name) == done, what="the 30 records committed again")
+
+    assert api.client.put(f"/connectors/{name}/stop").status_code == 204
+    altered = api.client.patch(f"/connectors/{name}/offsets",
+                               json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 25}}]})
+    assert altered.status_code == 200
+    assert altered.json() == {"message": "The offsets for this connector have been altered successfully"}
+    assert _offsets(api, name) == [{"partition": {"task": 0}, "offset": {"seq": 25}}]
+    assert api.client.put(f"/connectors/{name}/resume").status_code == 202
+    wait_until(lambda: _offsets(api, name) == done, what="records 25..29 committed again")
+
+    keys = sorted(int(m.key()) for m in consume(broker.bootstrap_servers, [topic], 65))
+    assert keys == sorted([*range(30), *range(30), *range(25, 30)])  # reset re-read all, the patch 5
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+    delete_topics(admin, [topic])
+
+
+def test_validate_reports_every_bad_key_including_topic_creation_groups(api: RestWorker) -> None:
+    bad = {"connector.class": "DataGen", "name": "v", "tasks.max": "0", "topic.count": "many",
+           "format": "xml", "topic.creation.default.partitions": 0, "topic.creation.groups": "small",
+           "topic.creation.small.include": "orders.(", "topic.creation.small.partitions": -5,
+           "topic.creation.small.replication.factor": "x", "db.password": "not-shown"}
+    response = api.client.put("/connector-plugins/DataGen/config/validate", json=bad)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
+    assert set(errors) == {"tasks.max", "topic.count", "format", "topic.creation.default.partitions",
+                           "topic.creation.default.replication.factor", "topic.creation.small.include",
+                           "topic.creation.small.partitions", "topic.creation.small.replication.factor"}
+    assert "Number of partitions must be positive" in errors["topic.creation.small.partitions"][0]
+    assert "Invalid regular expression" in errors["topic.creation.small.include"][0]
+    assert body["error_count"] == sum(len(e) for e in errors.values())
+    assert body["name"] == "connectors.datagen.DataGenConnector"
+    assert body["groups"] == ["Common", "Topic Creation"]
+    first = body["configs"][0]
+    assert set(first["definition"]) == {"name", "type", "required", "default_value", "importance",
+                                        "documentation", "group", "order", "width", "display_name",
+                                        "dependents"}
+    assert set(first["value"]) == {"name", "value", "recommended_values", "errors", "visible"}
+
+    good = api.client.put("/connector-plugins/DataGenConnector/config/validate",
+                          json={"connector.class": "DataGen", "name": "v", "topic.count": 2})
+    assert good.status_code == 200 and good.json()["error_count"] == 0
+    mismatch = api.client.put("/connector-plugins/FileStreamSource/config/validate",
+                              json={"connector.class": "DataGen", "name": "v"})
+    assert mismatch.status_code == 400
+    assert "does not match request type FileStreamSource" in mismatch.json()["message"]
+
+
+def test_create_and_update_errors_use_kafka_status_codes_and_shapes(api: RestWorker, unique: str) -> None:
+    name = f"errors-{unique}"
+    invalid = api.client.post("/connectors", json={"name": name, "config": {
+        "connector.class": "DataGen", "tasks.max": "zero", "topic.creation.default.partitions": "1"}})
+    assert invalid.status_code == 400
+    message = invalid.json()["message"]
+    assert message.startswith("Connector configuration is invalid and contains the following 2 error(s)")
+    assert "tasks.max: Invalid value 'zero'" in message
+    assert "topic.creation.default.replication.factor: Missing required configuration" in message
+    assert invalid.json()["error_code"] == 400
+
+    config = datagen(name, f"errors-{unique}", rate="1")
+    assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
+    duplicate = api.client.post("/connectors", json={"name": name, "config": config})
+    assert duplicate.status_code == 409 and duplicate.json() == {
+        "error_code": 409, "message": f"Connector {name} already exists"}
+    mismatch = api.client.put(f"/connectors/{name}/config", json={**config, "name": "other"})
+    assert mismatch.status_code == 400
+    assert "doesn't match connector name in the URL" in mismatch.json()["message"]
+    slash = api.client.post("/connectors", json={"name": "a/b", "config": config | {"name": "a/b"}})
+    assert slash.status_code == 400
+    malformed = api.client.post("/connectors", content=b"{not json",
+                                headers={"content-type": "application/json"})
+    assert malformed.status_code == 400 and malformed.json()["error_code"] == 400
+    for method, path in (("GET", "/connectors/none-such/status"), ("PUT", "/connectors/none-such/pause"),
+                         ("DELETE", "/connectors/none-such"), ("GET", "/connectors/none-such/offsets"),
+                         ("POST", "/connectors/none-such/restart"), ("GET", "/connectors/none-such/topics")):
+        response = api.client.request(method, path)
+        assert response.status_code == 404, (method, path)
+        assert response.json() == {"error_code": 404, "message": "Connector none-such not found"}
+
+    patched = api.client.patch(f"/connectors/{name}/config", json={"rate": 2, "seed": None, "format": "json"})
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["config"] == {**config, "rate": "2", "format": "json"}
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+
+
+def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
+        api: RestWorker, unique: str, caplog: pytest.LogCaptureFixture) -> None:
+    name = f"secret-{unique}"
+    secret = f"hunter2-{unique}"
+    config = datagen(name, f"secret-{unique}", rate="1", **{"db.password": secret, "client.Secret": secret})
+    created = api.client.post("/connectors", json={"name": name, "config": config})
+    assert created.status_code == 201
+    shown = [created.text, *(api.client.get(path).text for path in (
+        f"/connectors/{name}", f"/connectors/{name}/config", f"/connectors/{name}/tasks",
+        "/connectors?expand=info"))]
+    for text in shown:
+        assert secret not in text
+        assert '"db.password":"[hidden]"' in text and '"client.Secret":"[hidden]"' in text
+
+    edited = {**api.client.get(f"/connectors/{name}/config").json(), "rate": "2"}
+    assert api.client.put(f"/connectors/{name}/config", json=edited).status_code == 200
+    props = api.worker.get(name).config.props
+    assert props["db.password"] == secret and props["client.Secret"] == secret and props["rate"] == "2"
+
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("connectors.datagen").warning("a connector logs its password %s", secret)
+    assert secret not in caplog.text and "password [hidden]" in caplog.text
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+
+
+def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, unique: str) -> None:
+    name = f"list-{unique}"
+    config = datagen(name, f"list-{unique}", rate="1")
+    assert api.client.post("/connectors", json={"name": name, "config": config,
+                                                "initial_state": "PAUSED"}).status_code == 201
+    wait_for_states(api, name, "PAUSED", ["PAUSED"])
+    assert name in api.client.get("/connectors").json()
+    both = api.client.get("/connectors", params=[("expand", "status"), ("expand", "info")]).json()[name]
+    assert both["status"]["connector"] == {"state": "PAUSED", "worker_id": api.worker.worker_id}
+    assert both["info"]["name"] == name and both["info"]["type"] == "source"
+    assert set(api.client.get("/connectors", params={"expand": "status"}).json()[name]) == {"status"}
+
+    root = api.client.get("/").json()
+    assert set(root) == {"version", "commit", "kafka_cluster_id"} and root["kafka_cluster_id"]
+    plugins = api.client.get("/connector-plugins").json()
+    datagen_plugin = {"class": "connectors.datagen.DataGenConnector", "type": "source",
+                      "version": root["version"]}
+    assert datagen_plugin in plugins
+    everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
+    assert any(p["type"] == "converter" for p in everything)
+    keys = api.client.get("/connector-plugins/DataGen/config").json()
+    assert "topic.pattern" in [k["name"] for k in keys]
+    assert api.client.get("/connector-plugins/NoSuch/config").status_code == 404
+
+    logger = "connectworker.rest.herder"
+    before = logging.getLogger(logger).level
+    try:
+        changed = api.client.put(f"/admin/loggers/{logger}", json={"level": "DEBUG"})
+        assert changed.status_code == 200 and changed.json() == [logger]
+        assert api.client.get(f"/admin/loggers/{logger}").json()["level"] == "DEBUG"
+        assert api.client.get("/admin/loggers").json()[logger]["level"] == "DEBUG"
+        assert api.client.put(f"/admin/loggers/{logger}", json={"level": "LOUD"}).status_code == 400
+    finally:
+        logging.getLogger(logger).setLevel(before)
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+
+
+def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, admin: AdminClient,
+                                              unique: str) -> None:
+    name, topic = f"topics-{unique}", f"topics-{unique}"
+    config = datagen(name, topic, rate="20", **{"topic.creation.default.partitions": "3",
+                                                "topic.creation.default.replication.factor": "1"})
+    assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
+    wait_until(lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
+               what="the topic tracked")
+    assert api.client.put(f"/connectors/{name}/topics/reset").status_code == 202
+    assert api.client.get(f"/connectors/{name}/topics").json() == {name: {"topics": []}}
+
+    plan = api.client.get(f"/connectors/{name}/topics/plan", params=[("topic", topic), ("topic", "new.one"),
+                                                                     ("topic", "bad topic!")])
+    assert plan.status_code == 200, plan.text
+    by_topic = {p["topic"]: p for p in plan.json()}
+    assert by_topic[topic]["exists"] is True and by_topic[topic]["create"] is False
+    # This worker keeps topic.creation.enable at its default (false), so nothing would be created.
+    assert "topic.creation.enable is false" in by_topic["new.one"]["reason"]
+    assert by_topic["new.one"]["exists"] is False and "broker_verdict" not in by_topic["new.one"]
+    assert "invalid topic name" in by_topic["bad topic!"]["reason"]
+    assert set(by_topic["new.one"]) == {"topic", "create", "rule", "partitions", "replication_factor",
+                                        "configs", "reason", "exists"}
+    assert api.client.get(f"/connectors/{name}/topics/plan").status_code == 400
+    assert api.client.delete(f"/connectors/{name}").status_code == 204
+    delete_topics(admin, [topic])

@@ -1,0 +1,91 @@
+"""Shared by the REST tests: a standalone worker serving the REST API on a free loopback port, over
+real HTTP. (Named test_rest_* to sit with them; it holds helpers and a self-check of the harness.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.rest.server import RestServer
+from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.worker import Worker
+from tests.integration.harness import wait_until, worker_config
+from tests.kafka_helpers import consume
+
+FREE_PORT = "http://127.0.0.1:0"
+
+
+@dataclass
+class RestWorker:
+    runtime: StandaloneRuntime
+    server: RestServer
+    url: str
+    client: httpx.Client
+
+    @property
+    def worker(self) -> Worker:
+        assert self.runtime.worker is not None
+        return self.runtime.worker
+
+
+def rest_worker_config(bootstrap: str, tmp_path: Path, **overrides: str) -> WorkerConfig:
+    return worker_config(bootstrap, tmp_path, listeners=FREE_PORT, **overrides)
+
+
+@contextmanager
+def rest_worker(config: WorkerConfig, *file_connectors: Mapping[str, str],
+                **client_options: Any) -> Iterator[RestWorker]:
+    """A started runtime with `file_connectors` running as if named on the command line, plus the API."""
+    with StandaloneRuntime(config) as runtime:
+        assert runtime.worker is not None
+        configs = [parse_connector_config(props) for props in file_connectors]
+        for connector in configs:
+            runtime.worker.start_connector(connector)
+        server = RestServer.start_for(runtime, configs)
+        try:
+            with httpx.Client(base_url=server.urls[0], timeout=60, **client_options) as client:
+                yield RestWorker(runtime, server, server.urls[0], client)
+        finally:
+            server.stop()
+
+
+def datagen(name: str, topic: str, **extra: str) -> dict[str, str]:
+    return {"name": name, "connector.class": "DataGen", "topic.pattern": topic, "topic.count": "1",
+            "rate": "200", "batch.size": "20", "format": "string", **extra}
+
+
+def status_of(api: RestWorker, name: str) -> dict[str, Any]:
+    response = api.client.get(f"/connectors/{name}/status")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def wait_for_states(api: RestWorker, name: str, connector: str, tasks: Sequence[str],
+                    timeout: float = 30) -> dict[str, Any]:
+    """Wait until the connector's status shows `connector` and exactly `tasks`; return that status."""
+    seen: dict[str, Any] = {}
+
+    def matches() -> bool:
+        seen.update(status_of(api, name))
+        return (seen["connector"]["state"] == connector
+                and [t["state"] for t in seen["tasks"]] == list(tasks))
+
+    wait_until(matches, timeout, what=f"{name} {connector} with tasks {list(tasks)} (last: {seen})")
+    return seen
+
+
+def count_records(bootstrap: str, topic: str, settle: float = 2.0) -> int:
+    """Every record now in `topic` (reads until nothing new arrives for the consume grace period)."""
+    return len(consume(bootstrap, [topic], expected=10**9, timeout=settle))
+
+
+def wait_for_records(bootstrap: str, topic: str, at_least: int, timeout: float = 30) -> int:
+    """How many records `topic` holds once it holds `at_least` (or `timeout` passed)."""
+    return len(consume(bootstrap, [topic], expected=at_least, timeout=timeout))

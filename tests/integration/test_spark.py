@@ -1,0 +1,256 @@
+"""The connector pipeline on Spark (`local[2]`) against the test broker.
+
+Few tests, one shared SparkSession (each session costs 5-10 s of JVM start-up): the CLI engine runs a
+data generator from files, with topic rules and a task's `settings_for_new_topic`; a DataFrame batch
+write to many new topics; a streaming write; and a query stopped mid-flight and restarted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from confluent_kafka import TopicCollection
+from confluent_kafka.admin import AdminClient, ConfigResource
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
+
+from connectors.datagen import DataGenConnector, DataGenTask
+from connectworker.api.task import SourceTask
+from connectworker.api.topic_settings import TimeUnit, TopicSettings
+from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.plan_context import PlanTaskContext
+from connectworker.runtime.standalone import load_connector_configs
+from connectworker.spark import register
+from connectworker.spark.engine import SparkEngine
+from connectworker.spark.kafka_offsets import KafkaOffsetStorage
+from connectworker.spark.offset_storage import FileOffsetStorage
+from connectworker.spark.worker_settings import load_spark_worker
+from tests.broker import Broker
+from tests.integration.harness import wait_until
+from tests.kafka_helpers import consume, delete_topics
+
+pytestmark = pytest.mark.spark
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+P0, P1 = partition_key({"task": 0}), partition_key({"task": 1})
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        # Executors import the test connector below by name: put the repository on their path.
+        paths = (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
+        env.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+        session = (SparkSession.builder.master("local[2]").appName("connectworker-tests")
+                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+                   .getOrCreate())
+        session.sparkContext.setLogLevel("ERROR")
+        register(session)
+        try:
+            yield session
+        finally:
+            session.stop()
+
+
+class RetentionDataGenConnector(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return RetentionDataGenTask
+
+
+class RetentionDataGenTask(DataGenTask):
+    """Vetoes its eu-west topic and gives every other new topic a one-hour retention."""
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        if settings.name.endswith(".eu-west"):
+            return None
+        return settings.with_retention_time(1, TimeUnit.HOURS)
+
+
+def expected_records(props: Mapping[str, str], task_id: int, count: int) -> list[tuple[str, str, str]]:
+    """(topic, key, value) of the first `count` records of a DataGen task, generated in-process."""
+    task = DataGenTask()
+    task_props = {**props, "task.id": str(task_id)}
+    task.initialize(PlanTaskContext(task_props))
+    task.start(task_props)
+    records = []
+    while len(records) < count:
+        records += task.poll() or []
+    return [(r.topic, r.key, r.value) for r in records[:count]]
+
+
+def describe(admin: AdminClient, topics: list[str]) -> dict[str, tuple[int, dict[str, str]]]:
+    """Partition count and explicitly set configs of each topic."""
+    partitions = {name: len(f.result().partitions)
+                  for name, f in admin.describe_topics(TopicCollection(topics)).items()}
+    futures = admin.describe_configs([ConfigResource("topic", t) for t in topics])
+    configs = {res.name: {k: v.value for k, v in f.result().items()} for res, f in futures.items()}
+    return {t: (partitions[t], configs[t]) for t in topics}
+
+
+def running(query: StreamingQuery, condition: Callable[[], bool]) -> Callable[[], bool]:
+    """`condition`, failing fast with the query's error if the query died."""
+    def check() -> bool:
+        if not query.isActive:
+            raise AssertionError(f"query stopped: {query.exception()}")
+        return condition()
+    return check
+
+
+def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    name, prefix = f"spark-gen-{unique}", f"sg-{unique}"
+    offsets_file = tmp_path / "connect.offsets"
+    worker_file = tmp_path / "worker.properties"
+    worker_file.write_text("\n".join([
+        f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
+        f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
+        "topic.creation.enable=true", "spark.master=local[2]",
+        f"spark.checkpoint.location={tmp_path / 'checkpoints'}", "spark.trigger.interval.ms=500"]))
+    props = {"name": name, "connector.class": "tests.integration.test_spark.RetentionDataGenConnector",
+             "tasks.max": "2", "topic.pattern": prefix + ".{region}", "topic.count": "3", "records": "300",
+             "rate": "0", "batch.size": "50", "seed": "3",
+             "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
+             "topic.creation.groups": "West", "topic.creation.West.include": f"{prefix}\\.us-west",
+             "topic.creation.West.partitions": "3", "topic.creation.West.cleanup.policy": "compact"}
+    connector_file = tmp_path / "datagen.properties"
+    connector_file.write_text("".join(f"{k}={v}\n".replace("\\", "\\\\") for k, v in props.items()))
+
+    engine = SparkEngine(load_spark_worker(worker_file), load_connector_configs([connector_file])).start()
+    try:
+        query = engine.queries[0].query
+        storage = FileOffsetStorage(offsets_file)
+        wait_until(running(query, lambda: offsets_file.exists() and storage.read(name) == {
+            P0: {"seq": 300}, P1: {"seq": 300}}), timeout=120, what="all 600 records committed")
+    finally:
+        engine.stop()
+    assert engine.spark is None and spark.sparkContext._jsc is not None  # the shared session survives
+
+    topics = [f"{prefix}.us-east", f"{prefix}.us-west", f"{prefix}.eu-west"]
+    got = Counter((m.topic(), m.key().decode(), m.value().decode())
+                  for m in consume(broker.bootstrap_servers, topics, 600))
+    assert got == Counter(expected_records(props, 0, 300) + expected_records(props, 1, 300))
+    created = describe(admin, topics)
+    assert created[f"{prefix}.us-east"][0] == 2
+    assert created[f"{prefix}.us-east"][1].get("retention.ms") == "3600000"
+    assert created[f"{prefix}.us-west"][0] == 3
+    assert created[f"{prefix}.us-west"][1].get("cleanup.policy") == "compact"
+    assert created[f"{prefix}.us-west"][1].get("retention.ms") == "3600000"
+    vetoed_partitions, vetoed_configs = created[f"{prefix}.eu-west"]
+    assert vetoed_partitions not in (2, 3) and "retention.ms" not in vetoed_configs  # broker auto-create
+    delete_topics(admin, topics)
+
+
+def test_batch_write_of_a_dataframe_creates_many_new_topics_by_the_rules(
+        spark: SparkSession, broker: Broker, admin: AdminClient, unique: str) -> None:
+    topics = [f"bw-{unique}-{i:02d}" + ("-compact" if i % 5 == 0 else "") for i in range(40)]
+    stamp = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    rows = [(topic, f"k{n}", f"{topic}/{n}", n % 2, [("origin", b"spark")], stamp)
+            for topic in topics for n in range(5)]
+    df = spark.createDataFrame(rows, "topic STRING, key STRING, value STRING, partition INT, "
+                                     "headers ARRAY<STRUCT<key: STRING, value: BINARY>>, timestamp TIMESTAMP")
+    rules = {"kafka.bootstrap.servers": broker.bootstrap_servers, "topic.creation.enable": "true",
+             "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
+             "topic.creation.groups": "Compacted", "topic.creation.Compacted.include": ".*-compact",
+             "topic.creation.Compacted.partitions": "3", "topic.creation.Compacted.cleanup.policy": "compact"}
+    df.repartition(2).write.format("connect-kafka").mode("append").options(**rules).save()
+
+    created = describe(admin, topics)
+    for topic in topics:
+        if topic.endswith("-compact"):
+            assert created[topic] == (3, {"cleanup.policy": "compact"}), topic
+        else:
+            assert created[topic][0] == 2 and "cleanup.policy" not in created[topic][1], topic
+    messages = consume(broker.bootstrap_servers, topics, len(rows))
+    got = Counter((m.topic(), m.key().decode(), m.value().decode(), m.partition(), tuple(m.headers()),
+                   m.timestamp()[1]) for m in messages)
+    ms = int(stamp.timestamp() * 1000)
+    assert got == Counter((t, k, v, p, (("origin", b"spark"),), ms) for t, k, v, p, _, _ in rows)
+
+    # topic.creation.enable=false: the same rules are ignored and the broker's auto-create applies.
+    off = f"bw-{unique}-off"
+    spark.createDataFrame([("k", "v")], "key STRING, value STRING").write.format("connect-kafka") \
+        .mode("append").options(**{**rules, "topic.creation.enable": "false",
+                                   "topic.creation.default.partitions": "7"}).option("topic", off).save()
+    assert len(consume(broker.bootstrap_servers, [off], 1)) == 1
+    assert describe(admin, [off])[off][0] != 7
+    delete_topics(admin, [*topics, off])
+
+
+def test_streaming_write_creates_its_topic_and_writes_every_micro_batch(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    topic = f"sw-{unique}"
+    source = tmp_path / "in"
+    source.mkdir()
+    for f in range(3):
+        (source / f"part-{f}.json").write_text("".join(f'{{"key": "f{f}-{n}", "value": "row {f}.{n}"}}\n'
+                                                       for n in range(40)))
+    stream = (spark.readStream.schema("key STRING, value STRING").option("maxFilesPerTrigger", 1)
+              .json(str(source)))
+    query = (stream.writeStream.format("connect-kafka")
+             .option("kafka.bootstrap.servers", broker.bootstrap_servers).option("topic", topic)
+             .option("topic.creation.enable", "true").option("topic.creation.default.replication.factor", "1")
+             .option("topic.creation.default.partitions", "3")
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
+    assert query.awaitTermination(120)
+    assert query.exception() is None
+    assert query.lastProgress is not None and query.lastProgress["batchId"] == 2  # three micro-batches
+
+    messages = consume(broker.bootstrap_servers, [topic], 120)
+    got = Counter((m.key().decode(), m.value().decode()) for m in messages)
+    assert got == Counter((f"f{f}-{n}", f"row {f}.{n}") for f in range(3) for n in range(40))
+    assert describe(admin, [topic])[topic][0] == 3
+    delete_topics(admin, [topic])
+
+
+def test_a_query_stopped_mid_flight_resumes_from_committed_offsets_without_loss(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """Offsets in a compacted Kafka topic (the cluster setting); `stop()` interrupts a micro-batch."""
+    name, offsets_topic = f"resume-{unique}", f"offsets-{unique}"
+    kafka = {"kafka.bootstrap.servers": broker.bootstrap_servers, "offset.storage.topic": offsets_topic}
+    source = {"name": name, "connector.class": "DataGen", "tasks.max": "2",
+              "topic.pattern": f"rs-{unique}.{{task}}.{{region}}", "topic.count": "2", "records": "600",
+              "rate": "200", "batch.size": "20", "seed": "5", "key.converter": STRING_CONVERTER,
+              "value.converter": STRING_CONVERTER, "microbatch.max.ms": "400", **kafka}
+
+    def start() -> StreamingQuery:
+        return (spark.readStream.format("connect-source").options(**source).load()
+                .writeStream.format("connect-kafka").options(**kafka)
+                .option("checkpointLocation", str(tmp_path / "checkpoint"))
+                .trigger(processingTime="200 milliseconds").start())
+
+    storage = KafkaOffsetStorage(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers})
+
+    def committed() -> dict[int, int]:
+        offsets = storage.read(name)
+        return {task: offsets[key]["seq"] for task, key in ((0, P0), (1, P1)) if key in offsets}
+
+    try:
+        query = start()
+        wait_until(running(query, lambda: min(committed().values(), default=0) >= 150), timeout=120,
+                   what="some offsets committed")
+        query.stop()  # abrupt: the running micro-batch is cancelled, its offsets are not committed
+        at_stop = committed()
+        assert all(seq < 600 for seq in at_stop.values()), at_stop
+        query = start()
+        wait_until(running(query, lambda: committed() == {0: 600, 1: 600}), timeout=120,
+                   what="all records committed after the restart")
+        query.stop()
+    finally:
+        storage.close()
+
+    topics = [f"rs-{unique}.{task}.{region}" for task in (0, 1) for region in ("us-east", "us-west")]
+    messages = consume(broker.bootstrap_servers, topics, 1200)
+    for task in (0, 1):
+        seqs = Counter(int(m.key()) for m in messages if m.topic().startswith(f"rs-{unique}.{task}."))
+        assert set(seqs) == set(range(600)), f"task {task} lost records"
+        again = sorted(seq for seq, n in seqs.items() if n > 1)
+        assert all(seq >= at_stop[task] for seq in again), (task, at_stop, again[:10])
+    delete_topics(admin, [*topics, offsets_topic])

@@ -1,0 +1,158 @@
+"""The pieces of the Spark integration that need no SparkSession: offset storages (file and Kafka
+topic), merging the write tasks' offsets, option parsing and the sink's column checks."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from connectworker.api.errors import ConfigError
+from connectworker.runtime.offset_store import OffsetStoreError, partition_key
+from connectworker.spark.columns import SinkColumns
+from connectworker.spark.kafka_offsets import KafkaOffsetStorage, record_key
+from connectworker.spark.offset_commit import SinkCommitMessage, merge_newest
+from connectworker.spark.offset_storage import FileOffsetStorage
+from connectworker.spark.options import SinkSettings, SourceSettings
+from tests.broker import Broker
+from tests.kafka_helpers import consume, delete_topics
+
+P0, P1 = partition_key({"task": 0}), partition_key({"task": 1})
+
+
+def test_file_storage_keeps_every_commit_of_concurrent_committers(tmp_path: Path) -> None:
+    path = tmp_path / "offsets.json"
+
+    def committer(connector: str) -> None:
+        for seq in range(1, 31):
+            FileOffsetStorage(path).commit(connector, {P0: {"seq": seq}})
+
+    threads = [threading.Thread(target=committer, args=(f"c{i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    storage = FileOffsetStorage(path)
+    stored = {f"c{i}": storage.read(f"c{i}") for i in range(6)}
+    assert stored == {f"c{i}": {P0: {"seq": 30}} for i in range(6)}
+
+
+def test_file_storage_refuses_a_corrupt_file(tmp_path: Path) -> None:
+    path = tmp_path / "offsets.json"
+    path.write_text("{not json")
+    with pytest.raises(OffsetStoreError, match="corrupt"):
+        FileOffsetStorage(path).read("c")
+
+
+def test_kafka_storage_reads_back_commits_of_another_process_and_forgets_tombstones(
+        broker: Broker, admin: AdminClient, unique: str) -> None:
+    topic = f"offsets-{unique}"
+    kafka = {"bootstrap.servers": broker.bootstrap_servers}
+    writer = KafkaOffsetStorage(topic, kafka, partitions=3)
+    reader = KafkaOffsetStorage(topic, kafka)  # finds the topic the writer created: 3 partitions
+    try:
+        assert writer.read("gen") == {}
+        assert reader.read("gen") == {}
+        writer.commit("gen", {P0: {"seq": 10}, P1: {"seq": 7}})
+        writer.commit("other", {P0: {"seq": 1}})
+        writer.commit("gen", {P0: {"seq": 25}})
+        assert reader.read("gen") == {P0: {"seq": 25}, P1: {"seq": 7}}
+        # A record Kafka Connect would write (keys not in canonical form) and a malformed one.
+        producer = Producer(kafka)
+        producer.produce(topic, b'{"seq": 99}', b'["gen", {"task": 1}]', partition=0)
+        producer.produce(topic, b"junk", b"not json", partition=1)
+        producer.flush(10)
+        writer.commit("gen", {P0: None})
+        assert reader.read("gen") == {P1: {"seq": 99}}
+        assert KafkaOffsetStorage(topic, kafka).read("other") == {P0: {"seq": 1}}
+        metadata = admin.list_topics(timeout=10).topics[topic]
+        assert len(metadata.partitions) == 3
+    finally:
+        writer.close()
+        reader.close()
+    keys = {m.key() for m in consume(broker.bootstrap_servers, [topic], 6, timeout=10)}
+    assert record_key("gen", P0) in keys and b'["gen",{"task":1}]' in keys
+    delete_topics(admin, [topic])
+
+
+def test_offsets_of_reshuffled_rows_merge_to_the_newest_per_source_partition() -> None:
+    messages = [
+        SinkCommitMessage(3, {("gen", P0): (7, '{"seq": 8}'), ("gen", P1): (2, '{"seq": 3}')}),
+        None,
+        SinkCommitMessage(2, {("gen", P0): (9, '{"seq": 10}'), ("gen", P1): (1, '{"seq": 2}')}),
+        SinkCommitMessage(1, {("file", "null"): (0, '{"position": 4}')}),
+    ]
+    assert merge_newest(messages) == {"gen": {P0: {"seq": 10}, P1: {"seq": 3}},
+                                      "file": {"null": {"position": 4}}}
+
+
+def test_source_options_restore_the_case_of_rule_names_and_split_worker_keys(tmp_path: Path) -> None:
+    # Spark lower-cases option keys; values keep their case.
+    options = {"name": "gen", "connector.class": "DataGen", "topic.pattern": "MyPrefix.{n}",
+               "topic.creation": "firstRule,defaultRule", "topic.creation.firstrule.regex": "MyPrefix.*",
+               "topic.creation.firstrule.partitions": "5", "topic.creation.defaultrule.regex": ".*",
+               "kafka.bootstrap.servers": "127.0.0.1:1", "topic.creation.enable": "true",
+               "offset.storage.file.filename": str(tmp_path / "o.json"), "checkpointlocation": "/x",
+               "microbatch.max.ms": "250"}
+    settings = SourceSettings.from_options(options)
+    assert settings.connector == {
+        "name": "gen", "connector.class": "DataGen", "topic.pattern": "MyPrefix.{n}",
+        "topic.creation": "firstRule,defaultRule", "topic.creation.firstRule.regex": "MyPrefix.*",
+        "topic.creation.firstRule.partitions": "5", "topic.creation.defaultRule.regex": ".*"}
+    assert settings.kafka == {"bootstrap.servers": "127.0.0.1:1"}
+    assert settings.creation_enabled and settings.max_ms == 250
+    assert settings.offsets.file == str(tmp_path / "o.json")
+
+
+def test_source_and_sink_options_name_each_problem() -> None:
+    with pytest.raises(ConfigError) as missing:
+        SourceSettings.from_options({"name": "gen", "connector.class": "DataGen"})
+    assert "offset.storage.file.filename" in missing.value.problems
+    with pytest.raises(ConfigError) as both:
+        SourceSettings.from_options({"offset.storage.file.filename": "f", "offset.storage.topic": "t",
+                                     "kafka.bootstrap.servers": "127.0.0.1:1"})
+    assert "offset.storage.topic" in both.value.problems
+    with pytest.raises(ConfigError) as no_cluster:
+        SourceSettings.from_options({"offset.storage.file.filename": "f", "topic.creation.enable": "true"})
+    assert "kafka.bootstrap.servers" in no_cluster.value.problems
+    with pytest.raises(ConfigError) as bad_bound:
+        SourceSettings.from_options({"offset.storage.file.filename": "f", "microbatch.max.records": "0"})
+    assert "microbatch.max.records" in bad_bound.value.problems
+    with pytest.raises(ConfigError) as sink:
+        SinkSettings.from_options({"topic": "t"})
+    assert "kafka.bootstrap.servers" in sink.value.problems
+
+
+def _schema(**fields: object) -> StructType:
+    return StructType([StructField(name, dtype) for name, dtype in fields.items()])  # type: ignore[arg-type]
+
+
+def test_sink_checks_columns_as_spark_kafka_sink_does() -> None:
+    header = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
+    schema = _schema(topic=StringType(), key=StringType(), value=BinaryType(), partition=IntegerType(),
+                     headers=header, extra=LongType())
+    cols = SinkColumns.of(schema, topic_option=None)
+    assert (cols.topic, cols.key, cols.partition, cols.headers, cols.timestamp, cols.source) == (
+        True, True, True, True, False, False)
+    assert not SinkColumns.of(_schema(value=StringType()), topic_option="t").topic
+    with pytest.raises(ConfigError) as bad:
+        SinkColumns.of(_schema(value=LongType(), partition=StringType(), headers=StringType()),
+                       topic_option=None)
+    assert set(bad.value.problems) == {"column value", "column topic", "column partition", "column headers"}
+    with pytest.raises(ConfigError) as partial:
+        SinkColumns.of(_schema(topic=StringType(), value=BinaryType(), source_offset=StringType()),
+                       topic_option=None)
+    assert set(partial.value.problems) == {"column connector", "column source_partition",
+                                           "column source_index"}
