@@ -19,6 +19,8 @@ def get_herder(request: Request) -> StandaloneHerder:
 
 HerderDep = Annotated[StandaloneHerder, Depends(get_herder)]
 ConnectorName = Annotated[str, Path(description="The connector's name", examples=["datagen-example"])]
+TaskId = Annotated[int, Path(description="The task's number, from 0", examples=[0])]
+PluginName = Annotated[str, Path(description="A connector class name or alias", examples=["DataGen"])]
 
 
 def scalar_string(value: ConfigScalar) -> str:

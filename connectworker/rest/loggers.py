@@ -58,10 +58,8 @@ class LoggerLevels:
             raise NotFound(f"Logger {name} not found.")
         return self._level(name, logger, True)
 
-    def set(self, name: str, level: str | None) -> list[str]:
+    def set(self, name: str, level: str) -> list[str]:
         """Set `level` on `name` and its descendants; returns the names changed."""
-        if level is None:
-            raise BadRequest("Desired 'level' parameter was not specified in request.")
         value = LEVELS.get(level.strip().upper())
         if value is None:
             raise BadRequest(f"Invalid log level '{level}'. Use one of {', '.join(LEVELS)}.")

@@ -153,7 +153,10 @@ class LoggerLevel(BaseModel):
 
 
 class LevelRequest(BaseModel):
-    level: StrictStr | None = None
+    """Kafka's level names; matched without regard to case."""
+
+    level: StrictStr = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL",
+                                                         "OFF"]})
 
 
 class BrokerVerdict(BaseModel):

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from connectworker.rest.deps import ConnectorName, HerderDep
+from connectworker.rest.deps import ConnectorName, HerderDep, TaskId
 from connectworker.rest.errors import NotFound, error_responses
 from connectworker.rest.models import ConnectorStateInfo, TaskInfo, TaskState
 from connectworker.rest.views import connector_status, find_task, task_infos, task_state
@@ -28,7 +28,7 @@ def get_tasks(name: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
 
 @router.get("/connectors/{name}/tasks/{task_id}/status", response_model=TaskState,
             response_model_exclude_none=True, responses=error_responses(404))
-def get_task_status(name: ConnectorName, task_id: int, herder: HerderDep) -> TaskState:
+def get_task_status(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> TaskState:
     task = find_task(herder.get(name), task_id)
     if task is None:
         raise NotFound(f"No status found for task {name}-{task_id}")
@@ -37,7 +37,7 @@ def get_task_status(name: ConnectorName, task_id: int, herder: HerderDep) -> Tas
 
 @router.post("/connectors/{name}/tasks/{task_id}/restart", status_code=204, response_class=Response,
              responses=error_responses(404))
-def restart_task(name: ConnectorName, task_id: int, herder: HerderDep) -> Response:
+def restart_task(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> Response:
     herder.restart_task(name, task_id)
     return Response(status_code=204)
 

@@ -11,7 +11,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.converters.registry import KAFKA_CLASS_NAMES
 from connectworker.plugins import PluginNotFoundError, connector_plugins, resolve_connector_class
 from connectworker.rest.config_infos import key_info, validate
-from connectworker.rest.deps import request_config
+from connectworker.rest.deps import PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
 from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
 
@@ -42,7 +42,7 @@ def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")]
 
 @router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo],
             responses=error_responses(404))
-def plugin_config(plugin: str) -> list[ConfigKeyInfo]:
+def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
     """The connector's own configuration keys (the common and topic.creation.* keys are in validate)."""
     cls = _resolve(plugin)
     if cls is None:
@@ -52,7 +52,7 @@ def plugin_config(plugin: str) -> list[ConfigKeyInfo]:
 
 @router.put("/connector-plugins/{plugin}/config/validate", response_model=ConfigInfos,
             responses=error_responses(400))
-def validate_config(plugin: str, config: Annotated[dict[str, ConfigScalar], Body(examples=[{
+def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar], Body(examples=[{
         "connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}])],
                     ) -> ConfigInfos:
     """Validate a connector config and report every problem against its key, `topic.creation.*`

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.record import RecordMetadata, SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.converters.base import Converter
+from connectworker.runtime.delivery_reports import DeliveryReportPump
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
@@ -65,8 +67,11 @@ class WorkerSourceTask:
         self._on_topics = on_topics
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
-        self._resend: list[tuple[InFlightBatch | RecordAck, Message, bool]] = []
+        # Filled by delivery reports, drained by the task thread (deque ops are thread-safe).
+        self._resend: deque[tuple[InFlightBatch | RecordAck, Message, bool]] = deque()
         self._recovering: dict[str, float] = {}  # topic -> deadline for making it usable again
+        self._recovering_lock = threading.Lock()
+        self._pump: DeliveryReportPump | None = None
         self._failure: str | None = None
         self._stopping = threading.Event()
         self._resumed = threading.Event()
@@ -116,6 +121,7 @@ class WorkerSourceTask:
         producer: Producer | None = None
         try:
             producer = Producer(self._producer_config)
+            self._pump = DeliveryReportPump(producer, self.name).start()
             self.task.initialize(WorkerTaskContext(StoreOffsetReader(self._store, self.connector), self.props))
             self.task.start(self.props)
             if not self._stopping.is_set():
@@ -128,23 +134,28 @@ class WorkerSourceTask:
             self._shutdown(producer)
 
     def _loop(self, producer: Producer) -> None:
+        assert self._pump is not None
+        pump = self._pump
         next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
         while not self._stopping.is_set():
             if not self._resumed.is_set():
-                self._commit(producer, flush=True)
+                self._commit(flush=True)
                 self._resumed.wait(0.5)
                 continue
-            records = self.task.poll()
+            with pump.task_polling():
+                records = self.task.poll()
             if records:
                 self._send(producer, records)
-            producer.poll(0)
+            pump.serve_ready()
             if self._resend:
                 self._send_again(producer)
             if self._failure is not None:
                 raise TaskFailure(self._failure)
             if time.monotonic() >= next_commit:
-                self._commit(producer, flush=False)
-                self._recovering = {t: d for t, d in self._recovering.items() if d > time.monotonic()}
+                self._commit(flush=False)
+                with self._recovering_lock:
+                    now = time.monotonic()
+                    self._recovering = {t: d for t, d in self._recovering.items() if d > now}
                 next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
 
     def _ensure_topics(self, topics: set[str]) -> None:
@@ -190,7 +201,8 @@ class WorkerSourceTask:
                 return
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room again.
-                producer.poll(0.05)
+                assert self._pump is not None
+                self._pump.serve(0.05)
             except KafkaException as exc:
                 err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
                 if err is None or err.code() not in _UNKNOWN_TOPIC:
@@ -206,7 +218,8 @@ class WorkerSourceTask:
             raise TaskFailure(f"Topic {topic!r} no longer exists and topic creation is off for connector "
                               f"{self.connector}; create the topic, or enable topic creation, and restart")
         now = time.monotonic()
-        deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
+        with self._recovering_lock:
+            deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
         if now > deadline:
             raise TaskFailure(f"Topic {topic!r} vanished while in use and was still not usable after "
                               f"topic.creation.timeout.ms")
@@ -217,12 +230,12 @@ class WorkerSourceTask:
             self._ensure_topics({topic})
         # The producer caches "unknown topic" for a while: refresh its view of the topic.
         producer.list_topics(topic, timeout=5)
-        producer.poll(0.05)
+        time.sleep(0.05)
 
     def _send_again(self, producer: Producer) -> None:
         """Re-send records that failed while their topic was being re-created."""
-        pending, self._resend = self._resend, []
-        for callback, msg, topic_unknown in pending:
+        while self._resend:
+            callback, msg, topic_unknown = self._resend.popleft()
             topic = msg.topic()
             if topic_unknown:
                 self._recover_topic(producer, topic)
@@ -230,18 +243,21 @@ class WorkerSourceTask:
             self._produce_patiently(producer, topic, msg.value(), msg.key(), None, callback,
                                     ts if ts_type else None, msg.headers())
 
-    # -- delivery reports (run inside producer.poll/flush, on the task thread) -------------------
+    # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
     def on_failure(self, callback: InFlightBatch | RecordAck, batch: InFlightBatch, err: KafkaError,
                    msg: Message) -> None:
         topic = msg.topic()
         unknown = err.code() in _UNKNOWN_TOPIC
         # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
         # is being re-created, other errors: re-send them until topic.creation.timeout.ms.
-        if (self._gate.recreates_missing_topics and (unknown or topic in self._recovering)
-                and time.monotonic() < self._recovering.setdefault(
-                    topic, time.monotonic() + self._timeouts.topic_creation_timeout_s)):
-            self._resend.append((callback, msg, unknown))
-            return
+        if self._gate.recreates_missing_topics:
+            now = time.monotonic()
+            with self._recovering_lock:
+                recovering = unknown or topic in self._recovering
+                deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
+            if recovering and now < deadline:
+                self._resend.append((callback, msg, unknown))
+                return
         if self._failure is None:
             self._failure = (f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
                              f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
@@ -253,14 +269,12 @@ class WorkerSourceTask:
         self.task.commit_record(record, metadata)
 
     # -- offsets -------------------------------------------------------------------------------
-    def _commit(self, producer: Producer, *, flush: bool) -> None:
-        if flush:
-            remaining = producer.flush(self._timeouts.offset_flush_timeout_s)
+    def _commit(self, *, flush: bool) -> None:
+        if flush and self._pump is not None:
+            remaining = self._pump.flush(self._timeouts.offset_flush_timeout_s)
             if remaining:
                 log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
                             "committing offsets of the acknowledged ones only", self.name, remaining)
-        else:
-            producer.poll(0)
         offsets, done = self._submitted.committable()
         self.committed_records += done
         if not offsets:
@@ -288,9 +302,11 @@ class WorkerSourceTask:
                 log.exception("Task %s raised from stop()", self.name)
         if producer is not None:
             try:
-                self._commit(producer, flush=True)
+                self._commit(flush=True)
             except Exception:
                 log.exception("Task %s: final offset commit failed", self.name)
+        if self._pump is not None:
+            self._pump.stop()
         if self.status.state is not State.FAILED:
             self.status.set(State.STOPPED)
         log.info("Task %s stopped (%d records produced, %d committed)", self.name, self.produced,

@@ -89,7 +89,7 @@ def explain_create_error(topic: str, err: KafkaError, settings: TopicSettings | 
         configs = ", ".join(f"{k}={v}" for k, v in (settings.configs() if settings else {}).items())
         msg = (f"The broker rejected a topic config of {topic!r}: {text}. Configs sent: {configs or 'none'}. "
                f"Fix or remove that key under topic.creation.<group>.")
-    elif code == KafkaError.INVALID_TOPIC_EXCEPTION:
+    elif code == KafkaError.TOPIC_EXCEPTION:
         msg = (f"{topic!r} is not a valid topic name: {text}. Topic names use [a-zA-Z0-9._-], at most "
                f"249 characters, and may not be '.' or '..'.")
     elif code == KafkaError.INVALID_PARTITIONS:

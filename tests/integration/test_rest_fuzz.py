@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config
+from tests.kafka_helpers import delete_topics, existing_topics
 
 EXAMPLE = "datagen-example"  # the connector name the OpenAPI document uses in its examples
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
@@ -32,18 +34,21 @@ def logger_levels() -> dict[str, int]:
 
 
 @pytest.fixture
-def served(broker: Broker, tmp_path: Path) -> Iterator[RestWorker]:
+def served(broker: Broker, admin: AdminClient, tmp_path: Path) -> Iterator[RestWorker]:
     """A worker running one bounded connector under the example name, so examples reach real code."""
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     root_level, levels = logging.getLogger().level, logger_levels()
+    topics_before = existing_topics(admin)
     try:
         with rest_worker(config, datagen(EXAMPLE, "fuzz-example", records="50", rate="100")) as api:
             yield api
     finally:
-        # The fuzzer sets arbitrary log levels through /admin/loggers: put them back.
+        # The fuzzer sets arbitrary log levels through /admin/loggers: put them back; and the connectors
+        # it managed to create wrote somewhere: free the broker's memory.
         logging.getLogger().setLevel(root_level)
         for name in logger_levels():
             logging.getLogger(name).setLevel(levels.get(name, logging.NOTSET))
+        delete_topics(admin, sorted(existing_topics(admin) - topics_before))
 
 
 def test_fuzzing_finds_no_5xx_and_no_answer_off_the_document(served: RestWorker, tmp_path: Path) -> None:

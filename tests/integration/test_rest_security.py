@@ -30,7 +30,7 @@ def test_https_with_basic_auth_refuses_strangers_and_serves_users(broker: Broker
     cert, key = self_signed(tmp_path)
     credentials = tmp_path / "rest-users.properties"
     credentials.write_text("admin=s3cret:with-colon\nviewer=other\n")
-    config = worker_config(broker.bootstrap_servers, tmp_path, listeners="https://127.0.0.1:0", **{
+    config = worker_config(broker.bootstrap_servers, tmp_path, listeners="https://127.0.0.1:0,http://:0", **{
         "listeners.https.ssl.certfile": str(cert), "listeners.https.ssl.keyfile": str(key),
         "rest.basic.auth.credentials.file": str(credentials)})
     trusted = ssl.create_default_context(cafile=str(cert))
@@ -51,9 +51,13 @@ def test_https_with_basic_auth_refuses_strangers_and_serves_users(broker: Broker
         assert created.status_code == 201
         assert created.headers["location"] == f"{api.url}/connectors/tls"
         assert api.client.get("/connectors", auth=("viewer", "other")).json() == ["tls"]
-        assert api.client.delete("/connectors/tls", auth=user).status_code == 204
 
+        [plain] = [url for url in api.server.urls if url.startswith("http://")]
+        assert plain.startswith("http://127.0.0.1:")  # an empty host binds loopback
+        assert httpx.get(f"{plain}/connectors").status_code == 401
+        assert httpx.get(f"{plain}/connectors", auth=user).json() == ["tls"]
         with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             httpx.get(api.url, verify=True)  # really TLS, with the certificate we made
         with pytest.raises(httpx.HTTPError):
             httpx.get(api.url.replace("https://", "http://"), timeout=5).raise_for_status()
+        assert api.client.delete("/connectors/tls", auth=user).status_code == 204

@@ -1,0 +1,113 @@
+"""Connectors created or changed through the REST API survive a restart (unlike Kafka's standalone
+worker), and meet the connector files named on the command line as docs/rest.md describes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from confluent_kafka.admin import AdminClient
+
+from tests.broker import Broker
+from tests.integration.harness import wait_until
+from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config, status_of
+from tests.kafka_helpers import delete_topics
+
+STORE = "connect.offsets.connectors.json"
+
+
+def test_rest_changes_come_back_after_restarts_and_an_edited_file_wins(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    file_a = datagen(f"a-{unique}", f"a-{unique}", rate="5")
+    name_a, name_b = file_a["name"], f"b-{unique}"
+    secret = f"pw-{unique}"
+    with rest_worker(config, file_a) as api:
+        created = api.client.post("/connectors", json={"name": name_b, "initial_state": "STOPPED", "config": {
+            **datagen(name_b, f"b-{unique}", rate="5"), "db.password": secret}})
+        assert created.status_code == 201
+        assert api.client.put(f"/connectors/{name_a}/pause").status_code == 202
+        name_c = f"c-{unique}"
+        assert api.client.put(f"/connectors/{name_c}/config", json=datagen(name_c, "c")).status_code == 201
+        assert api.client.delete(f"/connectors/{name_c}").status_code == 204
+    store = tmp_path / STORE
+    assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    saved = json.loads(store.read_text())["connectors"]
+    assert set(saved) == {name_a, name_b}  # c was created and deleted: nothing to keep
+    assert saved[name_b]["config"]["db.password"] == secret  # stored for real, shown hidden
+
+    with rest_worker(config, file_a) as api:
+        assert api.client.get("/connectors").json() == sorted([name_a, name_b])
+        assert status_of(api, name_a)["connector"]["state"] == "PAUSED"
+        assert status_of(api, name_b)["connector"]["state"] == "STOPPED"
+        assert api.client.get(f"/connectors/{name_b}/config").json()["db.password"] == "[hidden]"
+        assert api.worker.get(name_b).config.props["db.password"] == secret
+        assert api.client.delete(f"/connectors/{name_a}").status_code == 204
+
+    with rest_worker(config, file_a) as api:  # its file is unchanged: a stays deleted
+        assert api.client.get("/connectors").json() == [name_b]
+
+    edited_a = {**file_a, "rate": "6"}
+    with rest_worker(config, edited_a) as api:  # the operator edited a's file since: the file wins
+        assert api.client.get("/connectors").json() == sorted([name_a, name_b])
+        assert api.client.get(f"/connectors/{name_a}/config").json()["rate"] == "6"
+        wait_until(lambda: status_of(api, name_a)["connector"]["state"] == "RUNNING", what="a running")
+    delete_topics(admin, [f"a-{unique}"])
+
+
+@contextmanager
+def standalone(tmp_path: Path, *connector_files: Path) -> Iterator[str]:
+    """`connectworker standalone` as a process; yields its REST URL, then stops it with SIGTERM."""
+    log = tmp_path / f"worker-{time.monotonic_ns()}.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone",
+                                 str(tmp_path / "worker.properties"), *map(str, connector_files)],
+                                stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            assert proc.poll() is None, log.read_text()
+            found = re.search(r"REST API listening on (http://127\.0\.0\.1:\d+)", log.read_text())
+            url = found.group(1) if found else None
+            time.sleep(0.05)
+        assert url is not None, log.read_text()
+        yield url
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_standalone_command_serves_the_api_and_restores_rest_connectors(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    (tmp_path / "worker.properties").write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\n"
+        f"offset.storage.file.filename={tmp_path / 'connect.offsets'}\n"
+        "listeners=http://127.0.0.1:0\n")
+    from_file = tmp_path / "file.properties"
+    from_file.write_text(f"name=file-{unique}\nconnector.class=DataGen\ntopic.pattern=cli-{unique}\n"
+                         "topic.count=1\nrate=5\n")
+    rest_name = f"rest-{unique}"
+    with standalone(tmp_path, from_file) as url:
+        assert httpx.get(f"{url}/connectors").json() == [f"file-{unique}"]
+        created = httpx.post(f"{url}/connectors", json={
+            "name": rest_name, "config": datagen(rest_name, f"cli-{unique}", rate="5")})
+        assert created.status_code == 201, created.text
+    with standalone(tmp_path, from_file) as url:
+        assert httpx.get(f"{url}/connectors").json() == sorted([f"file-{unique}", rest_name])
+        assert httpx.get(f"{url}/connectors/{rest_name}/status").json()["connector"]["state"] == "RUNNING"
+    delete_topics(admin, [f"cli-{unique}"])

@@ -1,0 +1,120 @@
+"""The topic-creation service's decisions on broker outcomes it cannot get from the test broker:
+unsupported CreateTopics, retriable errors, and giving up after topic.creation.timeout.ms."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterable
+
+import pytest
+from confluent_kafka import KafkaError
+
+from connectworker.api import SourceRecord, SourceTask, TopicSettings
+from connectworker.config.connector_config import parse_connector_config
+from connectworker.topics.admin import CreateResult, Outcome, TopicAdmin, explain_create_error
+from connectworker.topics.creation import TopicCreationError, TopicCreationService
+
+RULES = {"name": "c", "connector.class": "DataGen", "topic.creation.default.replication.factor": "1",
+         "topic.creation.default.partitions": "2"}
+
+
+class ScriptedAdmin:
+    """Answers describe/create from a script of outcomes, the way TopicAdmin reports them."""
+
+    def __init__(self, create_outcomes: list[dict[str, CreateResult]]) -> None:
+        self.create_outcomes = create_outcomes
+        self.created: list[list[str]] = []
+        self.existing: set[str] = set()
+        self.requests = 0
+
+    def broker_count(self) -> int:
+        return 1
+
+    def describe(self, topics: Iterable[str]) -> tuple[set[str], set[str]]:
+        names = set(topics)
+        return names & self.existing, names - self.existing
+
+    def create(self, settings: Iterable[TopicSettings], **_: object) -> dict[str, CreateResult]:
+        names = [s.name for s in settings]
+        self.created.append(names)
+        outcome = self.create_outcomes.pop(0) if self.create_outcomes else {}
+        results = {n: outcome.get(n, CreateResult(n, Outcome.CREATED)) for n in names}
+        self.existing |= {n for n, r in results.items() if r.outcome is Outcome.CREATED}
+        return results
+
+
+class Task(SourceTask):
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: object) -> None:
+        return None
+
+    def poll(self) -> list[SourceRecord] | None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def gate(admin: object, timeout_s: float = 5.0):
+    service = TopicCreationService(admin, enabled=True, timeout_s=timeout_s)  # type: ignore[arg-type]
+    return service, service.gate_for(parse_connector_config(RULES))
+
+
+def failed(topic: str, code: int, text: str) -> CreateResult:
+    return CreateResult(topic, Outcome.FAILED, explain_create_error(topic, KafkaError(code, text)))
+
+
+def test_unsupported_create_topics_falls_back_to_auto_create_with_one_warning(
+        caplog: pytest.LogCaptureFixture) -> None:
+    admin = ScriptedAdmin([{"a": CreateResult("a", Outcome.UNSUPPORTED)}])
+    service, g = gate(admin)
+    with caplog.at_level(logging.WARNING):
+        g.ensure({"a"}, Task(), "c-0")
+    assert "a" in service.known
+    assert sum("does not support CreateTopics" in r.message for r in caplog.records) == 1
+
+
+def test_retriable_create_errors_are_retried_then_succeed() -> None:
+    admin = ScriptedAdmin([{"a": failed("a", KafkaError.REQUEST_TIMED_OUT, "slow")}])
+    service, g = gate(admin)
+    g.ensure({"a", "b"}, Task(), "c-0")
+    assert admin.created == [["a", "b"], ["a"]]
+    assert "a" in service.known and "b" in service.known
+
+
+def test_retriable_errors_give_up_after_the_timeout_with_the_reason() -> None:
+    admin = ScriptedAdmin([{"a": failed("a", KafkaError.REQUEST_TIMED_OUT, "controller busy")}] * 50)
+    _, g = gate(admin, timeout_s=0.5)
+    with pytest.raises(TopicCreationError, match="Gave up creating topics.*controller busy"):
+        g.ensure({"a"}, Task(), "c-0")
+
+
+def test_policy_violation_fails_at_once_with_the_broker_text() -> None:
+    admin = ScriptedAdmin([{"a": failed("a", KafkaError.POLICY_VIOLATION, "needs 3 replicas")}])
+    _, g = gate(admin)
+    with pytest.raises(TopicCreationError, match="policy rejected topic 'a': needs 3 replicas"):
+        g.ensure({"a"}, Task(), "c-0")
+    assert len(admin.created) == 1
+
+
+def test_known_topics_cost_no_admin_request() -> None:
+    admin = ScriptedAdmin([])
+    _, g = gate(admin)
+    g.ensure({"a"}, Task(), "c-0")
+    calls = len(admin.created)
+    for _ in range(100):
+        g.ensure({"a"}, Task(), "c-0")
+    assert len(admin.created) == calls
+
+
+def test_an_unreachable_cluster_fails_within_the_timeout_instead_of_hanging() -> None:
+    with socket.socket() as sock:  # a loopback port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    admin = TopicAdmin(f"127.0.0.1:{port}", request_timeout_s=0.5)
+    _, g = gate(admin, timeout_s=1.5)
+    with pytest.raises(TopicCreationError, match="Gave up checking topics"):
+        g.ensure({"a"}, Task(), "c-0")
