@@ -60,7 +60,7 @@ def worker_config(bootstrap: str, workdir: Path, tag: str) -> WorkerConfig:
         "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{tag}.offsets"),
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "topic.creation.enable": "true"}, environ={})
+        "topic.creation.enable": "true"})
 
 
 def datagen(name: str, prefix: str, topics: int, records: int, cls: str = "DataGen") -> dict[str, str]:

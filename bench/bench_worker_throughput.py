@@ -73,7 +73,7 @@ def run_worker(bootstrap: str, topic: str, count: int, workdir: Path, n: int) ->
         "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "offset.flush.interval.ms": "1000"}, environ={})
+        "offset.flush.interval.ms": "1000"})
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
     connector = parse_connector_config(connector_props(f"bench-{n}", topic, count))

@@ -84,10 +84,12 @@ class WorkerConfig(BaseSettings):
         return value.strip()
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str], *, source: str | None = None,
-                        environ: Mapping[str, str] | None = None) -> WorkerConfig:
-        """Split props into declared keys, pass-through prefixes and unknown keys, then validate."""
-        environ = os.environ if environ is None else environ
+    def from_properties(cls, props: Mapping[str, str], *, source: str | None = None) -> WorkerConfig:
+        """Split props into declared keys, pass-through prefixes and unknown keys, then validate.
+
+        Declared keys are read from the environment by pydantic-settings; `producer.*`/`admin.*` ones
+        are read here, since their names cannot be declared in advance.
+        """
         declared = {name.replace("_", ".") for name in cls.model_fields
                     if name not in ("pass_through", "unknown_keys")}
         values: dict[str, Any] = {}
@@ -100,7 +102,7 @@ class WorkerConfig(BaseSettings):
                 pass_through[key] = value
             elif key not in IGNORED_KAFKA_KEYS:
                 unknown.append(key)
-        pass_through.update(_pass_through_from_env(environ))
+        pass_through.update(_pass_through_from_env(os.environ))
         try:
             config = cls(**values, pass_through=pass_through, unknown_keys=unknown)
         except ValidationError as exc:

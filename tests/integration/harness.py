@@ -23,7 +23,7 @@ def worker_config(bootstrap: str, tmp_path: Path, **overrides: str) -> WorkerCon
         "offset.flush.interval.ms": "200",
         **overrides,
     }
-    return WorkerConfig.from_properties(props, environ={})
+    return WorkerConfig.from_properties(props)
 
 
 @contextmanager

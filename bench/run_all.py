@@ -1,0 +1,17 @@
+"""`make bench`: every benchmark in turn; each writes its section of bench/results.md."""
+
+from __future__ import annotations
+
+import importlib
+
+BENCHMARKS = ["bench.bench_worker_throughput", "bench.bench_topic_creation", "bench.bench_spark"]
+
+
+def main() -> None:
+    for name in BENCHMARKS:
+        print(f"== {name}", flush=True)
+        importlib.import_module(name).main()
+
+
+if __name__ == "__main__":
+    main()
