@@ -80,5 +80,5 @@ def test_task_that_raises_goes_failed_with_the_error_and_commits_what_was_acked(
     with running_worker(config, connector) as runtime:
         wait_until(lambda: task_state(runtime.worker, connector["name"])[0] is State.FAILED,
                    what="task FAILED")
-        state, trace = task_state(runtime.worker, connector["name"])
+        _, trace = task_state(runtime.worker, connector["name"])
         assert trace is not None and "missing.txt" in trace

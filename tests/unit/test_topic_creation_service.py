@@ -88,7 +88,7 @@ def test_retriable_create_errors_are_retried_then_succeed() -> None:
 def test_retriable_errors_give_up_after_the_timeout_with_the_reason() -> None:
     admin = ScriptedAdmin([{"a": failed("a", KafkaError.REQUEST_TIMED_OUT, "controller busy")}] * 50)
     _, g = gate(admin, timeout_s=0.5)
-    with pytest.raises(TopicCreationError, match="Gave up creating topics.*controller busy"):
+    with pytest.raises(TopicCreationError, match=r"Gave up creating topics.*controller busy"):
         g.ensure({"a"}, Task(), "c-0")
 
 
