@@ -10,10 +10,16 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from connectworker import __version__
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.worker_config import WorkerConfig
+
+if TYPE_CHECKING:
+    from connectworker.config.connector_config import ConnectorConfig
+    from connectworker.rest.server import RestServer
+    from connectworker.runtime.standalone import StandaloneRuntime
 
 log = logging.getLogger("connectworker")
 
@@ -35,27 +41,24 @@ def cmd_standalone(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda signum, frame: stop.set())
     runtime = StandaloneRuntime(config).start()
     try:
+        rest = _start_rest(runtime, connectors)  # starts the connectors, reconciled with those saved via REST
         assert runtime.worker is not None
-        for connector in connectors:
-            runtime.worker.start_connector(connector)
-        rest = _start_rest(runtime, connectors)
         log.info("Worker running with %d connector(s); Ctrl-C stops it after committing offsets",
-                 len(connectors))
+                 len(runtime.worker.connector_names()))
         while not stop.wait(0.5):
             pass
         log.info("Stopping: flushing in-flight records and committing offsets")
-        if rest is not None:
-            rest.stop()
+        rest.stop()
     finally:
         runtime.stop()
     return 0
 
 
-def _start_rest(runtime: object, connectors: object) -> object | None:
+def _start_rest(runtime: StandaloneRuntime, connectors: list[ConnectorConfig]) -> RestServer:
     """Serve the REST API on `listeners`; it also restores connectors saved through it (docs/rest.md)."""
     from connectworker.rest.server import RestServer
 
-    return RestServer.start_for(runtime, connectors)  # type: ignore[arg-type]
+    return RestServer.start_for(runtime, connectors)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
+from connectworker.converters.registry import converter_config_for, load_converter
 from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 from connectworker.topics.rules import TopicCreationRules, topic_creation_config_keys
 
@@ -64,16 +65,16 @@ class KeyReport:
 
 
 def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -> None:
-    from connectworker.converters.registry import load_converter
-
+    """Configure each converter the connector overrides, with its sub-keys, to surface bad values."""
     for key in ("key.converter", "value.converter"):
         name = props.get(key)
         if not name or reports[key].value.errors:
             continue
         try:
-            load_converter(name, {}, key == "key.converter", key=key)
+            load_converter(name, converter_config_for(key, props), key == "key.converter", key=key).close()
         except ConfigError as exc:
-            reports[key].value.errors.extend(exc.problems.values())
+            for problem_key, message in exc.problems.items():
+                reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
 
 
 def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:

@@ -227,7 +227,7 @@ class StandaloneHerder:
             self.worker.restart_task(name, task_id)
 
     def reset_topics(self, name: str) -> None:
-        self.worker.get(name).topics.clear()
+        self.worker.reset_topics(name)
 
     # -- offsets -------------------------------------------------------------------------------
     def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, object], object]]) -> None:

@@ -192,6 +192,14 @@ class Worker:
                 task.pause()
             task.start()
 
+    def reset_topics(self, name: str) -> None:
+        """Forget the connector's active topics; its tasks report each again when they next use it."""
+        with self._lock:
+            running = self.get(name)
+            running.topics.clear()
+            for task in running.tasks:
+                task.forget_reported_topics()
+
     def pause_connector(self, name: str) -> None:
         with self._lock:
             running = self.get(name)

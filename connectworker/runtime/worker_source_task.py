@@ -74,6 +74,7 @@ class WorkerSourceTask:
         self._pump: DeliveryReportPump | None = None
         self._failure: str | None = None
         self._stopping = threading.Event()
+        self._forget_topics = threading.Event()
         self._resumed = threading.Event()
         self._resumed.set()
         self._thread: threading.Thread | None = None
@@ -165,7 +166,14 @@ class WorkerSourceTask:
         if self._on_topics is not None:
             self._on_topics(new)
 
+    def forget_reported_topics(self) -> None:
+        """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
+        self._forget_topics.set()
+
     def _send(self, producer: Producer, records: list[SourceRecord]) -> None:
+        if self._forget_topics.is_set():
+            self._forget_topics.clear()
+            self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
         topics = {r.topic for r in records}
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
@@ -307,6 +315,11 @@ class WorkerSourceTask:
                 log.exception("Task %s: final offset commit failed", self.name)
         if self._pump is not None:
             self._pump.stop()
+        for converter in (self._key_converter, self._value_converter):
+            try:
+                converter.close()
+            except Exception:
+                log.exception("Task %s: closing converter %s failed", self.name, type(converter).__name__)
         if self.status.state is not State.FAILED:
             self.status.set(State.STOPPED)
         log.info("Task %s stopped (%d records produced, %d committed)", self.name, self.produced,

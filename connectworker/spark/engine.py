@@ -202,10 +202,15 @@ def run_spark(worker_path: str, connector_paths: Sequence[str]) -> int:
     """Run until Ctrl-C (or SIGTERM), or until a query fails; 0 on a clean stop, 1 on a failure."""
     worker = load_spark_worker(worker_path)
     connectors = load_connector_configs(connector_paths)  # every file validated before Spark starts
+    try:
+        engine = SparkEngine(worker, connectors).start()
+    except KeyboardInterrupt:
+        log.info("Interrupted while starting; nothing was running yet")
+        return 130
+    # Installed after the SparkContext, which replaces the SIGINT handler with one that cancels all jobs.
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: stop.set())
-    engine = SparkEngine(worker, connectors).start()
     failed: dict[str, str] = {}
     try:
         log.info("Running %d connector(s) on Spark; Ctrl-C stops them after committing offsets",

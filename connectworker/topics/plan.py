@@ -61,8 +61,8 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
     """Plan each topic; asks the broker which topics exist when `admin` is given."""
     names = list(dict.fromkeys(topics))
     existing: set[str] = set()
-    if admin is not None:
-        existing, _ = admin.describe(names)
+    if admin is not None:  # illegal names cannot be described; they are planned without the broker
+        existing, _ = admin.describe([n for n in names if validate_topic_name(n) is None])
     task, (connector, task_props) = _task_for(config)
     entries: list[PlanEntry] = []
     try:

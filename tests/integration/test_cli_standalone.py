@@ -27,7 +27,7 @@ def write_worker(tmp_path: Path, bootstrap: str, **extra: str) -> Path:
     props = {"bootstrap.servers": bootstrap, "offset.storage.file.filename": str(tmp_path / "offsets.json"),
              "key.converter": "org.apache.kafka.connect.storage.StringConverter",
              "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-             "offset.flush.interval.ms": "300", **extra}
+             "offset.flush.interval.ms": "300", "listeners": "http://127.0.0.1:0", **extra}
     path = tmp_path / "worker.properties"
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     return path

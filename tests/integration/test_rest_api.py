@@ -291,8 +291,12 @@ def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, a
     assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
     wait_until(lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
                what="the topic tracked")
+    assert api.client.put(f"/connectors/{name}/pause").status_code == 202  # no writes while we look
     assert api.client.put(f"/connectors/{name}/topics/reset").status_code == 202
     assert api.client.get(f"/connectors/{name}/topics").json() == {name: {"topics": []}}
+    assert api.client.put(f"/connectors/{name}/resume").status_code == 202
+    wait_until(lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
+               what="the topic reported again after its next write")
 
     plan = api.client.get(f"/connectors/{name}/topics/plan", params=[("topic", topic), ("topic", "new.one"),
                                                                      ("topic", "bad topic!")])

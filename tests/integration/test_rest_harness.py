@@ -1,5 +1,5 @@
 """Shared by the REST tests: a standalone worker serving the REST API on a free loopback port, over
-real HTTP. (Named test_rest_* to sit with them; it holds helpers and a self-check of the harness.)"""
+real HTTP. (Named test_rest_* to sit with them; it holds no tests.)"""
 
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ write to many new topics; a streaming write; and a query stopped mid-flight and 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -146,6 +148,45 @@ def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
     assert created[f"{prefix}.us-west"][1].get("retention.ms") == "3600000"
     vetoed_partitions, vetoed_configs = created[f"{prefix}.eu-west"]
     assert vetoed_partitions not in (2, 3) and "retention.ms" not in vetoed_configs  # broker auto-create
+    delete_topics(admin, topics)
+
+
+def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """`connectworker spark` in its own process (and JVM): SIGINT drains, so Kafka holds exactly the
+    committed records, none beyond."""
+    name, prefix = f"cli-{unique}", f"cli-{unique}"
+    offsets_file = tmp_path / "connect.offsets"
+    (tmp_path / "worker.properties").write_text("\n".join([
+        f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
+        f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
+        "topic.creation.enable=true", "spark.master=local[2]", "spark.trigger.interval.ms=300",
+        "spark.conf.spark.ui.enabled=false"]))
+    (tmp_path / "gen.properties").write_text("\n".join([
+        f"name={name}", "connector.class=DataGen", "tasks.max=2", f"topic.pattern={prefix}.{{task}}",
+        "topic.count=1", "rate=300", "batch.size=30", "topic.creation.default.replication.factor=1",
+        "topic.creation.default.partitions=1"]))
+    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
+                             "gen.properties"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    storage = FileOffsetStorage(offsets_file)
+    try:
+        wait_until(lambda: proc.poll() is None and offsets_file.exists() and len(storage.read(name)) == 2,
+                   timeout=120, what="offsets of both tasks committed")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    assert "Stopping: letting running micro-batches commit" in err
+    committed = {key: offset["seq"] for key, offset in storage.read(name).items()}
+    topics = [f"{prefix}.0", f"{prefix}.1"]
+    messages = consume(broker.bootstrap_servers, topics, sum(committed.values()))
+    in_kafka = Counter(m.topic() for m in messages)
+    assert {f"{prefix}.0": committed[P0], f"{prefix}.1": committed[P1]} == in_kafka
+    assert len({(m.topic(), m.key()) for m in messages}) == len(messages)  # no record twice
     delete_topics(admin, topics)
 
 
