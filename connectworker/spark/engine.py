@@ -18,6 +18,7 @@ queries stop (see `drain.py`).
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import signal
 import tempfile
@@ -30,6 +31,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
+from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.converters.registry import converter_config_for
 from connectworker.embedded_broker import EmbeddedBroker
@@ -102,12 +104,23 @@ def sink_options(worker: SparkWorker, connector: ConnectorConfig) -> dict[str, s
     }
 
 
+def checkpoint_dirs(connectors: Sequence[ConnectorConfig]) -> list[str]:
+    """A stable directory name per connector (its name, with characters unsafe in paths replaced)."""
+    names = [re.sub(r"[^A-Za-z0-9._-]", "_", c.name) for c in connectors]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise ConfigError({"name": f"connector names map to the same checkpoint directory {clashes}: rename "
+                                   f"them so they differ in letters, digits, '.', '_' or '-'"})
+    return names
+
+
 class SparkEngine:
     """Starts one streaming query per connector; `stop()` drains and stops them."""
 
     def __init__(self, worker: SparkWorker, connectors: Sequence[ConnectorConfig]) -> None:
         self.worker = worker
         self.connectors = list(connectors)
+        self._checkpoint_dirs = checkpoint_dirs(self.connectors)  # a clash fails before Spark starts
         self.queries: list[ConnectorQuery] = []
         self.spark: SparkSession | None = None
         self._owns_session = False
@@ -130,8 +143,8 @@ class SparkEngine:
                 log.info("spark.checkpoint.location is not set: Spark's checkpoints go to %s and are deleted "
                          "at exit; source offsets still resume from %s", checkpoints,
                          self.worker.offsets.describe())
-            for connector in self.connectors:
-                self.queries.append(self._start_query(connector, Path(checkpoints) / connector.name))
+            for connector, directory in zip(self.connectors, self._checkpoint_dirs, strict=True):
+                self.queries.append(self._start_query(connector, Path(checkpoints) / directory))
         except BaseException:
             self.stop()
             raise
@@ -139,7 +152,7 @@ class SparkEngine:
 
     def _start_query(self, connector: ConnectorConfig, checkpoint: Path) -> ConnectorQuery:
         assert self.spark is not None and self._state_dir is not None
-        drain = DrainSignal(self._state_dir / f"{connector.name}.drain")
+        drain = DrainSignal(self._state_dir / f"{checkpoint.name}.drain")
         rows = (self.spark.readStream.format(SOURCE_FORMAT)
                 .options(**source_options(self.worker, connector, drain)).load())
         writer = (rows.writeStream.format(SINK_FORMAT).options(**sink_options(self.worker, connector))

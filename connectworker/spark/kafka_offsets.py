@@ -59,7 +59,8 @@ class KafkaOffsetStorage:
             return self._producer
         self._ensure_topic()
         self._producer = Producer({**self._kafka, "acks": "all", "enable.idempotence": True,
-                                   "linger.ms": 0, "partitioner": "murmur2_random"})
+                                   "linger.ms": 0, "partitioner": "murmur2_random",
+                                   "allow.auto.create.topics": False})
         metadata = self._producer.list_topics(self.topic, timeout=self._timeout_s)
         topic = metadata.topics.get(self.topic)
         if topic is None or topic.error is not None or not topic.partitions:

@@ -21,10 +21,14 @@ from connectworker.config.worker_config import WorkerConfig
 log = logging.getLogger(__name__)
 
 APP_NAME = "connectworker"
+SUBMIT_GATEWAY_ENV = "PYSPARK_GATEWAY_PORT"  # set when spark-submit runs this process
 
 
 def spark_conf(config: WorkerConfig) -> SparkConf:
-    conf = SparkConf().setMaster(config.spark_master).setAppName(APP_NAME)
+    conf = SparkConf().setAppName(APP_NAME)
+    # Under spark-submit the master comes from its --master, unless the worker file names one.
+    if "spark_master" in config.model_fields_set or SUBMIT_GATEWAY_ENV not in os.environ:
+        conf.setMaster(config.spark_master)
     for key, value in config.prefixed("spark.conf.").items():
         conf.set(key, value)
     return conf
@@ -37,7 +41,7 @@ def open_session(config: WorkerConfig) -> tuple[SparkSession, bool]:
         log.info("Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
                  "file do not apply to it", active.sparkContext.master)
         return active, False
-    if config.spark_master.startswith("local"):
+    if config.spark_master.startswith("local") and SUBMIT_GATEWAY_ENV not in os.environ:
         # Local executors must run this interpreter, which has connectworker and the connectors.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = spark_conf(config)

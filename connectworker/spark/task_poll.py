@@ -93,29 +93,30 @@ class RowBuilder:
         return self._last_key
 
     def build(self, records: list[SourceRecord], first_index: int) -> pa.RecordBatch:
+        # One comprehension per column: cheaper than one loop appending to eleven lists.
         n = len(records)
-        topics, keys, values, partitions, headers, timestamps, source_partitions, source_offsets = (
-            [], [], [], [], [], [], [], [])
-        for r in records:
-            topic = r.topic
-            topics.append(topic)
-            keys.append(self._key(topic, r.key_schema, r.key))
-            values.append(self._value(topic, r.value_schema, r.value))
-            partitions.append(r.partition)
-            headers.append([{"key": k, "value": v.encode() if isinstance(v, str) else v}
-                            for k, v in r.headers] if r.headers else [])
-            timestamps.append(None if r.timestamp is None else r.timestamp * 1000)
-            source_partitions.append(self._partition_key(r.source_partition))
-            source_offsets.append(None if r.source_offset is None else json.dumps(r.source_offset))
+        key, value, partition_key_of, dumps = self._key, self._value, self._partition_key, json.dumps
+        headers = ([_headers(r.headers) for r in records] if any(r.headers for r in records)
+                   else [[]] * n)
         columns = [
-            pa.array(topics, pa.string()), pa.array(keys, pa.binary()), pa.array(values, pa.binary()),
-            pa.array(partitions, pa.int32()), pa.array(headers, HEADER_TYPE),
-            pa.array(timestamps, pa.timestamp("us", tz="UTC")),
-            pa.array([self._connector] * n, pa.string()), pa.array([self._task_id] * n, pa.int32()),
-            pa.array(source_partitions, pa.string()), pa.array(source_offsets, pa.string()),
+            pa.array([r.topic for r in records], pa.string()),
+            pa.array([key(r.topic, r.key_schema, r.key) for r in records], pa.binary()),
+            pa.array([value(r.topic, r.value_schema, r.value) for r in records], pa.binary()),
+            pa.array([r.partition for r in records], pa.int32()),
+            pa.array(headers, HEADER_TYPE),
+            pa.array([None if (ts := r.timestamp) is None else ts * 1000 for r in records],
+                     pa.timestamp("us", tz="UTC")),
+            pa.array([self._connector] * n, pa.string()),
+            pa.array([self._task_id] * n, pa.int32()),
+            pa.array([partition_key_of(r.source_partition) for r in records], pa.string()),
+            pa.array([None if (o := r.source_offset) is None else dumps(o) for r in records], pa.string()),
             pa.array(range(first_index, first_index + n), pa.int64()),
         ]
         return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
+
+
+def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, bytes | None]]:
+    return [{"key": k, "value": v.encode() if isinstance(v, str) else v} for k, v in headers]
 
 
 def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:

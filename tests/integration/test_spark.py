@@ -1,8 +1,9 @@
 """The connector pipeline on Spark (`local[2]`) against the test broker.
 
-Few tests, one shared SparkSession (each session costs 5-10 s of JVM start-up): the CLI engine runs a
-data generator from files, with topic rules and a task's `settings_for_new_topic`; a DataFrame batch
-write to many new topics; a streaming write; and a query stopped mid-flight and restarted.
+Few tests, one shared SparkSession (each session costs 5-10 s of JVM start-up): the engine runs a data
+generator from files, with topic rules and a task's `settings_for_new_topic`; the `connectworker spark`
+command stops cleanly on Ctrl-C (its own process and JVM); a DataFrame batch write to many new topics;
+a streaming write; and a query that crashes, is stopped, and resumes without loss.
 """
 
 from __future__ import annotations
@@ -161,24 +162,26 @@ def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
         f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
         f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
         "topic.creation.enable=true", "spark.master=local[2]", "spark.trigger.interval.ms=300",
-        "spark.conf.spark.ui.enabled=false"]))
+        "spark.conf.spark.ui.enabled=false", "spark.conf.spark.ui.showConsoleProgress=false"]))
     (tmp_path / "gen.properties").write_text("\n".join([
         f"name={name}", "connector.class=DataGen", "tasks.max=2", f"topic.pattern={prefix}.{{task}}",
         "topic.count=1", "rate=300", "batch.size=30", "topic.creation.default.replication.factor=1",
         "topic.creation.default.partitions=1"]))
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
-                             "gen.properties"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    log = tmp_path / "stderr.log"  # a file, not a pipe: a full pipe would stall the child
+    with log.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
+                                 "gen.properties"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr)
     storage = FileOffsetStorage(offsets_file)
     try:
         wait_until(lambda: proc.poll() is None and offsets_file.exists() and len(storage.read(name)) == 2,
                    timeout=120, what="offsets of both tasks committed")
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        proc.wait(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    err = log.read_text()
     assert proc.returncode == 0, err[-3000:]
     assert "Stopping: letting running micro-batches commit" in err
     committed = {key: offset["seq"] for key, offset in storage.read(name).items()}
