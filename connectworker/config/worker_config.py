@@ -44,6 +44,10 @@ class WorkerConfig(BaseSettings):
     key_converter: str = JSON_CONVERTER
     value_converter: str = JSON_CONVERTER
     offset_storage_file_filename: str | None = None
+    # Kafka Connect's distributed-mode keys; `connectworker spark` may keep offsets in this topic.
+    offset_storage_topic: str | None = None
+    offset_storage_partitions: int = Field(1, ge=1)
+    offset_storage_replication_factor: int = Field(-1, ge=-1)
     offset_flush_interval_ms: int = Field(60_000, ge=1)
     offset_flush_timeout_ms: int = Field(5_000, ge=1)
     task_shutdown_graceful_timeout_ms: int = Field(5_000, ge=0)

@@ -19,7 +19,7 @@ from connectworker.runtime.worker import PRODUCER_DEFAULTS
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings
-from connectworker.spark.topic_gates import DataFrameTask, creation_service, dataframe_config, topic_gate
+from connectworker.spark.topic_gates import DataFrameTask, creation_service, topic_gate
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class KafkaRowWriter:
         self._producer = Producer({**PRODUCER_DEFAULTS, **settings.kafka})
         service = creation_service(settings.kafka, enabled=settings.creation_enabled,
                                    timeout_ms=settings.creation_timeout_ms)
-        self._gate = topic_gate(service, dataframe_config(WRITER_NAME, settings.creation_props))
+        self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
         self._task = DataFrameTask()
         self._ready: set[str] = set()
         self._failed = 0

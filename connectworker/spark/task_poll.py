@@ -128,7 +128,7 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
     service = creation_service(settings.kafka, enabled=settings.creation_enabled,
                                timeout_ms=settings.creation_timeout_ms)
-    gate = topic_gate(service, config)
+    gate = topic_gate(service, config.name, config.props)
     rows = RowBuilder(config.name, part.task_id, key_converter, value_converter)
     task = config.connector_class().task_class()()
     task.initialize(SparkTaskContext(part.offsets, part.props))

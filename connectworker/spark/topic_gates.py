@@ -13,10 +13,8 @@ import threading
 from collections.abc import Mapping
 
 import connectworker
-from connectworker.api.connector import SourceConnector
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
-from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
@@ -43,25 +41,16 @@ def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int
         return service
 
 
-def topic_gate(service: TopicCreationService, config: ConnectorConfig) -> TopicGate:
-    """The gate of `config` (cached, so its INFO lines are logged once per process, not per batch)."""
-    key = (id(service), config.name, tuple(sorted(config.props.items())))
+def topic_gate(service: TopicCreationService, owner: str, props: Mapping[str, str]) -> TopicGate:
+    """The gate of a connector or DataFrame write named `owner` with `props`'s `topic.creation.*` rules
+    (cached, so its INFO lines are logged once per process, not per batch)."""
+    key = (id(service), owner, tuple(sorted(props.items())))
     with _lock:
         gate = _gates.get(key)
         if gate is None:
-            gate = _gates[key] = service.gate_for(config)
+            rules = TopicCreationRules.from_config(props, source=owner)
+            gate = _gates[key] = service.gate_for_rules(owner, props, rules)
         return gate
-
-
-def dataframe_config(name: str, props: Mapping[str, str]) -> ConnectorConfig:
-    """A `ConnectorConfig` carrying only the `topic.creation.*` rules of a DataFrame write.
-
-    There is no connector behind a DataFrame: `connector_class` is the abstract base and is never
-    instantiated; `TopicCreationService.gate_for` reads only the name, the props and the rules.
-    """
-    return ConnectorConfig(name=name, class_name="(DataFrame)", connector_class=SourceConnector,
-                           tasks_max=1, props=dict(props),
-                           topic_rules=TopicCreationRules.from_config(props, source=name))
 
 
 class DataFrameTask(SourceTask):

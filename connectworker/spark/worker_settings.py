@@ -1,10 +1,8 @@
 """The worker file of `connectworker spark`: the standalone worker's keys, plus where offsets live.
 
 A Spark run keeps committed offsets in `offset.storage.file.filename` (a file on the driver host) or
-in `offset.storage.topic` (a compacted Kafka topic, for clusters), exactly one of them. The topic
-and its `offset.storage.partitions` / `offset.storage.replication.factor` are Kafka Connect's
-distributed-mode keys, which the standalone `WorkerConfig` does not declare; they are taken out of
-the file here before the rest is validated as usual.
+in `offset.storage.topic` (a compacted Kafka topic, for clusters; with `offset.storage.partitions`
+and `offset.storage.replication.factor`, Kafka Connect's distributed-mode keys), exactly one of them.
 """
 
 from __future__ import annotations
@@ -26,9 +24,6 @@ from connectworker.spark.offset_storage import (
 
 log = logging.getLogger(__name__)
 
-SPARK_ONLY_KEYS = (TOPIC_KEY, TOPIC_PARTITIONS_KEY, TOPIC_REPLICATION_KEY)
-
-
 @dataclass(frozen=True)
 class SparkWorker:
     config: WorkerConfig
@@ -42,11 +37,12 @@ class SparkWorker:
 
 
 def load_spark_worker(path: str | Path) -> SparkWorker:
-    props = load_properties(path)
-    extra = {key: props.pop(key) for key in SPARK_ONLY_KEYS if key in props}
-    config = WorkerConfig.from_properties(props, source=str(path))
+    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
     add_plugin_paths(config.plugin_path)
-    storage_options = {**extra}
+    storage_options = {TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
+                       TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor)}
+    if config.offset_storage_topic:
+        storage_options[TOPIC_KEY] = config.offset_storage_topic
     if config.offset_storage_file_filename:
         storage_options[FILE_KEY] = config.offset_storage_file_filename
     kafka = {**config.prefixed("admin."), "bootstrap.servers": config.bootstrap_servers}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from connectworker.api.errors import ConnectError
@@ -184,21 +184,26 @@ class TopicCreationService:
         return self._admin
 
     def gate_for(self, config: ConnectorConfig) -> AutoCreateGate | CreatingGate:
-        has_keys = TopicCreationRules.has_topic_creation_keys(config.props)
+        return self.gate_for_rules(config.name, config.props, config.topic_rules)
+
+    def gate_for_rules(self, owner: str, props: Mapping[str, str],
+                       rules: TopicCreationRules) -> AutoCreateGate | CreatingGate:
+        """The gate for a connector (or, on Spark, a DataFrame write) named `owner` with these rules."""
+        has_keys = TopicCreationRules.has_topic_creation_keys(props)
         if not self.enabled:
             if has_keys:
                 log.info("Connector %s has topic.creation.* settings, but they are ignored because the "
                          "worker's topic.creation.enable is false (connectworker's default); the broker's "
                          "auto-create applies. Set topic.creation.enable=true in the worker config to use "
-                         "them.", config.name)
+                         "them.", owner)
             return AutoCreateGate()
-        if not config.topic_rules.configured:
+        if not rules.configured:
             log.info("Connector %s defines no topic.creation rules; the broker's auto-create applies to its "
-                     "new topics", config.name)
+                     "new topics", owner)
             return AutoCreateGate()
-        for warning in config.topic_rules.warnings():
-            log.warning("Connector %s: %s", config.name, warning)
-        return CreatingGate(self, config.name, config.topic_rules)
+        for warning in rules.warnings():
+            log.warning("Connector %s: %s", owner, warning)
+        return CreatingGate(self, owner, rules)
 
     def broker_count(self) -> int:
         if self._broker_count is None:
