@@ -315,6 +315,7 @@ class WorkerSourceTask:
                 log.exception("Task %s: final offset commit failed", self.name)
         if self._pump is not None:
             self._pump.stop()
+            self._pump = None  # releases the producer now, not whenever the task object goes
         for converter in (self._key_converter, self._value_converter):
             try:
                 converter.close()

@@ -116,6 +116,8 @@ def explain_describe_error(topic: str, err: KafkaError) -> TopicAdminError:
                            f"({err.name()})", code=code, retriable=retriable)
 
 
+# Futures are read with .exception(), never .result(): a raised exception would carry a traceback whose
+# frames (holding the futures, which hold the exception) form a cycle that keeps clients alive.
 def _kafka_error(exc: BaseException) -> KafkaError:
     if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
         return exc.args[0]
@@ -168,15 +170,13 @@ class TopicAdmin:
                                                request_timeout=self.request_timeout_s)
         existing, missing = set(), set()
         for name, future in futures.items():
-            try:
-                future.result()
+            exc = future.exception()
+            if exc is None:
                 existing.add(name)
-            except KafkaException as exc:
-                err = _kafka_error(exc)
-                if err.code() in MISSING_CODES:
-                    missing.add(name)
-                else:
-                    raise explain_describe_error(name, err) from None
+            elif (err := _kafka_error(exc)).code() in MISSING_CODES:
+                missing.add(name)
+            else:
+                raise explain_describe_error(name, err)
         return existing, missing
 
     def create(self, settings: Iterable[TopicSettings], *, validate_only: bool = False,
@@ -193,18 +193,18 @@ class TopicAdmin:
                                              validate_only=validate_only)
         results = {}
         for name, future in futures.items():
-            try:
-                future.result()
+            exc = future.exception()
+            if exc is None:
                 results[name] = CreateResult(name, Outcome.CREATED)
-            except KafkaException as exc:
-                err = _kafka_error(exc)
-                if err.code() == KafkaError.TOPIC_ALREADY_EXISTS:
-                    results[name] = CreateResult(name, Outcome.ALREADY_EXISTS)
-                elif err.code() in UNSUPPORTED_CODES:
-                    results[name] = CreateResult(name, Outcome.UNSUPPORTED)
-                else:
-                    results[name] = CreateResult(
-                        name, Outcome.FAILED, explain_create_error(name, err, by_name[name], broker_count))
+                continue
+            err = _kafka_error(exc)
+            if err.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                results[name] = CreateResult(name, Outcome.ALREADY_EXISTS)
+            elif err.code() in UNSUPPORTED_CODES:
+                results[name] = CreateResult(name, Outcome.UNSUPPORTED)
+            else:
+                results[name] = CreateResult(
+                    name, Outcome.FAILED, explain_create_error(name, err, by_name[name], broker_count))
         return results
 
     def delete(self, topics: Iterable[str]) -> None:
@@ -214,10 +214,6 @@ class TopicAdmin:
             return
         self._count()
         for name, future in self._client.delete_topics(names, operation_timeout=self.request_timeout_s).items():
-            try:
-                future.result()
-            except KafkaException as exc:
-                err = _kafka_error(exc)
-                if err.code() not in MISSING_CODES:
-                    raise TopicAdminError(f"Deleting topic {name!r} failed: {_broker_text(err)}",
-                                          code=err.code()) from None
+            exc = future.exception()
+            if exc is not None and (err := _kafka_error(exc)).code() not in MISSING_CODES:
+                raise TopicAdminError(f"Deleting topic {name!r} failed: {_broker_text(err)}", code=err.code())
