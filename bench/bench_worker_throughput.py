@@ -89,7 +89,7 @@ def run_worker(bootstrap: str, topic: str, count: int, workdir: Path, n: int) ->
     return count / elapsed
 
 
-def main(count: int = 300_000, rounds: int = 3) -> None:
+def main(count: int = 1_000_000, rounds: int = 3) -> None:
     tune_gc_for_throughput()  # as the connectworker command does; applies to the raw runs alike
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
         admin = TopicAdmin(broker.bootstrap_servers)

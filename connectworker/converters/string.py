@@ -31,7 +31,7 @@ class StringConverter(Converter):
         except LookupError:
             raise ConfigError({ENCODING_CONFIG: f"Unknown character encoding '{encoding}'"}) from None
         # CPython encodes fastest when it meets the canonical spelling of the codec's name.
-        self.encoding = codecs.lookup(encoding).name
+        self.encoding = self.str_encoding = codecs.lookup(encoding).name
 
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         if type(value) is str:  # the hot path: one type check, one encode

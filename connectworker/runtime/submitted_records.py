@@ -1,12 +1,17 @@
 """Which source offsets may be committed.
 
 Kafka Connect commits a source partition's offset once that record and every earlier record of the
-partition were acknowledged. We track acknowledgements per poll batch instead of per record: one
-`InFlightBatch` is the delivery callback of every record of a batch and counts them down, and a
+partition were acknowledged. We track acknowledgements per poll batch instead of per record: a
 batch's offsets are committed once it and every earlier batch of the task are fully acknowledged.
 That commits a prefix of each source partition, as Kafka requires (a little more conservatively
-when one task interleaves partitions), at a fraction of the per-record cost: no object and no deque
-entry per record.
+when one task interleaves partitions), at a fraction of the per-record cost.
+
+A batch learns it was acknowledged in one of two ways:
+- counted down by per-record delivery reports (a `RecordAck` per record), when the task wants
+  `commit_record` calls;
+- otherwise, the producer reports only failures (`delivery.report.only.error`, which saves a Python
+  call per record), and a producer flush that leaves nothing outstanding, with no failure reported,
+  proves every batch submitted before it was acknowledged (`mark_all_delivered`).
 """
 
 from __future__ import annotations
@@ -21,14 +26,13 @@ from connectworker.runtime.offset_store import partition_key
 
 
 class BatchOwner(Protocol):
-    def on_failure(self, callback: InFlightBatch | RecordAck, batch: InFlightBatch, err: KafkaError,
-                   msg: Message) -> None: ...
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None: ...
 
     def on_ack(self, record: SourceRecord, msg: Message) -> None: ...
 
 
 class InFlightBatch:
-    """The records of one poll; called by the producer once per record when Kafka answers."""
+    """The records of one poll: their newest offsets, and how many Kafka has yet to acknowledge."""
 
     __slots__ = ("offsets", "owner", "remaining", "size")
 
@@ -38,12 +42,6 @@ class InFlightBatch:
         self.offsets = newest_offsets(records)
         self.owner = owner
         self.size = self.remaining = len(records)
-
-    def __call__(self, err: KafkaError | None, msg: Message) -> None:
-        if err is None:
-            self.remaining -= 1
-        else:
-            self.owner.on_failure(self, self, err, msg)
 
 
 def newest_offsets(records: list[SourceRecord]) -> dict[str, Any]:
@@ -76,7 +74,7 @@ class RecordAck:
             batch.remaining -= 1
             batch.owner.on_ack(self.record, msg)
         else:
-            batch.owner.on_failure(self, batch, err, msg)
+            batch.owner.on_failure(self, err, msg)
 
 
 class SubmittedRecords:
@@ -91,6 +89,11 @@ class SubmittedRecords:
         self._batches.append(batch)
         self.in_flight += len(records)
         return batch
+
+    def mark_all_delivered(self) -> None:
+        """Every submitted record was acknowledged (a flush left nothing outstanding, no failure)."""
+        for batch in self._batches:
+            batch.remaining = 0
 
     def committable(self) -> tuple[dict[str, Any], int]:
         """Pop the fully acknowledged prefix of batches: (newest offset per partition, record count)."""

@@ -25,7 +25,7 @@ from connectworker.converters.base import Converter
 from connectworker.runtime.delivery_reports import DeliveryReportPump
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
+from connectworker.runtime.submitted_records import RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
 
@@ -58,7 +58,12 @@ class WorkerSourceTask:
         self.task = task
         self.props = dict(props)
         self.status = Status()
+        # Per-record delivery reports cost a Python call each: only tasks that override commit_record
+        # get them; for the others Kafka reports failures only, and flushes prove the rest delivered.
+        self._wants_acks = type(task).commit_record is not SourceTask.commit_record
         self._producer_config = dict(producer_config)
+        if not self._wants_acks:
+            self._producer_config.update({"delivery.report.only.error": True, "on_delivery": self._on_error})
         self._key_converter = key_converter
         self._value_converter = value_converter
         self._store = offset_store
@@ -68,7 +73,7 @@ class WorkerSourceTask:
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
         # Filled by delivery reports, drained by the task thread (deque ops are thread-safe).
-        self._resend: deque[tuple[InFlightBatch | RecordAck, Message, bool]] = deque()
+        self._resend: deque[tuple[RecordAck | None, Message, bool]] = deque()
         self._recovering: dict[str, float] = {}  # topic -> deadline for making it usable again
         self._recovering_lock = threading.Lock()
         self._pump: DeliveryReportPump | None = None
@@ -80,8 +85,6 @@ class WorkerSourceTask:
         self._thread: threading.Thread | None = None
         self.produced = 0
         self.committed_records = 0
-        # Per-record delivery callbacks cost time: only tasks that override commit_record get them.
-        self._wants_acks = type(task).commit_record is not SourceTask.commit_record
 
     # -- lifecycle (called from the worker's thread) ---------------------------------------------
     def start(self) -> None:
@@ -179,27 +182,30 @@ class WorkerSourceTask:
             self._ensure_topics(topics)
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
+        key_encoding = self._key_converter.str_encoding
+        value_encoding = self._value_converter.str_encoding
         produce = producer.produce
         batch = self._submitted.submit(records, self)
         per_record = self._wants_acks
         for record in records:
             topic = record.topic
-            key = key_conv(topic, record.key_schema, record.key)
-            value = value_conv(topic, record.value_schema, record.value)
-            callback = RecordAck(batch, record) if per_record else batch
-            partition, timestamp, headers = record.partition, record.timestamp, record.headers
-            try:
-                if partition is None and timestamp is None and not headers:
-                    produce(topic, value, key, on_delivery=callback)  # the common case, fewest kwargs
-                else:
-                    produce(topic, value, key, -1 if partition is None else partition, on_delivery=callback,
-                            timestamp=timestamp or 0, headers=headers or None)
-            except (BufferError, KafkaException):
-                self._produce_patiently(producer, topic, value, key, partition, callback, timestamp, headers)
+            k, v = record.key, record.value
+            key = k.encode(key_encoding) if key_encoding and type(k) is str else key_conv(topic, record.key_schema, k)
+            value = (v.encode(value_encoding) if value_encoding and type(v) is str
+                     else value_conv(topic, record.value_schema, v))
+            callback = RecordAck(batch, record) if per_record else None
+            if callback is None and record.partition is None and record.timestamp is None and not record.headers:
+                try:
+                    produce(topic, value, key)  # the common case: positional arguments only, fastest
+                    continue
+                except (BufferError, KafkaException):
+                    pass  # a full queue or a vanished topic: the patient path below waits it out
+            self._produce_patiently(producer, topic, value, key, record.partition, callback, record.timestamp,
+                                    record.headers)
         self.produced += len(records)
 
     def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
-                           partition: int | None, callback: InFlightBatch | RecordAck, timestamp: int | None,
+                           partition: int | None, callback: RecordAck | None, timestamp: int | None,
                            headers: Any) -> None:
         """Produce one record, waiting out a full local queue or a topic that is being re-created."""
         while True:
@@ -252,8 +258,12 @@ class WorkerSourceTask:
                                     ts if ts_type else None, msg.headers())
 
     # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
-    def on_failure(self, callback: InFlightBatch | RecordAck, batch: InFlightBatch, err: KafkaError,
-                   msg: Message) -> None:
+    def _on_error(self, err: KafkaError | None, msg: Message) -> None:
+        """The producer-wide delivery report, for failures only (tasks without `commit_record`)."""
+        if err is not None:
+            self.on_failure(None, err, msg)
+
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
         topic = msg.topic()
         unknown = err.code() in _UNKNOWN_TOPIC
         # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
@@ -278,11 +288,14 @@ class WorkerSourceTask:
 
     # -- offsets -------------------------------------------------------------------------------
     def _commit(self, *, flush: bool) -> None:
-        if flush and self._pump is not None:
+        # Without per-record reports, a flush is how the task learns what Kafka acknowledged.
+        if (flush or not self._wants_acks) and self._pump is not None:
             remaining = self._pump.flush(self._timeouts.offset_flush_timeout_s)
             if remaining:
                 log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
                             "committing offsets of the acknowledged ones only", self.name, remaining)
+            elif not self._wants_acks and not self._resend and self._failure is None:
+                self._submitted.mark_all_delivered()
         offsets, done = self._submitted.committable()
         self.committed_records += done
         if not offsets:
