@@ -7,9 +7,10 @@ source partition ``{"task": <task id>}``. Everything except the ``ts`` field of 
 function of (`seed`, task id, seq), so a restarted task that resumes from its committed offset
 continues the very same sequence.
 
-The string format is built for throughput: payload templates are prepared once per task, and a
-record costs a string concatenation, a one-key dict (its source offset) and the `SourceRecord`
-itself. The source partition is one dict shared by all records of a task.
+The string format is built for throughput: payload templates are prepared once per task, and each
+poll returns a `SourceRecordBatch` (columns of topics, keys and values; offsets built only when read),
+so a record costs a string concatenation and no object of its own. JSON values come as a list of
+`SourceRecord`s sharing one source-partition dict.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import re
 import string
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, overload
 
 import connectworker
 from connectworker.api.config_def import (
@@ -36,7 +37,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.api.record import SourceRecord
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import FLOAT64_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema
 from connectworker.api.task import SourceTask
 
@@ -316,17 +317,10 @@ class DataGenTask(SourceTask):
                 return None
         start = self._seq
         stop = start + count
-        if self._json:
-            records = self._json_records(start, stop)
-        else:
-            records = []
-            # Body lengths depend on the key's length, which changes only at powers of ten.
-            while start < stop:
-                boundary = min(stop, 10 ** len(str(start)))
-                records += self._string_records(start, boundary)
-                start = boundary
         self._seq = stop
-        return records
+        if self._json:
+            return self._json_records(start, stop)
+        return self._string_batch(start, stop)
 
     def _take(self, wanted: int) -> int:
         """How many records the rate allows now (at most `wanted`); sleeps, interruptibly, if none."""
@@ -345,21 +339,30 @@ class DataGenTask(SourceTask):
         self._tokens = min(self._capacity, self._tokens + (now - self._refilled_at) * self._rate)
         self._refilled_at = now
 
-    def _string_records(self, start: int, stop: int) -> list[SourceRecord]:
-        """Records `start`..`stop`-1, whose keys all have the same number of digits."""
+    def _string_batch(self, start: int, stop: int) -> SourceRecordBatch:
+        """Records `start`..`stop`-1 as columns: no record object and no offset dict per record."""
+        topics, keys, values = [], [], []
+        # Body lengths depend on the key's length, which changes only at powers of ten.
+        while start < stop:
+            boundary = min(stop, 10 ** len(str(start)))
+            self._string_columns(start, boundary, topics, keys, values)
+            start = boundary
+        return SourceRecordBatch(self._partition, _SeqOffsets(self._seq - len(keys), self._seq), topics, keys, values,
+                                 key_schema=STRING_SCHEMA, value_schema=STRING_SCHEMA)
+
+    def _string_columns(self, start: int, stop: int, topics: list[str], keys: list[str], values: list[str]) -> None:
+        """Append records `start`..`stop`-1, whose keys all have the same number of digits."""
         key_len = len(str(start))
         if key_len != self._bodies_key_len:
             size = max(0, self._value_size - key_len)
             self._bodies = [_body(head, pad, size) for head, pad in self._texts]
             self._bodies_key_len = key_len
-        bodies, topics, partition, schema = self._bodies, self._topic_cycle, self._partition, STRING_SCHEMA
-        n_bodies, n_topics = len(bodies), len(topics)
-        # Every argument is positional (headers too, a fresh list each): cheaper than the defaults.
-        return [
-            SourceRecord(partition, {SEQ_FIELD: seq + 1}, topics[seq % n_topics],
-                         bodies[seq % n_bodies] + (key := str(seq)), key, None, schema, schema, None, [])
-            for seq in range(start, stop)
-        ]
+        bodies, cycle = self._bodies, self._topic_cycle
+        n_bodies, n_topics = len(bodies), len(cycle)
+        new_keys = list(map(str, range(start, stop)))
+        topics += [cycle[seq % n_topics] for seq in range(start, stop)]
+        values += [bodies[seq % n_bodies] + key for seq, key in zip(range(start, stop), new_keys, strict=True)]
+        keys += new_keys
 
     def _json_records(self, start: int, stop: int) -> list[SourceRecord]:
         topics, regions, amounts = self._topic_cycle, self._region_cycle, self._amounts
@@ -377,3 +380,29 @@ class DataGenTask(SourceTask):
 
     def stop(self) -> None:
         self._stop_event.set()
+
+
+class _SeqOffsets(Sequence[dict[str, int]]):
+    """The source offsets ``{"seq": n}`` of records start..stop-1, built only when read."""
+
+    __slots__ = ("_start", "_stop")
+
+    def __init__(self, start: int, stop: int) -> None:
+        self._start, self._stop = start, stop
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, int] | list[dict[str, int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if not -size <= index < size:
+            raise IndexError(index)
+        return {SEQ_FIELD: self._start + (index % size) + 1}

@@ -14,7 +14,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError, RetriableError
-from connectworker.api.record import RecordMetadata, SourceRecord
+from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
 from connectworker.api.topic_settings import CleanupPolicy, TimeUnit, TopicSettings
@@ -36,6 +36,7 @@ __all__ = [
     "SchemaType",
     "SourceConnector",
     "SourceRecord",
+    "SourceRecordBatch",
     "SourceTask",
     "SourceTaskContext",
     "TimeUnit",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from connectworker.api.schema import Schema
 
@@ -41,3 +42,53 @@ class RecordMetadata:
     partition: int
     offset: int
     timestamp: int | None = None
+
+
+class SourceRecordBatch(Sequence[SourceRecord]):
+    """Records of one poll and one source partition, column by column.
+
+    A cheaper form of ``list[SourceRecord]`` for high-rate sources: the worker produces straight from
+    the columns, without a `SourceRecord` object per record, and commits the newest of
+    `source_offsets`. It is still a sequence of `SourceRecord` (built on access), so code that reads a
+    poll's records works with either form. Records of a batch share their schemas and have no fixed
+    partition, timestamp or headers; use `SourceRecord`s for those.
+    """
+
+    __slots__ = ("key_schema", "keys", "source_offsets", "source_partition", "topics", "value_schema", "values")
+
+    def __init__(self, source_partition: SourcePartition | None, source_offsets: Sequence[SourceOffset | None],
+                 topics: Sequence[str], keys: Sequence[Any], values: Sequence[Any], *,
+                 key_schema: Schema | None = None, value_schema: Schema | None = None) -> None:
+        if not len(topics) == len(keys) == len(values) == len(source_offsets):
+            raise ValueError(f"SourceRecordBatch columns differ in length: {len(topics)} topics, {len(keys)} keys, "
+                             f"{len(values)} values, {len(source_offsets)} offsets")
+        self.source_partition = source_partition
+        self.source_offsets = source_offsets
+        self.topics = topics
+        self.keys = keys
+        self.values = values
+        self.key_schema = key_schema
+        self.value_schema = value_schema
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    @overload
+    def __getitem__(self, index: int) -> SourceRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SourceRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SourceRecord | list[SourceRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return SourceRecord(self.source_partition, self.source_offsets[index], self.topics[index],
+                            self.values[index], self.keys[index], None, self.value_schema, self.key_schema)
+
+    def newest_offset(self) -> SourceOffset | None:
+        """The offset to commit once every record of the batch is acknowledged."""
+        for i in range(len(self) - 1, -1, -1):
+            offset = self.source_offsets[i]
+            if offset is not None:
+                return offset
+        return None

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
-from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord
+from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.topic_settings import TopicSettings
 
 
@@ -46,8 +46,11 @@ class SourceTask(ABC):
     def start(self, props: Mapping[str, str]) -> None: ...
 
     @abstractmethod
-    def poll(self) -> list[SourceRecord] | None:
-        """Records available now, or None/[] when there are none (the worker polls again)."""
+    def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
+        """Records available now, or None/[] when there are none (the worker polls again).
+
+        High-rate sources may return a `SourceRecordBatch` (columns instead of record objects).
+        """
 
     @abstractmethod
     def stop(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, Message
 
-from connectworker.api.record import SourceRecord
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.runtime.offset_store import partition_key
 
 
@@ -36,16 +36,19 @@ class InFlightBatch:
 
     __slots__ = ("offsets", "owner", "remaining", "size")
 
-    def __init__(self, records: list[SourceRecord], owner: BatchOwner) -> None:
+    def __init__(self, offsets: dict[str, Any], size: int, owner: BatchOwner) -> None:
         # Keep only the offsets, not the records: in-flight records would otherwise stay alive until
         # the next commit, and a heap of live objects makes every garbage collection slower.
-        self.offsets = newest_offsets(records)
+        self.offsets = offsets
         self.owner = owner
-        self.size = self.remaining = len(records)
+        self.size = self.remaining = size
 
 
-def newest_offsets(records: list[SourceRecord]) -> dict[str, Any]:
+def newest_offsets(records: list[SourceRecord] | SourceRecordBatch) -> dict[str, Any]:
     """The newest offset of each source partition in `records`, keyed by `partition_key`."""
+    if isinstance(records, SourceRecordBatch):
+        newest = records.newest_offset()
+        return {} if newest is None else {partition_key(records.source_partition): newest}
     out: dict[str, Any] = {}
     last_partition: object = object()
     key = ""
@@ -84,8 +87,8 @@ class SubmittedRecords:
         self._batches: deque[InFlightBatch] = deque()
         self.in_flight = 0  # records submitted and not yet popped by `committable`
 
-    def submit(self, records: list[SourceRecord], owner: BatchOwner) -> InFlightBatch:
-        batch = InFlightBatch(records, owner)
+    def submit(self, records: list[SourceRecord] | SourceRecordBatch, owner: BatchOwner) -> InFlightBatch:
+        batch = InFlightBatch(newest_offsets(records), len(records), owner)
         self._batches.append(batch)
         self.in_flight += len(records)
         return batch

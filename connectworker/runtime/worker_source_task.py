@@ -12,20 +12,20 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
-from connectworker.api.record import RecordMetadata, SourceRecord
+from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.converters.base import Converter
 from connectworker.runtime.delivery_reports import DeliveryReportPump
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.submitted_records import RecordAck, SubmittedRecords
+from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
 
@@ -173,19 +173,27 @@ class WorkerSourceTask:
         """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
         self._forget_topics.set()
 
-    def _send(self, producer: Producer, records: list[SourceRecord]) -> None:
+    def _send(self, producer: Producer, records: list[SourceRecord] | SourceRecordBatch) -> None:
         if self._forget_topics.is_set():
             self._forget_topics.clear()
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
-        topics = {r.topic for r in records}
+        columns = records if isinstance(records, SourceRecordBatch) else None
+        topics = set(columns.topics) if columns is not None else {r.topic for r in records}
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
+        batch = self._submitted.submit(records, self)
+        if columns is not None and not self._wants_acks:
+            self._send_columns(producer, columns)
+        else:
+            self._send_records(producer, records, batch)
+        self.produced += len(records)
+
+    def _send_records(self, producer: Producer, records: Iterable[SourceRecord], batch: InFlightBatch) -> None:
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
         key_encoding = self._key_converter.str_encoding
         value_encoding = self._value_converter.str_encoding
         produce = producer.produce
-        batch = self._submitted.submit(records, self)
         per_record = self._wants_acks
         for record in records:
             topic = record.topic
@@ -202,7 +210,25 @@ class WorkerSourceTask:
                     pass  # a full queue or a vanished topic: the patient path below waits it out
             self._produce_patiently(producer, topic, value, key, record.partition, callback, record.timestamp,
                                     record.headers)
-        self.produced += len(records)
+
+    def _send_columns(self, producer: Producer, columns: SourceRecordBatch) -> None:
+        """The fast path: no record objects, one schema for all keys and one for all values."""
+        key_conv = self._key_converter.from_connect_data
+        value_conv = self._value_converter.from_connect_data
+        key_encoding = self._key_converter.str_encoding
+        value_encoding = self._value_converter.str_encoding
+        key_schema, value_schema = columns.key_schema, columns.value_schema
+        produce = producer.produce
+        for topic, k, v in zip(columns.topics, columns.keys, columns.values, strict=True):
+            key = k.encode(key_encoding) if key_encoding and type(k) is str else key_conv(topic, key_schema, k)
+            value = (v.encode(value_encoding) if value_encoding and type(v) is str
+                     else value_conv(topic, value_schema, v))
+            try:
+                produce(topic, value, key)
+                continue
+            except (BufferError, KafkaException):
+                pass  # a full queue or a vanished topic: the patient path below waits it out
+            self._produce_patiently(producer, topic, value, key, None, None, None, None)
 
     def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
                            partition: int | None, callback: RecordAck | None, timestamp: int | None,

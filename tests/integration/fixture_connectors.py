@@ -4,12 +4,14 @@ settings through `settings_for_new_topic`, and a source that writes to topics na
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 from connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.api import (
     CleanupPolicy,
     ConfigDef,
     ConfigType,
+    RecordMetadata,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -91,3 +93,17 @@ class NamedTopicsSource(SourceConnector):
 
     def stop(self) -> None:
         return None
+
+
+class RecordingTask(DataGenTask):
+    """Remembers every `commit_record` call, so tests can check the metadata Kafka returned."""
+
+    acknowledged: ClassVar[list[tuple[str, RecordMetadata | None]]] = []
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        RecordingTask.acknowledged.append((record.key, metadata))
+
+
+class RecordingDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return RecordingTask

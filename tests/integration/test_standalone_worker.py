@@ -11,7 +11,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.status import State
 from tests.broker import Broker
-from tests.integration.harness import running_worker, task_state, wait_until, worker_config
+from tests.integration.harness import running_worker, task_state, wait_committed, wait_until, worker_config
 from tests.kafka_helpers import consume, delete_topics
 
 
@@ -82,3 +82,24 @@ def test_task_that_raises_goes_failed_with_the_error_and_commits_what_was_acked(
                    what="task FAILED")
         _, trace = task_state(runtime.worker, connector["name"])
         assert trace is not None and "missing.txt" in trace
+
+
+def test_commit_record_gets_kafka_metadata_for_every_record(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    from tests.integration.fixture_connectors import RecordingTask
+
+    RecordingTask.acknowledged.clear()
+    topic = f"acks-{unique}"
+    connector = {"name": f"acks-{unique}", "connector.class": "tests.integration.fixture_connectors.RecordingDataGen",
+                 "topic.pattern": topic, "topic.count": "1", "records": "200", "rate": "0", "batch.size": "50"}
+    with running_worker(worker_config(broker.bootstrap_servers, tmp_path), connector) as runtime:
+        wait_committed(runtime.worker, connector["name"], 200)
+    keys = [key for key, _ in RecordingTask.acknowledged]
+    assert sorted(keys, key=int) == [str(i) for i in range(200)]
+    metadata = [m for _, m in RecordingTask.acknowledged]
+    assert all(m is not None and m.topic == topic and m.offset >= 0 and m.partition >= 0 for m in metadata)
+    by_partition: dict[int, list[int]] = {}
+    for m in metadata:
+        by_partition.setdefault(m.partition, []).append(m.offset)
+    assert all(len(set(offsets)) == len(offsets) for offsets in by_partition.values())  # distinct positions
+    delete_topics(admin, [topic])
