@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
 
-from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
+from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import JSON_CONVERTER
 from connectworker.converters.base import Converter
@@ -115,6 +115,35 @@ class RowBuilder:
         return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
 
 
+    def build_columns(self, batch: SourceRecordBatch, first_index: int) -> pa.RecordBatch:
+        """Rows of a columnar poll: converted column by column, without a record object per row.
+
+        Only the last row carries the batch's offset: the sink commits the newest offset per source
+        partition, so earlier rows' offsets would never be used.
+        """
+        n = len(batch)
+        key, value, topics = self._key, self._value, batch.topics
+        key_schema, value_schema = batch.key_schema, batch.value_schema
+        newest = batch.newest_offset()
+        offsets: list[str | None] = [None] * n
+        if n and newest is not None:
+            offsets[-1] = json.dumps(newest)
+        columns = [
+            pa.array(topics, pa.string()),
+            pa.array([key(t, key_schema, k) for t, k in zip(topics, batch.keys, strict=True)], pa.binary()),
+            pa.array([value(t, value_schema, v) for t, v in zip(topics, batch.values, strict=True)], pa.binary()),
+            pa.nulls(n, pa.int32()),
+            pa.array([[]] * n, HEADER_TYPE),
+            pa.nulls(n, pa.timestamp("us", tz="UTC")),
+            pa.array([self._connector] * n, pa.string()),
+            pa.array([self._task_id] * n, pa.int32()),
+            pa.array([self._partition_key(batch.source_partition)] * n, pa.string()),
+            pa.array(offsets, pa.string()),
+            pa.array(range(first_index, first_index + n), pa.int64()),
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
+
+
 def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, bytes | None]]:
     return [{"key": k, "value": v.encode() if isinstance(v, str) else v} for k, v in headers]
 
@@ -141,11 +170,12 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
             records = task.poll()
             if not records:
                 continue
-            topics = {r.topic for r in records}
+            columnar = isinstance(records, SourceRecordBatch)
+            topics = set(records.topics) if columnar else {r.topic for r in records}
             if not topics <= ready:
                 gate.ensure(topics - ready, task, name)
                 ready |= topics
-            yield rows.build(records, emitted)
+            yield rows.build_columns(records, emitted) if columnar else rows.build(records, emitted)
             emitted += len(records)
     finally:
         task.stop()
