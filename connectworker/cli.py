@@ -89,11 +89,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
             print(f"       partitions={e.partitions} replication.factor={e.replication_factor}")
             for k, v in sorted(e.configs.items()):
                 print(f"       {k}={v}")
-        if e.broker_verdict is not None:
-            verdict = "valid" if e.broker_verdict["valid"] else f"rejected: {e.broker_verdict.get('error')}"
-            print(f"       broker (validate_only): {verdict}")
-            if "note" in e.broker_verdict:
-                print(f"       note: {e.broker_verdict['note']}")
+        if (verdict := e.broker_verdict) is not None:
+            print(f"       broker (validate_only): {'valid' if verdict.valid else f'rejected: {verdict.error}'}")
+            if verdict.note:
+                print(f"       note: {verdict.note}")
     return 0
 
 

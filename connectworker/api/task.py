@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.topic_settings import TopicSettings
@@ -70,7 +70,3 @@ class SourceTask(ABC):
         case the broker's auto-create applies when the first record is produced.
         """
         return settings
-
-
-def describe_task(task: Any) -> str:
-    return f"{type(task).__module__}.{type(task).__qualname__}"

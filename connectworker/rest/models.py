@@ -157,23 +157,3 @@ class LevelRequest(BaseModel):
 
     level: StrictStr = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL",
                                                          "OFF"]})
-
-
-class BrokerVerdict(BaseModel):
-    valid: bool
-    error: str | None = None
-    note: str | None = None
-
-
-class TopicPlan(BaseModel):
-    """One topic of `GET /connectors/{name}/topics/plan`, as `connectworker plan --json` prints it."""
-
-    topic: str
-    create: bool
-    rule: str | None
-    partitions: int | None
-    replication_factor: int | None
-    configs: dict[str, str]
-    reason: str
-    exists: bool | None = None
-    broker_verdict: BrokerVerdict | None = None

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Query, Response
 
 from connectworker.rest.deps import ConnectorName, HerderDep
 from connectworker.rest.errors import BadRequest, error_responses
-from connectworker.rest.models import ActiveTopicsInfo, BrokerVerdict, TopicPlan
+from connectworker.rest.models import ActiveTopicsInfo
+from connectworker.topics.plan import PlanEntry
 
 router = APIRouter(tags=["topics"])
 
@@ -29,20 +30,12 @@ def reset_topics(name: ConnectorName, herder: HerderDep) -> Response:
     return Response(status_code=202)
 
 
-@router.get("/connectors/{name}/topics/plan", response_model=list[TopicPlan],
+@router.get("/connectors/{name}/topics/plan", response_model=list[PlanEntry],
             response_model_exclude_unset=True, responses=error_responses(400, 404))
 def plan_topics(name: ConnectorName, herder: HerderDep, topic: Annotated[list[str], Query()],
-                validate_only: bool = False) -> list[TopicPlan]:
+                validate_only: bool = False) -> list[PlanEntry]:
     """For each `topic`: would the worker create it, by which rule, with which settings (the same objects
     as `connectworker plan --json`). With `validate_only=true` the broker is asked too."""
     if not topic:
         raise BadRequest("Name at least one topic: ?topic=a&topic=b")
-    plans = []
-    for entry in herder.plan(name, topic, validate_only):
-        data = entry.to_json()
-        verdict = data.pop("broker_verdict", None)
-        plan = TopicPlan(**data)
-        if verdict is not None:
-            plan.broker_verdict = BrokerVerdict(**verdict)
-        plans.append(plan)
-    return plans
+    return herder.plan(name, topic, validate_only)

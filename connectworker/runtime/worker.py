@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,7 +239,3 @@ class Worker:
                 self._stop_tasks(self._connectors[name])
             self.offset_store.flush()
             log.info("Worker stopped")
-
-
-def task_states(running: RunningConnector) -> Mapping[int, tuple[State, str | None]]:
-    return {t.task_id: t.status.snapshot() for t in running.tasks}

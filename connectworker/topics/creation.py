@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.task import SourceTask
@@ -81,12 +81,12 @@ class Decision:
 
 @dataclass
 class Backoff:
+    """Retry delays (doubling to 2 s) until `deadline`, then the error that kept failing."""
+
     deadline: float
     delay: float = 0.1
-    last_error: str = field(default="")
 
     def wait_or_raise(self, what: str, error: str) -> None:
-        self.last_error = error
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise TopicCreationError(f"Gave up {what} after topic.creation.timeout.ms: {error}")

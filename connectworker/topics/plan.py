@@ -6,9 +6,11 @@ itself says when asked with ``validate_only``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
+from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TopicSettings
@@ -22,8 +24,17 @@ TANSU_NOTE = ("this broker does not honour validate_only (the Tansu test broker 
               "accepts any settings), so its verdict proves nothing")
 
 
-@dataclass
-class PlanEntry:
+class BrokerVerdict(BaseModel):
+    """The broker's answer to CreateTopics with `validate_only`."""
+
+    valid: bool
+    error: str | None = None
+    note: str | None = None
+
+
+class PlanEntry(BaseModel):
+    """What the worker would do with one topic: `connectworker plan --json` and the REST plan print it."""
+
     topic: str
     create: bool
     rule: str | None
@@ -32,22 +43,26 @@ class PlanEntry:
     configs: dict[str, str]
     reason: str
     exists: bool | None = None
-    broker_verdict: dict[str, Any] | None = field(default=None)
+    broker_verdict: BrokerVerdict | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        if self.broker_verdict is None:
-            del data["broker_verdict"]
-        return data
+        return self.model_dump(exclude_unset=True)
 
 
-def _task_for(config: ConnectorConfig) -> tuple[SourceTask, Any]:
-    """A started instance of the connector's first task, whose hook decides like the running one would."""
+def _started_task(config: ConnectorConfig) -> tuple[SourceTask, SourceConnector]:
+    """A started instance of the connector's first task, whose hook decides as the running one would."""
     connector = config.connector_class()
     connector.start(config.props)
     task_configs = connector.task_configs(config.tasks_max) or [{}]
+    task_props = {**config.props, **task_configs[0]}
     task = connector.task_class()()
-    return task, (connector, {**config.props, **task_configs[0]})
+    try:
+        task.initialize(PlanTaskContext(task_props))
+        task.start(task_props)
+    except BaseException:
+        connector.stop()
+        raise
+    return task, connector
 
 
 def broker_honours_validate_only(admin: TopicAdmin) -> bool:
@@ -63,11 +78,9 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
     existing: set[str] = set()
     if admin is not None:  # illegal names cannot be described; they are planned without the broker
         existing, _ = admin.describe([n for n in names if validate_topic_name(n) is None])
-    task, (connector, task_props) = _task_for(config)
+    task, connector = _started_task(config)
     entries: list[PlanEntry] = []
     try:
-        task.initialize(PlanTaskContext(task_props))
-        task.start(task_props)
         for topic in names:
             entries.append(_plan_one(config, topic, task, enabled, existing, admin))
     finally:
@@ -81,9 +94,10 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
 def _plan_one(config: ConnectorConfig, topic: str, task: SourceTask, enabled: bool, existing: set[str],
               admin: TopicAdmin | None) -> PlanEntry:
     def entry(create: bool, reason: str, rule: str | None = None, settings: Any = None) -> PlanEntry:
-        return PlanEntry(topic, create, rule, settings.partitions if settings else None,
-                         settings.replication_factor if settings else None,
-                         settings.configs() if settings else {}, reason,
+        return PlanEntry(topic=topic, create=create, rule=rule,
+                         partitions=settings.partitions if settings else None,
+                         replication_factor=settings.replication_factor if settings else None,
+                         configs=settings.configs() if settings else {}, reason=reason,
                          exists=(topic in existing) if admin is not None else None)
 
     if why := validate_topic_name(topic):
@@ -112,11 +126,8 @@ def _ask_broker(admin: TopicAdmin, entries: list[PlanEntry], honours: bool) -> N
     results = admin.create(settings, validate_only=True)
     for e in wanted:
         result = results[e.topic]
-        verdict: dict[str, Any] = {"valid": result.outcome in (Outcome.CREATED, Outcome.UNSUPPORTED)}
-        if result.error is not None:
-            verdict["error"] = str(result.error)
-        if result.outcome is Outcome.ALREADY_EXISTS:
-            verdict["error"] = "topic already exists"
-        if not honours:
-            verdict["note"] = TANSU_NOTE
-        e.broker_verdict = verdict
+        error = "topic already exists" if result.outcome is Outcome.ALREADY_EXISTS else None
+        e.broker_verdict = BrokerVerdict(
+            valid=result.outcome in (Outcome.CREATED, Outcome.UNSUPPORTED),
+            error=str(result.error) if result.error is not None else error,
+            note=None if honours else TANSU_NOTE)
