@@ -15,6 +15,7 @@ from connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask,
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
+from tests.unit.task_context_fake import FakeContext
 
 
 class FakeOffsetReader:
@@ -26,18 +27,6 @@ class FakeOffsetReader:
 
     def offsets(self, partitions: Collection[dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
         return {str(p): self.offset(p) for p in partitions}
-
-
-class FakeContext:
-    def __init__(self, reader: FakeOffsetReader) -> None:
-        self._reader = reader
-
-    @property
-    def offset_storage_reader(self) -> FakeOffsetReader:
-        return self._reader
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
 
 
 class FakeClock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from connectors.file_source import (
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import STRING_SCHEMA
+from tests.unit.task_context_fake import FakeContext
 
 
 class FakeOffsetReader:
@@ -33,18 +34,6 @@ class FakeOffsetReader:
 
     def offsets(self, partitions: Collection[dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
         return {str(p): self.offset(p) for p in partitions}
-
-
-class FakeContext:
-    def __init__(self, reader: FakeOffsetReader) -> None:
-        self._reader = reader
-
-    @property
-    def offset_storage_reader(self) -> FakeOffsetReader:
-        return self._reader
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
 
 
 def start_task(props: dict[str, str], committed: dict[str, dict[str, Any]] | None = None,
