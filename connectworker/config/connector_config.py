@@ -51,8 +51,6 @@ class ConnectorConfig:
     tasks_max: int
     props: dict[str, str]
     topic_rules: TopicCreationRules
-    key_converter: str | None = None
-    value_converter: str | None = None
     producer_overrides: dict[str, str] = field(default_factory=dict)
 
 
@@ -119,8 +117,6 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         tasks_max=reports["tasks.max"].value.value,
         props=dict(props),
         topic_rules=TopicCreationRules.from_config(props, source=source),
-        key_converter=props.get("key.converter") or None,
-        value_converter=props.get("value.converter") or None,
         producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
     )

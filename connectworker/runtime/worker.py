@@ -19,7 +19,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
-from connectworker.converters.registry import converter_config_for, load_converter
+from connectworker.converters.registry import resolve_converter
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.topic_gate import TopicGate
@@ -108,6 +108,8 @@ class Worker:
         except Exception as exc:
             running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
             log.error("Connector %s FAILED to start: %s", config.name, exc)
+            if running.connector is not None:
+                self._stop_tasks(running)  # it started: give it the chance to release what it holds
             return
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
         for task in running.tasks:
@@ -118,12 +120,8 @@ class Worker:
 
     def _converter(self, config: ConnectorConfig, is_key: bool) -> Converter:
         key = "key.converter" if is_key else "value.converter"
-        override = config.key_converter if is_key else config.value_converter
-        if override:
-            return load_converter(override, converter_config_for(key, config.props), is_key, key=key)
-        worker_class = self.config.key_converter if is_key else self.config.value_converter
-        return load_converter(worker_class, converter_config_for(key, self.config.pass_through), is_key,
-                              key=key)
+        worker_props = {**self.config.pass_through, key: getattr(self.config, key.replace(".", "_"))}
+        return resolve_converter(key, config.props, worker_props)
 
     def _make_task(self, running: RunningConnector, task_id: int, props: dict[str, str],
                    gate: TopicGate) -> WorkerSourceTask:
