@@ -181,8 +181,7 @@ def main() -> None:
         if broker is not None:
             broker.stop()
     body = report(runs, session_s, args.tasks, args.records, args.value_size)
-    print(body)
-    print(f"written to {write_section('spark', body)}")
+    write_section('spark', body)
 
 
 if __name__ == "__main__":

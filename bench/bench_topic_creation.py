@@ -159,9 +159,7 @@ def main(rounds: int = 3) -> None:
             f"\n\nTargets at 1,000 topics: worker / (a) ≤ 1.5, (b) / worker ≥ 2.\n\n"
             f"Admin requests on already-known topics: **{delta} for {records:,} records** "
             f"(= {delta * 1_000_000 / records:.0f} per 1M; target 0).\n")
-    path = write_section("Topic creation latency (issue 3)", body)
-    print(body)
-    print(f"written to {path}")
+    write_section("Topic creation latency (issue 3)", body)
 
 
 if __name__ == "__main__":

@@ -113,9 +113,7 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
                 f"| worker (DataGen → StringConverter → Kafka, offsets committed) | "
                 f"{statistics.median(worker):,.0f} | {', '.join(f'{x:,.0f}' for x in worker)} |\n\n"
                 f"**worker / raw = {ratio:.2f}** (target ≥ 0.6)\n")
-        path = write_section("Worker throughput vs raw producer (issue 2)", body)
-        print(body)
-        print(f"written to {path}")
+        write_section("Worker throughput vs raw producer (issue 2)", body)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ def machine() -> str:
 
 
 def write_section(name: str, body: str) -> Path:
-    """Replace (or append) the section `name` of bench/results.md with `body`."""
+    """Replace (or append) the section `name` of bench/results.md with `body`, and show it."""
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     section = f"<!-- {name} -->\n## {name}\n_{stamp}; {machine()}_\n\n{body.strip()}\n<!-- /{name} -->\n"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nWritten by `make bench`.\n\n"
     pattern = re.compile(rf"<!-- {re.escape(name)} -->.*?<!-- /{re.escape(name)} -->\n", re.S)
     text = pattern.sub(lambda _: section, text) if pattern.search(text) else text + "\n" + section
     RESULTS.write_text(text)
+    print(body)
+    print(f"written to {RESULTS}")
     return RESULTS

@@ -10,7 +10,7 @@ way up so the converter can name the field.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -72,6 +72,19 @@ def describe_schema(schema: Schema) -> str:
     kind = "optional" if schema.optional else "non-optional"
     named = f" '{schema.name}'" if schema.name else ""
     return f"{kind} {schema.type.value}{named} schema"
+
+
+def convert_elements(convert: Callable[[Any], Any], elements: Iterable[Any]) -> list[Any]:
+    """`convert` each element of an array; a failure's path gains the element's index."""
+    out = []
+    index = 0
+    try:
+        for index, element in enumerate(elements):  # noqa: B007 - index is read when an element fails
+            out.append(convert(element))
+    except InvalidValue as exc:
+        exc.path.append(f"[{index}]")
+        raise
+    return out
 
 
 def wrong_type(schema: Schema, value: Any) -> InvalidValue:
@@ -198,15 +211,7 @@ def _array(schema: Schema, dialect: Dialect) -> Encoder:
             if value is None and optional:
                 return None
             raise wrong_type(schema, value)
-        out = []
-        index = 0
-        try:
-            for index, element in enumerate(value):  # noqa: B007 - index is read when an element fails
-                out.append(item(element))
-        except InvalidValue as exc:
-            exc.path.append(f"[{index}]")
-            raise
-        return out
+        return convert_elements(item, value)
 
     return encode
 

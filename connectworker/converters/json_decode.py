@@ -14,7 +14,7 @@ from typing import Any
 
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters import logical
-from connectworker.converters.encoding import InvalidValue, wrong_type
+from connectworker.converters.encoding import InvalidValue, convert_elements, wrong_type
 
 Decoder = Callable[[Any], Any]
 
@@ -132,15 +132,7 @@ def _array(schema: Schema) -> Decoder:
     def decode(node: Any) -> Any:
         if not isinstance(node, list):
             raise wrong_type(schema, node)
-        out = []
-        index = 0
-        try:
-            for index, element in enumerate(node):  # noqa: B007 - index is read when an element fails
-                out.append(item(element))
-        except InvalidValue as exc:
-            exc.path.append(f"[{index}]")
-            raise
-        return out
+        return convert_elements(item, node)
 
     return decode
 

@@ -24,7 +24,6 @@ from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.names import validate_topic_name
 from connectworker.topics.plan import PlanEntry, broker_honours_validate_only, plan_topics
 
 log = logging.getLogger(__name__)
@@ -109,20 +108,11 @@ class StandaloneHerder:
         return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
 
     def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
-        """The dry run for `topics`. Illegal names are planned without the broker (which cannot describe
-        them), so they get their "invalid topic name" verdict instead of an Admin API error."""
+        """The dry run for `topics`, as `connectworker plan` prints it (illegal names get their verdict)."""
         config = self.worker.get(name).config
-        names = list(dict.fromkeys(topics))
-        legal = [t for t in names if validate_topic_name(t) is None]
-        illegal = [t for t in names if validate_topic_name(t) is not None]
         honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
-        enabled = self.config.topic_creation_enable
-        entries = {e.topic: e for e in plan_topics(config, illegal, enabled=enabled)} if illegal else {}
-        if legal:
-            entries.update((e.topic, e) for e in plan_topics(
-                config, legal, enabled=enabled, admin=self.admin, validate_only=validate_only,
-                broker_honours_validate_only=honours))
-        return [entries[t] for t in names]
+        return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
+                           validate_only=validate_only, broker_honours_validate_only=honours)
 
     # -- config changes ------------------------------------------------------------------------
     def create(self, name: str, props: Mapping[str, str],

@@ -28,11 +28,9 @@ from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
+from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)
-
-_UNKNOWN_TOPIC = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC)
-
 
 @dataclass(frozen=True)
 class TaskTimeouts:
@@ -245,7 +243,7 @@ class WorkerSourceTask:
                 self._pump.serve(0.05)
             except KafkaException as exc:
                 err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
-                if err is None or err.code() not in _UNKNOWN_TOPIC:
+                if err is None or err.code() not in MISSING_CODES:
                     raise
                 # librdkafka already knows the topic is gone (deleted at run time)
                 self._recover_topic(producer, topic)
@@ -291,7 +289,7 @@ class WorkerSourceTask:
 
     def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
         topic = msg.topic()
-        unknown = err.code() in _UNKNOWN_TOPIC
+        unknown = err.code() in MISSING_CODES
         # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
         # is being re-created, other errors: re-send them until topic.creation.timeout.ms.
         if self._gate.recreates_missing_topics:

@@ -20,11 +20,11 @@ from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings
 from connectworker.spark.topic_gates import DataFrameTask, creation_service, topic_gate
+from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)
 
 WRITER_NAME = "connect-kafka"
-_UNKNOWN_TOPIC = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC)
 
 
 class KafkaRowWriter:
@@ -109,7 +109,7 @@ class KafkaRowWriter:
         self._failed += 1
         if self._first_failure is None:
             self._first_failure = (str(msg.topic()), err)
-        if err.code() in _UNKNOWN_TOPIC:
+        if err.code() in MISSING_CODES:
             self._failed_topics.add(str(msg.topic()))
 
     def _raise(self, remaining: int) -> None:

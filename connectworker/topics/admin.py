@@ -31,6 +31,7 @@ RETRIABLE_CODES = frozenset({
 })
 UNSUPPORTED_CODES = frozenset({KafkaError.UNSUPPORTED_VERSION, KafkaError._UNSUPPORTED_FEATURE})
 MISSING_CODES = frozenset({KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC})
+"""Codes meaning "no such topic", from the broker or from librdkafka's own metadata."""
 
 
 class TopicAdminError(ConnectError):

@@ -55,7 +55,7 @@ def test_fuzzing_finds_no_5xx_and_no_answer_off_the_document(served: RestWorker,
     result = subprocess.run(
         [sys.executable, "-m", "schemathesis.cli", "run", f"{served.url}/openapi.json",
          "--checks", ",".join(CHECKS), "--phases", "examples,coverage,fuzzing",
-         "--max-examples", str(MAX_EXAMPLES), "--seed", "20240601", "--workers", "2",
+         "--max-examples", str(MAX_EXAMPLES), "--seed", "20240601", "--workers", "1",
          "--generation-database", "none", "--request-timeout", "30", "--no-color"],
         cwd=tmp_path, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-4000:]
