@@ -82,7 +82,8 @@ class StandaloneRuntime:
     def stop(self) -> None:
         if self.worker is not None:
             self.worker.stop()
-        # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection.
+        # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection. Other
+        # holders (the REST app's dependency closures) form cycles: collect them now, not at exit.
         self.worker = self.topics = self.admin = None
         if self.embedded is not None:
             gc.collect()
