@@ -302,7 +302,7 @@ class DataGenTask(SourceTask):
                                f"invalid '{SEQ_FIELD}' (expected a non-negative integer)")
         return seq
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
         if self._stop_event.is_set():
             return None
         count = self._batch_size
@@ -341,7 +341,9 @@ class DataGenTask(SourceTask):
 
     def _string_batch(self, start: int, stop: int) -> SourceRecordBatch:
         """Records `start`..`stop`-1 as columns: no record object and no offset dict per record."""
-        topics, keys, values = [], [], []
+        topics: list[str] = []
+        keys: list[str] = []
+        values: list[str] = []
         # Body lengths depend on the key's length, which changes only at powers of ten.
         while start < stop:
             boundary = min(stop, 10 ** len(str(start)))

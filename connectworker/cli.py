@@ -6,9 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -20,38 +18,96 @@ if TYPE_CHECKING:
     from connectworker.config.connector_config import ConnectorConfig
     from connectworker.rest.server import RestServer
     from connectworker.runtime.standalone import StandaloneRuntime
+    from connectworker.runtime.status import Status
+    from connectworker.runtime.worker_source_task import WorkerSourceTask
 
 log = logging.getLogger("connectworker")
 
+# Exit statuses of `standalone` (README, "Running connectors").
+EXIT_OK = 0
+EXIT_FAILED = 1  # start-up failed, or a connector or task ended FAILED
+EXIT_CONFIG = 2  # invalid configuration, nothing started
+EXIT_INTERRUPTED = 130  # Ctrl-C before the worker ran; a forced exit is 128 + the signal number
 
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), stream=sys.stderr,
+# Kafka's (log4j) level names, and Python's, for --log-level. TRACE is DEBUG here: nothing logs finer.
+LOG_LEVELS = {"TRACE": logging.DEBUG, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
+              "WARNING": logging.WARNING, "ERROR": logging.ERROR, "FATAL": logging.CRITICAL,
+              "CRITICAL": logging.CRITICAL}
+
+
+def log_level(text: str) -> int:
+    """argparse type of --log-level: a level name, any case."""
+    try:
+        return LOG_LEVELS[text.strip().upper()]
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"invalid level {text!r}; allowed: TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR, FATAL "
+            f"(any case; WARNING and CRITICAL too)") from None
+
+
+def _setup_logging(level: int) -> None:
+    logging.basicConfig(level=level, stream=sys.stderr,
                         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+
+
+class ShutdownProgress:
+    """What `standalone` is doing while it stops, for the second Ctrl-C to report. Read from the signal
+    watcher thread, so it takes no lock the stopping threads could hold."""
+
+    def __init__(self) -> None:
+        self.phase = "start-up to finish (the cluster check, then the connectors starting)"
+        self.runtime: StandaloneRuntime | None = None
+        self.components: list[tuple[str, Status, WorkerSourceTask | None]] = []
+
+    def waiting_for(self) -> str:
+        if self.phase != "tasks":
+            return self.phase
+        alive = [task.name for _, _, task in self.components if task is not None and not task.join(0)]
+        if alive:
+            return (f"task(s) {', '.join(alive)} to stop: each flushes its in-flight records and commits their "
+                    f"offsets (bounded by task.shutdown.graceful.timeout.ms + offset.flush.timeout.ms)")
+        if self.runtime is not None and self.runtime.worker is None and self.runtime.embedded is not None:
+            return "the embedded broker to stop"
+        return "the connectors to stop and the offsets file to be written"
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
     from connectworker.runtime.gc_tuning import tune_gc_for_throughput
     from connectworker.runtime.standalone import StandaloneRuntime, load_connector_configs, load_worker_config
+    from connectworker.runtime.status import State
+    from connectworker.shutdown_signals import ShutdownSignals
 
     config = load_worker_config(args.worker)
     connectors = load_connector_configs(args.connectors)  # every file validated before anything starts
     tune_gc_for_throughput()
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda signum, frame: stop.set())
-    runtime = StandaloneRuntime(config).start()
+    progress = ShutdownProgress()
+    signals = ShutdownSignals(progress.waiting_for).install()
     try:
-        rest = _start_rest(runtime, connectors)  # starts the connectors, reconciled with those saved via REST
-        assert runtime.worker is not None
-        log.info("Worker running with %d connector(s); Ctrl-C stops it after committing offsets",
-                 len(runtime.worker.connector_names()))
-        while not stop.wait(0.5):
-            pass
-        log.info("Stopping: flushing in-flight records and committing offsets")
-        rest.stop()
+        runtime = progress.runtime = StandaloneRuntime(config).start()
+        try:
+            rest = _start_rest(runtime, connectors)  # starts the connectors, reconciled with those saved via REST
+            assert runtime.worker is not None
+            log.info("Worker running with %d connector(s); Ctrl-C stops it after committing offsets",
+                     len(runtime.worker.connector_names()))
+            signals.wait()
+            log.info("Stopping: flushing in-flight records and committing offsets")
+            progress.phase = "the REST server to finish the requests it is serving"
+            rest.stop()
+        finally:
+            if runtime.worker is not None:  # no REST change can come in any more: this is the final set
+                progress.components = runtime.worker.status_snapshot()
+            progress.phase = "tasks"
+            tasks = sum(1 for _, _, task in progress.components if task is not None)
+            log.info("Stopping %d task(s); each commits the offsets of what Kafka acknowledged", tasks)
+            runtime.stop()
     finally:
-        runtime.stop()
-    return 0
+        signals.uninstall()
+    failed = [label for label, status, _ in progress.components if status.state is State.FAILED]
+    if failed:
+        log.error("Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
+                  EXIT_FAILED, ", ".join(failed))
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def _start_rest(runtime: StandaloneRuntime, connectors: list[ConnectorConfig]) -> RestServer:
@@ -105,7 +161,8 @@ def cmd_spark(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="connectworker", description=__doc__)
     parser.add_argument("--version", action="version", version=f"connectworker {__version__}")
-    parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
+    parser.add_argument("--log-level", default="INFO", type=log_level,
+                        help="TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR or FATAL (default INFO)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     standalone = sub.add_parser("standalone", help="run connectors from files, like connect-standalone.sh")
@@ -136,10 +193,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except ConfigError as exc:
         print(f"connectworker: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     except ConnectError as exc:
         print(f"connectworker: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
+    except KeyboardInterrupt:  # Ctrl-C before the command installed its own handling: nothing ran yet
+        print("connectworker: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

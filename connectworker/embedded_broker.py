@@ -58,8 +58,10 @@ def _port_open(port: int) -> bool:
 class EmbeddedBroker:
     """A Tansu broker process this object started; `stop()` ends exactly that process."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, advertised_port: int | None = None) -> None:
         self.port = port or free_loopback_port()
+        # The port clients are told to connect to; another one only behind a proxy (the tests' TcpProxy).
+        self.advertised_port = advertised_port or self.port
         self._process: subprocess.Popen[bytes] | None = None
         self._log = tempfile.TemporaryFile()  # a pipe could fill up and stall the broker
 
@@ -69,7 +71,8 @@ class EmbeddedBroker:
 
     def start(self, timeout: float = 15.0) -> EmbeddedBroker:
         url = f"tcp://127.0.0.1:{self.port}"
-        cmd = [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
+        cmd = [str(tansu_binary()), "broker", "--listener-url", url,
+               "--advertised-listener-url", f"tcp://127.0.0.1:{self.advertised_port}",
                "--storage-engine", "memory://tansu/"]
         env = {**os.environ, "RUST_LOG": os.environ.get("TANSU_LOG", "warn")}
         self._process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env,

@@ -14,12 +14,14 @@ from connectworker.api.config_def import (
     ConfigValue,
     Importance,
     at_least,
-    non_empty_string,
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
+from connectworker.config.connector_names import valid_connector_name
+from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
+from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter
-from connectworker.plugins import PluginNotFoundError, resolve_connector_class
+from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
 from connectworker.topics.rules import TopicCreationRules, topic_creation_config_keys
 
 PRODUCER_OVERRIDE_PREFIX = "producer.override."
@@ -27,8 +29,9 @@ PRODUCER_OVERRIDE_PREFIX = "producer.override."
 COMMON_GROUP = "Common"
 COMMON_CONFIG_DEF = (
     ConfigDef()
-    .define("name", ConfigType.STRING, validator=non_empty_string, importance=Importance.HIGH,
-            documentation="Globally unique name to use for this connector.", group=COMMON_GROUP)
+    .define("name", ConfigType.STRING, validator=valid_connector_name, importance=Importance.HIGH,
+            documentation="Globally unique name to use for this connector: at most 249 characters, no "
+                          "ISO control characters, no '/'.", group=COMMON_GROUP)
     .define("connector.class", ConfigType.STRING, importance=Importance.HIGH, group=COMMON_GROUP,
             documentation="Name or alias of the SourceConnector class, e.g. FileStreamSource, DataGen, "
                           "or an importable module.Class path.")
@@ -38,7 +41,7 @@ COMMON_CONFIG_DEF = (
             documentation="Converter for record keys; overrides the worker's key.converter.")
     .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
             documentation="Converter for record values; overrides the worker's value.converter.")
-)
+).merge(ERROR_HANDLING_CONFIG_DEF)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,25 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
 
 
+def _connector_reports(props: Mapping[str, str]) -> dict[str, KeyReport]:
+    """The connector's own validation of its keys. A connector whose `validate()` raises, or returns
+    something else than ConfigValues by key, is reported as a PluginLoadError naming the class."""
+    class_name = props["connector.class"]
+    connector_class = resolve_connector_class(class_name)
+    try:
+        connector = connector_class()
+        own_def = connector.config_def()
+        values = connector.validate(props)
+    except Exception as exc:
+        raise PluginLoadError(f"Class {class_name} cannot validate the configuration: {describe_exception(exc)}"
+                              ) from None
+    if not (isinstance(values, Mapping) and all(isinstance(v, ConfigValue) for v in values.values())):
+        raise PluginLoadError(f"Class {class_name} cannot validate the configuration: its validate() returned "
+                              f"{type(values).__name__}, not a dict of ConfigValue by key")
+    return {name: KeyReport(own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING), value)
+            for name, value in values.items()}
+
+
 def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
     """Validate every key; never raises. Keys without declarations are not reported."""
     reports = {
@@ -85,14 +107,9 @@ def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
     class_report = reports["connector.class"]
     if not class_report.value.errors:
         try:
-            connector = resolve_connector_class(props["connector.class"])()
+            reports.update(_connector_reports(props))
         except PluginNotFoundError as exc:
             class_report.value.errors.append(str(exc))
-        else:
-            own_def = connector.config_def()
-            for name, value in connector.validate(props).items():
-                definition = own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING)
-                reports[name] = KeyReport(definition, value)
     problems = TopicCreationRules.problems(props)
     for definition in topic_creation_config_keys(props):
         value = ConfigValue(definition.name, props.get(definition.name),
@@ -105,15 +122,23 @@ def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
 
 
 def parse_connector_config(props: Mapping[str, str], *, source: str | None = None) -> ConnectorConfig:
-    """Validate and type a connector config; raises ConfigError naming every offending key."""
+    """Validate and type a connector config; raises ConfigError naming every offending key.
+
+    Kafka keys that connectworker does not implement (`transforms`, …) are accepted, with one WARN per
+    connector naming them (see `connectworker.config.unsupported_keys`).
+    """
     reports = validate_connector(props)
     problems = {name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors}
     if problems:
         raise ConfigError(problems, source=source)
+    connector_class = resolve_connector_class(props["connector.class"])
+    name = props["name"].strip()
+    declared = set(COMMON_CONFIG_DEF.keys) | set(connector_class().config_def().keys)
+    CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     return ConnectorConfig(
-        name=props["name"].strip(),
+        name=name,
         class_name=props["connector.class"],
-        connector_class=resolve_connector_class(props["connector.class"]),
+        connector_class=connector_class,
         tasks_max=reports["tasks.max"].value.value,
         props=dict(props),
         topic_rules=TopicCreationRules.from_config(props, source=source),

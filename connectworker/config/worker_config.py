@@ -2,7 +2,10 @@
 
 Every key may be overridden from the environment with the `CONNECT_` prefix, upper-cased, dots as
 underscores, as Confluent's images do: ``CONNECT_BOOTSTRAP_SERVERS``, ``CONNECT_PRODUCER_LINGER_MS``
-(→ ``producer.linger.ms``). The environment wins over the file.
+(→ ``producer.linger.ms``). The environment wins over the file. A bad value from a variable is blamed
+on the variable.
+
+Keys that have no effect here are reported, never dropped without a word (see `unsupported_keys`).
 """
 
 from __future__ import annotations
@@ -12,27 +15,47 @@ import os
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from connectworker.api.errors import ConfigError
+from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
+from connectworker.config.worker_env import (
+    ENV_PREFIX,
+    pass_through_from_env,
+    variable_for_field,
+    variables_setting_nothing,
+)
 
 log = logging.getLogger(__name__)
 
-ENV_PREFIX = "CONNECT_"
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+DEFAULT_REST_HOST = "127.0.0.1"
+DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
-PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.",
-                         "header.converter.", "listeners.https.", "spark.conf.")
+PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "listeners.https.",
+                         "spark.conf.")
 
-# Kafka Connect worker keys that mean nothing to a standalone connectworker; accepted silently so a
-# Kafka user's worker file carries over without noise.
-IGNORED_KAFKA_KEYS = frozenset({
-    "internal.key.converter", "internal.value.converter", "rest.port", "rest.host.name",
-    "metrics.recording.level", "metrics.num.samples", "metrics.sample.window.ms",
-    "client.id", "connector.client.config.override.policy", "header.converter",
-})
+# Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
+INTERNAL_FIELDS = ("pass_through", "unknown_keys")
+
+
+class _WorkerEnvSource(EnvSettingsSource):
+    """pydantic-settings' environment source, reading declared keys only (not the internal fields)."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        if field_name in INTERNAL_FIELDS:
+            return None, field_name, False
+        return super().get_field_value(field, field_name)
 
 
 class WorkerConfig(BaseSettings):
@@ -41,6 +64,7 @@ class WorkerConfig(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", case_sensitive=False)
 
     bootstrap_servers: str = Field("localhost:9092", description="Kafka brokers, or 'embedded'")
+    bootstrap_timeout_ms: int = Field(30_000, ge=1)
     key_converter: str = JSON_CONVERTER
     value_converter: str = JSON_CONVERTER
     offset_storage_file_filename: str | None = None
@@ -54,7 +78,10 @@ class WorkerConfig(BaseSettings):
     topic_creation_enable: bool = False
     topic_creation_timeout_ms: int = Field(30_000, ge=1)
     plugin_path: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    listeners: str = "http://127.0.0.1:8083"
+    listeners: str = f"http://{DEFAULT_REST_HOST}:{DEFAULT_REST_PORT}"
+    # Kafka's deprecated pair, used (as in Kafka) only when `listeners` is not set.
+    rest_host_name: str | None = None
+    rest_port: int | None = Field(None, ge=0, le=65535)
     rest_advertised_host_name: str | None = None
     rest_basic_auth_credentials_file: str | None = None
     spark_master: str = "local[*]"
@@ -63,6 +90,7 @@ class WorkerConfig(BaseSettings):
 
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
+    _listeners_from_rest_keys: bool = PrivateAttr(False)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
@@ -71,7 +99,7 @@ class WorkerConfig(BaseSettings):
                                    dotenv_settings: PydanticBaseSettingsSource,
                                    file_secret_settings: PydanticBaseSettingsSource,
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return env_settings, init_settings
+        return _WorkerEnvSource(settings_cls), init_settings
 
     @field_validator("plugin_path", mode="before")
     @classmethod
@@ -87,6 +115,33 @@ class WorkerConfig(BaseSettings):
             raise ValueError("must name at least one broker host:port, or 'embedded'")
         return value.strip()
 
+    @model_validator(mode="after")
+    def _listeners_from_rest_port(self) -> WorkerConfig:
+        """Kafka's rule: without `listeners`, the REST API listens on http://rest.host.name:rest.port.
+        An empty or absent host means loopback here (Kafka binds every interface)."""
+        if "listeners" in self.model_fields_set or (self.rest_port is None and self.rest_host_name is None):
+            return self
+        host = (self.rest_host_name or "").strip() or DEFAULT_REST_HOST
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        port = DEFAULT_REST_PORT if self.rest_port is None else self.rest_port
+        self.listeners = f"http://{host}:{port}"
+        self._listeners_from_rest_keys = True
+        return self
+
+    @property
+    def listeners_key(self) -> str:
+        """The key the REST listeners come from, for messages: `listeners`, or Kafka's rest.port pair."""
+        if not self._listeners_from_rest_keys:
+            return "listeners"
+        return "rest.port" if self.rest_host_name is None else "rest.host.name/rest.port"
+
+    @property
+    def rest_keys_overridden(self) -> bool:
+        """Whether rest.port or rest.host.name is set but `listeners` wins over them."""
+        rest_keys = self.rest_port is not None or self.rest_host_name is not None
+        return rest_keys and not self._listeners_from_rest_keys
+
     @classmethod
     def from_properties(cls, props: Mapping[str, str], *, source: str | None = None) -> WorkerConfig:
         """Split props into declared keys, pass-through prefixes and unknown keys, then validate.
@@ -94,29 +149,35 @@ class WorkerConfig(BaseSettings):
         Declared keys are read from the environment by pydantic-settings; `producer.*`/`admin.*` ones
         are read here, since their names cannot be declared in advance.
         """
-        declared = {name.replace("_", ".") for name in cls.model_fields
-                    if name not in ("pass_through", "unknown_keys")}
+        declared = {name.replace("_", ".") for name in cls.model_fields if name not in INTERNAL_FIELDS}
         values: dict[str, Any] = {}
         pass_through: dict[str, str] = {}
         unknown: list[str] = []
         for key, value in props.items():
             if key in declared:
                 values[key.replace(".", "_")] = value
-            elif key.startswith(PASS_THROUGH_PREFIXES):
+            elif key.startswith(PASS_THROUGH_PREFIXES) and worker_key_note(key) is None:
                 pass_through[key] = value
-            elif key not in IGNORED_KAFKA_KEYS:
+            elif not is_obsolete_worker_key(key):
                 unknown.append(key)
-        pass_through.update(_pass_through_from_env(os.environ))
+        pass_through.update(pass_through_from_env(os.environ, PASS_THROUGH_PREFIXES))
         try:
             config = cls(**values, pass_through=pass_through, unknown_keys=unknown)
         except ValidationError as exc:
-            problems = {}
-            for err in exc.errors():
-                field = str(err["loc"][0]) if err["loc"] else ""
-                problems[field.replace("_", ".")] = f"{err['msg']} (got {err.get('input')!r})"
-            raise ConfigError(problems, source=source) from None
-        for key in unknown:
-            log.warning("Unknown worker configuration key %r in %s is ignored", key, source or "worker config")
+            raise _config_error(exc, source) from None
+        except SettingsError as exc:  # a variable pydantic-settings could not decode at all
+            raise ConfigError({"": str(exc)}, source="the environment") from None
+        where = source or "worker config"
+        for line in worker_key_warnings({key: props[key] for key in unknown}, where):
+            log.warning("%s", line)
+        fields = [f for f in cls.model_fields if f not in INTERNAL_FIELDS]
+        env_ignored = variables_setting_nothing(os.environ, fields, PASS_THROUGH_PREFIXES)  # variable -> key
+        for line in worker_key_warnings({key: os.environ[var] for var, key in env_ignored.items()},
+                                        "the environment", {key: f"{var} ({key})" for var, key in env_ignored.items()}):
+            log.warning("%s", line)
+        if config.rest_keys_overridden:
+            log.warning("rest.port and rest.host.name are ignored because listeners is set (%s), as in Kafka",
+                        config.listeners)
         return config
 
     def prefixed(self, prefix: str) -> dict[str, str]:
@@ -128,13 +189,22 @@ class WorkerConfig(BaseSettings):
         return self.bootstrap_servers == "embedded"
 
 
-def _pass_through_from_env(environ: Mapping[str, str]) -> dict[str, str]:
-    out = {}
-    for name, value in environ.items():
-        upper = name.upper()
-        for prefix in ("PRODUCER_", "ADMIN_"):
-            full = ENV_PREFIX + prefix
-            if upper.startswith(full) and len(upper) > len(full):
-                key = prefix.lower().rstrip("_") + "." + upper[len(full):].lower().replace("_", ".")
-                out[key] = value
-    return out
+def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
+    """Each problem against its key, or against the `CONNECT_*` variable that set the value."""
+    problems: dict[str, str] = {}
+    from_env = from_file = False
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err["loc"] else ""
+        key = field.replace("_", ".")
+        variable = variable_for_field(field, os.environ) if field else None
+        message = f"{err['msg']} (got {err.get('input')!r})"
+        if variable is not None:
+            problems[f"{variable} (sets {key})"] = message
+            from_env = True
+        else:
+            problems[key] = message
+            from_file = True
+    if from_env:
+        where = "the environment" if not from_file or not source else f"{source} and the environment"
+        return ConfigError(problems, source=where)
+    return ConfigError(problems, source=source)

@@ -17,10 +17,12 @@ from connectworker.rest import (
     routes_topics,
 )
 from connectworker.rest.auth import BasicAuthMiddleware
+from connectworker.rest.body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
 from connectworker.rest.errors import install_error_handlers
 from connectworker.rest.herder import StandaloneHerder
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import ErrorMessage
+from connectworker.rest.unexpected_errors import UnexpectedErrorMiddleware
 
 DESCRIPTION = ("Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
                "JSON shapes, so Kafka Connect clients work unchanged. Errors are "
@@ -35,14 +37,17 @@ def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | Non
                    routes_plugins):
         app.include_router(module.router)
     install_error_handlers(app)
-    if credentials:
+    app.add_middleware(UnexpectedErrorMiddleware)  # innermost: right around the routes and their handlers
+    app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
+    if credentials:  # added last, so it runs first: strangers are refused before their body is read
         app.add_middleware(BasicAuthMiddleware, credentials=credentials)
     _declare_400_not_422(app)
     return app
 
 
 def _declare_400_not_422(app: FastAPI) -> None:
-    """Malformed requests answer 400 (as Kafka), not FastAPI's 422: say so in the OpenAPI document."""
+    """Malformed requests answer 400 (as Kafka), not FastAPI's 422, and bodies over the limit 413: say so
+    in the OpenAPI document."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -59,6 +64,9 @@ def _declare_400_not_422(app: FastAPI) -> None:
                 responses = operation.get("responses", {})
                 if responses.pop("422", None) is not None:
                     responses.setdefault("400", {"description": "Bad Request",
+                                                 "content": {"application/json": {"schema": error_ref}}})
+                if "requestBody" in operation:
+                    responses.setdefault("413", {"description": f"Body larger than {MAX_BODY_BYTES} bytes",
                                                  "content": {"application/json": {"schema": error_ref}}})
         app.openapi_schema = schema
         return schema

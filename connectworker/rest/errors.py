@@ -1,10 +1,12 @@
 """Errors as Kafka Connect reports them: ``{"error_code": <http status>, "message": …}``, for our own
-errors, for unknown connectors (404), for malformed requests (400, where FastAPI would say 422) and for
-unknown paths or methods."""
+errors, for unknown connectors (404), for malformed requests (400, where FastAPI would say 422), for
+unknown paths or methods, and for unexpected exceptions (500, the message but never a traceback: that
+goes to the log). Messages that may quote a config value pass through the herder's secret redaction."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -43,14 +45,23 @@ class Conflict(RestError):
     status = 409
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(ErrorMessage(error_code=status, message=message).model_dump(), status_code=status,
+def error_response(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    # A message quoting request input may hold a lone surrogate, which UTF-8 cannot encode: escape it, so
+    # that the error can always be sent.
+    text = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse(ErrorMessage(error_code=status, message=text).model_dump(), status_code=status,
                         headers=headers)
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The `responses=` of a route: each status answers with an ErrorMessage."""
     return {status: {"model": ErrorMessage} for status in statuses}
+
+
+def redacted(app: Any, message: str) -> str:
+    """`message` with the secret values `app`'s herder knows hidden, as in the log lines (`log_redaction`)."""
+    herder = getattr(getattr(app, "state", None), "herder", None)
+    return herder.redact(message) if herder is not None else message
 
 
 def _describe(error: Any) -> str:
@@ -61,7 +72,7 @@ def _describe(error: Any) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RestError)
     async def rest_error(request: Request, exc: RestError) -> JSONResponse:
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, redacted(request.app, exc.message))
 
     @app.exception_handler(UnknownConnectorError)
     async def unknown_connector(request: Request, exc: UnknownConnectorError) -> JSONResponse:
@@ -69,7 +80,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ConfigError)
     async def config_error(request: Request, exc: ConfigError) -> JSONResponse:
-        return error_response(400, str(exc))
+        return error_response(400, redacted(request.app, str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -83,4 +94,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConnectError)
     async def connect_error(request: Request, exc: ConnectError) -> JSONResponse:
         log.error("%s %s failed: %s", request.method, request.url.path, exc)
-        return error_response(500, str(exc))
+        return error_response(500, redacted(request.app, str(exc)))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Reached only from the outer middlewares: `UnexpectedErrorMiddleware` answers for everything inside.
+        # Starlette re-raises after answering, so the server logs the traceback (redacted) once.
+        return error_response(500, redacted(request.app, f"Unexpected error: {type(exc).__name__}: {exc}"))

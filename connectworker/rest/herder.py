@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.errors import BadRequest, Conflict
 from connectworker.rest.log_redaction import SecretRedactor
@@ -43,15 +44,17 @@ class RestartPlan:
 
 class StandaloneHerder:
     def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
-                 store: ConnectorStore | None = None, redactor: SecretRedactor | None = None) -> None:
+                 store: ConnectorStore | None = None, redactor: SecretRedactor | None = None,
+                 cluster_id: str | None = None) -> None:
         self.worker = worker
         self.config = config
         self.admin = admin
         self.store = store
-        self.redactor = redactor
+        # Without an installed redactor the logs are not redacted, but REST responses still are.
+        self.redactor = redactor if redactor is not None else SecretRedactor()
         self._lock = threading.RLock()
         self._file_digests: dict[str, str] = {}
-        self._cluster_id: str | None = None
+        self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
 
     # -- start-up ------------------------------------------------------------------------------
     def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
@@ -66,8 +69,8 @@ class StandaloneHerder:
                 entries = [StartupEntry(dict(c.props), State.RUNNING, False) for c in file_configs]
             else:
                 entries = self.store.startup_entries([c.props for c in file_configs])
-            wanted = {e.config["name"]: e for e in entries}
-            self._set_secrets(e.config for e in entries)
+            wanted = self._startable(entries)
+            self._set_secrets(e.config for e in wanted.values())
             for name in self.worker.connector_names():
                 if name not in wanted and name in self._file_digests:
                     self.worker.stop_connector(name)
@@ -81,6 +84,21 @@ class StandaloneHerder:
                 if entry.from_store:
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
             self._refresh_secrets()
+
+    def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
+        """The entries by name, without those whose name is unusable (stored by an older version that
+        did not check names): each is logged and skipped, and left in the store for the operator."""
+        wanted: dict[str, StartupEntry] = {}
+        for entry in entries:
+            name = entry.config.get("name", "")
+            problem = connector_name_problem(name)
+            if problem is not None:
+                where = self.store.path if self.store is not None else "the connector store"
+                log.error("Connector %s from the connector store is not started: %s. Remove its entry from "
+                          "%s to silence this message.", shown_name(name), problem, where)
+                continue
+            wanted[name] = entry
+        return wanted
 
     def _run(self, config: ConnectorConfig, state: State) -> None:
         if config.name in self.worker.connector_names():
@@ -96,6 +114,11 @@ class StandaloneHerder:
 
     def get(self, name: str) -> RunningConnector:
         return self.worker.get(name)
+
+    def redact(self, text: str) -> str:
+        """`text` (a task's trace, an error message) with every known secret value replaced by `[hidden]`,
+        by the same code that redacts the log lines."""
+        return self.redactor.redact(text)
 
     def cluster_id(self) -> str | None:
         if self._cluster_id is None and self.admin is not None:
@@ -121,6 +144,7 @@ class StandaloneHerder:
             if name in self.worker.connector_names():
                 raise Conflict(f"Connector {name} already exists")
             config = self._parse(props)
+            self._refresh_secrets(config.props)  # before its tasks start: they may log a failure at once
             self.worker.start_connector(config, initial_state or State.RUNNING)
             self._persist(name)
             log.info("Connector %s created through the REST API", name)
@@ -164,6 +188,7 @@ class StandaloneHerder:
 
     def _reconfigure(self, name: str, config: ConnectorConfig) -> None:
         running = self.worker.get(name)
+        self._refresh_secrets(config.props)  # before the tasks restart with the new values
         if running.target_state is State.STOPPED:
             # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
             # would start it, so replace it in the STOPPED state instead.
@@ -245,8 +270,13 @@ class StandaloneHerder:
             return None
 
     def _parse(self, props: Mapping[str, str]) -> ConnectorConfig:
-        if "/" in props.get("name", ""):
-            raise BadRequest("connector name should not contain '/'")
+        name = props.get("name", "")
+        problem = connector_name_problem(name)
+        if problem is None and name != name.strip():
+            # REST uses the name as given; the config's name would be stripped and so not match it.
+            problem = "Connector name must not start or end with whitespace"
+        if problem is not None:
+            raise BadRequest(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
             return parse_connector_config(props)
         except ConfigError as exc:
@@ -275,8 +305,9 @@ class StandaloneHerder:
                 self.store.remove(name)
         self._refresh_secrets()
 
-    def _refresh_secrets(self) -> None:
-        configs = []
+    def _refresh_secrets(self, *starting: Mapping[str, str]) -> None:
+        """Redact the secrets of every running connector, and of the configs in `starting`."""
+        configs = list(starting)
         for name in self.worker.connector_names():
             try:
                 configs.append(self.worker.get(name).config.props)

@@ -2,12 +2,78 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
 
-ConfigScalar = StrictStr | StrictInt | StrictFloat | StrictBool
-"""Kafka's Jackson turns JSON numbers and booleans in a config map into strings; so do we."""
+MAX_JSON_DEPTH = 32
+"""How deep offsets (and config values) may nest: Kafka's are flat maps; deeper cannot be served back."""
+
+
+def unicode_text(text: str) -> str:
+    """`text`, if it can be written back out as UTF-8 (in a response, the connector store, a log line).
+
+    A JSON ``\\ud800`` escape without its pair decodes to a lone surrogate, which cannot: accepting one
+    would store a connector whose every later response fails.
+    """
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"must be valid Unicode text, but it has a lone surrogate "
+                             f"(\\u{ord(text[exc.start]):04x}) at position {exc.start + 1}") from None
+    return text
+
+
+def json_value(value: Any) -> Any:
+    """`value` (parsed JSON), if it can be stored and served back as JSON: finite numbers, Unicode text,
+    at most `MAX_JSON_DEPTH` levels deep. Walked with a stack, not recursion: the depth is the client's."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            unicode_text(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"must be a JSON number, not {item}")
+        elif isinstance(item, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                raise ValueError(f"must not nest deeper than {MAX_JSON_DEPTH} levels")
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return value
+
+
+def config_keys(config: dict[str, Any]) -> dict[str, Any]:
+    """A request's config map, if each key can be served back (`ConfigScalar` checks the values)."""
+    for key in config:
+        try:
+            unicode_text(key)
+        except ValueError as exc:
+            raise ValueError(f"config key {key!r} {exc}") from None
+    return config
+
+
+Text = Annotated[StrictStr, AfterValidator(unicode_text)]
+"""A string from a request body that can be served back."""
+
+ConfigScalar = Annotated[StrictStr | StrictInt | StrictFloat | StrictBool, AfterValidator(json_value)]
+"""Kafka's Jackson turns JSON numbers and booleans in a config map into strings; so do we. Checked to be
+text or a finite number that can be served back."""
+
+ConfigMap = Annotated[dict[str, ConfigScalar], AfterValidator(config_keys)]
+ConfigPatch = Annotated[dict[str, ConfigScalar | None], AfterValidator(config_keys)]
+"""PATCH: a null value removes the key."""
 
 TargetState = Literal["RUNNING", "PAUSED", "STOPPED"]
 
@@ -24,8 +90,8 @@ class ServerInfo(BaseModel):
 
 
 class CreateConnectorRequest(BaseModel):
-    name: StrictStr | None = None
-    config: dict[str, ConfigScalar] = Field(default_factory=dict)
+    name: Text | None = None
+    config: ConfigMap = Field(default_factory=dict)
     initial_state: TargetState | None = None
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
@@ -96,6 +162,12 @@ class AlterOffset(BaseModel):
     partition: dict[str, Any]
     offset: dict[str, Any] | None = None
 
+    @field_validator("partition", "offset")
+    @classmethod
+    def _storable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        json_value(value)
+        return value
+
 
 class AlterOffsetsRequest(BaseModel):
     offsets: list[AlterOffset]
@@ -155,5 +227,5 @@ class LoggerLevel(BaseModel):
 class LevelRequest(BaseModel):
     """Kafka's level names; matched without regard to case."""
 
-    level: StrictStr = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL",
+    level: Text = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL",
                                                          "OFF"]})

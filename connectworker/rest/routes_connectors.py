@@ -14,7 +14,7 @@ from connectworker.rest.deps import (
     scalar_string,
 )
 from connectworker.rest.errors import BadRequest, error_responses
-from connectworker.rest.models import ConfigScalar, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
+from connectworker.rest.models import ConfigMap, ConfigPatch, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
 from connectworker.rest.secrets import hide
 from connectworker.rest.views import connector_info, connector_status
 from connectworker.runtime.status import State
@@ -22,7 +22,7 @@ from connectworker.runtime.worker import UnknownConnectorError
 
 router = APIRouter(tags=["connectors"])
 
-ConfigBody = Annotated[dict[str, ConfigScalar], Body(examples=[{
+ConfigBody = Annotated[ConfigMap, Body(examples=[{
     "connector.class": "DataGen", "topic.pattern": "example.{region}", "records": "100", "rate": "50"}])]
 
 
@@ -49,7 +49,7 @@ def list_connectors(herder: HerderDep, expand: Annotated[list[str] | None, Query
         except UnknownConnectorError:  # deleted while we were listing
             continue
         out[name] = ConnectorExpansion(
-            status=connector_status(running, herder.worker.worker_id) if "status" in expand else None,
+            status=connector_status(running, herder.worker.worker_id, herder.redact) if "status" in expand else None,
             info=connector_info(running) if "info" in expand else None)
     return out
 
@@ -95,7 +95,7 @@ def put_connector_config(name: ConnectorName, config: ConfigBody, request: Reque
 
 
 @router.patch("/connectors/{name}/config", response_model=ConnectorInfo, responses=error_responses(400, 404))
-def patch_connector_config(name: ConnectorName, patch: Annotated[dict[str, ConfigScalar | None], Body()],
+def patch_connector_config(name: ConnectorName, patch: Annotated[ConfigPatch, Body()],
                            herder: HerderDep) -> ConnectorInfo:
     """Merge into the config; a null value removes the key. Tasks restart with the result."""
     values = {k: (None if v is None else scalar_string(v)) for k, v in patch.items()}

@@ -18,7 +18,7 @@ router = APIRouter(tags=["status and lifecycle"])
 @router.get("/connectors/{name}/status", response_model=ConnectorStateInfo, response_model_exclude_none=True,
             responses=error_responses(404))
 def get_status(name: ConnectorName, herder: HerderDep) -> ConnectorStateInfo:
-    return connector_status(herder.get(name), herder.worker.worker_id)
+    return connector_status(herder.get(name), herder.worker.worker_id, herder.redact)
 
 
 @router.get("/connectors/{name}/tasks", response_model=list[TaskInfo], responses=error_responses(404))
@@ -32,7 +32,7 @@ def get_task_status(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> 
     task = find_task(herder.get(name), task_id)
     if task is None:
         raise NotFound(f"No status found for task {name}-{task_id}")
-    return task_state(task, herder.worker.worker_id)
+    return task_state(task, herder.worker.worker_id, herder.redact)
 
 
 @router.post("/connectors/{name}/tasks/{task_id}/restart", status_code=204, response_class=Response,
@@ -55,7 +55,7 @@ def restart_connector(name: ConnectorName, herder: HerderDep,
     plan = herder.restart(name, include_tasks, only_failed)
     if not include_tasks and not only_failed:
         return Response(status_code=204)
-    status = connector_status(herder.get(name), herder.worker.worker_id,
+    status = connector_status(herder.get(name), herder.worker.worker_id, herder.redact,
                               restarting_connector=plan.connector, restarting_tasks=plan.tasks)
     return JSONResponse(status.model_dump(exclude_none=True), status_code=202)
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Query
 from connectworker import __version__
 from connectworker.api.connector import SourceConnector
 from connectworker.converters.registry import KAFKA_CLASS_NAMES
-from connectworker.plugins import PluginNotFoundError, connector_plugins, resolve_connector_class
+from connectworker.plugins import PluginLoadError, PluginNotFoundError, connector_plugins, resolve_connector_class
 from connectworker.rest.config_infos import key_info, validate
 from connectworker.rest.deps import PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
@@ -43,10 +43,15 @@ def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")]
 @router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo],
             responses=error_responses(404))
 def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
-    """The connector's own configuration keys (the common and topic.creation.* keys are in validate)."""
-    cls = _resolve(plugin)
-    if cls is None:
-        raise NotFound(f"Unknown plugin {plugin}.")
+    """The connector's own configuration keys (the common and topic.creation.* keys are in validate).
+    A plugin that is found but cannot be used (its module fails to import, an abstract method is
+    missing, …) is 404 as well, with the reason."""
+    try:
+        cls = resolve_connector_class(plugin)
+    except PluginLoadError as exc:
+        raise NotFound(str(exc)) from None
+    except PluginNotFoundError:
+        raise NotFound(f"Unknown plugin {plugin}.") from None
     return [key_info(key) for key in cls().config_def().keys.values()]
 
 
@@ -56,7 +61,10 @@ def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar
         "connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}])],
                     ) -> ConfigInfos:
     """Validate a connector config and report every problem against its key, `topic.creation.*`
-    (default and per-group) included."""
+    (default and per-group) included. A plugin that cannot be found or used (its module fails to import,
+    an abstract method is missing, its constructor, `config_def()` or `validate()` raises) is such a
+    problem, reported against `connector.class` in a 200 answer (Kafka answers 500 for a class it cannot
+    load)."""
     props = request_config(config)
     included = props.get("connector.class")
     if included is not None and included != plugin:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import socket
 import threading
@@ -30,9 +31,9 @@ START_TIMEOUT_S = 15.0
 GRACEFUL_SHUTDOWN_S = 5
 
 
-def _bind(listener: Listener) -> socket.socket:
-    """Bind in the caller's thread, so a busy port fails start-up with a clear message (and port 0
-    yields the port actually chosen)."""
+def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
+    """Bind in the caller's thread, so a busy port fails start-up with a clear message naming `key` (and
+    port 0 yields the port actually chosen)."""
     family = socket.AF_INET6 if ":" in listener.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -41,7 +42,11 @@ def _bind(listener: Listener) -> socket.socket:
     except OSError as exc:
         sock.close()
         where = f"{listener.scheme}://{listener.host}:{listener.port}"
-        raise ConfigError({"listeners": f"cannot listen on {where}: {exc.strerror or exc}"}) from None
+        message = f"cannot listen on {where}: {exc.strerror or exc}"
+        if exc.errno == errno.EADDRINUSE:
+            message += (" (another process, perhaps another worker, listens there; choose another port, or "
+                        "port 0 for a free one)")
+        raise ConfigError({key: message}) from None
     return sock
 
 
@@ -64,9 +69,10 @@ class RestServer:
     """`start()` serves `app` on every listener; `stop()` shuts the servers down."""
 
     def __init__(self, app: FastAPI, listeners: Sequence[Listener], *,
-                 redactor: SecretRedactor | None = None) -> None:
+                 redactor: SecretRedactor | None = None, listeners_key: str = "listeners") -> None:
         self.app = app
         self.listeners = list(listeners)
+        self._listeners_key = listeners_key  # named in a message about a port that cannot be bound
         self.urls: list[str] = []
         self._redactor = redactor
         self._servers: list[tuple[uvicorn.Server, threading.Thread, socket.socket]] = []
@@ -74,7 +80,7 @@ class RestServer:
     def start(self) -> RestServer:
         try:
             for listener in self.listeners:
-                sock = _bind(listener)
+                sock = _bind(listener, self._listeners_key)
                 server = uvicorn.Server(_uvicorn_config(self.app, listener))
                 thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                                           name=f"rest-{listener.scheme}-{listener.port}")
@@ -132,9 +138,10 @@ class RestServer:
         redactor.install()
         try:
             herder = StandaloneHerder(runtime.worker, config, admin=runtime.admin, store=store,
-                                      redactor=redactor)
+                                      redactor=redactor, cluster_id=runtime.cluster_id)
             herder.start(connectors)
-            return cls(create_app(herder, credentials=credentials), listeners, redactor=redactor).start()
+            return cls(create_app(herder, credentials=credentials), listeners, redactor=redactor,
+                       listeners_key=config.listeners_key).start()
         except BaseException:
             redactor.uninstall()
             raise

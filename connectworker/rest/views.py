@@ -1,6 +1,13 @@
-"""What the API shows of a running connector: info, tasks and status, with secrets hidden."""
+"""What the API shows of a running connector: info, tasks and status, with secrets hidden.
+
+Config values are hidden by key (`secrets.hide`); the free text of failure traces cannot be, so every
+trace goes through `redact` (the herder's, the code that also redacts the log lines), which replaces
+each known secret value with ``[hidden]``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from connectworker.rest.models import (
     ConnectorInfo,
@@ -15,6 +22,8 @@ from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector
 from connectworker.runtime.worker_source_task import WorkerSourceTask
 
+Redact = Callable[[str], str]
+
 
 def connector_info(running: RunningConnector) -> ConnectorInfo:
     name = running.config.name
@@ -28,21 +37,26 @@ def task_infos(running: RunningConnector) -> list[TaskInfo]:
             for t in _tasks(running)]
 
 
-def task_state(task: WorkerSourceTask, worker_id: str, restarting: bool = False) -> TaskState:
+def task_state(task: WorkerSourceTask, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
     state, trace = task.status.snapshot()
     if restarting:
         return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=worker_id)
-    return TaskState(id=task.task_id, state=state.value, worker_id=worker_id, trace=trace or None)
+    return TaskState(id=task.task_id, state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact))
 
 
-def connector_status(running: RunningConnector, worker_id: str, *, restarting_connector: bool = False,
+def connector_status(running: RunningConnector, worker_id: str, redact: Redact, *,
+                     restarting_connector: bool = False,
                      restarting_tasks: frozenset[int] = frozenset()) -> ConnectorStateInfo:
     state, trace = running.status.snapshot()
     connector = (ConnectorState(state=State.RESTARTING.value, worker_id=worker_id) if restarting_connector
-                 else ConnectorState(state=state.value, worker_id=worker_id, trace=trace or None))
+                 else ConnectorState(state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact)))
     return ConnectorStateInfo(
         name=running.config.name, connector=connector,
-        tasks=[task_state(t, worker_id, t.task_id in restarting_tasks) for t in _tasks(running)])
+        tasks=[task_state(t, worker_id, redact, t.task_id in restarting_tasks) for t in _tasks(running)])
+
+
+def _shown_trace(trace: str | None, redact: Redact) -> str | None:
+    return redact(trace) if trace else None
 
 
 def find_task(running: RunningConnector, task_id: int) -> WorkerSourceTask | None:

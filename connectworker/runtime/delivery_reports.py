@@ -23,7 +23,10 @@ class DeliveryReportPump:
     def __init__(self, producer: Producer, name: str) -> None:
         self._producer = producer
         self._lock = threading.Lock()
-        self._in_task_poll = threading.Event()
+        # When the task thread entered the task's poll() (None: not in it). A plain attribute, not an
+        # Event: setting an Event wakes the helper thread, and its trip through the GIL on every poll
+        # cost the task thread more than serving the reports itself.
+        self._polling_since: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"acks-{name}", daemon=True)
 
@@ -51,25 +54,31 @@ class DeliveryReportPump:
             return self._producer.flush(timeout)
 
     @contextmanager
+    def holding_reports(self) -> Iterator[None]:
+        """No delivery callback runs while the caller is inside (it may change in-flight accounting)."""
+        with self._lock:
+            yield
+
+    @contextmanager
     def task_polling(self) -> Iterator[None]:
         """Mark the task thread as blocked in the task's own `poll()`."""
-        self._in_task_poll.set()
+        self._polling_since = time.monotonic()
         try:
             yield
         finally:
-            self._in_task_poll.clear()
+            self._polling_since = None
 
     def stop(self) -> None:
         self._stop.set()
-        self._in_task_poll.set()
         self._thread.join()
 
     # -- the helper thread ---------------------------------------------------------------------
     def _run(self) -> None:
-        while not self._stop.is_set():
-            if not self._in_task_poll.wait(0.5):
+        """Serve reports while the task has been inside its `poll()` for longer than the grace period
+        (wakes every IDLE_GRACE_S to look: a few µs each time)."""
+        while not self._stop.wait(IDLE_GRACE_S):
+            since = self._polling_since
+            if since is None or time.monotonic() - since < IDLE_GRACE_S:
                 continue
-            time.sleep(IDLE_GRACE_S)
-            while self._in_task_poll.is_set() and not self._stop.is_set():
-                with self._lock:
-                    self._producer.poll(IDLE_GRACE_S)
+            with self._lock:
+                self._producer.poll(IDLE_GRACE_S)

@@ -34,7 +34,8 @@ class FileOffsetStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the offsets in memory
+        self._write_lock = threading.Lock()  # the file: one writer at a time, in order
         self._data: dict[str, dict[str, Any]] = self._load()
         self._dirty = False
 
@@ -72,9 +73,17 @@ class FileOffsetStore:
 
     # -- writes --------------------------------------------------------------------------------
     def put(self, connector: str, offsets: Mapping[str, Any]) -> None:
-        """Record offsets (keyed by `partition_key`); a None offset removes the partition."""
+        """Record offsets (keyed by `partition_key`); a None offset removes the partition.
+
+        Offsets that JSON cannot hold are refused here, before they touch the shared state, so one
+        connector's bad offset can never stop the file from being written for every other one."""
         if not offsets:
             return
+        try:
+            json.dumps(dict(offsets))
+        except (TypeError, ValueError) as exc:
+            raise OffsetStoreError(f"Offsets of connector {connector} cannot be stored as JSON ({exc}); "
+                                   f"nothing of them was stored") from None
         with self._lock:
             stored = self._data.setdefault(connector, {})
             for key, value in offsets.items():
@@ -95,13 +104,20 @@ class FileOffsetStore:
                     self._dirty |= stored.pop(key, None) is not None
 
     def flush(self) -> None:
-        """Write the file if anything changed since the last flush."""
-        with self._lock:
-            if not self._dirty:
-                return
-            payload = json.dumps(self._data, sort_keys=True, indent=1)
-            write_atomically(self.path, payload)
-            self._dirty = False
+        """Write the file if anything changed since the last flush. Reads and puts are not held up
+        by the write (an fsync can take 100 ms): they only wait while the offsets are serialised."""
+        with self._write_lock:
+            with self._lock:
+                if not self._dirty:
+                    return
+                payload = json.dumps(self._data, sort_keys=True, indent=1)
+                self._dirty = False
+            try:
+                write_atomically(self.path, payload)
+            except BaseException:
+                with self._lock:
+                    self._dirty = True  # the next flush tries again
+                raise
 
 
 def write_atomically(path: Path, text: str) -> None:

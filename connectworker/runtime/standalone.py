@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from connectworker.api.errors import ConfigError
+from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.properties import load_connector_file, load_properties
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.config.worker_env import variable_for_field
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.plugins import add_plugin_paths
+from connectworker.runtime.cluster_check import check_cluster
 from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.offsets_path import offsets_path_problem
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
@@ -24,9 +28,17 @@ log = logging.getLogger(__name__)
 
 def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -> WorkerConfig:
     config = WorkerConfig.from_properties(load_properties(path), source=str(path))
-    if require_offsets_file and not config.offset_storage_file_filename:
-        raise ConfigError({"offset.storage.file.filename": "required in standalone mode: the file where "
-                           "source offsets are committed"}, source=str(path))
+    if require_offsets_file:
+        if not config.offset_storage_file_filename:
+            raise ConfigError({"offset.storage.file.filename": "required in standalone mode: the file where "
+                               "source offsets are committed"}, source=str(path))
+        problem = offsets_path_problem(config.offset_storage_file_filename)
+        if problem is not None:  # found now, not at the first commit
+            variable = variable_for_field("offset_storage_file_filename", os.environ)
+            if variable is not None:
+                raise ConfigError({f"{variable} (sets offset.storage.file.filename)": problem},
+                                  source="the environment")
+            raise ConfigError({"offset.storage.file.filename": problem}, source=str(path))
     add_plugin_paths(config.plugin_path)
     return config
 
@@ -63,6 +75,7 @@ class StandaloneRuntime:
         self.worker: Worker | None = None
         self.admin: TopicAdmin | None = None
         self.topics: TopicCreationService | None = None
+        self.cluster_id: str | None = None  # known once start() checked that the cluster answers
 
     def start(self) -> StandaloneRuntime:
         assert self.config.offset_storage_file_filename is not None
@@ -72,6 +85,14 @@ class StandaloneRuntime:
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
             log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
                      self.config.bootstrap_servers)
+        try:  # no connector starts against a cluster that does not answer
+            self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.prefixed("admin."),
+                                            self.config.bootstrap_timeout_ms)
+        except ConnectError:
+            self.stop()
+            raise
+        log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",
+                 self.config.bootstrap_servers)
         self.admin = TopicAdmin(self.config.bootstrap_servers, self.config.prefixed("admin."),
                                 request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
         self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable,

@@ -32,6 +32,13 @@ class Status:
             self.trace = trace
             self.since = time.time()
 
+    def annotate(self, state: State, note: str | None) -> None:
+        """Replace the trace with `note` if the state is still `state` (a RUNNING task's warning), in
+        one step so that a concurrent pause or failure is never overwritten."""
+        with self._lock:
+            if self.state is state:
+                self.trace = note
+
     def snapshot(self) -> tuple[State, str | None]:
         with self._lock:
             return self.state, self.trace

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from confluent_kafka import KafkaError, Message
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
-from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.source_offsets import newest_offsets
 
 
 class BatchOwner(Protocol):
@@ -42,24 +42,6 @@ class InFlightBatch:
         self.offsets = offsets
         self.owner = owner
         self.size = self.remaining = size
-
-
-def newest_offsets(records: list[SourceRecord] | SourceRecordBatch) -> dict[str, Any]:
-    """The newest offset of each source partition in `records`, keyed by `partition_key`."""
-    if isinstance(records, SourceRecordBatch):
-        newest = records.newest_offset()
-        return {} if newest is None else {partition_key(records.source_partition): newest}
-    out: dict[str, Any] = {}
-    last_partition: object = object()
-    key = ""
-    for record in records:
-        if record.source_offset is None:  # delivered, but nothing to resume from
-            continue
-        if record.source_partition is not last_partition:  # connectors often reuse one dict
-            last_partition = record.source_partition
-            key = partition_key(record.source_partition)
-        out[key] = record.source_offset
-    return out
 
 
 class RecordAck:
@@ -88,10 +70,24 @@ class SubmittedRecords:
         self.in_flight = 0  # records submitted and not yet popped by `committable`
 
     def submit(self, records: list[SourceRecord] | SourceRecordBatch, owner: BatchOwner) -> InFlightBatch:
-        batch = InFlightBatch(newest_offsets(records), len(records), owner)
+        return self.submit_offsets(newest_offsets(records), len(records), owner)
+
+    def submit_offsets(self, offsets: dict[str, Any], size: int, owner: BatchOwner) -> InFlightBatch:
+        """Track `size` records about to be produced, whose newest offsets per partition are `offsets`."""
+        batch = InFlightBatch(offsets, size, owner)
         self._batches.append(batch)
-        self.in_flight += len(records)
+        self.in_flight += size
         return batch
+
+    def shrink(self, batch: InFlightBatch, offsets: dict[str, Any], produced: int) -> None:
+        """Only the first `produced` records of `batch` reached the producer: the rest never will, so
+        the batch commits `offsets` (those of the records before the first unsent one) once they are
+        acknowledged. The caller holds off delivery reports while it shrinks the batch."""
+        unsent = batch.size - produced
+        batch.offsets = offsets
+        batch.size = produced
+        batch.remaining -= unsent
+        self.in_flight -= unsent
 
     def mark_all_delivered(self) -> None:
         """Every submitted record was acknowledged (a flush left nothing outstanding, no failure)."""

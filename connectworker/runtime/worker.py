@@ -17,9 +17,12 @@ from typing import Any
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
 from connectworker.converters.registry import resolve_converter
+from connectworker.runtime.kafka_logging import client_log_settings
+from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.topic_gate import TopicGate
@@ -61,6 +64,7 @@ class Worker:
         self.config = config
         self.worker_id = worker_id
         self.offset_store = offset_store
+        self._flusher = OffsetFlusher(offset_store)
         self._gate_factory = topic_gate_factory
         self._connectors: dict[str, RunningConnector] = {}
         self._lock = threading.RLock()
@@ -79,6 +83,16 @@ class Worker:
                 return self._connectors[name]
             except KeyError:
                 raise UnknownConnectorError(f"Connector {name} not found") from None
+
+    def status_snapshot(self) -> list[tuple[str, Status, WorkerSourceTask | None]]:
+        """Every connector ("connector NAME") and task ("task NAME-ID") with its live Status (and the task),
+        for watching a shutdown: these objects keep being updated after `stop()` lets go of them."""
+        with self._lock:
+            out: list[tuple[str, Status, WorkerSourceTask | None]] = []
+            for name, running in sorted(self._connectors.items()):
+                out.append((f"connector {name}", running.status, None))
+                out.extend((f"task {task.name}", task.status, task) for task in running.tasks)
+            return out
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start_connector(self, config: ConnectorConfig, initial_state: State = State.RUNNING) -> None:
@@ -133,12 +147,15 @@ class Worker:
             **config.producer_overrides,
             "bootstrap.servers": self.config.bootstrap_servers,
             "client.id": f"connector-producer-{config.name}-{task_id}",
+            **client_log_settings(f"Task {config.name}-{task_id} producer"),
         }
         return WorkerSourceTask(
             connector=config.name, task_id=task_id, task=running.connector.task_class()(), props=props,
             producer_config=producer_config, key_converter=self._converter(config, True),
             value_converter=self._converter(config, False), offset_store=self.offset_store,
-            topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update)
+            offset_flusher=self._flusher,
+            topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update,
+            error_handling=ErrorHandling.from_props(config.props))
 
     def _stop_tasks(self, running: RunningConnector) -> None:
         for task in running.tasks:
@@ -235,5 +252,9 @@ class Worker:
                 task.stop()
             for name in list(self._connectors):
                 self._stop_tasks(self._connectors[name])
-            self.offset_store.flush()
+            self._flusher.close()
+            try:
+                self.offset_store.flush()
+            except (OSError, ConnectError) as exc:  # the tasks' own commits already reported it
+                log.error("Could not write the offsets file on shutdown: %s", exc)
             log.info("Worker stopped")

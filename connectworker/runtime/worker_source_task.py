@@ -12,7 +12,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +21,18 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
+from connectworker.config.error_handling import ErrorHandling
 from connectworker.converters.base import Converter
+from connectworker.runtime.connectivity import ConnectivityMonitor
 from connectworker.runtime.delivery_reports import DeliveryReportPump
+from connectworker.runtime.error_tolerance import ToleranceOperator
+from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.poll_results import BadPollResultError, bad_item_message, check_poll_result
+from connectworker.runtime.poll_retry import PollRetry, is_retriable
+from connectworker.runtime.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.send_failures import send_failure_message
+from connectworker.runtime.source_offsets import InvalidSourceOffsetError, newest_offsets
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
@@ -31,6 +40,11 @@ from connectworker.runtime.topic_gate import TopicGate
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)
+
+QUEUE_FULL_WAIT_S = 0.002
+"""How long a task waits when the producer's local queue is full. Short, because without per-record
+delivery reports nothing wakes the wait early when room is made: a 50 ms wait left the broker idle
+for a third of a bulk run."""
 
 @dataclass(frozen=True)
 class TaskTimeouts:
@@ -43,13 +57,24 @@ class TaskFailure(ConnectError):
     pass
 
 
+def _plain(records: Sequence[SourceRecord]) -> bool:
+    """No record sets a partition, a timestamp or headers (the common case)."""
+    for record in records:
+        if record.partition is not None or record.timestamp is not None or record.headers:
+            return False
+    return True
+
+
 class WorkerSourceTask:
     """Runs one task: owns its thread, its producer and its in-flight records."""
 
     def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
                  producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
                  offset_store: FileOffsetStore, topic_gate: TopicGate, timeouts: TaskTimeouts,
-                 on_topics: Callable[[set[str]], None] | None = None) -> None:
+                 on_topics: Callable[[set[str]], None] | None = None,
+                 error_handling: ErrorHandling | None = None,
+                 offset_flusher: OffsetFlusher | None = None,
+                 producer_factory: Callable[[dict[str, Any]], Producer] = Producer) -> None:
         self.connector = connector
         self.task_id = task_id
         self.name = f"{connector}-{task_id}"
@@ -60,14 +85,23 @@ class WorkerSourceTask:
         # get them; for the others Kafka reports failures only, and flushes prove the rest delivered.
         self._wants_acks = type(task).commit_record is not SourceTask.commit_record
         self._producer_config = dict(producer_config)
+        self._producer_factory = producer_factory
+        self.connectivity = ConnectivityMonitor(self.name, str(self._producer_config.get("bootstrap.servers", "")))
+        self._producer_config["error_cb"] = self.connectivity.error_cb
         if not self._wants_acks:
             self._producer_config.update({"delivery.report.only.error": True, "on_delivery": self._on_error})
         self._key_converter = key_converter
         self._value_converter = value_converter
         self._store = offset_store
+        self._flusher = offset_flusher  # None: the task thread writes the file itself
         self._gate = topic_gate
         self._timeouts = timeouts
         self._on_topics = on_topics
+        self._errors = error_handling or ErrorHandling()
+        self._stopping = threading.Event()
+        self.tolerance = ToleranceOperator(self._errors, self.name, self._stopping)
+        self._serializer = RecordSerializer(key_converter, value_converter, self.tolerance)
+        self._poll_retry = PollRetry(self.name, self._errors.retry_delay_max_ms / 1000)
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
         # Filled by delivery reports, drained by the task thread (deque ops are thread-safe).
@@ -76,13 +110,13 @@ class WorkerSourceTask:
         self._recovering_lock = threading.Lock()
         self._pump: DeliveryReportPump | None = None
         self._failure: str | None = None
-        self._stopping = threading.Event()
         self._forget_topics = threading.Event()
         self._resumed = threading.Event()
         self._resumed.set()
         self._thread: threading.Thread | None = None
         self.produced = 0
-        self.committed_records = 0
+        self.committed_records = 0  # records whose offsets are in the offsets file
+        self._committed_lock = threading.Lock()
 
     # -- lifecycle (called from the worker's thread) ---------------------------------------------
     def start(self) -> None:
@@ -122,7 +156,7 @@ class WorkerSourceTask:
     def _run(self) -> None:
         producer: Producer | None = None
         try:
-            producer = Producer(self._producer_config)
+            producer = self._producer_factory(self._producer_config)
             self._pump = DeliveryReportPump(producer, self.name).start()
             self.task.initialize(WorkerTaskContext(StoreOffsetReader(self._store, self.connector), self.props))
             self.task.start(self.props)
@@ -144,11 +178,11 @@ class WorkerSourceTask:
                 self._commit(flush=True)
                 self._resumed.wait(0.5)
                 continue
-            with pump.task_polling():
-                records = self.task.poll()
+            records = self._poll(pump)
             if records:
                 self._send(producer, records)
             pump.serve_ready()
+            self._show_connectivity()
             if self._resend:
                 self._send_again(producer)
             if self._failure is not None:
@@ -159,6 +193,26 @@ class WorkerSourceTask:
                     now = time.monotonic()
                     self._recovering = {t: d for t, d in self._recovering.items() if d > now}
                 next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
+
+    def _show_connectivity(self) -> None:
+        """Put "cluster unreachable" in a RUNNING task's status (and take it out again when it is back)."""
+        note = self.connectivity.note
+        if self.status.trace != note:
+            self.status.annotate(State.RUNNING, note)
+
+    def _poll(self, pump: DeliveryReportPump) -> object:
+        """The task's `poll()`; a retriable error means "nothing this time", after a backoff."""
+        with pump.task_polling():  # delivery reports are served meanwhile, during a backoff too
+            try:
+                result = self.task.poll()
+            except Exception as exc:
+                if not is_retriable(exc):
+                    raise
+                self._stopping.wait(self._poll_retry.failed(exc))
+                return None
+        if self._poll_retry.failures:
+            self._poll_retry.succeeded()
+        return result
 
     def _ensure_topics(self, topics: set[str]) -> None:
         new = topics - self._ready_topics
@@ -171,62 +225,89 @@ class WorkerSourceTask:
         """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
         self._forget_topics.set()
 
-    def _send(self, producer: Producer, records: list[SourceRecord] | SourceRecordBatch) -> None:
+    def _send(self, producer: Producer, result: object) -> None:
+        """Check, convert and produce one poll. Nothing of it reaches the producer before every record
+        is converted and its offsets are known to be storable; if the producer refuses a record, the
+        poll's batch shrinks to the records before it, so no offset is committed for an unsent record."""
         if self._forget_topics.is_set():
             self._forget_topics.clear()
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
-        columns = records if isinstance(records, SourceRecordBatch) else None
-        topics = set(columns.topics) if columns is not None else {r.topic for r in records}
+        polled = check_poll_result(result, self.name)
+        columns = polled if isinstance(polled, SourceRecordBatch) else None
+        try:
+            offsets = newest_offsets(polled)
+            converted = (self._serializer.convert_batch(columns) if columns is not None
+                         else self._serializer.convert_records(polled))
+        except InvalidSourceOffsetError as exc:
+            raise TaskFailure(f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
+                              f"Nothing of this poll was sent.") from None
+        except AttributeError:
+            raise BadPollResultError(bad_item_message(polled, self.name)) from None
+        for record in converted.dropped:  # skipped under errors.tolerance=all: done, as Kafka does
+            self._record_done(record)
+        topics = set(converted.topics)
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
-        batch = self._submitted.submit(records, self)
-        if columns is not None and not self._wants_acks:
-            self._send_columns(producer, columns)
+        batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
+        if not self._wants_acks and (converted.records is None or _plain(converted.records)):
+            self._send_columns(producer, converted, polled, batch)
         else:
-            self._send_records(producer, records, batch)
-        self.produced += len(records)
+            self._send_records(producer, converted, polled, batch)
+        self.produced += len(converted.topics)
 
-    def _send_records(self, producer: Producer, records: Iterable[SourceRecord], batch: InFlightBatch) -> None:
-        key_conv = self._key_converter.from_connect_data
-        value_conv = self._value_converter.from_connect_data
-        key_encoding = self._key_converter.str_encoding
-        value_encoding = self._value_converter.str_encoding
+    def _send_records(self, producer: Producer, converted: ConvertedPoll,
+                      polled: Sequence[SourceRecord], batch: InFlightBatch) -> None:
         produce = producer.produce
         per_record = self._wants_acks
-        for record in records:
-            topic = record.topic
-            k, v = record.key, record.value
-            key = k.encode(key_encoding) if key_encoding and type(k) is str else key_conv(topic, record.key_schema, k)
-            value = (v.encode(value_encoding) if value_encoding and type(v) is str
-                     else value_conv(topic, record.value_schema, v))
+        records = converted.records if converted.records is not None else polled
+        for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
             callback = RecordAck(batch, record) if per_record else None
             if callback is None and record.partition is None and record.timestamp is None and not record.headers:
                 try:
-                    produce(topic, value, key)  # the common case: positional arguments only, fastest
+                    produce(record.topic, value, key)  # the common case: positional arguments only, fastest
                     continue
                 except (BufferError, KafkaException):
                     pass  # a full queue or a vanished topic: the patient path below waits it out
-            self._produce_patiently(producer, topic, value, key, record.partition, callback, record.timestamp,
-                                    record.headers)
+            try:
+                self._produce_patiently(producer, record.topic, value, key, record.partition, callback,
+                                        record.timestamp, record.headers)
+            except BaseException as exc:
+                self._unsent_from(i, exc, polled, converted, batch)
 
-    def _send_columns(self, producer: Producer, columns: SourceRecordBatch) -> None:
-        """The fast path: no record objects, one schema for all keys and one for all values."""
-        key_conv = self._key_converter.from_connect_data
-        value_conv = self._value_converter.from_connect_data
-        key_encoding = self._key_converter.str_encoding
-        value_encoding = self._value_converter.str_encoding
-        key_schema, value_schema = columns.key_schema, columns.value_schema
+    def _send_columns(self, producer: Producer, converted: ConvertedPoll,
+                      polled: Sequence[SourceRecord] | SourceRecordBatch, batch: InFlightBatch) -> None:
+        """The fast path, for records without a fixed partition, timestamp or headers and without
+        per-record delivery reports: topic, value and key are all that is produced."""
         produce = producer.produce
-        for topic, k, v in zip(columns.topics, columns.keys, columns.values, strict=True):
-            key = k.encode(key_encoding) if key_encoding and type(k) is str else key_conv(topic, key_schema, k)
-            value = (v.encode(value_encoding) if value_encoding and type(v) is str
-                     else value_conv(topic, value_schema, v))
+        for i, (topic, key, value) in enumerate(zip(converted.topics, converted.keys, converted.values,
+                                                     strict=True)):
             try:
                 produce(topic, value, key)
                 continue
             except (BufferError, KafkaException):
                 pass  # a full queue or a vanished topic: the patient path below waits it out
-            self._produce_patiently(producer, topic, value, key, None, None, None, None)
+            try:
+                self._produce_patiently(producer, topic, value, key, None, None, None, None)
+            except BaseException as exc:
+                self._unsent_from(i, exc, polled, converted, batch)
+
+    def _unsent_from(self, index: int, exc: BaseException, polled: Sequence[SourceRecord],
+                     converted: ConvertedPoll, batch: InFlightBatch) -> None:
+        """Record `index` of `converted` (and every later one) never reached the producer: shrink the
+        batch to the records before it, then fail the task saying which record and why."""
+        first_unsent = converted.polled_index(index)
+        try:
+            offsets = newest_offsets(polled[:first_unsent]) if first_unsent else {}
+        except InvalidSourceOffsetError:
+            offsets = {}  # an earlier, unchecked offset of this poll is bad: commit none of the poll
+        assert self._pump is not None
+        with self._pump.holding_reports():
+            self._submitted.shrink(batch, offsets, index)
+        self.produced += index
+        if isinstance(exc, TaskFailure | KeyboardInterrupt | SystemExit):
+            raise exc
+        record = polled[first_unsent]
+        raise TaskFailure(send_failure_message(self.name, record, converted.values[index], exc)) from exc
 
     def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
                            partition: int | None, callback: RecordAck | None, timestamp: int | None,
@@ -240,7 +321,7 @@ class WorkerSourceTask:
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room again.
                 assert self._pump is not None
-                self._pump.serve(0.05)
+                self._pump.serve(QUEUE_FULL_WAIT_S)
             except KafkaException as exc:
                 err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
                 if err is None or err.code() not in MISSING_CODES:
@@ -275,6 +356,7 @@ class WorkerSourceTask:
         while self._resend:
             callback, msg, topic_unknown = self._resend.popleft()
             topic = msg.topic()
+            assert topic is not None  # a produced message always names its topic
             if topic_unknown:
                 self._recover_topic(producer, topic)
             ts_type, ts = msg.timestamp()
@@ -289,6 +371,7 @@ class WorkerSourceTask:
 
     def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
         topic = msg.topic()
+        assert topic is not None  # a produced message always names its topic
         unknown = err.code() in MISSING_CODES
         # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
         # is being re-created, other errors: re-send them until topic.creation.timeout.ms.
@@ -300,32 +383,62 @@ class WorkerSourceTask:
             if recovering and now < deadline:
                 self._resend.append((callback, msg, unknown))
                 return
+        if self._errors.tolerates_all:  # Kafka (KIP-779): skip it, and count it as done
+            self.tolerance.failed("producing", KafkaException(err), f"topic {topic!r}, partition {msg.partition()}")
+            if callback is not None:
+                callback.batch.remaining -= 1
+                self._record_done(callback.record)
+            return
         if self._failure is None:
             self._failure = (f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
                              f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
                              f"are not committed, so the record will be re-sent after a restart.")
 
+    def _record_done(self, record: SourceRecord) -> None:
+        """A record that will never reach Kafka but counts as handled (skipped under errors.tolerance=all)."""
+        if self._wants_acks:
+            self.task.commit_record(record, None)
+
     def on_ack(self, record: SourceRecord, msg: Message) -> None:
+        self.connectivity.healthy()
+        topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
+        assert topic is not None and partition is not None and offset is not None  # set once delivered
         ts_type, ts = msg.timestamp()
-        metadata = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts if ts_type else None)
+        metadata = RecordMetadata(topic, partition, offset, ts if ts_type else None)
         self.task.commit_record(record, metadata)
 
     # -- offsets -------------------------------------------------------------------------------
-    def _commit(self, *, flush: bool) -> None:
+    def _commit(self, *, flush: bool, wait: bool = False) -> None:
+        """Commit the offsets of what Kafka acknowledged; `flush` first waits for every record in flight
+        (always, for tasks without per-record reports); `wait` writes the file before returning."""
         # Without per-record reports, a flush is how the task learns what Kafka acknowledged.
         if (flush or not self._wants_acks) and self._pump is not None:
+            in_flight = self._submitted.in_flight
             remaining = self._pump.flush(self._timeouts.offset_flush_timeout_s)
+            if in_flight and not remaining:
+                self.connectivity.healthy()  # the cluster took every record: proof it is back
             if remaining:
                 log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
                             "committing offsets of the acknowledged ones only", self.name, remaining)
             elif not self._wants_acks and not self._resend and self._failure is None:
                 self._submitted.mark_all_delivered()
         offsets, done = self._submitted.committable()
-        self.committed_records += done
         if not offsets:
+            self._offsets_written(done, quiet=True)
             return
         self._store.put(self.connector, offsets)
-        self._store.flush()
+        if wait or self._flusher is None:
+            self._store.flush()
+            self._offsets_written(done)
+        else:  # the task goes on producing while the file is written
+            self._flusher.request(lambda: self._offsets_written(done))
+
+    def _offsets_written(self, done: int, *, quiet: bool = False) -> None:
+        """The offsets of `done` more records are in the file (on the writer thread, or the task's)."""
+        with self._committed_lock:
+            self.committed_records += done
+        if quiet:
+            return
         log.info("Task %s committed offsets of %d records (%d produced, %d in flight)",
                  self.name, done, self.produced, self._submitted.in_flight)
         try:
@@ -347,7 +460,7 @@ class WorkerSourceTask:
                 log.exception("Task %s raised from stop()", self.name)
         if producer is not None:
             try:
-                self._commit(flush=True)
+                self._commit(flush=True, wait=True)
             except Exception:
                 log.exception("Task %s: final offset commit failed", self.name)
         if self._pump is not None:

@@ -144,7 +144,7 @@ class RowBuilder:
         return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
 
 
-def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, bytes | None]]:
+def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, str | bytes | None]]:
     return [{"key": k, "value": v.encode() if isinstance(v, str) else v} for k, v in headers]
 
 
@@ -170,12 +170,14 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
             records = task.poll()
             if not records:
                 continue
-            columnar = isinstance(records, SourceRecordBatch)
-            topics = set(records.topics) if columnar else {r.topic for r in records}
+            topics = set(records.topics) if isinstance(records, SourceRecordBatch) else {r.topic for r in records}
             if not topics <= ready:
                 gate.ensure(topics - ready, task, name)
                 ready |= topics
-            yield rows.build_columns(records, emitted) if columnar else rows.build(records, emitted)
+            if isinstance(records, SourceRecordBatch):
+                yield rows.build_columns(records, emitted)
+            else:
+                yield rows.build(records, emitted)
             emitted += len(records)
     finally:
         task.stop()

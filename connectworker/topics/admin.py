@@ -20,6 +20,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_settings import TopicSettings
+from connectworker.runtime.kafka_logging import client_log_settings, serve_logs_in_background
 
 log = logging.getLogger(__name__)
 
@@ -132,9 +133,11 @@ class TopicAdmin:
                  request_timeout_s: float = 30.0) -> None:
         self._client = AdminClient({
             **(config or {}),
+            **client_log_settings("admin"),
             "bootstrap.servers": bootstrap_servers,
             "allow.auto.create.topics": False,
         })
+        serve_logs_in_background(self._client, "admin")  # an AdminClient's log lines wait for poll()
         self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.requests = 0  # Admin requests sent; the benchmark checks it stays 0 on known topics

@@ -1,0 +1,148 @@
+"""Kafka Connect keys that connectworker accepts but does not implement, in one place.
+
+A Kafka user's files carry over unchanged, so such keys must not fail start-up; but they must not be
+dropped without a word either: each is reported in one WARN line per connector (or per worker file).
+When a later version implements a key, remove its entry here (a key a connector or the common
+connector keys declare is never reported, whatever this list says).
+
+Patterns are exact keys, or prefixes ending in ``.`` or ``*`` (``transforms.`` matches every
+``transforms.<alias>.…`` key; ``transaction.boundary*`` matches ``transaction.boundary`` and
+``transaction.boundary.interval.ms``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Collection, Iterable, Mapping
+
+log = logging.getLogger("connectworker.config")
+
+UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
+    "transforms", "transforms.",               # single message transforms
+    "predicates", "predicates.",
+    "exactly.once.support",                    # KIP-618: delivery is at least once
+    "transaction.boundary*",
+    "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
+    "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
+    "header.converter", "header.converter.",   # record headers are produced as the task gives them
+    "admin.override.", "consumer.override.",   # only producer.override.* is applied
+    "tasks.max.enforce",
+    "config.action.reload",
+    "connector.plugin.version", "key.converter.plugin.version", "value.converter.plugin.version",
+    "header.converter.plugin.version",
+)
+
+# Worker keys of Kafka Connect that have no effect in connectworker, with what to do instead (if anything).
+UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
+    "group.id": "distributed mode",
+    "config.storage.": "distributed mode",
+    "status.storage.": "distributed mode",
+    "heartbeat.interval.ms": "distributed mode",
+    "session.timeout.ms": "distributed mode",
+    "rebalance.timeout.ms": "distributed mode",
+    "worker.sync.timeout.ms": "distributed mode",
+    "worker.unsync.backoff.ms": "distributed mode",
+    "scheduled.rebalance.max.delay.ms": "distributed mode",
+    "connect.protocol": "distributed mode",
+    "inter.worker.": "distributed mode",
+    "exactly.once.source.support": "delivery is at least once",
+    "metrics.": "no metrics are reported",
+    "metric.reporters": "no metrics are reported",
+    "auto.include.jmx.reporter": "no metrics are reported",
+    "config.providers": "config values are used as written",
+    "config.providers.": "config values are used as written",
+    "rest.extension.classes": "",
+    "rest.advertised.port": "",
+    "rest.advertised.listener": "",
+    "admin.listeners": "",
+    "access.control.allow.": "",
+    "response.http.headers.config": "",
+    "topic.tracking.": "active topics are always tracked",
+    "plugin.discovery": "plugin.path entries are put on the Python import path",
+    "header.converter": "record headers are produced as the task gives them",
+    "header.converter.": "record headers are produced as the task gives them",
+    "client.id": "producers are called connector-producer-<connector>-<task>, as in Kafka",
+    "security.protocol": "set it as producer.security.protocol and admin.security.protocol",
+    "ssl.": "set them under producer.ssl.* and admin.ssl.*",
+    "sasl.": "set them under producer.sasl.* and admin.sasl.*",
+}
+
+# Keys that mean nothing to any current Kafka Connect either: accepted without a word.
+OBSOLETE_WORKER_KEYS: tuple[str, ...] = ("internal.key.converter", "internal.value.converter")
+
+OVERRIDE_POLICY_KEY = "connector.client.config.override.policy"
+
+
+def matches(key: str, pattern: str) -> bool:
+    if pattern.endswith("*"):
+        return key.startswith(pattern[:-1])
+    if pattern.endswith("."):
+        return key.startswith(pattern)
+    return key == pattern
+
+
+def unimplemented_connector_keys(props: Iterable[str], declared: Collection[str]) -> list[str]:
+    """The keys of `props` that Kafka connectors use but connectworker ignores, sorted; keys in
+    `declared` (the connector's own and the common ones) are never among them."""
+    return sorted(key for key in props if key not in declared
+                  and any(matches(key, p) for p in UNIMPLEMENTED_CONNECTOR_KEYS))
+
+
+def worker_key_note(key: str) -> str | None:
+    """Why a Kafka worker key has no effect here ("" when nothing more is to be said), or None if the key
+    is not a Kafka worker key connectworker knows of."""
+    for pattern, note in UNIMPLEMENTED_WORKER_KEYS.items():
+        if matches(key, pattern):
+            return note
+    return None
+
+
+def is_obsolete_worker_key(key: str) -> bool:
+    return any(key == p or key.startswith(p + ".") for p in OBSOLETE_WORKER_KEYS)
+
+
+class ConnectorKeyWarnings:
+    """Warns once per connector name and set of ignored keys, so a config parsed again (the command line
+    then the connector store, or an unchanged REST update) is not reported twice."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reported: dict[str, frozenset[str]] = {}
+
+    def report(self, name: str, keys: list[str]) -> None:
+        with self._lock:
+            if not keys or self._reported.get(name) == frozenset(keys):
+                return
+            self._reported[name] = frozenset(keys)
+        log.warning("Connector %s: %s %s not implemented by this version of connectworker and %s ignored",
+                    name, ", ".join(keys), "is" if len(keys) == 1 else "are", "is" if len(keys) == 1 else "are")
+
+
+CONNECTOR_KEY_WARNINGS = ConnectorKeyWarnings()
+
+
+def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[str, str] | None = None) -> list[str]:
+    """The WARN lines for worker keys that have no effect (`ignored`: key → value, from `source`): Kafka keys
+    not implemented here (one line), and keys neither Kafka nor connectworker know (one line each, likely
+    misspelt). `shown` names a key differently in the message (e.g. by the variable that set it)."""
+    lines: list[str] = []
+    unimplemented: list[str] = []
+    for key in ignored:
+        if is_obsolete_worker_key(key):
+            continue
+        name = (shown or {}).get(key, key)
+        if key == OVERRIDE_POLICY_KEY:
+            if ignored[key].strip().lower() != "all":
+                lines.append(f"{name}={ignored[key]} in {source} is not implemented: every producer.override.* "
+                             f"key of a connector is applied (Kafka's All policy)")
+            continue
+        note = worker_key_note(key)
+        if note is None:
+            lines.append(f"Unknown worker configuration key {name!r} in {source} is ignored")
+        else:
+            unimplemented.append(f"{name} ({note})" if note else name)
+    if unimplemented:
+        lines.insert(0, f"Kafka Connect worker keys in {source} that this version of connectworker does not "
+                        f"implement are ignored: {'; '.join(unimplemented)}")
+    return lines

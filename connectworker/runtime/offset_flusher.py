@@ -1,0 +1,67 @@
+"""Writes the offsets file on its own thread, so that no task waits for a disk.
+
+A commit puts a task's offsets into the store (in memory) and asks the flusher to write the file;
+the task goes on producing. Requests that arrive while a write is under way are served together by
+the next write. Only once the file is durably written does the flusher call back, so a task's
+`commit()` hook, which a connector may use to acknowledge its source, never runs ahead of the file
+(Kafka Connect, likewise, commits offsets and calls `commit()` off the task's thread).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from connectworker.runtime.offset_store import FileOffsetStore
+
+log = logging.getLogger(__name__)
+
+Written = Callable[[], None]
+
+
+class OffsetFlusher:
+    def __init__(self, store: FileOffsetStore) -> None:
+        self.store = store
+        self._pending: list[Written] = []
+        self._requested = False
+        self._closed = False
+        self._wakeup = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="offsets-writer", daemon=True)
+        self._thread.start()
+
+    def request(self, on_written: Written) -> None:
+        """Write the file soon; `on_written` runs (on the writer thread) once it holds today's offsets."""
+        with self._wakeup:
+            if self._closed:
+                raise RuntimeError("the offsets writer is closed")
+            self._pending.append(on_written)
+            self._requested = True
+            self._wakeup.notify()
+
+    def close(self) -> None:
+        """Finish the writes requested so far, then stop the thread."""
+        with self._wakeup:
+            self._closed = True
+            self._wakeup.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._wakeup:
+                while not self._requested and not self._closed:
+                    self._wakeup.wait()
+                if not self._requested:
+                    return
+                callbacks, self._pending, self._requested = self._pending, [], False
+            try:
+                self.store.flush()
+            except Exception as exc:  # the offsets stay in memory and are written by the next flush
+                log.error("Could not write the offsets file %s: %s; the offsets are kept and written at the "
+                          "next commit", self.store.path, exc)
+                continue
+            for written in callbacks:
+                try:
+                    written()
+                except Exception:
+                    log.exception("An offsets-written callback raised")

@@ -1,0 +1,81 @@
+"""`connectworker standalone` refuses bad input before anything starts: exit status 2, a message naming
+the file (or variable) and the key, and no traceback. No broker is needed: nothing gets that far."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.broken_plugins import BROKEN, write_plugin
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "connectworker.cli", *args], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+
+
+def write_worker(tmp_path: Path, **extra: str) -> Path:
+    props = {"bootstrap.servers": "127.0.0.1:1", "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+             "listeners": "http://127.0.0.1:0", **extra}
+    path = tmp_path / "worker.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return path
+
+
+def write_connector(tmp_path: Path, name: str, connector_class: str) -> Path:
+    path = tmp_path / f"{name}.properties"
+    path.write_text(f"name={name}\nconnector.class={connector_class}\n")
+    return path
+
+
+def assert_refused(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+def test_every_broken_plugin_is_named_with_its_file_and_reason(tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    worker = write_worker(tmp_path, **{"plugin.path": str(plugins)})
+    files = {}
+    for i, (case, (source, class_name, expected)) in enumerate(sorted(BROKEN.items())):
+        module = write_plugin(plugins, source)
+        files[case] = (write_connector(tmp_path, f"c{i}", f"{module}.{class_name}"), module, expected)
+
+    err = assert_refused(run_cli("standalone", str(worker), *(str(f) for f, _, _ in files.values())))
+
+    for path, module, expected in files.values():
+        assert f"Invalid configuration in {path}:\n  connector.class: Class {module}." in err
+        assert all(fragment in err for fragment in expected), (expected, err)
+    assert not (tmp_path / "offsets.json").exists()  # nothing started
+
+
+def test_an_offsets_path_the_worker_cannot_write_is_refused_at_start_up(tmp_path: Path) -> None:
+    connector = write_connector(tmp_path, "gen", "DataGen")
+    (tmp_path / "a-file").write_text("not a directory")
+    worker = write_worker(tmp_path, **{"offset.storage.file.filename": str(tmp_path / "a-file" / "offsets.json")})
+    err = assert_refused(run_cli("standalone", str(worker), str(connector)))
+    assert f"Invalid configuration in {worker}:\n  offset.storage.file.filename: cannot write the offsets file: " \
+           f"{tmp_path / 'a-file'} is a regular file, not a directory" in err
+
+    (tmp_path / "a-dir").mkdir()
+    worker = write_worker(tmp_path, **{"offset.storage.file.filename": str(tmp_path / "a-dir")})
+    err = assert_refused(run_cli("standalone", str(worker), str(connector)))
+    assert f"offset.storage.file.filename: cannot write the offsets file: {tmp_path / 'a-dir'} is a directory" in err
+
+
+def test_a_bad_environment_value_is_blamed_on_its_variable(tmp_path: Path) -> None:
+    connector = write_connector(tmp_path, "gen", "DataGen")
+    err = assert_refused(run_cli("standalone", str(write_worker(tmp_path)), str(connector),
+                                 env={"CONNECT_OFFSET_FLUSH_INTERVAL_MS": "abc"}))
+    assert "Invalid configuration in the environment:\n  CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets " \
+           "offset.flush.interval.ms): Input should be a valid integer" in err
+    assert "worker.properties" not in err
+
+
+def test_an_unknown_log_level_lists_the_allowed_ones(tmp_path: Path) -> None:
+    connector = write_connector(tmp_path, "gen", "DataGen")
+    err = assert_refused(run_cli("--log-level", "VERBOSE", "standalone", str(write_worker(tmp_path)), str(connector)))
+    assert "argument --log-level: invalid level 'VERBOSE'; allowed: TRACE (same as DEBUG), DEBUG, INFO" in err

@@ -1,0 +1,81 @@
+"""`connectworker standalone` killed with SIGKILL again and again mid-stream, restarted each time on
+the same offsets file: at least once means every record ends up in Kafka (duplicates allowed)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from confluent_kafka.admin import AdminClient
+
+from tests.broker import Broker
+from tests.integration.harness import wait_until
+from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
+from tests.kafka_helpers import delete_topics
+
+RECORDS = 50_000
+KILLS = 10
+KILL_DELAY_S = (0.0, 0.6)  # after the run's first commit, so every kill lands mid-stream
+SEED = 8
+
+
+def start_worker(worker: Path, connector: Path, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:  # a file, not a pipe: nobody reads while the worker runs
+        return subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+                                stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def wait_for_commit(proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path,
+                    timeout: float = 30) -> None:
+    """Wait until the worker committed a DataGen seq above `beyond`; fail at once if it exited."""
+    wait_until(lambda: committed_seq(offsets, connector) > beyond or proc.poll() is not None, timeout,
+               f"a commit beyond seq {beyond}")
+    assert proc.poll() is None, f"the worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
+
+
+def test_ten_sigkills_at_random_points_lose_no_record(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    name, topic = f"kill-{unique}", f"kill-{unique}"
+    offsets = tmp_path / "offsets.json"
+    worker = tmp_path / "worker.properties"
+    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\noffset.storage.file.filename={offsets}\n"
+                      "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+                      "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+                      "offset.flush.interval.ms=100\nlisteners=http://127.0.0.1:0\n")
+    connector = tmp_path / "gen.properties"
+    connector.write_text(f"name={name}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
+                         f"records={RECORDS}\nrate=5000\nbatch.size=500\nformat=string\n")
+    log = tmp_path / "worker.log"
+    rng = random.Random(SEED)
+
+    progress = [0]
+    for _ in range(KILLS):
+        proc = start_worker(worker, connector, log)
+        try:
+            wait_for_commit(proc, offsets, name, beyond=committed_seq(offsets, name), log=log)
+            time.sleep(rng.uniform(*KILL_DELAY_S))
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        progress.append(committed_seq(offsets, name))
+    assert progress == sorted(progress), f"committed offsets went backwards: {progress}"
+    assert progress[-1] < RECORDS, f"every kill should land mid-stream, committed after each: {progress}"
+
+    proc = start_worker(worker, connector, log)  # the last run is left to finish
+    try:
+        wait_for_commit(proc, offsets, name, beyond=RECORDS - 1, log=log, timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert committed_seq(offsets, name) == RECORDS
+
+    assert_none_lost(consume_keys(broker.bootstrap_servers, topic, RECORDS), RECORDS)
+    delete_topics(admin, [topic])

@@ -1,0 +1,74 @@
+"""`offset.storage.file.filename` (and the connector store beside it) is checked writable when the worker
+file is loaded, so a bad path stops start-up (exit 2 from the command line) instead of the first commit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from connectworker.api import ConfigError
+from connectworker.runtime.offsets_path import offsets_path_problem
+from connectworker.runtime.standalone import load_worker_config
+
+
+def worker_file(tmp_path: Path, offsets: Path) -> Path:
+    path = tmp_path / "worker.properties"
+    path.write_text(f"bootstrap.servers=127.0.0.1:1\noffset.storage.file.filename={offsets}\n")
+    return path
+
+
+def problem_of(tmp_path: Path, offsets: Path) -> str:
+    worker = worker_file(tmp_path, offsets)
+    with pytest.raises(ConfigError) as info:
+        load_worker_config(worker)
+    assert str(info.value).startswith(f"Invalid configuration in {worker}:")
+    return info.value.problems["offset.storage.file.filename"]
+
+
+def test_an_offsets_file_under_a_regular_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "data").write_text("a file, not a directory")
+    problem = problem_of(tmp_path, tmp_path / "data" / "sub" / "offsets.json")
+    assert problem == f"cannot write the offsets file: {tmp_path / 'data'} is a regular file, not a directory"
+
+
+def test_an_offsets_path_that_is_a_directory_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "offsets").mkdir()
+    assert problem_of(tmp_path, tmp_path / "offsets") == f"cannot write the offsets file: {tmp_path / 'offsets'} " \
+                                                         f"is a directory"
+
+
+def test_a_connector_store_path_that_is_a_directory_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "offsets.json.connectors.json").mkdir()
+    problem = problem_of(tmp_path, tmp_path / "offsets.json")
+    assert problem.startswith("cannot write the connector store beside the offsets file: ")
+
+
+def test_missing_directories_are_fine_they_are_created_on_first_commit(tmp_path: Path) -> None:
+    config = load_worker_config(worker_file(tmp_path, tmp_path / "new" / "dirs" / "offsets.json"))
+    assert config.offset_storage_file_filename == str(tmp_path / "new" / "dirs" / "offsets.json")
+
+
+def test_a_read_only_directory_is_judged_by_the_process_permissions(tmp_path: Path) -> None:
+    """os.access semantics: root may write into a directory whose mode forbids it, others may not."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        writable = os.access(locked, os.W_OK | os.X_OK)
+        problem = offsets_path_problem(str(locked / "offsets.json"))
+        if writable:
+            assert problem is None
+        else:
+            assert problem == f"cannot write the offsets file: directory {locked} is not writable"
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_directory_the_process_may_not_write_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a non-root user, or anyone on a read-only mount, gets (the tests may run as root)."""
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path and real_access(path, mode))
+    assert problem_of(tmp_path, tmp_path / "offsets.json") == (f"cannot write the offsets file: directory {tmp_path} "
+                                                               f"is not writable")
