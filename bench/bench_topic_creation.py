@@ -20,13 +20,14 @@ from pathlib import Path
 from confluent_kafka import Producer
 
 from bench.results import write_section
-from connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.api import RecordMetadata, SourceRecord, SourceTask, TopicSettings
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.topic_admin import open_topic_admin
 from connectworker.runtime.worker import PRODUCER_DEFAULTS
 from connectworker.topics.admin import TopicAdmin
 
@@ -131,7 +132,7 @@ def main(rounds: int = 3) -> None:
     rows = []
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        admin = TopicAdmin(broker.bootstrap_servers)
+        admin = open_topic_admin(broker.bootstrap_servers)
         for n in (1, 100, 1000):
             times: dict[str, list[float]] = {"worker": [], "floor": [], "connect": []}
             for r in range(rounds):

@@ -42,8 +42,8 @@ from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.plan_context import PlanTaskContext
 from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.topic_admin import open_topic_admin
 from connectworker.runtime.worker import PRODUCER_DEFAULTS
-from connectworker.topics.admin import TopicAdmin
 
 PARTITIONS = 4
 STRING = "org.apache.kafka.connect.storage.StringConverter"
@@ -75,7 +75,7 @@ def ordinary_props(fmt: str) -> Callable[[str, int], dict[str, str]]:
 
 
 def _datagen_task() -> SourceTask:
-    from connectors.datagen import DataGenTask
+    from connectworker.connectors.datagen import DataGenTask
     return DataGenTask()
 
 
@@ -174,7 +174,7 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
     tune_gc_for_throughput()  # as the connectworker command does; applies to the raw runs alike
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.ordinary_source for the worker
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
-        admin = TopicAdmin(broker.bootstrap_servers)
+        admin = open_topic_admin(broker.bootstrap_servers)
         prepared: dict[str, tuple[list[tuple[bytes, Any]], float]] = {}
         for path in PATHS:
             records, poll_cpu = polled_records(path, count)

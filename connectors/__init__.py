@@ -1,10 +1,14 @@
-"""Built-in source connectors, and the aliases the worker accepts for them in `connector.class`."""
+"""Built-in source connectors, and the aliases the worker accepts for them in `connector.class`.
 
-from connectors.datagen import DataGenConnector, DataGenTask
-from connectors.file_source import FileStreamSourceConnector, FileStreamSourceTask
+This folder is installed as the package `connectworker.connectors` (a package-dir mapping in
+pyproject.toml); import it by that name. Its modules import each other relatively.
+"""
 
-_FILE_SOURCE = "connectors.file_source.FileStreamSourceConnector"
-_DATAGEN = "connectors.datagen.DataGenConnector"
+from .datagen import DataGenConnector, DataGenTask
+from .file_source import FileStreamSourceConnector, FileStreamSourceTask
+
+_FILE_SOURCE = "connectworker.connectors.file_source.FileStreamSourceConnector"
+_DATAGEN = "connectworker.connectors.datagen.DataGenConnector"
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     "FileStreamSource": _FILE_SOURCE,

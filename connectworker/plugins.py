@@ -16,18 +16,22 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import pkgutil
 import sys
 import traceback
 import zipfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from connectworker.api.config_def import ConfigDef
 from connectworker.api.connector import SourceConnector
 from connectworker.api.task import SourceTask
 
 log = logging.getLogger(__name__)
+
+_plugin_paths: list[str] = []  # the usable plugin.path entries, in order, for listing their connectors
 
 
 class PluginNotFoundError(LookupError):
@@ -47,6 +51,8 @@ def add_plugin_paths(paths: Iterable[str]) -> None:
             continue
         if path not in sys.path:
             sys.path.append(path)
+        if path not in _plugin_paths:
+            _plugin_paths.append(path)
 
 
 def _plugin_path_problem(path: Path) -> str | None:
@@ -60,7 +66,7 @@ def _plugin_path_problem(path: Path) -> str | None:
 
 
 def builtin_aliases() -> dict[str, str]:
-    from connectors import BUILTIN_CONNECTORS
+    from connectworker.connectors import BUILTIN_CONNECTORS
 
     return dict(BUILTIN_CONNECTORS)
 
@@ -178,8 +184,38 @@ def resolve_connector_class(name: str) -> type[SourceConnector]:
 
 
 def connector_plugins() -> list[tuple[str, type[SourceConnector]]]:
-    """Distinct built-in connector classes with their canonical (dotted) names."""
+    """Distinct connector classes with their canonical (dotted) names: the built-ins, and the usable
+    connectors defined in the modules found on `plugin.path` (as Kafka's plugin scanner lists them)."""
     seen: dict[str, type[SourceConnector]] = {}
     for dotted in builtin_aliases().values():
         seen.setdefault(dotted, resolve_connector_class(dotted))
+    for dotted, cls in plugin_path_connectors():
+        seen.setdefault(dotted, cls)
     return sorted(seen.items())
+
+
+def plugin_path_connectors() -> list[tuple[str, type[SourceConnector]]]:
+    """Usable connector classes defined in the modules and packages under the `plugin.path` entries.
+    A module that fails to import is skipped with a WARN naming it (once per process, as importing is
+    only tried once), never an error: one broken plugin must not hide the others."""
+    found: list[tuple[str, type[SourceConnector]]] = []
+    for entry in list(_plugin_paths):
+        for info in pkgutil.walk_packages([entry], onerror=lambda name: None):
+            module = _plugin_module(info.name, entry)
+            if module is None:
+                continue
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if (issubclass(cls, SourceConnector) and cls.__module__ == module.__name__
+                        and connector_class_problem(cls) is None):
+                    found.append((f"{module.__name__}.{cls.__qualname__}", cls))
+    return found
+
+
+@cache
+def _plugin_module(name: str, entry: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        log.warning("plugin.path %s: module %s cannot be imported (%s); its connectors are not listed",
+                    entry, name, describe_exception(exc))
+        return None

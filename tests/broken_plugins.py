@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 _CONCRETE_CONNECTOR = '''
-from connectors.datagen import DataGenConnector
+from connectworker.connectors.datagen import DataGenConnector
 from connectworker.api import SourceTask
 '''
 

@@ -8,9 +8,11 @@ from connectworker.api.config_def import (
     ConfigValue,
     Importance,
     at_least,
+    config_text,
     in_range,
     non_empty_string,
     one_of,
+    read_config,
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError, RetriableError
@@ -42,7 +44,9 @@ __all__ = [
     "TimeUnit",
     "TopicSettings",
     "at_least",
+    "config_text",
     "in_range",
     "non_empty_string",
     "one_of",
+    "read_config",
 ]

@@ -84,6 +84,33 @@ def parse_value(key: str, ctype: ConfigType, raw: Any) -> Any:
 
 
 # -- validators ---------------------------------------------------------------------------------
+def read_config(configs: Mapping[str, Any], key: str, ctype: ConfigType, default: Any, *,
+                minimum: int | None = None) -> Any:
+    """One typed setting of `configs`, parsed as `ConfigDef` parses it (`default` when absent or blank);
+    a bad value raises `ConfigError` naming `key` and what is allowed. The one place outside a
+    `ConfigDef` where a raw setting becomes a typed value."""
+    raw = configs.get(key)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return default
+    try:
+        value = parse_value(key, ctype, raw)
+    except ValueError as exc:
+        raise ConfigError({key: str(exc)}) from None
+    if minimum is not None and value < minimum:
+        raise ConfigError({key: f"Value must be at least {minimum}, got {value}"})
+    return value
+
+
+def config_text(value: Any) -> str:
+    """A typed value as a properties file (and Kafka) writes it: booleans as true/false, lists joined
+    with commas."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(config_text(item) for item in value)
+    return str(value)
+
+
 def at_least(minimum: float) -> Validator:
     def check(key: str, value: Any) -> None:
         if value is not None and value < minimum:

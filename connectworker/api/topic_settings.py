@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from enum import Enum, StrEnum
 
+from connectworker.api.config_def import config_text
+
 USE_BROKER_DEFAULT = -1
 """Partitions or replication factor of -1: let the broker choose (its `num.partitions` etc.)."""
 
@@ -172,17 +174,15 @@ class TopicSettings:
     def with_unclean_leader_election(self, allow: bool) -> TopicSettings:
         if not isinstance(allow, bool):
             raise TypeError(f"unclean leader election must be a bool; got {allow!r}")
-        self._configs[UNCLEAN_LEADER_ELECTION] = "true" if allow else "false"
+        self._configs[UNCLEAN_LEADER_ELECTION] = config_text(allow)
         return self
 
     def with_config(self, name: str, value: str | int | bool) -> TopicSettings:
         """Set one topic config; values are sent to the broker as strings (bools as true/false)."""
         if not isinstance(name, str) or not name.strip():
             raise ValueError("topic config name must be a non-empty string")
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif isinstance(value, int | str):
-            text = str(value)
+        if isinstance(value, bool | int | str):
+            text = config_text(value)
         else:
             raise TypeError(f"topic config {name!r} must be a str, int or bool; got {type(value).__name__}")
         if name == CLEANUP_POLICY:

@@ -22,7 +22,8 @@ from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
-from connectworker.topics.rules import TopicCreationRules, topic_creation_config_keys
+from connectworker.topics.rule_parser import parse_topic_creation, topic_creation_config_keys, topic_creation_problems
+from connectworker.topics.rules import TopicCreationRules
 
 PRODUCER_OVERRIDE_PREFIX = "producer.override."
 
@@ -110,7 +111,7 @@ def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
             reports.update(_connector_reports(props))
         except PluginNotFoundError as exc:
             class_report.value.errors.append(str(exc))
-    problems = TopicCreationRules.problems(props)
+    problems = topic_creation_problems(props)
     for definition in topic_creation_config_keys(props):
         value = ConfigValue(definition.name, props.get(definition.name),
                             errors=list(problems.pop(definition.name, [])))
@@ -141,7 +142,7 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         connector_class=connector_class,
         tasks_max=reports["tasks.max"].value.value,
         props=dict(props),
-        topic_rules=TopicCreationRules.from_config(props, source=source),
+        topic_rules=parse_topic_creation(props, source=source),
         producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
     )

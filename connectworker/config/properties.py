@@ -14,6 +14,7 @@ from typing import Any
 
 import javaproperties
 
+from connectworker.api.config_def import config_text
 from connectworker.api.errors import ConfigError
 
 
@@ -30,12 +31,9 @@ def load_properties(path: str | Path) -> dict[str, str]:
 
 
 def _stringify(key: str, value: Any, source: str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str | int | float):
-        return str(value)
-    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return ",".join(str(v) for v in value)
+    if isinstance(value, str | int | float) or (
+            isinstance(value, list) and all(isinstance(v, str | int | float) for v in value)):
+        return config_text(value)
     raise ConfigError({key: f"value must be a string, number, boolean or list of those; got {value!r}"},
                       source=source)
 

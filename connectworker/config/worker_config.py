@@ -68,10 +68,10 @@ class WorkerConfig(BaseSettings):
     key_converter: str = JSON_CONVERTER
     value_converter: str = JSON_CONVERTER
     offset_storage_file_filename: str | None = None
-    # Kafka Connect's distributed-mode keys; `connectworker spark` may keep offsets in this topic.
+    # Kafka Connect's distributed-mode keys and defaults: offsets in a compacted topic, standalone or Spark.
     offset_storage_topic: str | None = None
-    offset_storage_partitions: int = Field(1, ge=1)
-    offset_storage_replication_factor: int = Field(-1, ge=-1)
+    offset_storage_partitions: int = Field(25, ge=1)
+    offset_storage_replication_factor: int = Field(3, ge=-1)  # -1: the broker's default
     offset_flush_interval_ms: int = Field(60_000, ge=1)
     offset_flush_timeout_ms: int = Field(5_000, ge=1)
     task_shutdown_graceful_timeout_ms: int = Field(5_000, ge=0)
@@ -106,6 +106,13 @@ class WorkerConfig(BaseSettings):
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [p.strip() for p in value.split(",") if p.strip()]
+        return value
+
+    @field_validator("offset_storage_replication_factor")
+    @classmethod
+    def _replication_factor(cls, value: int) -> int:
+        if value == 0:
+            raise ValueError("must be positive, or -1 for the broker's default")
         return value
 
     @field_validator("bootstrap_servers")

@@ -10,7 +10,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.config_def import ConfigType, read_config
+from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema
 
 
@@ -62,28 +63,11 @@ class Converter(ABC):
 
 def config_bool(configs: Mapping[str, Any], key: str, default: bool) -> bool:
     """Read a boolean setting the way Kafka's ConfigDef does: `true`/`false`, any case, trimmed."""
-    raw = configs.get(key)
-    if raw is None:
-        return default
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    raise ConfigError({key: f"Expected value to be either true or false, got '{raw}'"})
+    value: bool = read_config(configs, key, ConfigType.BOOLEAN, default)
+    return value
 
 
 def config_int(configs: Mapping[str, Any], key: str, default: int, *, minimum: int = 0) -> int:
     """Read an integer setting, rejecting values below `minimum`."""
-    raw = configs.get(key)
-    if raw is None:
-        return default
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise ConfigError({key: f"Expected an integer, got '{raw}'"}) from None
-    if value < minimum:
-        raise ConfigError({key: f"Value must be at least {minimum}, got {value}"})
+    value: int = read_config(configs, key, ConfigType.INT, default, minimum=minimum)
     return value

@@ -9,21 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType
+from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
 from connectworker.config.connector_config import validate_connector
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
-from connectworker.rest.secrets import HIDDEN, connector_class_of, declared_passwords, is_secret_key, scrub
+from connectworker.runtime.secrets import HIDDEN, connector_class_of, declared_passwords, is_secret_key, scrub
 
 
 def config_string(value: Any) -> str | None:
     """A typed config value written the way a properties file would hold it."""
     if value is None or value is NO_DEFAULT:
         return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
+    return config_text(value)
 
 
 def key_info(key: ConfigKey) -> ConfigKeyInfo:

@@ -8,8 +8,9 @@ from urllib.parse import quote
 
 from fastapi import Depends, Path, Request
 
-from connectworker.rest.herder import StandaloneHerder
+from connectworker.api.config_def import config_text
 from connectworker.rest.models import ConfigScalar
+from connectworker.runtime.herder import StandaloneHerder
 
 
 def get_herder(request: Request) -> StandaloneHerder:
@@ -25,9 +26,7 @@ PluginName = Annotated[str, Path(description="A connector class name or alias", 
 
 def scalar_string(value: ConfigScalar) -> str:
     """A JSON scalar as the string Kafka's Jackson would make of it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+    return config_text(value)
 
 
 def request_config(config: Mapping[str, ConfigScalar]) -> dict[str, str]:

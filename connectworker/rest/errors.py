@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.rest.models import ErrorMessage
+from connectworker.runtime.herder_errors import ConnectorExistsError, InvalidRequestError
 from connectworker.runtime.worker import UnknownConnectorError
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(UnknownConnectorError)
     async def unknown_connector(request: Request, exc: UnknownConnectorError) -> JSONResponse:
         return error_response(404, str(exc))
+
+    @app.exception_handler(ConnectorExistsError)
+    async def connector_exists(request: Request, exc: ConnectorExistsError) -> JSONResponse:
+        return error_response(409, redacted(request.app, str(exc)))
+
+    @app.exception_handler(InvalidRequestError)
+    async def invalid_request_to_herder(request: Request, exc: InvalidRequestError) -> JSONResponse:
+        return error_response(400, redacted(request.app, str(exc)))
 
     @app.exception_handler(ConfigError)
     async def config_error(request: Request, exc: ConfigError) -> JSONResponse:

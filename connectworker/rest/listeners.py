@@ -45,7 +45,10 @@ class Listener:
 
 
 def parse_listeners(listeners: str, https: Mapping[str, str]) -> list[Listener]:
-    """`https` is ``WorkerConfig.prefixed("listeners.https.")``."""
+    """`https` is ``WorkerConfig.prefixed("listeners.https.")``. An empty `listeners` means no REST API
+    (the worker then runs only the connectors named on the command line); `,` alone is a mistake."""
+    if not listeners.strip():
+        return []
     result: list[Listener] = []
     for raw in (part.strip() for part in listeners.split(",")):
         if not raw:

@@ -1,4 +1,8 @@
-"""Serving the REST API with uvicorn, one server thread per listener, next to the running worker."""
+"""Serving the REST API with uvicorn, one server thread per listener, over the runtime's herder.
+
+The server is a door, not the house: the CLI starts the runtime and its herder, and binds the REST
+ports first (`bind`), so a port in use is reported before any connector starts; then `start` serves.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +11,28 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import uvicorn
 from fastapi import FastAPI
 
 from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.config.worker_env import variable_for_field
 from connectworker.rest.app import create_app
 from connectworker.rest.auth import CREDENTIALS_KEY, load_credentials
-from connectworker.rest.herder import StandaloneHerder
 from connectworker.rest.listeners import Listener, parse_listeners
-from connectworker.rest.log_redaction import SecretRedactor
-from connectworker.runtime.connector_store import ConnectorStore, store_path_for
-
-if TYPE_CHECKING:
-    from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 15.0
 GRACEFUL_SHUTDOWN_S = 5
+
+
+class ListenerError(ConnectError):
+    """A REST listener cannot be bound (port in use, address not available): not a configuration
+    mistake as such, so the message names the key (or variable) the address came from."""
 
 
 def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
@@ -42,11 +46,11 @@ def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
     except OSError as exc:
         sock.close()
         where = f"{listener.scheme}://{listener.host}:{listener.port}"
-        message = f"cannot listen on {where}: {exc.strerror or exc}"
+        message = f"The REST API cannot listen on {where} (from {key}): {exc.strerror or exc}"
         if exc.errno == errno.EADDRINUSE:
-            message += (" (another process, perhaps another worker, listens there; choose another port, or "
-                        "port 0 for a free one)")
-        raise ConfigError({key: message}) from None
+            message += ("; another process, perhaps another worker, listens there: choose another port, "
+                        "port 0 for a free one, or an empty listeners= to run without REST")
+        raise ListenerError(message) from None
     return sock
 
 
@@ -66,25 +70,58 @@ def _uvicorn_config(app: FastAPI, listener: Listener) -> uvicorn.Config:
 
 
 class RestServer:
-    """`start()` serves `app` on every listener; `stop()` shuts the servers down."""
+    """`bind()` takes the ports, `start(app)` serves `app` on them, `stop()` shuts the servers down."""
 
-    def __init__(self, app: FastAPI, listeners: Sequence[Listener], *,
-                 redactor: SecretRedactor | None = None, listeners_key: str = "listeners") -> None:
-        self.app = app
+    def __init__(self, listeners: Sequence[Listener], *, listeners_key: str = "listeners",
+                 credentials: dict[str, str] | None = None) -> None:
         self.listeners = list(listeners)
         self._listeners_key = listeners_key  # named in a message about a port that cannot be bound
+        self.credentials = credentials
+        self.app: FastAPI | None = None
         self.urls: list[str] = []
-        self._redactor = redactor
-        self._servers: list[tuple[uvicorn.Server, threading.Thread, socket.socket]] = []
+        self._sockets: list[socket.socket] = []
+        self._servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
-    def start(self) -> RestServer:
+    @classmethod
+    def for_worker(cls, config: WorkerConfig, environ: Mapping[str, str]) -> RestServer | None:
+        """The server the worker's `listeners` ask for, or None when `listeners` is empty (no REST)."""
+        listeners = parse_listeners(config.listeners, config.prefixed("listeners.https."))
+        if not listeners:
+            return None
+        credentials = None
+        if config.rest_basic_auth_credentials_file:
+            credentials = load_credentials(config.rest_basic_auth_credentials_file)
+            log.info("REST API requires HTTP basic authentication (%s)", CREDENTIALS_KEY)
+        key = config.listeners_key
+        variable = variable_for_field(key.replace(".", "_"), environ)
+        return cls(listeners, listeners_key=f"{variable} (sets {key})" if variable else key,
+                   credentials=credentials)
+
+    def bind(self) -> RestServer:
+        """Take every listener's port now, before anything else starts."""
+        if self._sockets:
+            return self
         try:
             for listener in self.listeners:
-                sock = _bind(listener, self._listeners_key)
-                server = uvicorn.Server(_uvicorn_config(self.app, listener))
+                self._sockets.append(_bind(listener, self._listeners_key))
+        except BaseException:
+            self._close_sockets()
+            raise
+        return self
+
+    def serve(self, herder: StandaloneHerder) -> RestServer:
+        """Serve Kafka Connect's REST API over `herder`."""
+        return self.start(create_app(herder, credentials=self.credentials))
+
+    def start(self, app: FastAPI) -> RestServer:
+        self.app = app
+        try:
+            self.bind()
+            for listener, sock in zip(self.listeners, self._sockets, strict=True):
+                server = uvicorn.Server(_uvicorn_config(app, listener))
                 thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                                           name=f"rest-{listener.scheme}-{listener.port}")
-                self._servers.append((server, thread, sock))
+                self._servers.append((server, thread))
                 thread.start()
                 host, port = sock.getsockname()[:2]
                 shown = f"[{host}]" if ":" in host else host
@@ -99,7 +136,7 @@ class RestServer:
 
     def _wait_started(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
-        for server, thread, _ in self._servers:
+        for server, thread in self._servers:
             while not server.started:
                 if not thread.is_alive():
                     raise ConnectError(f"The REST server thread {thread.name} ended during start-up; "
@@ -109,39 +146,19 @@ class RestServer:
                 time.sleep(0.02)
 
     def stop(self) -> None:
-        for server, _, _ in self._servers:
+        for server, _ in self._servers:
             server.should_exit = True
-        for _, thread, sock in self._servers:
+        for _, thread in self._servers:
             if thread.is_alive():
                 thread.join(GRACEFUL_SHUTDOWN_S + 2)
-            sock.close()
         self._servers = []
+        self._close_sockets()
         # Let go of the herder (and through it the worker's Kafka clients), so that stopping an embedded
         # broker next does not wait for their connections to close.
-        self.app.state.herder = None
-        if self._redactor is not None:
-            self._redactor.uninstall()
+        if self.app is not None:
+            self.app.state.herder = None
 
-    @classmethod
-    def start_for(cls, runtime: StandaloneRuntime, connectors: Sequence[ConnectorConfig]) -> RestServer:
-        """Serve the API for a started standalone runtime whose command-line connectors are `connectors`."""
-        config = runtime.config
-        assert runtime.worker is not None
-        listeners = parse_listeners(config.listeners, config.prefixed("listeners.https."))
-        credentials = None
-        if config.rest_basic_auth_credentials_file:
-            credentials = load_credentials(config.rest_basic_auth_credentials_file)
-            log.info("REST API requires HTTP basic authentication (%s)", CREDENTIALS_KEY)
-        store = (ConnectorStore(store_path_for(config.offset_storage_file_filename))
-                 if config.offset_storage_file_filename else None)
-        redactor = SecretRedactor()
-        redactor.install()
-        try:
-            herder = StandaloneHerder(runtime.worker, config, admin=runtime.admin, store=store,
-                                      redactor=redactor, cluster_id=runtime.cluster_id)
-            herder.start(connectors)
-            return cls(create_app(herder, credentials=credentials), listeners, redactor=redactor,
-                       listeners_key=config.listeners_key).start()
-        except BaseException:
-            redactor.uninstall()
-            raise
+    def _close_sockets(self) -> None:
+        for sock in self._sockets:
+            sock.close()
+        self._sockets = []

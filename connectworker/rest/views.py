@@ -17,7 +17,7 @@ from connectworker.rest.models import (
     TaskInfo,
     TaskState,
 )
-from connectworker.rest.secrets import hide
+from connectworker.runtime.secrets import hide
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector
 from connectworker.runtime.worker_source_task import WorkerSourceTask

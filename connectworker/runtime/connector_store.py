@@ -27,19 +27,12 @@ from connectworker.runtime.status import State
 
 log = logging.getLogger(__name__)
 
-STORE_SUFFIX = ".connectors.json"
 FORMAT_VERSION = 1
 TARGET_STATES = (State.RUNNING, State.PAUSED, State.STOPPED)
 
 
 class ConnectorStoreError(ConnectError):
     pass
-
-
-def store_path_for(offsets_file: str | Path) -> Path:
-    """Where the connector store lives for a given offsets file."""
-    path = Path(offsets_file)
-    return path.with_name(path.name + STORE_SUFFIX)
 
 
 def config_digest(props: Mapping[str, str]) -> str:

@@ -1,4 +1,5 @@
-"""Writes the offsets file on its own thread, so that no task waits for a disk.
+"""Flushes the offset store on its own thread, so that no task waits for a disk (or for the acks of the
+offsets topic: with `KafkaOffsetStore` a flush is a produce and a wait for acks, served here alike).
 
 A commit puts a task's offsets into the store (in memory) and asks the flusher to write the file;
 the task goes on producing. Requests that arrive while a write is under way are served together by
@@ -13,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +22,7 @@ Written = Callable[[], None]
 
 
 class OffsetFlusher:
-    def __init__(self, store: FileOffsetStore) -> None:
+    def __init__(self, store: OffsetBackingStore) -> None:
         self.store = store
         self._pending: list[Written] = []
         self._requested = False
@@ -57,8 +58,8 @@ class OffsetFlusher:
             try:
                 self.store.flush()
             except Exception as exc:  # the offsets stay in memory and are written by the next flush
-                log.error("Could not write the offsets file %s: %s; the offsets are kept and written at the "
-                          "next commit", self.store.path, exc)
+                log.error("Could not write the offsets to %s: %s; the offsets are kept and written at the "
+                          "next commit", self.store.describe(), exc)
                 continue
             for written in callbacks:
                 try:

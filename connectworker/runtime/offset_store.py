@@ -1,4 +1,4 @@
-"""Committed source offsets for standalone mode, kept in `offset.storage.file.filename`.
+"""Committed source offsets kept in `offset.storage.file.filename` (the file `OffsetBackingStore`).
 
 The file is JSON, ``{"<connector>": {"<canonical partition JSON>": <offset>}}``, rewritten atomically
 (temp file in the same directory, fsync, rename, fsync of the directory), so a crash leaves either the
@@ -8,11 +8,14 @@ offsets would re-deliver or skip data.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +33,35 @@ def partition_key(partition: SourcePartition | None) -> str:
 
 
 class FileOffsetStore:
-    """Thread-safe store of committed offsets, one file for the whole worker."""
+    """Thread-safe store of committed offsets, one file for the whole worker (an `OffsetBackingStore`).
 
-    def __init__(self, path: str | Path) -> None:
+    `shared=True` lets several processes use one file (Spark's driver-side reader and committers):
+    every load and flush then holds an exclusive `flock` on ``<file>.lock``, and a flush re-reads the
+    file and applies only this store's changes to it, so no process undoes another's commits.
+    """
+
+    def __init__(self, path: str | Path, *, shared: bool = False) -> None:
         self.path = Path(path)
+        self.shared = shared
         self._lock = threading.Lock()  # the offsets in memory
         self._write_lock = threading.Lock()  # the file: one writer at a time, in order
-        self._data: dict[str, dict[str, Any]] = self._load()
-        self._dirty = False
+        self._pending: dict[str, _Changes] = {}  # changes since the last flush, by connector
+        with self._file_locked():
+            self._data: dict[str, dict[str, Any]] = self._load()
+
+    @contextmanager
+    def _file_locked(self) -> Iterator[None]:
+        if not self.shared:
+            yield
+            return
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_path.open("a") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if not self.path.exists():
@@ -69,7 +93,16 @@ class FileOffsetStore:
 
     def connectors(self) -> list[str]:
         with self._lock:
-            return list(self._data)
+            return [name for name, stored in self._data.items() if stored]
+
+    def refresh(self) -> None:
+        """Read the file again (what other processes committed), keeping unflushed changes on top."""
+        with self._write_lock, self._file_locked():
+            data = self._load()
+            with self._lock:
+                for connector, changes in self._pending.items():
+                    changes.apply(data, connector)
+                self._data = data
 
     # -- writes --------------------------------------------------------------------------------
     def put(self, connector: str, offsets: Mapping[str, Any]) -> None:
@@ -79,45 +112,88 @@ class FileOffsetStore:
         connector's bad offset can never stop the file from being written for every other one."""
         if not offsets:
             return
-        try:
-            json.dumps(dict(offsets))
-        except (TypeError, ValueError) as exc:
-            raise OffsetStoreError(f"Offsets of connector {connector} cannot be stored as JSON ({exc}); "
-                                   f"nothing of them was stored") from None
+        check_storable(connector, offsets)
         with self._lock:
             stored = self._data.setdefault(connector, {})
+            changes = self._pending.setdefault(connector, _Changes())
             for key, value in offsets.items():
                 if value is None:
                     stored.pop(key, None)
                 else:
                     stored[key] = value
-            self._dirty = True
+                changes.offsets[key] = value
 
     def remove(self, connector: str, partitions: Collection[str] | None = None) -> None:
         """Forget all offsets of `connector`, or only those of `partitions`."""
         with self._lock:
             if partitions is None:
-                self._dirty |= self._data.pop(connector, None) is not None
+                if self._data.pop(connector, None) is not None or self.shared:
+                    self._pending[connector] = _Changes(cleared=True)
             else:
                 stored = self._data.get(connector, {})
                 for key in partitions:
-                    self._dirty |= stored.pop(key, None) is not None
+                    if stored.pop(key, None) is not None or self.shared:
+                        self._pending.setdefault(connector, _Changes()).offsets[key] = None
 
     def flush(self) -> None:
         """Write the file if anything changed since the last flush. Reads and puts are not held up
         by the write (an fsync can take 100 ms): they only wait while the offsets are serialised."""
-        with self._write_lock:
+        with self._write_lock, self._file_locked():
             with self._lock:
-                if not self._dirty:
+                if not self._pending:
                     return
-                payload = json.dumps(self._data, sort_keys=True, indent=1)
-                self._dirty = False
+                pending, self._pending = self._pending, {}
+                if self.shared:  # other processes may have committed since we read the file
+                    data = self._load()
+                    for connector, changes in pending.items():
+                        changes.apply(data, connector)
+                    self._data = data
+                payload = json.dumps({k: v for k, v in self._data.items() if v}, sort_keys=True, indent=1)
             try:
                 write_atomically(self.path, payload)
             except BaseException:
-                with self._lock:
-                    self._dirty = True  # the next flush tries again
+                with self._lock:  # the next flush tries again; changes made meanwhile are newer
+                    for connector, newer in self._pending.items():
+                        pending[connector] = pending[connector].then(newer) if connector in pending else newer
+                    self._pending = pending
                 raise
+
+    def close(self) -> None:
+        """Nothing stays open: the file is only open while it is read or written."""
+
+    def describe(self) -> str:
+        return f"file {self.path}"
+
+
+@dataclass
+class _Changes:
+    """A connector's changes since the last flush: `cleared` (every offset removed), then `offsets`."""
+
+    cleared: bool = False
+    offsets: dict[str, Any] = field(default_factory=dict)
+
+    def apply(self, data: dict[str, dict[str, Any]], connector: str) -> None:
+        stored = {} if self.cleared else data.get(connector, {})
+        for key, value in self.offsets.items():
+            if value is None:
+                stored.pop(key, None)
+            else:
+                stored[key] = value
+        data[connector] = stored
+
+    def then(self, newer: _Changes) -> _Changes:
+        if newer.cleared:
+            return newer
+        return _Changes(self.cleared, {**self.offsets, **newer.offsets})
+
+
+def check_storable(connector: str, offsets: Mapping[str, Any]) -> None:
+    """Raise `OffsetStoreError` unless every offset of `offsets` can be written as JSON."""
+    try:
+        json.dumps(dict(offsets))
+    except (TypeError, ValueError) as exc:
+        raise OffsetStoreError(f"Offsets of connector {connector} cannot be stored as JSON ({exc}); "
+                               f"nothing of them was stored") from None
 
 
 def write_atomically(path: Path, text: str) -> None:

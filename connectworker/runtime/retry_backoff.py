@@ -18,7 +18,7 @@ class RetryBackoff:
         self.attempts = 0
 
     def next_delay(self) -> float:
-        delay = min(RETRY_DELAY_MIN_S * (2 ** min(self.attempts, 30)), self.max_delay_s)
+        delay = min(RETRY_DELAY_MIN_S * (1 << min(self.attempts, 30)), self.max_delay_s)
         self.attempts += 1
         return delay
 

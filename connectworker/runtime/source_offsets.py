@@ -4,20 +4,26 @@ Offsets are checked when a task hands them over, not when the store writes them:
 cannot be stored (not a dict, or not JSON-serialisable) then fails the task that produced it, with a
 message naming the task and the offending value, and never reaches the store that every task shares.
 Only the newest offset of each partition in a poll is ever stored, so only those are checked (one
-`json.dumps` per partition per poll, not per record).
+`json.dumps` per partition per poll, not per record). `newest_offsets` picks them from a poll (in poll
+order), `newest_indexed` from records known by an index (Spark's rows, merged across write tasks);
+every mode takes its newest offsets from here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.runtime.offset_store import partition_key
 
 ALLOWED = "dicts of JSON values (str, int, float, bool, None, and lists and dicts of them)"
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 class InvalidSourceOffsetError(ConnectError):
@@ -48,6 +54,21 @@ def newest_offsets(records: Sequence[SourceRecord] | SourceRecordBatch) -> dict[
     for key, offset in out.items():
         check_offset(key, offset)
     return out
+
+
+def newest_indexed(entries: Iterable[tuple[K, int, V | None]],
+                   into: dict[K, tuple[int, V]] | None = None) -> dict[K, tuple[int, V]]:
+    """The newest offset per key when the records' order is only known by an index (Spark's
+    `source_index`: rows may be reshuffled): for each key the (index, offset) of the highest index,
+    merged `into` a previous result. Entries without an offset are delivered but never committed."""
+    newest: dict[K, tuple[int, V]] = {} if into is None else into
+    for key, index, offset in entries:
+        if offset is None:
+            continue
+        current = newest.get(key)
+        if current is None or index > current[0]:
+            newest[key] = (index, offset)
+    return newest
 
 
 def _key_of(partition: object) -> str:

@@ -5,65 +5,28 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
+import time
 from collections.abc import Sequence
-from pathlib import Path
 
-from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
-from connectworker.config.properties import load_connector_file, load_properties
+from connectworker.api.errors import ConnectError
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.offsets_path import store_path_for
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.config.worker_env import variable_for_field
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.cluster_check import check_cluster
+from connectworker.runtime.connector_store import ConnectorStore
+from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.log_redaction import SecretRedactor
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_store import FileOffsetStore
-from connectworker.runtime.offsets_path import offsets_path_problem
+from connectworker.runtime.topic_admin import open_topic_admin
+from connectworker.runtime.topic_gate import connector_gates
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
 
 log = logging.getLogger(__name__)
-
-
-def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -> WorkerConfig:
-    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
-    if require_offsets_file:
-        if not config.offset_storage_file_filename:
-            raise ConfigError({"offset.storage.file.filename": "required in standalone mode: the file where "
-                               "source offsets are committed"}, source=str(path))
-        problem = offsets_path_problem(config.offset_storage_file_filename)
-        if problem is not None:  # found now, not at the first commit
-            variable = variable_for_field("offset_storage_file_filename", os.environ)
-            if variable is not None:
-                raise ConfigError({f"{variable} (sets offset.storage.file.filename)": problem},
-                                  source="the environment")
-            raise ConfigError({"offset.storage.file.filename": problem}, source=str(path))
-    add_plugin_paths(config.plugin_path)
-    return config
-
-
-def load_connector_configs(paths: Sequence[str | Path]) -> list[ConnectorConfig]:
-    """Parse every connector file; raise one ConfigError covering every bad file and key."""
-    configs: list[ConnectorConfig] = []
-    errors: list[str] = []
-    seen: dict[str, str] = {}
-    for path in paths:
-        try:
-            props = load_connector_file(path)
-            config = parse_connector_config(props, source=str(path))
-        except ConfigError as exc:
-            errors.append(str(exc))
-            continue
-        if config.name in seen:
-            errors.append(f"Invalid configuration in {path}:\n  name: connector {config.name!r} is already "
-                          f"defined in {seen[config.name]}")
-            continue
-        seen[config.name] = str(path)
-        configs.append(config)
-    if errors:
-        raise ConfigError("\n".join(errors))
-    return configs
 
 
 class StandaloneRuntime:
@@ -76,10 +39,14 @@ class StandaloneRuntime:
         self.admin: TopicAdmin | None = None
         self.topics: TopicCreationService | None = None
         self.cluster_id: str | None = None  # known once start() checked that the cluster answers
+        self.herder: StandaloneHerder | None = None
+        self._redactor: SecretRedactor | None = None
 
     def start(self) -> StandaloneRuntime:
-        assert self.config.offset_storage_file_filename is not None
-        store = FileOffsetStore(self.config.offset_storage_file_filename)  # a corrupt file stops us here
+        store: OffsetBackingStore | None = None
+        if not self.config.offset_storage_topic:
+            assert self.config.offset_storage_file_filename is not None
+            store = FileOffsetStore(self.config.offset_storage_file_filename)  # a corrupt file stops us here
         if self.config.uses_embedded_broker:
             self.embedded = EmbeddedBroker().start()
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
@@ -93,14 +60,54 @@ class StandaloneRuntime:
             raise
         log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",
                  self.config.bootstrap_servers)
-        self.admin = TopicAdmin(self.config.bootstrap_servers, self.config.prefixed("admin."),
-                                request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
+        self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.prefixed("admin."),
+                                      request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
         self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable,
                                            timeout_s=self.config.topic_creation_timeout_ms / 1000)
-        self.worker = Worker(self.config, store, self.topics.gate_for)
+        if store is None:
+            try:
+                store = self._open_offsets_topic()
+            except ConnectError:
+                self.stop()
+                raise
+        self.worker = Worker(self.config, store, connector_gates(self.topics))
         return self
 
+    def _open_offsets_topic(self) -> KafkaOffsetStore:
+        """`offset.storage.topic`: created if missing (compacted), and read to its end now, so that a
+        topic the worker cannot use stops start-up, and every task starts from the committed offsets."""
+        assert self.config.offset_storage_topic is not None
+        kafka = {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
+        store = KafkaOffsetStore(self.config.offset_storage_topic, kafka,
+                                 partitions=self.config.offset_storage_partitions,
+                                 replication_factor=self.config.offset_storage_replication_factor,
+                                 timeout_s=self.config.bootstrap_timeout_ms / 1000,
+                                 flush_timeout_s=self.config.offset_flush_timeout_ms / 1000)
+        started = time.monotonic()
+        try:
+            store.refresh()
+        except ConnectError:
+            store.close()
+            raise
+        log.info("Offsets are kept in %s: read %d offset record(s) of %d connector(s) in %.2fs",
+                 store.describe(), store.records_read, len(store.connectors()), time.monotonic() - started)
+        return store
+
+    def start_herder(self, connectors: Sequence[ConnectorConfig] = ()) -> StandaloneHerder:
+        """Run `connectors` (from the command line) and those saved through the REST API, reconciled
+        (docs/rest.md), under a herder that every front door shares; secrets are redacted in the log
+        from now on."""
+        assert self.worker is not None and self.config.offset_storage_file_filename is not None
+        store = ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
+        self._redactor = SecretRedactor()
+        self._redactor.install()
+        self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
+                                       redactor=self._redactor, cluster_id=self.cluster_id)
+        self.herder.start(connectors)
+        return self.herder
+
     def stop(self) -> None:
+        self.herder = None
         if self.worker is not None:
             self.worker.stop()
         # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection. Other
@@ -109,6 +116,9 @@ class StandaloneRuntime:
         if self.embedded is not None:
             gc.collect()
             self.embedded.stop()
+        if self._redactor is not None:  # after the last shutdown line was logged
+            self._redactor.uninstall()
+            self._redactor = None
 
     def __enter__(self) -> StandaloneRuntime:
         return self.start()

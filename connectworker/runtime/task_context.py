@@ -1,34 +1,47 @@
-"""What a running task sees of the worker: its config and its connector's committed offsets."""
+"""What a running task sees of the worker: its config and its connector's committed offsets.
+
+One context and one offset reader for every mode: the standalone worker reads the live backing store
+(`OffsetBackingStore`, file or topic), a dry run (`plan_context.py`) reads no offsets, and a Spark task
+reads the offsets its driver read for the micro-batch (a plain mapping shipped in the input partition).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 from connectworker.api.record import SourceOffset, SourcePartition
-from connectworker.runtime.offset_store import FileOffsetStore, partition_key
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
+from connectworker.runtime.offset_store import partition_key
 
 
-class StoreOffsetReader:
-    """Reads a connector's committed offsets from the worker's offset store."""
+class TaskOffsetReader:
+    """A task's `offset_storage_reader`: `connector`'s offsets in `offsets`, a backing store (read
+    live) or a mapping keyed by canonical partition JSON (`partition_key`), read as it is."""
 
-    def __init__(self, store: FileOffsetStore, connector: str) -> None:
-        self._store = store
-        self._connector = connector
+    def __init__(self, offsets: OffsetBackingStore | Mapping[str, Any], connector: str = "") -> None:
+        self._get: Callable[[SourcePartition | None], SourceOffset | None]
+        if isinstance(offsets, Mapping):
+            fixed = dict(offsets)
+            self._get = lambda partition: fixed.get(partition_key(partition))
+        else:
+            store = offsets
+            self._get = lambda partition: store.offset(connector, partition)
 
     def offset(self, partition: SourcePartition) -> SourceOffset | None:
-        return self._store.offset(self._connector, partition)
+        return self._get(partition)
 
     def offsets(self, partitions: Collection[SourcePartition]) -> dict[str, SourceOffset | None]:
-        return {partition_key(p): self._store.offset(self._connector, p) for p in partitions}
+        return {partition_key(p): self._get(p) for p in partitions}
 
 
 class WorkerTaskContext:
-    def __init__(self, reader: StoreOffsetReader, props: Mapping[str, str]) -> None:
+    def __init__(self, reader: TaskOffsetReader, props: Mapping[str, str]) -> None:
         self._reader = reader
         self._props = dict(props)
 
     @property
-    def offset_storage_reader(self) -> StoreOffsetReader:
+    def offset_storage_reader(self) -> TaskOffsetReader:
         return self._reader
 
     def configs(self) -> Mapping[str, str]:

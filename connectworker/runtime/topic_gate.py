@@ -7,15 +7,19 @@ topics (the broker's auto-create applies); with it on, it checks and creates the
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Protocol
 
-from connectworker.api.task import SourceTask
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.topics.creation import NewTopicHook, TopicCreationService
 
 
 class TopicGate(Protocol):
-    def ensure(self, topics: Collection[str], task: SourceTask, task_name: str) -> None:
-        """Return once `topics` may be produced to; raise ConnectError if one can never be."""
+    def ensure(self, topics: Collection[str], hook: NewTopicHook | None, task_name: str) -> None:
+        """Return once `topics` may be produced to; raise ConnectError if one can never be.
+
+        `hook` (the task's `settings_for_new_topic`; None: none) may adjust or veto a topic about to
+        be created; `task_name` names the task in messages."""
         ...
 
     def forget(self, topic: str) -> None:
@@ -26,3 +30,12 @@ class TopicGate(Protocol):
     def recreates_missing_topics(self) -> bool:
         """Whether a record that met 'unknown topic' should be re-sent after `ensure` again."""
         ...
+
+
+def connector_gates(service: TopicCreationService) -> Callable[[ConnectorConfig], TopicGate]:
+    """The worker's gate factory: each connector's gate, from its name, props and parsed rules."""
+
+    def gate_for(config: ConnectorConfig) -> TopicGate:
+        return service.gate_for_rules(config.name, config.props, config.topic_rules)
+
+    return gate_for

@@ -22,8 +22,8 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
 from connectworker.converters.registry import resolve_converter
 from connectworker.runtime.kafka_logging import client_log_settings
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
-from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceTask
@@ -59,7 +59,7 @@ class RunningConnector:
 
 
 class Worker:
-    def __init__(self, config: WorkerConfig, offset_store: FileOffsetStore,
+    def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
                  topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker") -> None:
         self.config = config
         self.worker_id = worker_id
@@ -173,7 +173,7 @@ class Worker:
         running.tasks = []
         running.connector = None
 
-    def stop_connector(self, name: str) -> None:
+    def remove_connector(self, name: str) -> None:
         """Stop the connector and its tasks and forget it (offsets stay in the store)."""
         with self._lock:
             running = self.get(name)
@@ -237,7 +237,7 @@ class Worker:
             for task in running.tasks:
                 task.resume()
 
-    def halt_connector(self, name: str) -> None:
+    def stop_connector(self, name: str) -> None:
         """Kafka's `PUT /stop`: stop the tasks but keep the connector, STOPPED, so offsets can be edited."""
         with self._lock:
             running = self.get(name)
@@ -256,5 +256,9 @@ class Worker:
             try:
                 self.offset_store.flush()
             except (OSError, ConnectError) as exc:  # the tasks' own commits already reported it
-                log.error("Could not write the offsets file on shutdown: %s", exc)
+                log.error("Could not write the offsets to %s on shutdown: %s", self.offset_store.describe(), exc)
+            try:
+                self.offset_store.close()
+            except Exception as exc:
+                log.error("Could not close the offsets store %s: %s", self.offset_store.describe(), exc)
             log.info("Worker stopped")

@@ -11,14 +11,12 @@ import logging
 import threading
 import time
 import traceback
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from connectworker.api.errors import ConnectError
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.config.error_handling import ErrorHandling
@@ -26,8 +24,8 @@ from connectworker.converters.base import Converter
 from connectworker.runtime.connectivity import ConnectivityMonitor
 from connectworker.runtime.delivery_reports import DeliveryReportPump
 from connectworker.runtime.error_tolerance import ToleranceOperator
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
-from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.poll_results import BadPollResultError, bad_item_message, check_poll_result
 from connectworker.runtime.poll_retry import PollRetry, is_retriable
 from connectworker.runtime.record_conversion import ConvertedPoll, RecordSerializer
@@ -35,8 +33,9 @@ from connectworker.runtime.send_failures import send_failure_message
 from connectworker.runtime.source_offsets import InvalidSourceOffsetError, newest_offsets
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
-from connectworker.runtime.task_context import StoreOffsetReader, WorkerTaskContext
+from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
+from connectworker.runtime.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)
@@ -53,10 +52,6 @@ class TaskTimeouts:
     topic_creation_timeout_s: float = 30.0
 
 
-class TaskFailure(ConnectError):
-    pass
-
-
 def _plain(records: Sequence[SourceRecord]) -> bool:
     """No record sets a partition, a timestamp or headers (the common case)."""
     for record in records:
@@ -70,7 +65,7 @@ class WorkerSourceTask:
 
     def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
                  producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
-                 offset_store: FileOffsetStore, topic_gate: TopicGate, timeouts: TaskTimeouts,
+                 offset_store: OffsetBackingStore, topic_gate: TopicGate, timeouts: TaskTimeouts,
                  on_topics: Callable[[set[str]], None] | None = None,
                  error_handling: ErrorHandling | None = None,
                  offset_flusher: OffsetFlusher | None = None,
@@ -93,7 +88,7 @@ class WorkerSourceTask:
         self._key_converter = key_converter
         self._value_converter = value_converter
         self._store = offset_store
-        self._flusher = offset_flusher  # None: the task thread writes the file itself
+        self._flusher = offset_flusher  # None: the task thread flushes the offset store itself
         self._gate = topic_gate
         self._timeouts = timeouts
         self._on_topics = on_topics
@@ -104,10 +99,8 @@ class WorkerSourceTask:
         self._poll_retry = PollRetry(self.name, self._errors.retry_delay_max_ms / 1000)
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
-        # Filled by delivery reports, drained by the task thread (deque ops are thread-safe).
-        self._resend: deque[tuple[RecordAck | None, Message, bool]] = deque()
-        self._recovering: dict[str, float] = {}  # topic -> deadline for making it usable again
-        self._recovering_lock = threading.Lock()
+        self._vanished = VanishedTopics(connector, recreates=topic_gate.recreates_missing_topics,
+                                        timeout_s=timeouts.topic_creation_timeout_s)
         self._pump: DeliveryReportPump | None = None
         self._failure: str | None = None
         self._forget_topics = threading.Event()
@@ -115,7 +108,7 @@ class WorkerSourceTask:
         self._resumed.set()
         self._thread: threading.Thread | None = None
         self.produced = 0
-        self.committed_records = 0  # records whose offsets are in the offsets file
+        self.committed_records = 0  # records whose offsets are in the offset store
         self._committed_lock = threading.Lock()
 
     # -- lifecycle (called from the worker's thread) ---------------------------------------------
@@ -158,7 +151,7 @@ class WorkerSourceTask:
         try:
             producer = self._producer_factory(self._producer_config)
             self._pump = DeliveryReportPump(producer, self.name).start()
-            self.task.initialize(WorkerTaskContext(StoreOffsetReader(self._store, self.connector), self.props))
+            self.task.initialize(WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props))
             self.task.start(self.props)
             if not self._stopping.is_set():
                 self.status.set(State.RUNNING if self._resumed.is_set() else State.PAUSED)
@@ -183,15 +176,13 @@ class WorkerSourceTask:
                 self._send(producer, records)
             pump.serve_ready()
             self._show_connectivity()
-            if self._resend:
+            if self._vanished.resend:
                 self._send_again(producer)
             if self._failure is not None:
                 raise TaskFailure(self._failure)
             if time.monotonic() >= next_commit:
                 self._commit(flush=False)
-                with self._recovering_lock:
-                    now = time.monotonic()
-                    self._recovering = {t: d for t, d in self._recovering.items() if d > now}
+                self._vanished.expire()
                 next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
 
     def _show_connectivity(self) -> None:
@@ -216,7 +207,7 @@ class WorkerSourceTask:
 
     def _ensure_topics(self, topics: set[str]) -> None:
         new = topics - self._ready_topics
-        self._gate.ensure(new, self.task, self.name)
+        self._gate.ensure(new, self.task.settings_for_new_topic, self.name)
         self._ready_topics |= new
         if self._on_topics is not None:
             self._on_topics(new)
@@ -333,15 +324,7 @@ class WorkerSourceTask:
 
     def _recover_topic(self, producer: Producer, topic: str) -> None:
         """Make a topic that vanished at run time ready again, within topic.creation.timeout.ms."""
-        if not self._gate.recreates_missing_topics:
-            raise TaskFailure(f"Topic {topic!r} no longer exists and topic creation is off for connector "
-                              f"{self.connector}; create the topic, or enable topic creation, and restart")
-        now = time.monotonic()
-        with self._recovering_lock:
-            deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
-        if now > deadline:
-            raise TaskFailure(f"Topic {topic!r} vanished while in use and was still not usable after "
-                              f"topic.creation.timeout.ms")
+        self._vanished.check(topic)
         if topic in self._ready_topics:
             log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again", topic)
             self._gate.forget(topic)
@@ -353,8 +336,8 @@ class WorkerSourceTask:
 
     def _send_again(self, producer: Producer) -> None:
         """Re-send records that failed while their topic was being re-created."""
-        while self._resend:
-            callback, msg, topic_unknown = self._resend.popleft()
+        while self._vanished.resend:
+            callback, msg, topic_unknown = self._vanished.resend.popleft()
             topic = msg.topic()
             assert topic is not None  # a produced message always names its topic
             if topic_unknown:
@@ -370,19 +353,9 @@ class WorkerSourceTask:
             self.on_failure(None, err, msg)
 
     def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
+        if self._vanished.retry_later(callback, err, msg):
+            return
         topic = msg.topic()
-        assert topic is not None  # a produced message always names its topic
-        unknown = err.code() in MISSING_CODES
-        # A topic deleted at run time fails its in-flight records, with "unknown topic" or, while it
-        # is being re-created, other errors: re-send them until topic.creation.timeout.ms.
-        if self._gate.recreates_missing_topics:
-            now = time.monotonic()
-            with self._recovering_lock:
-                recovering = unknown or topic in self._recovering
-                deadline = self._recovering.setdefault(topic, now + self._timeouts.topic_creation_timeout_s)
-            if recovering and now < deadline:
-                self._resend.append((callback, msg, unknown))
-                return
         if self._errors.tolerates_all:  # Kafka (KIP-779): skip it, and count it as done
             self.tolerance.failed("producing", KafkaException(err), f"topic {topic!r}, partition {msg.partition()}")
             if callback is not None:
@@ -410,7 +383,7 @@ class WorkerSourceTask:
     # -- offsets -------------------------------------------------------------------------------
     def _commit(self, *, flush: bool, wait: bool = False) -> None:
         """Commit the offsets of what Kafka acknowledged; `flush` first waits for every record in flight
-        (always, for tasks without per-record reports); `wait` writes the file before returning."""
+        (always, for tasks without per-record reports); `wait` flushes the offset store before returning."""
         # Without per-record reports, a flush is how the task learns what Kafka acknowledged.
         if (flush or not self._wants_acks) and self._pump is not None:
             in_flight = self._submitted.in_flight
@@ -420,7 +393,7 @@ class WorkerSourceTask:
             if remaining:
                 log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
                             "committing offsets of the acknowledged ones only", self.name, remaining)
-            elif not self._wants_acks and not self._resend and self._failure is None:
+            elif not self._wants_acks and not self._vanished.resend and self._failure is None:
                 self._submitted.mark_all_delivered()
         offsets, done = self._submitted.committable()
         if not offsets:
@@ -430,11 +403,11 @@ class WorkerSourceTask:
         if wait or self._flusher is None:
             self._store.flush()
             self._offsets_written(done)
-        else:  # the task goes on producing while the file is written
+        else:  # the task goes on producing while the offset store is flushed
             self._flusher.request(lambda: self._offsets_written(done))
 
     def _offsets_written(self, done: int, *, quiet: bool = False) -> None:
-        """The offsets of `done` more records are in the file (on the writer thread, or the task's)."""
+        """The offsets of `done` more records are stored (on the writer thread, or the task's)."""
         with self._committed_lock:
             self.committed_records += done
         if quiet:

@@ -31,11 +31,12 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
+from connectworker.api.config_def import config_text
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.loading import load_connector_configs
 from connectworker.converters.registry import converter_config_for
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime.standalone import load_connector_configs
 from connectworker.spark import SINK_FORMAT, SOURCE_FORMAT, register
 from connectworker.spark.drain import DrainSignal
 from connectworker.spark.options import (
@@ -82,7 +83,7 @@ def source_options(worker: SparkWorker, connector: ConnectorConfig, drain: Drain
         **converter_options(worker, connector.props),
         **{f"kafka.{k}": v for k, v in config.prefixed("admin.").items()},
         "kafka.bootstrap.servers": config.bootstrap_servers,
-        WORKER_ENABLE_KEY: "true" if config.topic_creation_enable else "false",
+        WORKER_ENABLE_KEY: config_text(config.topic_creation_enable),
         CREATION_TIMEOUT_KEY: str(config.topic_creation_timeout_ms),
         MAX_MS_KEY: str(interval if interval > 0 else DEFAULT_MAX_MS),
         PLUGIN_PATH_KEY: ",".join(config.plugin_path),

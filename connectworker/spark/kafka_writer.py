@@ -15,11 +15,12 @@ import pyarrow as pa
 from confluent_kafka import KafkaError, Message, Producer
 
 from connectworker.api.errors import ConnectError
+from connectworker.runtime.source_offsets import newest_indexed
 from connectworker.runtime.worker import PRODUCER_DEFAULTS
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings
-from connectworker.spark.topic_gates import DataFrameTask, creation_service, topic_gate
+from connectworker.spark.topic_gates import creation_service, topic_gate
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,6 @@ class KafkaRowWriter:
         service = creation_service(settings.kafka, enabled=settings.creation_enabled,
                                    timeout_ms=settings.creation_timeout_ms)
         self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
-        self._task = DataFrameTask()
         self._ready: set[str] = set()
         self._failed = 0
         self._first_failure: tuple[str, KafkaError] | None = None
@@ -88,20 +88,14 @@ class KafkaRowWriter:
                                "option topic")
         new = {t for t in unique if t is not None} - self._ready
         if new:
-            self._gate.ensure(new, self._task, WRITER_NAME)
+            self._gate.ensure(new, None, WRITER_NAME)  # a DataFrame has no task: the rules' settings apply
             self._ready |= new
 
     def _track_offsets(self, cols: dict[str, pa.Array]) -> None:
-        newest = self.newest
-        for connector, partition, offset, index in zip(
-                cols["connector"].to_pylist(), cols["source_partition"].to_pylist(),
-                cols["source_offset"].to_pylist(), cols["source_index"].to_pylist(), strict=True):
-            if offset is None:
-                continue  # delivered, but a record without an offset is never committed (as standalone)
-            key = (connector, "null" if partition is None else partition)
-            current = newest.get(key)
-            if current is None or index > current[0]:
-                newest[key] = (index, offset)
+        rows = zip(cols["connector"].to_pylist(), cols["source_partition"].to_pylist(),
+                   cols["source_index"].to_pylist(), cols["source_offset"].to_pylist(), strict=True)
+        newest_indexed((((connector, "null" if partition is None else partition), index, offset)
+                        for connector, partition, index, offset in rows), into=self.newest)
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is None:

@@ -19,6 +19,7 @@ from pyspark.sql.datasource import WriterCommitMessage
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
+from connectworker.runtime.source_offsets import newest_indexed
 from connectworker.spark.offset_storage import OffsetStorageSettings
 
 log = logging.getLogger(__name__)
@@ -37,14 +38,8 @@ class SinkCommitMessage(WriterCommitMessage):
 
 def merge_newest(messages: Sequence[WriterCommitMessage | None]) -> dict[str, dict[str, SourceOffset]]:
     """The newest offset of every source partition over all messages, by connector."""
-    newest: Newest = {}
-    for message in messages:
-        if not isinstance(message, SinkCommitMessage):
-            continue
-        for key, (index, offset) in message.newest.items():
-            current = newest.get(key)
-            if current is None or index > current[0]:
-                newest[key] = (index, offset)
+    newest = newest_indexed((key, index, offset) for message in messages if isinstance(message, SinkCommitMessage)
+                            for key, (index, offset) in message.newest.items())
     by_connector: dict[str, dict[str, Any]] = {}
     for (connector, partition), (_, offset) in newest.items():
         by_connector.setdefault(connector, {})[partition] = json.loads(offset)
@@ -65,7 +60,9 @@ def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[Wr
     storage = settings.open()
     try:
         for connector, partitions in offsets.items():
-            storage.commit(connector, partitions)
+            storage.put(connector, partitions)
+        storage.flush()  # durable (written, or acknowledged by the offsets topic) before Spark goes on
+        for connector, partitions in offsets.items():
             log.info("%s: committed offsets of %d source partition(s) of connector %s to %s "
                      "(%d records acknowledged)", what, len(partitions), connector, storage.describe(),
                      records)

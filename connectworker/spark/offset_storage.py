@@ -1,51 +1,40 @@
-"""Where a Spark run keeps committed source offsets, and how the driver reads and commits them.
+"""Where a Spark run keeps committed source offsets: the `offset.storage.*` options, opened as the
+runtime's `OffsetBackingStore` (the standalone worker's stores, `connectworker.runtime`).
 
 On Spark only the driver touches the offsets: the stream reader's `partitions()` reads them to tell
 each task where to resume, and the sink's `commit()` saves them once every write task of the batch
 was acknowledged by Kafka. Both run in Python processes on the driver host, so:
 
 - `offset.storage.file.filename` (a local run, or a driver that always runs on the same host): the
-  standalone worker's JSON file (`FileOffsetStore`), reopened for every read and commit under an
-  exclusive `flock`, because the reader and the committer are separate processes and several queries
-  (one per connector) may commit to the same file at the same time.
+  standalone worker's JSON file, a `FileOffsetStore` opened ``shared``: every read and flush holds an
+  exclusive `flock` and a flush merges into the file as it is then, because the reader and the
+  committer are separate processes and several queries (one per connector) may commit to the same
+  file at the same time.
 - `offset.storage.topic` (a cluster): a compacted Kafka topic, as in Kafka Connect's distributed
-  mode (see `kafka_offsets.py`). It survives the driver moving to another host.
+  mode (`KafkaOffsetStore`). It survives the driver moving to another host.
+
+The reader calls `refresh()` before every micro-batch, so it sees what the committers wrote; a
+commit is `put` then `flush`. Here `offset.storage.partitions` and `offset.storage.replication.factor`
+default to 1 and -1 (the broker's default) as data source options; a `connectworker spark` worker file
+passes the worker's keys, whose defaults are Kafka's (25 and 3).
 """
 
 from __future__ import annotations
 
-import fcntl
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
 
+from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
-from connectworker.api.record import SourceOffset
+from connectworker.runtime.kafka_offset_store import PARTITIONS_KEY, REPLICATION_KEY, KafkaOffsetStore
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_store import FileOffsetStore
 
 FILE_KEY = "offset.storage.file.filename"
 TOPIC_KEY = "offset.storage.topic"
-TOPIC_PARTITIONS_KEY = "offset.storage.partitions"
-TOPIC_REPLICATION_KEY = "offset.storage.replication.factor"
+TOPIC_PARTITIONS_KEY = PARTITIONS_KEY
+TOPIC_REPLICATION_KEY = REPLICATION_KEY
 OFFSET_STORAGE_KEYS = (FILE_KEY, TOPIC_KEY, TOPIC_PARTITIONS_KEY, TOPIC_REPLICATION_KEY)
-
-
-class OffsetStorage(Protocol):
-    """Committed offsets of every connector, keyed by canonical partition JSON (`partition_key`)."""
-
-    def read(self, connector: str) -> dict[str, SourceOffset]:
-        """The connector's latest committed offsets, including commits made by other processes."""
-        ...
-
-    def commit(self, connector: str, offsets: Mapping[str, SourceOffset | None]) -> None:
-        """Store `offsets` durably before returning; a None offset forgets its partition."""
-        ...
-
-    def close(self) -> None: ...
-
-    def describe(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -75,8 +64,8 @@ class OffsetStorageSettings:
         if topic and not kafka.get("bootstrap.servers"):
             raise ConfigError({"kafka.bootstrap.servers": f"required with {TOPIC_KEY}: the offsets topic "
                                                           f"lives in that cluster"})
-        partitions = _int(options, TOPIC_PARTITIONS_KEY, 1, minimum=1)
-        replication = _int(options, TOPIC_REPLICATION_KEY, -1, minimum=-1)
+        partitions = read_config(options, TOPIC_PARTITIONS_KEY, ConfigType.INT, 1, minimum=1)
+        replication = read_config(options, TOPIC_REPLICATION_KEY, ConfigType.SHORT, -1, minimum=-1)
         if replication == 0:
             raise ConfigError({TOPIC_REPLICATION_KEY: "must be positive, or -1 for the broker's default"})
         return cls(file=file, topic=topic, topic_partitions=partitions,
@@ -93,60 +82,10 @@ class OffsetStorageSettings:
     def describe(self) -> str:
         return f"file {self.file}" if self.file else f"Kafka topic {self.topic}"
 
-    def open(self) -> OffsetStorage:
+    def open(self) -> OffsetBackingStore:
+        """The store, lazily connected: a Kafka store reads its topic at the first read or refresh."""
         if self.file:
-            return FileOffsetStorage(self.file)
-        from connectworker.spark.kafka_offsets import KafkaOffsetStorage
-
+            return FileOffsetStore(self.file, shared=True)
         assert self.topic is not None
-        return KafkaOffsetStorage(self.topic, self.kafka, partitions=self.topic_partitions,
-                                  replication_factor=self.topic_replication_factor)
-
-
-def _int(options: Mapping[str, str], key: str, default: int, *, minimum: int) -> int:
-    raw = options.get(key)
-    if raw is None or str(raw).strip() == "":
-        return default
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise ConfigError({key: f"Expected an integer, got {raw!r}"}) from None
-    if value < minimum:
-        raise ConfigError({key: f"Value must be at least {minimum}, got {value}"})
-    return value
-
-
-class FileOffsetStorage:
-    """The standalone offsets file, shared safely by the driver's reader and committer processes."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._lock_path = self.path.with_name(self.path.name + ".lock")
-
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock_path.open("a") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-    def read(self, connector: str) -> dict[str, Any]:
-        with self._locked():
-            return FileOffsetStore(self.path).offsets(connector)  # a corrupt file raises, never resets
-
-    def commit(self, connector: str, offsets: Mapping[str, SourceOffset | None]) -> None:
-        if not offsets:
-            return
-        with self._locked():
-            store = FileOffsetStore(self.path)  # re-read: another query may have committed meanwhile
-            store.put(connector, offsets)
-            store.flush()
-
-    def close(self) -> None:
-        """Nothing stays open between calls."""
-
-    def describe(self) -> str:
-        return f"file {self.path}"
+        return KafkaOffsetStore(self.topic, self.kafka, partitions=self.topic_partitions,
+                                replication_factor=self.topic_replication_factor)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from connectworker.api.config_def import ConfigType, parse_value
+from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import COMMON_CONFIG_DEF
 from connectworker.plugins import PluginNotFoundError, add_plugin_paths, resolve_connector_class
@@ -51,20 +51,11 @@ def kafka_settings(options: Mapping[str, str]) -> dict[str, str]:
 
 def option_value(options: Mapping[str, str], key: str, ctype: ConfigType, default: object) -> object:
     """A typed option (as `ConfigDef` parses it); `ConfigError` on `key` for a bad value."""
-    raw = options.get(key)
-    if raw is None or str(raw).strip() == "":
-        return default
-    try:
-        return parse_value(key, ctype, raw)
-    except ValueError as exc:
-        raise ConfigError({key: str(exc)}) from None
+    return read_config(options, key, ctype, default)
 
 
 def positive_int(options: Mapping[str, str], key: str, default: int) -> int:
-    value = option_value(options, key, ConfigType.INT, default)
-    assert isinstance(value, int)
-    if value < 1:
-        raise ConfigError({key: f"Value must be at least 1, got {value}"})
+    value: int = read_config(options, key, ConfigType.INT, default, minimum=1)
     return value
 
 

@@ -28,7 +28,7 @@ from connectworker.spark.kafka_writer import WRITER_NAME, KafkaRowWriter
 from connectworker.spark.offset_commit import SinkCommitMessage, commit_offsets
 from connectworker.spark.offset_storage import FILE_KEY, TOPIC_KEY
 from connectworker.spark.options import SinkSettings
-from connectworker.topics.rules import TopicCreationRules
+from connectworker.topics.rule_parser import parse_topic_creation
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def plan_write(options: Mapping[str, str], schema: StructType) -> tuple[SinkSett
                                      f"{FILE_KEY} or {TOPIC_KEY} (the same as the source's) so they are "
                                      f"committed, or drop the source_offset column"}, source=WRITER_NAME)
     if settings.creation_enabled:
-        TopicCreationRules.from_config(settings.creation_props, source=WRITER_NAME)  # bad rules fail here
+        parse_topic_creation(settings.creation_props, source=WRITER_NAME)  # bad rules fail here
     return settings, columns
 
 

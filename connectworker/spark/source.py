@@ -26,9 +26,9 @@ from pyspark.sql.types import StructType
 
 from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
 from connectworker.spark.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.drain import DrainSignal
-from connectworker.spark.offset_storage import OffsetStorage
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.task_poll import TaskPartition, poll_task
 
@@ -68,7 +68,7 @@ class ConnectStreamReader(DataSourceStreamReader):
         self._config: ConnectorConfig | None = None
         self._connector: SourceConnector | None = None
         self._task_configs: list[dict[str, str]] = []
-        self._storage: OffsetStorage | None = None
+        self._storage: OffsetBackingStore | None = None
         self._batch = 0
         self._drain = DrainSignal(self._settings.drain_file) if self._settings.drain_file else None
 
@@ -97,7 +97,7 @@ class ConnectStreamReader(DataSourceStreamReader):
         if start == end:
             return []
         config, task_configs = self._started()
-        offsets = self._open_storage().read(config.name)
+        offsets = read_committed(self._open_storage(), config.name)  # the sink commits in another process
         return [TaskPartition(int(end[BATCH]), task_id, props, offsets)
                 for task_id, props in enumerate(task_configs)]
 
@@ -114,7 +114,7 @@ class ConnectStreamReader(DataSourceStreamReader):
                      len(self._task_configs), self._open_storage().describe())
         return self._config, self._task_configs
 
-    def _open_storage(self) -> OffsetStorage:
+    def _open_storage(self) -> OffsetBackingStore:
         if self._storage is None:
             self._storage = self._settings.offsets.open()
         return self._storage

@@ -13,20 +13,26 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
 
-from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
+from connectworker.api.record import SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.worker_config import JSON_CONVERTER
-from connectworker.converters.base import Converter
 from connectworker.converters.registry import resolve_converter
 from connectworker.plugins import add_plugin_paths
+from connectworker.runtime.error_tolerance import ToleranceOperator
 from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.poll_results import check_poll_result
+from connectworker.runtime.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.source_offsets import newest_offsets
+from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.topic_gates import creation_service, topic_gate
@@ -46,41 +52,14 @@ class TaskPartition(InputPartition):
         self.offsets = dict(offsets)  # the connector's committed offsets, by canonical partition JSON
 
 
-class CommittedOffsetsReader:
-    """The task's `offset_storage_reader`: the offsets the driver read for this micro-batch."""
-
-    def __init__(self, offsets: Mapping[str, Any]) -> None:
-        self._offsets = offsets
-
-    def offset(self, partition: SourcePartition) -> SourceOffset | None:
-        return self._offsets.get(partition_key(partition))
-
-    def offsets(self, partitions: Collection[SourcePartition]) -> dict[str, SourceOffset | None]:
-        return {partition_key(p): self._offsets.get(partition_key(p)) for p in partitions}
-
-
-class SparkTaskContext:
-    def __init__(self, offsets: Mapping[str, Any], props: Mapping[str, str]) -> None:
-        self._reader = CommittedOffsetsReader(offsets)
-        self._props = dict(props)
-
-    @property
-    def offset_storage_reader(self) -> CommittedOffsetsReader:
-        return self._reader
-
-    def configs(self) -> Mapping[str, str]:
-        return self._props
-
-
 class RowBuilder:
-    """Turns the records of one poll into an Arrow batch of `connect-source` rows."""
+    """Turns one poll into an Arrow batch of `connect-source` rows, converted by the task's
+    `RecordSerializer` (the standalone task's own, with its string fast path and `errors.tolerance`)."""
 
-    def __init__(self, connector: str, task_id: int, key_converter: Converter,
-                 value_converter: Converter) -> None:
+    def __init__(self, connector: str, task_id: int, serializer: RecordSerializer) -> None:
         self._connector = connector
         self._task_id = task_id
-        self._key = key_converter.from_connect_data
-        self._value = value_converter.from_connect_data
+        self._serializer = serializer
         self._last_partition: SourcePartition | None = None
         self._last_key: str | None = None
 
@@ -92,53 +71,55 @@ class RowBuilder:
             self._last_partition, self._last_key = partition, partition_key(partition)
         return self._last_key
 
-    def build(self, records: list[SourceRecord], first_index: int) -> pa.RecordBatch:
-        # One comprehension per column: cheaper than one loop appending to eleven lists.
+    def build(self, polled: Sequence[SourceRecord] | SourceRecordBatch, first_index: int) -> pa.RecordBatch:
+        """The rows of one checked poll; records skipped under `errors.tolerance=all` have none."""
+        if isinstance(polled, SourceRecordBatch):
+            return self._columnar(polled, self._serializer.convert_batch(polled), first_index)
+        converted = self._serializer.convert_records(polled)
+        records = converted.records if converted.records is not None else polled
         n = len(records)
-        key, value, partition_key_of, dumps = self._key, self._value, self._partition_key, json.dumps
+        dumps, partition_key_of = json.dumps, self._partition_key
+        # One comprehension per column: cheaper than one loop appending to eleven lists.
         headers = ([_headers(r.headers) for r in records] if any(r.headers for r in records)
                    else [[]] * n)
-        columns = [
-            pa.array([r.topic for r in records], pa.string()),
-            pa.array([key(r.topic, r.key_schema, r.key) for r in records], pa.binary()),
-            pa.array([value(r.topic, r.value_schema, r.value) for r in records], pa.binary()),
+        return self._rows(converted, first_index, [
             pa.array([r.partition for r in records], pa.int32()),
             pa.array(headers, HEADER_TYPE),
             pa.array([None if (ts := r.timestamp) is None else ts * 1000 for r in records],
                      pa.timestamp("us", tz="UTC")),
-            pa.array([self._connector] * n, pa.string()),
-            pa.array([self._task_id] * n, pa.int32()),
-            pa.array([partition_key_of(r.source_partition) for r in records], pa.string()),
-            pa.array([None if (o := r.source_offset) is None else dumps(o) for r in records], pa.string()),
-            pa.array(range(first_index, first_index + n), pa.int64()),
-        ]
-        return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
+        ], pa.array([partition_key_of(r.source_partition) for r in records], pa.string()),
+            pa.array([None if (o := r.source_offset) is None else dumps(o) for r in records], pa.string()))
 
-
-    def build_columns(self, batch: SourceRecordBatch, first_index: int) -> pa.RecordBatch:
-        """Rows of a columnar poll: converted column by column, without a record object per row.
+    def _columnar(self, batch: SourceRecordBatch, converted: ConvertedPoll, first_index: int) -> pa.RecordBatch:
+        """Rows of a columnar poll, without a record object per row.
 
         Only the last row carries the batch's offset: the sink commits the newest offset per source
         partition, so earlier rows' offsets would never be used.
         """
-        n = len(batch)
-        key, value, topics = self._key, self._value, batch.topics
-        key_schema, value_schema = batch.key_schema, batch.value_schema
+        n = len(converted.topics)
         newest = batch.newest_offset()
         offsets: list[str | None] = [None] * n
         if n and newest is not None:
             offsets[-1] = json.dumps(newest)
-        columns = [
-            pa.array(topics, pa.string()),
-            pa.array([key(t, key_schema, k) for t, k in zip(topics, batch.keys, strict=True)], pa.binary()),
-            pa.array([value(t, value_schema, v) for t, v in zip(topics, batch.values, strict=True)], pa.binary()),
+        return self._rows(converted, first_index, [
             pa.nulls(n, pa.int32()),
             pa.array([[]] * n, HEADER_TYPE),
             pa.nulls(n, pa.timestamp("us", tz="UTC")),
+        ], pa.array([self._partition_key(batch.source_partition)] * n, pa.string()),
+            pa.array(offsets, pa.string()))
+
+    def _rows(self, converted: ConvertedPoll, first_index: int, placement: list[pa.Array],
+              partitions: pa.Array, offsets: pa.Array) -> pa.RecordBatch:
+        n = len(converted.topics)
+        columns = [
+            pa.array(converted.topics, pa.string()),
+            pa.array(converted.keys, pa.binary()),
+            pa.array(converted.values, pa.binary()),
+            *placement,
             pa.array([self._connector] * n, pa.string()),
             pa.array([self._task_id] * n, pa.int32()),
-            pa.array([self._partition_key(batch.source_partition)] * n, pa.string()),
-            pa.array(offsets, pa.string()),
+            partitions,
+            offsets,
             pa.array(range(first_index, first_index + n), pa.int64()),
         ]
         return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
@@ -158,27 +139,28 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     service = creation_service(settings.kafka, enabled=settings.creation_enabled,
                                timeout_ms=settings.creation_timeout_ms)
     gate = topic_gate(service, config.name, config.props)
-    rows = RowBuilder(config.name, part.task_id, key_converter, value_converter)
+    tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
+    rows = RowBuilder(config.name, part.task_id, RecordSerializer(key_converter, value_converter, tolerance))
     task = config.connector_class().task_class()()
-    task.initialize(SparkTaskContext(part.offsets, part.props))
+    task.initialize(WorkerTaskContext(TaskOffsetReader(part.offsets), part.props))
     task.start(part.props)
     emitted = 0
     ready: set[str] = set()
     try:
         deadline = time.monotonic() + settings.max_ms / 1000
         while emitted < settings.max_records and time.monotonic() < deadline:
-            records = task.poll()
-            if not records:
+            result = task.poll()
+            if not result:
                 continue
+            records = check_poll_result(result, name)
+            newest_offsets(records)  # raises naming the offset that could not be committed
             topics = set(records.topics) if isinstance(records, SourceRecordBatch) else {r.topic for r in records}
             if not topics <= ready:
-                gate.ensure(topics - ready, task, name)
+                gate.ensure(topics - ready, task.settings_for_new_topic, name)
                 ready |= topics
-            if isinstance(records, SourceRecordBatch):
-                yield rows.build_columns(records, emitted)
-            else:
-                yield rows.build(records, emitted)
-            emitted += len(records)
+            batch = rows.build(records, emitted)
+            yield batch
+            emitted += batch.num_rows
     finally:
         task.stop()
         key_converter.close()

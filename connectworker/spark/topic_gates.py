@@ -12,13 +12,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-import connectworker
-from connectworker.api.record import SourceRecord
-from connectworker.api.task import SourceTask
+from connectworker.runtime.topic_admin import open_topic_admin
 from connectworker.runtime.topic_gate import TopicGate
-from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
-from connectworker.topics.rules import TopicCreationRules
+from connectworker.topics.rule_parser import parse_topic_creation
 
 _lock = threading.Lock()
 _services: dict[tuple[object, ...], TopicCreationService] = {}
@@ -34,8 +31,8 @@ def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int
             admin = None
             if enabled:
                 config = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
-                admin = TopicAdmin(kafka["bootstrap.servers"], config,
-                                   request_timeout_s=min(30.0, timeout_ms / 1000))
+                admin = open_topic_admin(kafka["bootstrap.servers"], config,
+                                         request_timeout_s=min(30.0, timeout_ms / 1000))
             service = TopicCreationService(admin, enabled=enabled, timeout_s=timeout_ms / 1000)
             _services[key] = service
         return service
@@ -48,27 +45,7 @@ def topic_gate(service: TopicCreationService, owner: str, props: Mapping[str, st
     with _lock:
         gate = _gates.get(key)
         if gate is None:
-            rules = TopicCreationRules.from_config(props, source=owner)
+            rules = parse_topic_creation(props, source=owner)
             gate = _gates[key] = service.gate_for_rules(owner, props, rules)
         return gate
 
-
-class DataFrameTask(SourceTask):
-    """Stands for the writer of a DataFrame where the topic gate expects the task that owns a topic.
-
-    A DataFrame has no connector task, so nothing adjusts or vetoes new topics: the inherited
-    `settings_for_new_topic` returns the settings of the matching `topic.creation` rule unchanged.
-    Rows reach the sink from Spark, so this task is never started or polled.
-    """
-
-    def version(self) -> str:
-        return connectworker.__version__
-
-    def start(self, props: Mapping[str, str]) -> None:
-        """Never started: the rows come from Spark."""
-
-    def poll(self) -> list[SourceRecord] | None:
-        return None
-
-    def stop(self) -> None:
-        """Never started, so there is nothing to stop."""

@@ -3,7 +3,11 @@ into messages that tell the operator what to change.
 
 Existence checks use DescribeTopics (a metadata request that never auto-creates), and the client is
 configured with ``allow.auto.create.topics=false``: a plain metadata request naming a topic would make
-a broker with auto-create enabled create it (see topic-creation.md).
+a broker with auto-create enabled create it (see docs/topic-creation.md).
+
+Where the client's log lines go is the caller's choice: the runtime builds every TopicAdmin through
+`connectworker.runtime.topic_admin.open_topic_admin`, which passes the ``logger`` setting and polls
+the client in the background so librdkafka's lines reach the ``connectworker.kafka`` logger.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ from enum import Enum
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic  # what confluent_kafka.admin re-exports, typed in cimpl.pyi
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_settings import TopicSettings
-from connectworker.runtime.kafka_logging import client_log_settings, serve_logs_in_background
 
 log = logging.getLogger(__name__)
 
@@ -130,17 +134,23 @@ class TopicAdmin:
     """A thin, counted wrapper over confluent-kafka's AdminClient for the topic operations we need."""
 
     def __init__(self, bootstrap_servers: str, config: Mapping[str, Any] | None = None,
-                 request_timeout_s: float = 30.0) -> None:
+                 request_timeout_s: float = 30.0, *, client_settings: Mapping[str, Any] | None = None) -> None:
+        """`config` holds the operator's client settings (``admin.*``); `client_settings`, the caller's
+        own (e.g. the ``logger``), override them. Nobody polls this client unless the caller does
+        (see `poll`): a ``logger``'s lines wait for it."""
         self._client = AdminClient({
             **(config or {}),
-            **client_log_settings("admin"),
+            **(client_settings or {}),
             "bootstrap.servers": bootstrap_servers,
             "allow.auto.create.topics": False,
         })
-        serve_logs_in_background(self._client, "admin")  # an AdminClient's log lines wait for poll()
         self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.requests = 0  # Admin requests sent; the benchmark checks it stays 0 on known topics
+
+    def poll(self, timeout: float = 0.0) -> int:
+        """Serve the client's queued callbacks (log lines, ``error_cb``); returns how many were served."""
+        return self._client.poll(timeout)
 
     def _count(self) -> None:
         with self._lock:

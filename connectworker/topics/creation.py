@@ -7,9 +7,10 @@ tasks share. It hands each connector a gate (see runtime/topic_gate.py):
   in: nothing is asked of the broker, its auto-create (or an existing topic) applies.
 - `CreatingGate` otherwise. For the not-yet-known topics of one poll batch it sends one
   DescribeTopics, builds `TopicSettings` for the missing ones from the connector's rules, lets the
-  task's `settings_for_new_topic` adjust or veto them, creates the rest in one CreateTopics, and waits
-  until they are visible. Retriable failures are retried with backoff until `topic.creation.timeout.ms`;
-  then, like every fatal error, the task fails with the reason.
+  hook the caller passes (a task's `settings_for_new_topic`; none for a Spark DataFrame write) adjust
+  or veto them, creates the rest in one CreateTopics, and waits until they are visible. Retriable
+  failures are retried with backoff until `topic.creation.timeout.ms`; then, like every fatal error,
+  the task fails with the reason.
 """
 
 from __future__ import annotations
@@ -21,14 +22,17 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from connectworker.api.errors import ConnectError
-from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import USE_BROKER_DEFAULT, TopicSettings
-from connectworker.config.connector_config import ConnectorConfig
 from connectworker.topics.admin import Outcome, TopicAdmin, TopicAdminError
 from connectworker.topics.names import validate_topic_name
+from connectworker.topics.rule_parser import has_topic_creation_keys
 from connectworker.topics.rules import TopicCreationRules
 
 log = logging.getLogger(__name__)
+
+NewTopicHook = Callable[[TopicSettings], TopicSettings | None]
+"""What may adjust or veto the settings of a topic about to be created: a task's
+`SourceTask.settings_for_new_topic`. None where nothing does (a Spark DataFrame write)."""
 
 
 class TopicCreationError(ConnectError):
@@ -62,7 +66,7 @@ class AutoCreateGate:
 
     recreates_missing_topics = False
 
-    def ensure(self, topics: Collection[str], task: SourceTask, task_name: str) -> None:
+    def ensure(self, topics: Collection[str], hook: NewTopicHook | None, task_name: str) -> None:
         return None
 
     def forget(self, topic: str) -> None:
@@ -95,12 +99,14 @@ class Backoff:
         self.delay = min(self.delay * 2, 2.0)
 
 
-def decide(rules: TopicCreationRules, topic: str, hook: Callable[[TopicSettings], TopicSettings | None],
-           hook_owner: str) -> Decision:
-    """Apply the connector's rules and the task's `settings_for_new_topic` to one missing topic."""
+def decide(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str) -> Decision:
+    """Apply the connector's rules and the task's `settings_for_new_topic` (`hook`; None: the rule's
+    settings as they are) to one missing topic."""
     match = rules.match(topic)
     if match is None:
         return Decision(topic, None, None, "no topic.creation rule matches; the broker's auto-create applies")
+    if hook is None:
+        return Decision(topic, match.rule, match.settings, f"rule {match.rule!r}")
     try:
         settings = hook(match.settings)
     except Exception as exc:
@@ -141,7 +147,8 @@ class CreatingGate:
     def forget(self, topic: str) -> None:
         self._service.known.discard(topic)
 
-    def ensure(self, topics: Collection[str], task: SourceTask, task_name: str) -> None:
+    def ensure(self, topics: Collection[str], hook: NewTopicHook | None, task_name: str) -> None:
+        """Make `topics` ready for the task `task_name`, whose `hook` adjusts or vetoes new topics."""
         service = self._service
         unknown = service.known.unknown(topics)
         if not unknown:
@@ -155,7 +162,7 @@ class CreatingGate:
         service.known.add(existing)
         if not missing:
             return
-        decisions = [decide(self._rules, t, task.settings_for_new_topic, f"task {task_name}")
+        decisions = [decide(self._rules, t, hook, f"task {task_name}")
                      for t in sorted(missing)]
         skipped = [d for d in decisions if d.settings is None]
         for d in skipped:
@@ -183,13 +190,10 @@ class TopicCreationService:
             raise TopicCreationError("topic creation needs an Admin client; none is configured")
         return self._admin
 
-    def gate_for(self, config: ConnectorConfig) -> AutoCreateGate | CreatingGate:
-        return self.gate_for_rules(config.name, config.props, config.topic_rules)
-
     def gate_for_rules(self, owner: str, props: Mapping[str, str],
                        rules: TopicCreationRules) -> AutoCreateGate | CreatingGate:
         """The gate for a connector (or, on Spark, a DataFrame write) named `owner` with these rules."""
-        has_keys = TopicCreationRules.has_topic_creation_keys(props)
+        has_keys = has_topic_creation_keys(props)
         if not self.enabled:
             if has_keys:
                 log.info("Connector %s has topic.creation.* settings, but they are ignored because the "

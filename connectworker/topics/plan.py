@@ -1,24 +1,25 @@
 """Dry run of topic creation: for each topic, would the worker create it, by which rule, with which
 final settings (after the connector task's `settings_for_new_topic`), and optionally what the broker
 itself says when asked with ``validate_only``.
+
+The hook comes from the caller: starting a connector and its task to get one is the runtime's job
+(`connectworker.runtime.topic_plan.plan_topics`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from pydantic import BaseModel
 
-from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
-from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TopicSettings
-from connectworker.config.connector_config import ConnectorConfig
-from connectworker.runtime.plan_context import PlanTaskContext
 from connectworker.topics.admin import Outcome, TopicAdmin
-from connectworker.topics.creation import check_replication, decide
+from connectworker.topics.creation import NewTopicHook, check_replication, decide
 from connectworker.topics.names import validate_topic_name
+from connectworker.topics.rules import TopicCreationRules
 
 TANSU_NOTE = ("this broker does not honour validate_only (the Tansu test broker creates the topic and "
               "accepts any settings), so its verdict proves nothing")
@@ -49,51 +50,36 @@ class PlanEntry(BaseModel):
         return self.model_dump(exclude_unset=True)
 
 
-def _started_task(config: ConnectorConfig) -> tuple[SourceTask, SourceConnector]:
-    """A started instance of the connector's first task, whose hook decides as the running one would."""
-    connector = config.connector_class()
-    connector.start(config.props)
-    task_configs = connector.task_configs(config.tasks_max) or [{}]
-    task_props = {**config.props, **task_configs[0]}
-    task = connector.task_class()()
-    try:
-        task.initialize(PlanTaskContext(task_props))
-        task.start(task_props)
-    except BaseException:
-        connector.stop()
-        raise
-    return task, connector
-
-
 def broker_honours_validate_only(admin: TopicAdmin) -> bool:
     """Tansu (our embedded broker) announces itself by its default cluster id."""
     return "tansu" not in (admin.cluster_id() or "").lower()
 
 
-def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool,
-                admin: TopicAdmin | None = None, validate_only: bool = False,
-                broker_honours_validate_only: bool = True) -> list[PlanEntry]:
-    """Plan each topic; asks the broker which topics exist when `admin` is given."""
+def plan_new_topics(rules: TopicCreationRules, topics: Iterable[str],
+                    open_hook: Callable[[], AbstractContextManager[NewTopicHook | None]], *, hook_owner: str,
+                    enabled: bool, admin: TopicAdmin | None = None, validate_only: bool = False,
+                    broker_honours_validate_only: bool = True) -> list[PlanEntry]:
+    """Plan each topic; asks the broker which topics exist when `admin` is given.
+
+    `open_hook` is entered once, after the broker was asked, for the hook that adjusts or vetoes new
+    topics (a started task's `settings_for_new_topic`, named `hook_owner` in messages), and exited
+    before the broker is asked to validate.
+    """
     names = list(dict.fromkeys(topics))
     existing: set[str] = set()
     if admin is not None:  # illegal names cannot be described; they are planned without the broker
         existing, _ = admin.describe([n for n in names if validate_topic_name(n) is None])
-    task, connector = _started_task(config)
-    entries: list[PlanEntry] = []
-    try:
-        for topic in names:
-            entries.append(_plan_one(config, topic, task, enabled, existing, admin))
-    finally:
-        task.stop()
-        connector.stop()
+    with open_hook() as hook:
+        entries = [_plan_one(rules, topic, hook, hook_owner, enabled, existing, admin) for topic in names]
     if admin is not None and validate_only:
         _ask_broker(admin, entries, broker_honours_validate_only)
     return entries
 
 
-def _plan_one(config: ConnectorConfig, topic: str, task: SourceTask, enabled: bool, existing: set[str],
-              admin: TopicAdmin | None) -> PlanEntry:
-    def entry(create: bool, reason: str, rule: str | None = None, settings: Any = None) -> PlanEntry:
+def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str, enabled: bool,
+              existing: set[str], admin: TopicAdmin | None) -> PlanEntry:
+    def entry(create: bool, reason: str, rule: str | None = None,
+              settings: TopicSettings | None = None) -> PlanEntry:
         return PlanEntry(topic=topic, create=create, rule=rule,
                          partitions=settings.partitions if settings else None,
                          replication_factor=settings.replication_factor if settings else None,
@@ -106,10 +92,10 @@ def _plan_one(config: ConnectorConfig, topic: str, task: SourceTask, enabled: bo
         return entry(False, "topic exists; existing topics are never altered")
     if not enabled:
         return entry(False, "the worker's topic.creation.enable is false; the broker's auto-create applies")
-    if not config.topic_rules.configured:
+    if not rules.configured:
         return entry(False, "the connector defines no topic.creation rules; the broker's auto-create applies")
     try:
-        decision = decide(config.topic_rules, topic, task.settings_for_new_topic, f"{config.name} task 0")
+        decision = decide(rules, topic, hook, hook_owner)
     except ConnectError as exc:
         return entry(False, str(exc))
     if decision.settings is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.api import (
     CleanupPolicy,
     ConfigDef,
@@ -17,6 +16,7 @@ from connectworker.api import (
     SourceTask,
     TopicSettings,
 )
+from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 
 
 class CompactingTask(DataGenTask):

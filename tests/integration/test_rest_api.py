@@ -167,7 +167,7 @@ def test_validate_reports_every_bad_key_including_topic_creation_groups(api: Res
     assert "Number of partitions must be positive" in errors["topic.creation.small.partitions"][0]
     assert "Invalid regular expression" in errors["topic.creation.small.include"][0]
     assert body["error_count"] == sum(len(e) for e in errors.values())
-    assert body["name"] == "connectors.datagen.DataGenConnector"
+    assert body["name"] == "connectworker.connectors.datagen.DataGenConnector"
     assert body["groups"] == ["Common", "Error Handling", "Topic Creation"]
     first = body["configs"][0]
     assert set(first["definition"]) == {"name", "type", "required", "default_value", "importance",
@@ -241,7 +241,7 @@ def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
     assert props["db.password"] == secret and props["client.Secret"] == secret and props["rate"] == "2"
 
     with caplog.at_level(logging.INFO):
-        logging.getLogger("connectors.datagen").warning("a connector logs its password %s", secret)
+        logging.getLogger("connectworker.connectors.datagen").warning("a connector logs its password %s", secret)
     assert secret not in caplog.text and "password [hidden]" in caplog.text
     assert api.client.delete(f"/connectors/{name}").status_code == 204
 
@@ -261,7 +261,7 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     root = api.client.get("/").json()
     assert set(root) == {"version", "commit", "kafka_cluster_id"} and root["kafka_cluster_id"]
     plugins = api.client.get("/connector-plugins").json()
-    datagen_plugin = {"class": "connectors.datagen.DataGenConnector", "type": "source",
+    datagen_plugin = {"class": "connectworker.connectors.datagen.DataGenConnector", "type": "source",
                       "version": root["version"]}
     assert datagen_plugin in plugins
     everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
@@ -270,7 +270,7 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     assert "topic.pattern" in [k["name"] for k in keys]
     assert api.client.get("/connector-plugins/NoSuch/config").status_code == 404
 
-    logger = "connectworker.rest.herder"
+    logger = "connectworker.runtime.herder"
     before = logging.getLogger(logger).level
     try:
         changed = api.client.put(f"/admin/loggers/{logger}", json={"level": "DEBUG"})

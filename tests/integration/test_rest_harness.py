@@ -46,9 +46,9 @@ def rest_worker(config: WorkerConfig, *file_connectors: Mapping[str, str],
     with StandaloneRuntime(config) as runtime:
         assert runtime.worker is not None
         configs = [parse_connector_config(props) for props in file_connectors]
-        for connector in configs:
-            runtime.worker.start_connector(connector)
-        server = RestServer.start_for(runtime, configs)
+        rest = RestServer.for_worker(config, {})
+        assert rest is not None
+        server = rest.bind().serve(runtime.start_herder(configs))
         try:
             with httpx.Client(base_url=server.urls[0], timeout=60, **client_options) as client:
                 yield RestWorker(runtime, server, server.urls[0], client)

@@ -14,9 +14,9 @@ from urllib.parse import quote
 
 import pytest
 
+from connectworker.config.offsets_path import store_path_for
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.body_limit import MAX_BODY_BYTES
-from connectworker.runtime.connector_store import store_path_for
 from tests.broker import Broker
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config
 

@@ -51,7 +51,7 @@ def test_kafkaconnect_cli_manages_a_connector(broker: Broker, admin: AdminClient
         assert status["connector"]["state"] == "RUNNING" and status["type"] == "source"
         assert run_json(api, "config", name)["topic.pattern"] == topic
         assert run_json(api, "topics", name) == {name: {"topics": [topic]}}
-        assert "connectors.datagen.DataGenConnector" in [p["class"] for p in run_json(api, "plugins")]
+        assert "connectworker.connectors.datagen.DataGenConnector" in [p["class"] for p in run_json(api, "plugins")]
 
         assert run(api, "pause", name).strip() == ""
         wait_for_states(api, name, "PAUSED", ["PAUSED"])

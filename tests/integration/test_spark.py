@@ -24,16 +24,16 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
-from connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TimeUnit, TopicSettings
-from connectworker.runtime.offset_store import partition_key
+from connectworker.config.loading import load_connector_configs
+from connectworker.connectors.datagen import DataGenConnector, DataGenTask
+from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.offset_backing_store import read_committed
+from connectworker.runtime.offset_store import FileOffsetStore, partition_key
 from connectworker.runtime.plan_context import PlanTaskContext
-from connectworker.runtime.standalone import load_connector_configs
 from connectworker.spark import register
 from connectworker.spark.engine import SparkEngine
-from connectworker.spark.kafka_offsets import KafkaOffsetStorage
-from connectworker.spark.offset_storage import FileOffsetStorage
 from connectworker.spark.worker_settings import load_spark_worker
 from tests.broker import Broker
 from tests.integration.harness import wait_until
@@ -130,8 +130,8 @@ def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
     engine = SparkEngine(load_spark_worker(worker_file), load_connector_configs([connector_file])).start()
     try:
         query = engine.queries[0].query
-        storage = FileOffsetStorage(offsets_file)
-        wait_until(running(query, lambda: offsets_file.exists() and storage.read(name) == {
+        storage = FileOffsetStore(offsets_file, shared=True)
+        wait_until(running(query, lambda: offsets_file.exists() and read_committed(storage, name) == {
             P0: {"seq": 300}, P1: {"seq": 300}}), timeout=120, what="all 600 records committed")
     finally:
         engine.stop()
@@ -171,9 +171,9 @@ def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
     with log.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
                                  "gen.properties"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr)
-    storage = FileOffsetStorage(offsets_file)
+    storage = FileOffsetStore(offsets_file, shared=True)
     try:
-        wait_until(lambda: proc.poll() is None and offsets_file.exists() and len(storage.read(name)) == 2,
+        wait_until(lambda: proc.poll() is None and offsets_file.exists() and len(read_committed(storage, name)) == 2,
                    timeout=120, what="offsets of both tasks committed")
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)
@@ -184,7 +184,7 @@ def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
     err = log.read_text()
     assert proc.returncode == 0, err[-3000:]
     assert "Stopping: letting running micro-batches commit" in err
-    committed = {key: offset["seq"] for key, offset in storage.read(name).items()}
+    committed = {key: offset["seq"] for key, offset in read_committed(storage, name).items()}
     topics = [f"{prefix}.0", f"{prefix}.1"]
     messages = consume(broker.bootstrap_servers, topics, sum(committed.values()))
     in_kafka = Counter(m.topic() for m in messages)
@@ -266,10 +266,11 @@ def test_a_crashed_then_stopped_query_resumes_from_committed_offsets_without_los
               "rate": "200", "batch.size": "20", "seed": "5", "key.converter": STRING_CONVERTER,
               "value.converter": STRING_CONVERTER, "microbatch.max.ms": "400", **kafka}
     checkpoint = str(tmp_path / "checkpoint")
-    storage = KafkaOffsetStorage(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers})
+    storage = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
+                               replication_factor=-1)  # the query's options' defaults, should it create it
 
     def committed() -> dict[int, int]:
-        offsets = storage.read(name)
+        offsets = read_committed(storage, name)
         return {task: offsets[key]["seq"] for task, key in ((0, P0), (1, P1)) if key in offsets}
 
     def rows() -> DataFrame:

@@ -20,11 +20,11 @@ from pyspark.sql.types import (
 )
 
 from connectworker.api.errors import ConfigError
-from connectworker.runtime.offset_store import OffsetStoreError, partition_key
+from connectworker.runtime.kafka_offset_store import KafkaOffsetStore, record_key
+from connectworker.runtime.offset_backing_store import read_committed
+from connectworker.runtime.offset_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.spark.columns import SinkColumns
-from connectworker.spark.kafka_offsets import KafkaOffsetStorage, record_key
 from connectworker.spark.offset_commit import SinkCommitMessage, merge_newest
-from connectworker.spark.offset_storage import FileOffsetStorage
 from connectworker.spark.options import SinkSettings, SourceSettings
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
@@ -37,15 +37,17 @@ def test_file_storage_keeps_every_commit_of_concurrent_committers(tmp_path: Path
 
     def committer(connector: str) -> None:
         for seq in range(1, 31):
-            FileOffsetStorage(path).commit(connector, {P0: {"seq": seq}})
+            store = FileOffsetStore(path, shared=True)  # as Spark's committers: one store per commit
+            store.put(connector, {P0: {"seq": seq}})
+            store.flush()
 
     threads = [threading.Thread(target=committer, args=(f"c{i}",)) for i in range(6)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    storage = FileOffsetStorage(path)
-    stored = {f"c{i}": storage.read(f"c{i}") for i in range(6)}
+    storage = FileOffsetStore(path, shared=True)
+    stored = {f"c{i}": read_committed(storage, f"c{i}") for i in range(6)}
     assert stored == {f"c{i}": {P0: {"seq": 30}} for i in range(6)}
 
 
@@ -53,30 +55,35 @@ def test_file_storage_refuses_a_corrupt_file(tmp_path: Path) -> None:
     path = tmp_path / "offsets.json"
     path.write_text("{not json")
     with pytest.raises(OffsetStoreError, match="corrupt"):
-        FileOffsetStorage(path).read("c")
+        read_committed(FileOffsetStore(path, shared=True), "c")
 
 
 def test_kafka_storage_reads_back_commits_of_another_process_and_forgets_tombstones(
         broker: Broker, admin: AdminClient, unique: str) -> None:
     topic = f"offsets-{unique}"
     kafka = {"bootstrap.servers": broker.bootstrap_servers}
-    writer = KafkaOffsetStorage(topic, kafka, partitions=3)
-    reader = KafkaOffsetStorage(topic, kafka)  # finds the topic the writer created: 3 partitions
+    writer = KafkaOffsetStore(topic, kafka, partitions=3, replication_factor=-1)
+    reader = KafkaOffsetStore(topic, kafka)  # finds the topic the writer created: 3 partitions
+
+    def commit(connector: str, offsets: dict[str, dict[str, int] | None]) -> None:
+        writer.put(connector, offsets)
+        writer.flush()
+
     try:
-        assert writer.read("gen") == {}
-        assert reader.read("gen") == {}
-        writer.commit("gen", {P0: {"seq": 10}, P1: {"seq": 7}})
-        writer.commit("other", {P0: {"seq": 1}})
-        writer.commit("gen", {P0: {"seq": 25}})
-        assert reader.read("gen") == {P0: {"seq": 25}, P1: {"seq": 7}}
+        assert read_committed(writer, "gen") == {}
+        assert read_committed(reader, "gen") == {}
+        commit("gen", {P0: {"seq": 10}, P1: {"seq": 7}})
+        commit("other", {P0: {"seq": 1}})
+        commit("gen", {P0: {"seq": 25}})
+        assert read_committed(reader, "gen") == {P0: {"seq": 25}, P1: {"seq": 7}}
         # A record Kafka Connect would write (keys not in canonical form) and a malformed one.
         producer = Producer(kafka)
         producer.produce(topic, b'{"seq": 99}', b'["gen", {"task": 1}]', partition=0)
         producer.produce(topic, b"junk", b"not json", partition=1)
         producer.flush(10)
-        writer.commit("gen", {P0: None})
-        assert reader.read("gen") == {P1: {"seq": 99}}
-        assert KafkaOffsetStorage(topic, kafka).read("other") == {P0: {"seq": 1}}
+        commit("gen", {P0: None})
+        assert read_committed(reader, "gen") == {P1: {"seq": 99}}
+        assert KafkaOffsetStore(topic, kafka).offsets("other") == {P0: {"seq": 1}}
         metadata = admin.list_topics(timeout=10).topics[topic]
         assert len(metadata.partitions) == 3
     finally:

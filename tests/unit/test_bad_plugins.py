@@ -17,7 +17,7 @@ from connectworker.api import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.app import create_app
-from connectworker.rest.herder import StandaloneHerder
+from connectworker.runtime.herder import StandaloneHerder
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.runtime.worker import Worker
@@ -98,7 +98,7 @@ def test_a_fixed_module_is_imported_again(plugin_dir: Path) -> None:
     with pytest.raises(ConfigError):
         parse_connector_config({"name": "c", "connector.class": f"{module}.Plugin"})
     (plugin_dir / f"{module}.py").write_text(
-        "from connectors.datagen import DataGenConnector\n\nclass Plugin(DataGenConnector):\n    pass\n")
+        "from connectworker.connectors.datagen import DataGenConnector\n\nclass Plugin(DataGenConnector):\n    pass\n")
     assert parse_connector_config({"name": "c", "connector.class": f"{module}.Plugin"}).connector_class.__name__ \
         == "Plugin"
 

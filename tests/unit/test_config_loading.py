@@ -10,9 +10,9 @@ import pytest
 
 from connectworker.api import ConfigError
 from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.loading import load_connector_configs, load_worker_config
 from connectworker.config.properties import load_connector_file
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.standalone import load_connector_configs, load_worker_config
 
 
 def test_properties_json_flat_and_json_wrapped_connector_files_load_alike(tmp_path: Path) -> None:
@@ -93,7 +93,8 @@ def test_plugin_path_makes_connector_modules_importable(tmp_path: Path) -> None:
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "my_plugin_pkg_x1.py").write_text(
-        "from connectors.datagen import DataGenConnector\n\nclass MySource(DataGenConnector):\n    pass\n")
+        "from connectworker.connectors.datagen import DataGenConnector\n\n"
+        "class MySource(DataGenConnector):\n    pass\n")
     worker = tmp_path / "w.properties"
     worker.write_text(f"offset.storage.file.filename={tmp_path / 'o'}\nplugin.path={plugins}\n")
     load_worker_config(worker)

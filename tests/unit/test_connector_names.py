@@ -14,7 +14,7 @@ from connectworker.config.connector_names import (
     connector_name_problem,
     shown_name,
 )
-from connectworker.runtime.standalone import load_connector_configs
+from connectworker.config.loading import load_connector_configs
 
 
 def test_names_up_to_249_characters_of_printable_text_are_accepted() -> None:

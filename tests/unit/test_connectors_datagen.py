@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-import connectors
 import connectworker
-from connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask, region_name
+from connectworker import connectors
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
+from connectworker.connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask, region_name
 from tests.unit.task_context_fake import FakeContext
 
 

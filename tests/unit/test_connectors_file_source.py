@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 import connectworker
-from connectors.file_source import (
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.record import SourceRecord
+from connectworker.api.schema import STRING_SCHEMA
+from connectworker.connectors.file_source import (
     SINGLE_TOPIC_MESSAGE,
     FileStreamSourceConnector,
     FileStreamSourceTask,
 )
-from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.api.record import SourceRecord
-from connectworker.api.schema import STRING_SCHEMA
 from tests.unit.task_context_fake import FakeContext
 
 

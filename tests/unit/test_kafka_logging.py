@@ -21,7 +21,7 @@ from connectworker.runtime.kafka_logging import (
     client_log_settings,
     normalised,
 )
-from connectworker.topics.admin import TopicAdmin
+from connectworker.runtime.topic_admin import open_topic_admin
 
 REFUSED = "Connect to ipv4#127.0.0.1:{port} failed: Connection refused"
 
@@ -132,7 +132,7 @@ def test_topic_admin_lines_are_served_without_anyone_polling_and_its_thread_ends
         caplog: pytest.LogCaptureFixture) -> None:
     port = free_loopback_port()
     caplog.set_level(logging.INFO, KAFKA_LOGGER)
-    admin = TopicAdmin(f"127.0.0.1:{port}", request_timeout_s=1.0)
+    admin = open_topic_admin(f"127.0.0.1:{port}", request_timeout_s=1.0)
     assert admin.cluster_id() is None  # unreachable: the request timed out
     assert wait_for(lambda: any(REFUSED.format(port=port) in line for line in kafka_lines(caplog)), timeout=5)
     threads = [t for t in threading.enumerate() if t.name == "kafka-log-admin"]

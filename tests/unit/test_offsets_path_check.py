@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from connectworker.api import ConfigError
-from connectworker.runtime.offsets_path import offsets_path_problem
-from connectworker.runtime.standalone import load_worker_config
+from connectworker.config.loading import load_worker_config
+from connectworker.config.offsets_path import offsets_path_problem
 
 
 def worker_file(tmp_path: Path, offsets: Path) -> Path:

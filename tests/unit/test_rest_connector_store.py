@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from connectworker.config.offsets_path import store_path_for
 from connectworker.runtime.connector_store import (
     ConnectorStore,
     ConnectorStoreError,
     StoredConnector,
     config_digest,
-    store_path_for,
 )
 from connectworker.runtime.status import State
 

@@ -25,7 +25,7 @@ def test_http_listeners_default_to_loopback_for_an_empty_host() -> None:
 
 
 @pytest.mark.parametrize(("listeners", "fragment"), [
-    ("", "names no listener"), ("ftp://h:1", "is not http"), ("http://h", "names no port"),
+    (",", "names no listener"), ("ftp://h:1", "is not http"), ("http://h", "names no port"),
     ("http://h:99999", "invalid port"), ("http://h:1/path", "is not http")])
 def test_bad_listeners_are_config_errors(listeners: str, fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment) as info:

@@ -8,13 +8,13 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from connectors.datagen import DataGenTask
 from connectworker.api.config_def import ConfigDef, ConfigType
 from connectworker.api.connector import SourceConnector
 from connectworker.api.task import SourceTask
+from connectworker.connectors.datagen import DataGenTask
 from connectworker.rest.config_infos import validate
-from connectworker.rest.log_redaction import SecretRedactor
-from connectworker.rest.secrets import HIDDEN, hide, keep_hidden_values, scrub, secret_keys
+from connectworker.runtime.log_redaction import SecretRedactor
+from connectworker.runtime.secrets import HIDDEN, hide, keep_hidden_values, scrub, secret_keys
 
 TOKEN_CONNECTOR = f"{__name__}.TokenConnector"
 

@@ -8,14 +8,16 @@ from connectworker.api.config_def import NO_DEFAULT, ConfigType
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.topics.config_keys import TOPIC_CREATION_CONFIG_GROUP
-from connectworker.topics.rules import (
+from connectworker.topics.rule_parser import (
     DUPLICATE_ALIAS_MESSAGE,
     PARTITIONS_MESSAGE,
     REPLICATION_FACTOR_MESSAGE,
-    TopicCreationRule,
-    TopicCreationRules,
+    has_topic_creation_keys,
+    parse_topic_creation,
     topic_creation_config_keys,
+    topic_creation_problems,
 )
+from connectworker.topics.rules import TopicCreationRule, TopicCreationRules
 
 DEFAULT_RF = "topic.creation.default.replication.factor"
 DEFAULT_PARTITIONS = "topic.creation.default.partitions"
@@ -40,7 +42,7 @@ def rules(**groups: dict[str, str]) -> TopicCreationRules:
     for name, settings in groups.items():
         for suffix, value in settings.items():
             props[f"topic.creation.{name}.{suffix}"] = value
-    return TopicCreationRules.from_config(props)
+    return parse_topic_creation(props)
 
 
 def winner(r: TopicCreationRules, topic: str) -> str | None:
@@ -49,47 +51,47 @@ def winner(r: TopicCreationRules, topic: str) -> str | None:
 
 
 def problems_of(props: dict[str, str]) -> dict[str, list[str]]:
-    found = TopicCreationRules.problems(props)
+    found = topic_creation_problems(props)
     with pytest.raises(ConfigError) as info:
-        TopicCreationRules.from_config(props)
+        parse_topic_creation(props)
     assert set(info.value.problems) == set(found)
     return found
 
 
 # -- not configured -----------------------------------------------------------------------------
 def test_no_topic_creation_keys_means_not_configured() -> None:
-    r = TopicCreationRules.from_config({"name": "src", "topics": "a"})
+    r = parse_topic_creation({"name": "src", "topics": "a"})
     assert r.spelling == "none"
     assert not r.configured
     assert r.rules == ()
     assert r.match("anything") is None
     assert r.warnings() == []
-    assert not TopicCreationRules.has_topic_creation_keys({"name": "src"})
+    assert not has_topic_creation_keys({"name": "src"})
 
 
 def test_the_worker_enable_key_is_ignored_in_a_connector_config() -> None:
     props = {"topic.creation.enable": "true"}
-    r = TopicCreationRules.from_config(props)
+    r = parse_topic_creation(props)
     assert r.spelling == "none" and not r.configured
-    assert not TopicCreationRules.has_topic_creation_keys(props)
+    assert not has_topic_creation_keys(props)
     assert any("worker setting" in w for w in r.warnings())
     # and it is not a group called "enable" next to real rules
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.enable": "false"})
+    r = parse_topic_creation({**BASE, "topic.creation.enable": "false"})
     assert [rule.name for rule in r.rules] == ["default"]
     assert r.rules[0].configs == {}
 
 
 def test_has_topic_creation_keys() -> None:
-    assert TopicCreationRules.has_topic_creation_keys({"topic.creation": "a"})
-    assert TopicCreationRules.has_topic_creation_keys({"topic.creation.groups": ""})
-    assert TopicCreationRules.has_topic_creation_keys({DEFAULT_RF: "1"})
-    assert not TopicCreationRules.has_topic_creation_keys({"topic.creationx": "1", "topics": "a"})
-    assert not TopicCreationRules.has_topic_creation_keys({DEFAULT_RF: None})  # type: ignore[dict-item]
+    assert has_topic_creation_keys({"topic.creation": "a"})
+    assert has_topic_creation_keys({"topic.creation.groups": ""})
+    assert has_topic_creation_keys({DEFAULT_RF: "1"})
+    assert not has_topic_creation_keys({"topic.creationx": "1", "topics": "a"})
+    assert not has_topic_creation_keys({DEFAULT_RF: None})  # type: ignore[dict-item]
 
 
 # -- Kafka's spelling: the default group --------------------------------------------------------
 def test_default_group_catches_every_topic() -> None:
-    r = TopicCreationRules.from_config(BASE)
+    r = parse_topic_creation(BASE)
     assert r.spelling == "kafka" and r.configured
     found = r.match("orders")
     assert found is not None and found.rule == "default"
@@ -97,7 +99,7 @@ def test_default_group_catches_every_topic() -> None:
 
 
 def test_default_group_configs_are_passed_through() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.default.cleanup.policy": "compact",
+    r = parse_topic_creation({**BASE, "topic.creation.default.cleanup.policy": "compact",
                                         "topic.creation.default.retention.ms": "1000"})
     found = r.match("t")
     assert found is not None
@@ -116,7 +118,7 @@ def test_default_group_values_are_required_once_any_key_is_present(props: dict[s
 
 
 def test_default_group_include_and_exclude_are_ignored_with_a_warning() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.default.include": "only-this",
+    r = parse_topic_creation({**BASE, "topic.creation.default.include": "only-this",
                                         "topic.creation.default.exclude": ".*"})
     assert winner(r, "anything") == "default"
     warnings = " ".join(r.warnings())
@@ -173,7 +175,7 @@ def test_a_group_without_include_never_matches_and_is_warned_about() -> None:
 
 
 def test_replication_factor_and_partitions_are_inherited_but_configs_are_not() -> None:
-    r = TopicCreationRules.from_config({
+    r = parse_topic_creation({
         **BASE, "topic.creation.default.cleanup.policy": "compact",
         "topic.creation.groups": "a,b",
         "topic.creation.a.include": "a.*", "topic.creation.a.partitions": "9",
@@ -193,7 +195,7 @@ def test_replication_factor_and_partitions_are_inherited_but_configs_are_not() -
 ])
 def test_minus_one_means_the_broker_default(key: str, topic: str) -> None:
     props = {**BASE, "topic.creation.groups": "a", "topic.creation.a.include": "a.*", key: "-1"}
-    found = TopicCreationRules.from_config(props).match(topic)
+    found = parse_topic_creation(props).match(topic)
     assert found is not None
     value = found.settings.replication_factor if key.endswith("factor") else found.settings.partitions
     assert value == -1
@@ -225,12 +227,12 @@ def test_replication_factor_is_a_short_and_partitions_an_int() -> None:
     found = problems_of({**BASE, DEFAULT_RF: "32768", DEFAULT_PARTITIONS: str(2**31)})
     assert "largest short (32767)" in found[DEFAULT_RF][0]
     assert "largest int (2147483647)" in found[DEFAULT_PARTITIONS][0]
-    r = TopicCreationRules.from_config({**BASE, DEFAULT_RF: " 32767 ", DEFAULT_PARTITIONS: "+7"})
+    r = parse_topic_creation({**BASE, DEFAULT_RF: " 32767 ", DEFAULT_PARTITIONS: "+7"})
     assert r.default is not None and (r.default.replication_factor, r.default.partitions) == (32767, 7)
 
 
 def test_json_typed_values_are_accepted() -> None:
-    r = TopicCreationRules.from_config({DEFAULT_RF: 1, DEFAULT_PARTITIONS: 2,  # type: ignore[dict-item]
+    r = parse_topic_creation({DEFAULT_RF: 1, DEFAULT_PARTITIONS: 2,  # type: ignore[dict-item]
                                         "topic.creation.default.unclean.leader.election.enable": False})
     found = r.match("t")
     assert found is not None
@@ -253,7 +255,7 @@ def test_duplicate_groups_are_an_error() -> None:
 
 
 def test_listing_default_only_warns_and_is_dropped() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.groups": "default,a",
+    r = parse_topic_creation({**BASE, "topic.creation.groups": "default,a",
                                         "topic.creation.a.include": "a.*"})
     assert [rule.name for rule in r.rules] == ["a", "default"]
     assert winner(r, "a1") == "a" and winner(r, "b") == "default"
@@ -278,7 +280,7 @@ def test_an_empty_name_in_the_list_is_an_error() -> None:
 
 
 def test_keys_of_an_unlisted_group_are_ignored_with_a_warning() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.groups": "a",
+    r = parse_topic_creation({**BASE, "topic.creation.groups": "a",
                                         "topic.creation.a.include": "a.*", "topic.creation.b.include": ".*",
                                         "topic.creation.b.partitions": "0"})
     assert [rule.name for rule in r.rules] == ["a", "default"]
@@ -289,7 +291,7 @@ def test_keys_of_an_unlisted_group_are_ignored_with_a_warning() -> None:
 
 
 def test_an_unknown_top_level_key_is_ignored_with_a_warning() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.group": "a"})
+    r = parse_topic_creation({**BASE, "topic.creation.group": "a"})
     assert any("topic.creation.group is ignored" in w for w in r.warnings())
 
 
@@ -328,7 +330,7 @@ def test_regex_belongs_to_the_kip_spelling() -> None:
 def test_invalid_cleanup_policy_is_caught_before_any_topic_is_created() -> None:
     found = problems_of({**BASE, "topic.creation.default.cleanup.policy": "compactt"})
     assert list(found) == ["topic.creation.default.cleanup.policy"]
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.default.cleanup.policy": "delete,compact"})
+    r = parse_topic_creation({**BASE, "topic.creation.default.cleanup.policy": "delete,compact"})
     found_match = r.match("t")
     assert found_match is not None and found_match.settings.configs() == {"cleanup.policy": "compact,delete"}
 
@@ -339,7 +341,7 @@ def test_an_empty_topic_config_name_is_an_error() -> None:
 
 
 def test_unknown_topic_configs_pass_through_with_a_warning() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.default.retention.msec": "1",
+    r = parse_topic_creation({**BASE, "topic.creation.default.retention.msec": "1",
                                         "topic.creation.default.confluent.placement.constraints": "{}"})
     found = r.match("t")
     assert found is not None and found.settings.config("retention.msec") == "1"
@@ -349,7 +351,7 @@ def test_unknown_topic_configs_pass_through_with_a_warning() -> None:
 
 
 def test_nested_group_names_give_each_key_to_the_longest_name() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.groups": "a,a.b",
+    r = parse_topic_creation({**BASE, "topic.creation.groups": "a,a.b",
                                         "topic.creation.a.include": "x", "topic.creation.a.b.include": "y",
                                         "topic.creation.a.b.partitions": "2"})
     assert winner(r, "x") == "a" and winner(r, "y") == "a.b"
@@ -374,7 +376,7 @@ def test_every_problem_is_reported_at_once_under_its_key() -> None:
         "topic.creation.b.cleanup.policy": "shred",
     }
     with pytest.raises(ConfigError) as info:
-        TopicCreationRules.from_config(props, source="connectors/src.properties")
+        parse_topic_creation(props, source="connectors/src.properties")
     assert set(info.value.problems) == {
         "topic.creation.groups", DEFAULT_RF, DEFAULT_PARTITIONS, "topic.creation.a.include",
         "topic.creation.a.replication.factor", "topic.creation.b.partitions",
@@ -383,12 +385,12 @@ def test_every_problem_is_reported_at_once_under_its_key() -> None:
     text = str(info.value)
     assert "connectors/src.properties" in text
     assert DUPLICATE_ALIAS_MESSAGE in text and "'ghost'" in text
-    assert len(TopicCreationRules.problems(props)["topic.creation.groups"]) == 2
+    assert len(topic_creation_problems(props)["topic.creation.groups"]) == 2
 
 
 # -- the KIP draft's spelling -------------------------------------------------------------------
 def test_the_kip_example_works_as_written() -> None:
-    r = TopicCreationRules.from_config(KIP_EXAMPLE)
+    r = parse_topic_creation(KIP_EXAMPLE)
     assert r.spelling == "kip" and r.configured and r.warnings() == []
     first, other = r.match("MyPrefixABC"), r.match("XYZ")
     assert first is not None and other is not None
@@ -400,7 +402,7 @@ def test_the_kip_example_works_as_written() -> None:
 
 
 def test_kip_rules_without_a_default_group_use_the_drafts_defaults_and_skip_unmatched_topics() -> None:
-    r = TopicCreationRules.from_config({"topic.creation": "r", "topic.creation.r.regex": "logs-.*"})
+    r = parse_topic_creation({"topic.creation": "r", "topic.creation.r.regex": "logs-.*"})
     assert r.default is None
     found = r.match("logs-1")
     assert found is not None and found.settings == TopicSettings("logs-1", 1, 3)
@@ -408,7 +410,7 @@ def test_kip_rules_without_a_default_group_use_the_drafts_defaults_and_skip_unma
 
 
 def test_kip_rules_with_a_default_group_inherit_and_fall_back_to_it() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation": "r", "topic.creation.r.regex": "logs-.*",
+    r = parse_topic_creation({**BASE, "topic.creation": "r", "topic.creation.r.regex": "logs-.*",
                                         "topic.creation.r.partitions": "2"})
     found = r.match("logs-1")
     assert found is not None and found.settings == TopicSettings("logs-1", 2, 3)
@@ -429,14 +431,14 @@ def test_a_kip_rule_needs_a_regex() -> None:
 
 
 def test_a_kip_regex_is_trimmed() -> None:
-    r = TopicCreationRules.from_config({"topic.creation": "r", "topic.creation.r.regex": " logs-.* "})
+    r = parse_topic_creation({"topic.creation": "r", "topic.creation.r.regex": " logs-.* "})
     assert winner(r, "logs-1") == "r"
     found = problems_of({"topic.creation": "r", "topic.creation.r.regex": "   "})
     assert "must not be empty" in found["topic.creation.r.regex"][0]
 
 
 def test_a_kip_regex_is_one_pattern_and_may_contain_commas() -> None:
-    r = TopicCreationRules.from_config({"topic.creation": "r", "topic.creation.r.regex": "a{1,3}"})
+    r = parse_topic_creation({"topic.creation": "r", "topic.creation.r.regex": "a{1,3}"})
     assert winner(r, "aaa") == "r" and winner(r, "aaaa") is None
 
 
@@ -447,7 +449,7 @@ def test_include_belongs_to_kafkas_spelling() -> None:
 
 
 def test_an_empty_kip_list_without_default_is_not_configured() -> None:
-    r = TopicCreationRules.from_config({"topic.creation": ""})
+    r = parse_topic_creation({"topic.creation": ""})
     assert r.spelling == "kip" and not r.configured
     assert r.match("t") is None
     assert any("lists no rules" in w for w in r.warnings())
@@ -461,7 +463,7 @@ def test_kip_duplicates_and_undefined_rules_are_errors() -> None:
 
 # -- matching results and the objects themselves --------------------------------------------------
 def test_match_returns_fresh_settings_that_do_not_touch_the_rules() -> None:
-    r = TopicCreationRules.from_config({**BASE, "topic.creation.default.retention.ms": "5"})
+    r = parse_topic_creation({**BASE, "topic.creation.default.retention.ms": "5"})
     first = r.match("t")
     assert first is not None
     first.settings.with_partitions(99).with_config("retention.ms", "1").with_config("x", "y")
@@ -472,7 +474,7 @@ def test_match_returns_fresh_settings_that_do_not_touch_the_rules() -> None:
 
 
 def test_rules_are_immutable() -> None:
-    rule = TopicCreationRules.from_config(BASE).rules[0]
+    rule = parse_topic_creation(BASE).rules[0]
     with pytest.raises(AttributeError):
         rule.partitions = 2  # type: ignore[misc]
     with pytest.raises(TypeError):
@@ -523,7 +525,7 @@ def test_config_keys_define_every_key_present_and_every_key_with_a_problem() -> 
     keys = {key.name: key for key in topic_creation_config_keys(props)}
     present = {k for k in props if k.startswith("topic.creation")}
     assert present <= set(keys)
-    assert set(TopicCreationRules.problems(props)) <= set(keys)
+    assert set(topic_creation_problems(props)) <= set(keys)
     assert keys[DEFAULT_RF].default is NO_DEFAULT and keys[DEFAULT_RF].type is ConfigType.SHORT
     assert keys[DEFAULT_PARTITIONS].type is ConfigType.INT
     assert keys["topic.creation.groups"].type is ConfigType.LIST

@@ -20,7 +20,12 @@ from hypothesis import strategies as st
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.topics.config_keys import INT_MAX, SHORT_MAX
-from connectworker.topics.rules import TopicCreationRules, topic_creation_config_keys
+from connectworker.topics.rule_parser import (
+    has_topic_creation_keys,
+    parse_topic_creation,
+    topic_creation_config_keys,
+    topic_creation_problems,
+)
 
 FAST = settings(max_examples=150, deadline=None)
 
@@ -94,7 +99,7 @@ def kafka_winner(groups: list[Group], topic: str) -> str:
 @given(groups_strategy(), DEFAULTS, st.lists(TOPICS, min_size=1, max_size=5))
 def test_the_winner_is_the_first_listed_group_whose_patterns_fully_match(
         groups: list[Group], default: Default, topics: list[str]) -> None:
-    rules = TopicCreationRules.from_config(kafka_props(groups, default))
+    rules = parse_topic_creation(kafka_props(groups, default))
     for topic in topics:
         found = rules.match(topic)
         assert found is not None  # Kafka's spelling: the default group catches everything else
@@ -106,7 +111,7 @@ def test_the_winner_is_the_first_listed_group_whose_patterns_fully_match(
 @given(groups_strategy(), DEFAULTS, TOPICS)
 def test_a_topic_never_lands_in_a_group_whose_exclude_fully_matches_it(
         groups: list[Group], default: Default, topic: str) -> None:
-    found = TopicCreationRules.from_config(kafka_props(groups, default)).match(topic)
+    found = parse_topic_creation(kafka_props(groups, default)).match(topic)
     assert found is not None
     by_name = {g.name: g for g in groups}
     if found.rule != "default":
@@ -125,7 +130,7 @@ def test_a_topic_never_lands_in_a_group_whose_exclude_fully_matches_it(
 @given(groups_strategy(), DEFAULTS, TOPICS)
 def test_counts_are_inherited_from_the_default_group_and_configs_are_not(
         groups: list[Group], default: Default, topic: str) -> None:
-    found = TopicCreationRules.from_config(kafka_props(groups, default)).match(topic)
+    found = parse_topic_creation(kafka_props(groups, default)).match(topic)
     assert found is not None
     group = next((g for g in groups if g.name == found.rule), None)
     if group is None:
@@ -143,7 +148,7 @@ def test_counts_are_inherited_from_the_default_group_and_configs_are_not(
 @given(groups_strategy(), DEFAULTS, TOPICS, st.integers(min_value=1, max_value=500))
 def test_match_returns_fresh_settings_that_mutating_does_not_carry_back(
         groups: list[Group], default: Default, topic: str, partitions: int) -> None:
-    rules = TopicCreationRules.from_config(kafka_props(groups, default))
+    rules = parse_topic_creation(kafka_props(groups, default))
     before = rules.rules
     first = rules.match(topic)
     assert first is not None
@@ -172,7 +177,7 @@ def test_kip_rules_pick_the_first_full_match_then_the_default_group_or_nothing(
     if default is not None:
         props["topic.creation.default.partitions"] = str(default.partitions)
         props["topic.creation.default.replication.factor"] = str(default.replication_factor)
-    rules = TopicCreationRules.from_config(props)
+    rules = parse_topic_creation(props)
     assert rules.spelling == "kip"
     expected = next((name for name, regex in rules_ if re.fullmatch(regex, topic)), None)
     found = rules.match(topic)
@@ -200,7 +205,7 @@ ANY_VALUES = st.one_of(st.sampled_from(["", "a", "a,b", "a,a", "default", "1", "
 @FAST
 @given(st.dictionaries(ANY_KEYS, ANY_VALUES, max_size=8))
 def test_problems_never_raise_and_agree_with_from_config_and_the_definitions(props: dict[str, str]) -> None:
-    problems = TopicCreationRules.problems(props)
+    problems = topic_creation_problems(props)
     definitions = {key.name for key in topic_creation_config_keys(props)}
     assert set(problems) <= definitions
     assert set(props) <= definitions
@@ -209,12 +214,12 @@ def test_problems_never_raise_and_agree_with_from_config_and_the_definitions(pro
         assert messages and all(isinstance(m, str) and m for m in messages)
     if problems:
         with pytest.raises(ConfigError) as info:
-            TopicCreationRules.from_config(props)
+            parse_topic_creation(props)
         assert set(info.value.problems) == set(problems)
     else:
-        rules = TopicCreationRules.from_config(props)
+        rules = parse_topic_creation(props)
         assert rules.configured == bool(rules.rules)
-        assert TopicCreationRules.has_topic_creation_keys(props) == (rules.spelling != "none")
+        assert has_topic_creation_keys(props) == (rules.spelling != "none")
 
 
 @FAST
@@ -223,7 +228,7 @@ def test_the_set_of_problem_keys_does_not_depend_on_key_order(props: dict[str, s
                                                                rnd: random.Random) -> None:
     items = list(props.items())
     rnd.shuffle(items)
-    assert set(TopicCreationRules.problems(dict(items))) == set(TopicCreationRules.problems(props))
+    assert set(topic_creation_problems(dict(items))) == set(topic_creation_problems(props))
 
 
 @FAST
@@ -235,4 +240,4 @@ def test_counts_are_accepted_exactly_when_positive_or_minus_one_and_in_range(val
     props = {f"topic.creation.default.{setting}": str(value), f"topic.creation.default.{other}": "1"}
     maximum = INT_MAX if setting == "partitions" else SHORT_MAX
     accepted = value == -1 or 1 <= value <= maximum
-    assert (not TopicCreationRules.problems(props)) == accepted
+    assert (not topic_creation_problems(props)) == accepted

@@ -398,7 +398,7 @@ def test_an_offsets_file_that_cannot_be_written_keeps_the_offsets_for_the_next_w
     written: list[bool] = []
     with caplog.at_level(logging.ERROR):
         flusher.request(lambda: written.append(True))
-        wait_until(lambda: "Could not write the offsets file" in caplog.text, 5, "the error line")
+        wait_until(lambda: "Could not write the offsets to file" in caplog.text, 5, "the error line")
     assert written == []  # the callback (the task's commit()) waits for a durable write
     (tmp_path / "dir").unlink()
     flusher.request(lambda: written.append(True))

@@ -12,7 +12,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from connectworker.runtime.connector_store import store_path_for
+__all__ = ["STORE_SUFFIX", "offsets_path_problem", "store_path_for"]
+
+STORE_SUFFIX = ".connectors.json"
+
+
+def store_path_for(offsets_file: str | Path) -> Path:
+    """Where the connector store (connectors created or changed through REST) lives for an offsets file."""
+    path = Path(offsets_file)
+    return path.with_name(path.name + STORE_SUFFIX)
 
 
 def _file_problem(path: Path) -> str | None:

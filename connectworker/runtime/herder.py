@@ -1,4 +1,4 @@
-"""The standalone herder: what the REST API asks of the worker, done atomically and persisted.
+"""The standalone herder: the connectors' lifecycle (from files, REST or tests), done atomically and persisted.
 
 Named after Kafka's `StandaloneHerder`. It serialises changes (so "create unless it exists" cannot
 race), validates configs and reports every problem at once, keeps `[hidden]` secrets unchanged on
@@ -17,15 +17,16 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.rest.errors import BadRequest, Conflict
-from connectworker.rest.log_redaction import SecretRedactor
-from connectworker.rest.secrets import keep_hidden_values, scrub, secret_keys
 from connectworker.runtime.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
+from connectworker.runtime.herder_errors import ConnectorExistsError, InvalidRequestError
+from connectworker.runtime.log_redaction import SecretRedactor
 from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.secrets import keep_hidden_values, scrub, secret_keys
 from connectworker.runtime.status import State
+from connectworker.runtime.topic_plan import plan_topics
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.plan import PlanEntry, broker_honours_validate_only, plan_topics
+from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class StandaloneHerder:
             self._set_secrets(e.config for e in wanted.values())
             for name in self.worker.connector_names():
                 if name not in wanted and name in self._file_digests:
-                    self.worker.stop_connector(name)
+                    self.worker.remove_connector(name)
             for name, entry in wanted.items():
                 try:
                     config = parse_connector_config(entry.config, source=f"connector store entry {name!r}")
@@ -105,7 +106,7 @@ class StandaloneHerder:
             running = self.worker.get(config.name)
             if running.config.props == config.props and running.target_state is state:
                 return
-            self.worker.stop_connector(config.name)
+            self.worker.remove_connector(config.name)
         self.worker.start_connector(config, state)
 
     # -- queries -------------------------------------------------------------------------------
@@ -142,7 +143,7 @@ class StandaloneHerder:
                initial_state: State | None = None) -> RunningConnector:
         with self._lock:
             if name in self.worker.connector_names():
-                raise Conflict(f"Connector {name} already exists")
+                raise ConnectorExistsError(f"Connector {name} already exists")
             config = self._parse(props)
             self._refresh_secrets(config.props)  # before its tasks start: they may log a failure at once
             self.worker.start_connector(config, initial_state or State.RUNNING)
@@ -166,7 +167,7 @@ class StandaloneHerder:
         with self._lock:
             current = self.worker.get(name).config.props
             if patch.get("name") is not None and patch["name"] != name:
-                raise BadRequest(f"Connector name configuration ({patch['name']}) doesn't match connector "
+                raise InvalidRequestError(f"Connector name configuration ({patch['name']}) doesn't match connector "
                                  f"name in the URL ({name})")
             merged = dict(current)
             for key, value in patch.items():
@@ -182,7 +183,7 @@ class StandaloneHerder:
 
     def delete(self, name: str) -> None:
         with self._lock:
-            self.worker.stop_connector(name)
+            self.worker.remove_connector(name)
             self._persist(name)
             log.info("Connector %s deleted through the REST API", name)
 
@@ -192,7 +193,7 @@ class StandaloneHerder:
         if running.target_state is State.STOPPED:
             # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
             # would start it, so replace it in the STOPPED state instead.
-            self.worker.stop_connector(name)
+            self.worker.remove_connector(name)
             self.worker.start_connector(config, State.STOPPED)
         else:
             self.worker.restart_connector(name, config)
@@ -204,7 +205,7 @@ class StandaloneHerder:
             running = self.worker.get(name)
             if running.target_state is State.STOPPED:
                 # Start the tasks already paused, so no record flows in between.
-                self.worker.stop_connector(name)
+                self.worker.remove_connector(name)
                 self.worker.start_connector(running.config, State.PAUSED)
             else:
                 self.worker.pause_connector(name)
@@ -217,7 +218,7 @@ class StandaloneHerder:
 
     def stop(self, name: str) -> None:
         with self._lock:
-            self.worker.halt_connector(name)
+            self.worker.stop_connector(name)
             self._persist(name)
 
     def restart(self, name: str, include_tasks: bool, only_failed: bool) -> RestartPlan:
@@ -260,7 +261,7 @@ class StandaloneHerder:
 
     def _require_stopped(self, name: str) -> None:
         if self.worker.get(name).target_state is not State.STOPPED:
-            raise BadRequest(NOT_STOPPED.format(name=name))
+            raise InvalidRequestError(NOT_STOPPED.format(name=name))
 
     # -- helpers -------------------------------------------------------------------------------
     def _props_or_none(self, name: str) -> dict[str, str] | None:
@@ -276,7 +277,7 @@ class StandaloneHerder:
             # REST uses the name as given; the config's name would be stripped and so not match it.
             problem = "Connector name must not start or end with whitespace"
         if problem is not None:
-            raise BadRequest(problem)  # not quoting the name: it may be huge, and the client sent it
+            raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
             return parse_connector_config(props)
         except ConfigError as exc:
@@ -287,7 +288,7 @@ class StandaloneHerder:
             message = (f"Connector configuration is invalid and contains the following {len(problems)} "
                        f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
                        f"at the endpoint `/connector-plugins/{plugin}/config/validate`")
-            raise BadRequest(message) from None
+            raise InvalidRequestError(message) from None
 
     def _persist(self, name: str) -> None:
         try:

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from connectworker.rest.secrets import HIDDEN, MIN_SCRUB_LENGTH
+from connectworker.runtime.secrets import HIDDEN, MIN_SCRUB_LENGTH
 
 MIN_LENGTH = MIN_SCRUB_LENGTH
 

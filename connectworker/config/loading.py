@@ -1,0 +1,61 @@
+"""Reading a worker's files: the worker config and its connector files, every problem found before
+anything starts (`connectworker standalone`, `connectworker spark`, `connectworker plan`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from connectworker.api.errors import ConfigError
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.offsets_path import offsets_path_problem
+from connectworker.config.properties import load_connector_file, load_properties
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.config.worker_env import variable_for_field
+from connectworker.plugins import add_plugin_paths
+
+__all__ = ["load_connector_configs", "load_worker_config"]
+
+
+def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -> WorkerConfig:
+    """The worker config of `path`, its offsets path checked writable, its `plugin.path` importable."""
+    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
+    if require_offsets_file:
+        if not config.offset_storage_file_filename:
+            raise ConfigError({"offset.storage.file.filename": "required in standalone mode: the file where "
+                               "source offsets are committed (with offset.storage.topic, offsets go to the "
+                               "topic and this file only places the connector store, <file>.connectors.json)"},
+                              source=str(path))
+        problem = offsets_path_problem(config.offset_storage_file_filename)
+        if problem is not None:  # found now, not at the first commit
+            variable = variable_for_field("offset_storage_file_filename", os.environ)
+            if variable is not None:
+                raise ConfigError({f"{variable} (sets offset.storage.file.filename)": problem},
+                                  source="the environment")
+            raise ConfigError({"offset.storage.file.filename": problem}, source=str(path))
+    add_plugin_paths(config.plugin_path)
+    return config
+
+
+def load_connector_configs(paths: Sequence[str | Path]) -> list[ConnectorConfig]:
+    """Parse every connector file; raise one ConfigError covering every bad file and key."""
+    configs: list[ConnectorConfig] = []
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        try:
+            props = load_connector_file(path)
+            config = parse_connector_config(props, source=str(path))
+        except ConfigError as exc:
+            errors.append(str(exc))
+            continue
+        if config.name in seen:
+            errors.append(f"Invalid configuration in {path}:\n  name: connector {config.name!r} is already "
+                          f"defined in {seen[config.name]}")
+            continue
+        seen[config.name] = str(path)
+        configs.append(config)
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return configs

@@ -1,0 +1,71 @@
+"""A task context for tests: the task's props and committed offsets held in memory.
+
+It is the worker's own context (`connectworker.runtime.task_context`) over a plain mapping of offsets,
+so a task sees in a test exactly what it sees in the worker: `context.configs()` and
+`context.offset_storage_reader.offset(partition)` / `.offsets(partitions)`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+
+from connectworker.api.record import SourceOffset, SourcePartition
+from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
+
+__all__ = ["InMemoryTaskContext", "Offsets", "offsets_by_key", "partition_key"]
+
+Offsets = Mapping[str, SourceOffset | None] | Iterable[tuple[SourcePartition | None, SourceOffset | None]]
+"""Committed offsets as a test gives them: ``(source_partition, source_offset)`` pairs, e.g.
+``[({"filename": "in.txt"}, {"position": 12})]``, or a mapping keyed by the partition's JSON (as
+`TaskHarness.committed_offsets` returns it, or as the offsets file stores it). A None offset means
+"nothing committed" for that partition."""
+
+
+def offsets_by_key(offsets: Offsets | None) -> dict[str, SourceOffset]:
+    """`offsets` keyed by canonical partition JSON (`partition_key`), the form the worker reads.
+
+    Keys of a mapping are parsed as JSON and written again canonically, so ``'{"b": 1, "a": 2}'`` and
+    ``'{"a":2,"b":1}'`` name the same partition. Raises ValueError for a key that is not JSON, or a
+    partition or offset that is not a dict (or None).
+    """
+    if offsets is None:
+        return {}
+    pairs: list[tuple[object, object]] = []
+    if isinstance(offsets, Mapping):
+        for key, offset in offsets.items():
+            try:
+                partition: object = json.loads(key)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"offset key {key!r} is not the JSON of a source partition: {exc}") from None
+            pairs.append((partition, offset))
+    else:
+        pairs.extend(offsets)
+    keyed: dict[str, SourceOffset] = {}
+    for partition, offset in pairs:
+        if partition is not None and not isinstance(partition, dict):
+            raise ValueError(f"a source partition must be a dict or None, got {partition!r}")
+        if offset is None:
+            continue
+        if not isinstance(offset, dict):
+            raise ValueError(f"the offset of partition {partition!r} must be a dict or None, got {offset!r}")
+        keyed[partition_key(partition)] = offset
+    return keyed
+
+class InMemoryTaskContext(WorkerTaskContext):
+    """The context `SourceTask.initialize` receives, over `props` and fixed committed `offsets`.
+
+    ``task.initialize(InMemoryTaskContext({"topic": "t"}, [({"filename": "a"}, {"position": 3})]))``
+    lets a task read ``{"position": 3}`` for partition ``{"filename": "a"}``, as if a previous run had
+    committed it. The offsets are read as given (a snapshot), as a task reads them when it starts.
+    """
+
+    def __init__(self, props: Mapping[str, str] | None = None, offsets: Offsets | None = None) -> None:
+        self._committed = offsets_by_key(offsets)
+        super().__init__(TaskOffsetReader(self._committed), props or {})
+
+    @property
+    def committed_offsets(self) -> dict[str, SourceOffset]:
+        """The offsets the task can read, keyed by canonical partition JSON (a copy)."""
+        return dict(self._committed)

@@ -1,0 +1,175 @@
+"""The borders between connectworker's packages, read from the source (every import statement, also
+those inside functions and `if TYPE_CHECKING:` blocks).
+
+Arrows point down: api ← converters, topics ← config ← runtime ← rest, spark ← cli. A "part" is a
+subpackage of `connectworker` (api, config, converters, rest, runtime, spark, topics) or a top-level
+module (cli, plugins, embedded_broker, …); `connectworker` itself stands for the root `__init__`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import connectworker
+
+ROOT = Path(connectworker.__file__).resolve().parent
+PACKAGE = ROOT.name  # "connectworker"
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module, e.g. connectworker.topics.admin
+    target: str  # the imported module (or the module a name is imported from)
+    line: int
+
+    @property
+    def from_part(self) -> str:
+        return part_of(self.source)
+
+    @property
+    def to_part(self) -> str:
+        return part_of(self.target)
+
+    def __str__(self) -> str:
+        return f"{self.source} (line {self.line}) imports {self.target}"
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its `__init__`)."""
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def part_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else PACKAGE
+
+
+def _imports_of(module: str, path: Path) -> Iterator[Import]:
+    known = modules()
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(module, alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the importing module's package
+                base = package[:len(package) - (node.level - 1)]
+                origin = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                origin = node.module or ""
+            for alias in node.names:
+                submodule = f"{origin}.{alias.name}"  # `from connectworker import cli` imports a module
+                yield Import(module, submodule if submodule in known else origin, node.lineno)
+
+
+@cache
+def internal_imports() -> tuple[Import, ...]:
+    """The imports of one connectworker module by another, across the whole package."""
+    found = []
+    for module, path in modules().items():
+        for imp in _imports_of(module, path):
+            if imp.target == PACKAGE or imp.target.startswith(PACKAGE + "."):
+                found.append(imp)
+    return tuple(found)
+
+
+def crossings(from_part: str) -> list[Import]:
+    """The imports by modules of `from_part` of modules in another part."""
+    return [imp for imp in internal_imports() if imp.from_part == from_part and imp.to_part != from_part]
+
+
+def offending(from_part: str, allowed: set[str] | None = None, forbidden: set[str] | None = None) -> list[str]:
+    return [str(imp) for imp in crossings(from_part)
+            if (allowed is not None and imp.to_part not in allowed)
+            or (forbidden is not None and imp.to_part in forbidden)]
+
+
+def test_the_walker_sees_module_level_function_level_and_from_imports() -> None:
+    """Guards the other tests against passing because nothing was found."""
+    edges = {(imp.source, imp.target) for imp in internal_imports()}
+    assert ("connectworker.topics.creation", "connectworker.topics.admin") in edges  # module level
+    assert ("connectworker.cli", "connectworker.spark.engine") in edges  # inside cmd_spark
+    assert {part_of(m) for m in modules()} >= {"api", "config", "converters", "rest", "runtime", "spark",
+                                               "topics", "cli", PACKAGE}
+
+
+def test_api_imports_no_other_connectworker_package() -> None:
+    assert offending("api", allowed=set()) == []
+
+
+def test_topics_imports_only_the_api() -> None:
+    assert offending("topics", allowed={"api"}) == []
+
+
+def test_config_does_not_import_runtime_rest_or_spark() -> None:
+    assert offending("config", forbidden={"runtime", "rest", "spark"}) == []
+
+
+def test_runtime_does_not_import_rest_spark_or_the_cli() -> None:
+    assert offending("runtime", forbidden={"rest", "spark", "cli"}) == []
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one part (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_the_parts() -> None:
+    graph: dict[str, set[str]] = {}
+    for imp in internal_imports():
+        if imp.from_part != imp.to_part:
+            graph.setdefault(imp.from_part, set()).add(imp.to_part)
+    cycles = _cycles(graph)
+    details = [
+        f"{' <-> '.join(cycle)}: " + "; ".join(
+            str(imp) for imp in internal_imports()
+            if imp.from_part in cycle and imp.to_part in cycle and imp.from_part != imp.to_part)
+        for cycle in cycles
+    ]
+    assert details == []
