@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-BENCHMARKS = ["bench.bench_worker_throughput", "bench.bench_topic_creation", "bench.bench_spark"]
+BENCHMARKS = ["bench.bench_worker_throughput", "bench.bench_exactly_once", "bench.bench_topic_creation",
+              "bench.bench_spark"]
 
 
 def main() -> None:

@@ -37,6 +37,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import FLOAT64_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema
 from connectworker.api.task import SourceTask
@@ -210,6 +211,10 @@ class DataGenConnector(SourceConnector):
 
     def stop(self) -> None:
         """Nothing to release: the tasks hold all state."""
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
+        """Records are a function of their sequence number: re-read from an offset, they are the same."""
+        return ExactlyOnceSupport.SUPPORTED
 
 
 class DataGenTask(SourceTask):

@@ -30,6 +30,7 @@ import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, non_empty_string
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import STRING_SCHEMA
 from connectworker.api.task import SourceTask
@@ -99,6 +100,11 @@ class FileStreamSourceConnector(SourceConnector):
 
     def stop(self) -> None:
         """Nothing to release: the task owns the file."""
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
+        """A file can be re-read from a committed position; standard input cannot (as in Kafka)."""
+        file = props.get(FILE_CONFIG)
+        return ExactlyOnceSupport.SUPPORTED if file and file.strip() else ExactlyOnceSupport.UNSUPPORTED
 
 
 class FileStreamSourceTask(SourceTask):

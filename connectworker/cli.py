@@ -79,7 +79,8 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     from connectworker.shutdown_signals import ShutdownSignals
 
     config = load_worker_config(args.worker)
-    connectors = load_connector_configs(args.connectors)  # every file validated before anything starts
+    # every file validated before anything starts
+    connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
     rest = _rest_server(config)
     tune_gc_for_throughput()
     progress = ShutdownProgress()

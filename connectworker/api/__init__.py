@@ -16,6 +16,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError, RetriableError
+from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
@@ -30,6 +31,8 @@ __all__ = [
     "ConfigType",
     "ConfigValue",
     "ConnectError",
+    "ConnectorTransactionBoundaries",
+    "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",
     "RecordMetadata",
@@ -43,6 +46,7 @@ __all__ = [
     "SourceTaskContext",
     "TimeUnit",
     "TopicSettings",
+    "TransactionContext",
     "at_least",
     "config_text",
     "in_range",

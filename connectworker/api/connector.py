@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 
@@ -35,3 +36,13 @@ class SourceConnector(ABC):
     def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
         """Validate the connector's own keys; override to add cross-key checks."""
         return self.config_def().validate_all(props)
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Whether this connector, configured with `props`, can deliver exactly once. None (the
+        default, as in Kafka) means unknown: a connector with `exactly.once.support=required` then
+        fails validation."""
+        return None
+
+    def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
+        """Whether its tasks can use `transaction.boundary=connector` (a `TransactionContext`)."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
+from connectworker.api.exactly_once import TransactionContext
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.topic_settings import TopicSettings
 
@@ -25,6 +26,11 @@ class SourceTaskContext(Protocol):
     def offset_storage_reader(self) -> OffsetStorageReader: ...
 
     def configs(self) -> Mapping[str, str]: ...
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        """Present only for `transaction.boundary=connector` on an exactly-once worker."""
+        ...
 
 
 class SourceTask(ABC):

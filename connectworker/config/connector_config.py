@@ -19,6 +19,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
+from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
@@ -79,27 +80,34 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
 
 
-def _connector_reports(props: Mapping[str, str]) -> dict[str, KeyReport]:
-    """The connector's own validation of its keys. A connector whose `validate()` raises, or returns
-    something else than ConfigValues by key, is reported as a PluginLoadError naming the class."""
+def _connector_reports(props: Mapping[str, str], exactly_once_worker: bool | None
+                       ) -> tuple[dict[str, KeyReport], dict[str, str]]:
+    """The connector's own validation of its keys, and its verdict on the exactly-once keys. A
+    connector whose `validate()` (or exactly-once method) raises, or returns something else than
+    ConfigValues by key, is reported as a PluginLoadError naming the class."""
     class_name = props["connector.class"]
     connector_class = resolve_connector_class(class_name)
     try:
         connector = connector_class()
         own_def = connector.config_def()
         values = connector.validate(props)
+        exactly_once = exactly_once_problems(props, connector, exactly_once_worker)
     except Exception as exc:
         raise PluginLoadError(f"Class {class_name} cannot validate the configuration: {describe_exception(exc)}"
                               ) from None
     if not (isinstance(values, Mapping) and all(isinstance(v, ConfigValue) for v in values.values())):
         raise PluginLoadError(f"Class {class_name} cannot validate the configuration: its validate() returned "
                               f"{type(values).__name__}, not a dict of ConfigValue by key")
-    return {name: KeyReport(own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING), value)
-            for name, value in values.items()}
+    return ({name: KeyReport(own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING), value)
+             for name, value in values.items()}, exactly_once)
 
 
-def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
-    """Validate every key; never raises. Keys without declarations are not reported."""
+def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | None = None
+                       ) -> dict[str, KeyReport]:
+    """Validate every key; never raises. Keys without declarations are not reported.
+
+    `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked against it)."""
+    exactly_once: dict[str, str] = {}
     reports = {
         name: KeyReport(COMMON_CONFIG_DEF.keys[name], value)
         for name, value in COMMON_CONFIG_DEF.validate_all(props).items()
@@ -108,9 +116,11 @@ def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
     class_report = reports["connector.class"]
     if not class_report.value.errors:
         try:
-            reports.update(_connector_reports(props))
+            own, exactly_once = _connector_reports(props, exactly_once_worker)
         except PluginNotFoundError as exc:
             class_report.value.errors.append(str(exc))
+        else:
+            reports.update(own)
     problems = topic_creation_problems(props)
     for definition in topic_creation_config_keys(props):
         value = ConfigValue(definition.name, props.get(definition.name),
@@ -119,22 +129,27 @@ def validate_connector(props: Mapping[str, str]) -> dict[str, KeyReport]:
     for key, errors in problems.items():  # problems about keys that are absent (e.g. required ones)
         definition = ConfigKey(key, ConfigType.STRING, group="Topic Creation")
         reports[key] = KeyReport(definition, ConfigValue(key, props.get(key), errors=list(errors)))
+    for name, value in EXACTLY_ONCE_CONFIG_DEF.validate_all(props).items():  # after Topic Creation, as Kafka
+        if not value.errors and name in exactly_once:  # a bad value is reported already
+            value.errors.append(exactly_once[name])
+        reports.setdefault(name, KeyReport(EXACTLY_ONCE_CONFIG_DEF.keys[name], value))
     return reports
 
 
-def parse_connector_config(props: Mapping[str, str], *, source: str | None = None) -> ConnectorConfig:
+def parse_connector_config(props: Mapping[str, str], *, source: str | None = None,
+                           exactly_once_worker: bool | None = None) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
     Kafka keys that connectworker does not implement (`transforms`, …) are accepted, with one WARN per
     connector naming them (see `connectworker.config.unsupported_keys`).
     """
-    reports = validate_connector(props)
+    reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
     problems = {name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors}
     if problems:
         raise ConfigError(problems, source=source)
     connector_class = resolve_connector_class(props["connector.class"])
     name = props["name"].strip()
-    declared = set(COMMON_CONFIG_DEF.keys) | set(connector_class().config_def().keys)
+    declared = {*COMMON_CONFIG_DEF.keys, *EXACTLY_ONCE_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     return ConnectorConfig(
         name=name,

@@ -38,7 +38,8 @@ def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -
     return config
 
 
-def load_connector_configs(paths: Sequence[str | Path]) -> list[ConnectorConfig]:
+def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: bool | None = None
+                           ) -> list[ConnectorConfig]:
     """Parse every connector file; raise one ConfigError covering every bad file and key."""
     configs: list[ConnectorConfig] = []
     errors: list[str] = []
@@ -46,7 +47,7 @@ def load_connector_configs(paths: Sequence[str | Path]) -> list[ConnectorConfig]
     for path in paths:
         try:
             props = load_connector_file(path)
-            config = parse_connector_config(props, source=str(path))
+            config = parse_connector_config(props, source=str(path), exactly_once_worker=exactly_once_worker)
         except ConfigError as exc:
             errors.append(str(exc))
             continue

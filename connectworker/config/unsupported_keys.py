@@ -6,8 +6,7 @@ When a later version implements a key, remove its entry here (a key a connector 
 connector keys declare is never reported, whatever this list says).
 
 Patterns are exact keys, or prefixes ending in ``.`` or ``*`` (``transforms.`` matches every
-``transforms.<alias>.…`` key; ``transaction.boundary*`` matches ``transaction.boundary`` and
-``transaction.boundary.interval.ms``).
+``transforms.<alias>.…`` key; ``name*`` matches every key starting with ``name``).
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ log = logging.getLogger("connectworker.config")
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
     "transforms", "transforms.",               # single message transforms
     "predicates", "predicates.",
-    "exactly.once.support",                    # KIP-618: delivery is at least once
-    "transaction.boundary*",
     "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
     "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
     "header.converter", "header.converter.",   # record headers are produced as the task gives them
@@ -35,7 +32,6 @@ UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
 
 # Worker keys of Kafka Connect that have no effect in connectworker, with what to do instead (if anything).
 UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
-    "group.id": "distributed mode",
     "config.storage.": "distributed mode",
     "status.storage.": "distributed mode",
     "heartbeat.interval.ms": "distributed mode",
@@ -46,7 +42,6 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "scheduled.rebalance.max.delay.ms": "distributed mode",
     "connect.protocol": "distributed mode",
     "inter.worker.": "distributed mode",
-    "exactly.once.source.support": "delivery is at least once",
     "metrics.": "no metrics are reported",
     "metric.reporters": "no metrics are reported",
     "auto.include.jmx.reporter": "no metrics are reported",

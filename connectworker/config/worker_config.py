@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -73,6 +73,9 @@ class WorkerConfig(BaseSettings):
     offset_storage_partitions: int = Field(25, ge=1)
     offset_storage_replication_factor: int = Field(3, ge=-1)  # -1: the broker's default
     offset_flush_interval_ms: int = Field(60_000, ge=1)
+    # KIP-618: records and offsets in one transaction per task; needs offset.storage.topic.
+    exactly_once_source_support: Literal["enabled", "disabled"] = "disabled"
+    group_id: str = Field("connect-standalone", min_length=1)  # names transactional ids, as in Kafka
     offset_flush_timeout_ms: int = Field(5_000, ge=1)
     task_shutdown_graceful_timeout_ms: int = Field(5_000, ge=0)
     topic_creation_enable: bool = False
@@ -174,6 +177,10 @@ class WorkerConfig(BaseSettings):
             raise _config_error(exc, source) from None
         except SettingsError as exc:  # a variable pydantic-settings could not decode at all
             raise ConfigError({"": str(exc)}, source="the environment") from None
+        if config.exactly_once_enabled and not config.offset_storage_topic:
+            raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
+                               "writes its source offsets to that topic in the same transaction as its "
+                               "records, which an offsets file cannot take part in"}, source=source)
         where = source or "worker config"
         for line in worker_key_warnings({key: props[key] for key in unknown}, where):
             log.warning("%s", line)
@@ -186,6 +193,10 @@ class WorkerConfig(BaseSettings):
             log.warning("rest.port and rest.host.name are ignored because listeners is set (%s), as in Kafka",
                         config.listeners)
         return config
+
+    @property
+    def exactly_once_enabled(self) -> bool:
+        return self.exactly_once_source_support == "enabled"
 
     def prefixed(self, prefix: str) -> dict[str, str]:
         """Pass-through keys under `prefix`, with the prefix removed (e.g. 'producer.')."""

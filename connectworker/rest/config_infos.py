@@ -33,9 +33,9 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         dependents=list(key.dependents))
 
 
-def validate(class_name: str, props: Mapping[str, str]) -> ConfigInfos:
+def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: bool | None = None) -> ConfigInfos:
     """Every declared key's outcome, secrets hidden; `class_name` names the result."""
-    reports = validate_connector(props)
+    reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
     passwords = declared_passwords(connector_class_of(props)) | {
         name for name, r in reports.items() if r.definition.type is ConfigType.PASSWORD}
     configs: list[ConfigInfo] = []

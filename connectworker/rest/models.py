@@ -129,6 +129,7 @@ class TaskState(BaseModel):
     state: str
     worker_id: str
     trace: str | None = None
+    transactional_id: str | None = None  # beyond Kafka: the task's producer, on an exactly-once worker
 
 
 class ConnectorStateInfo(BaseModel):

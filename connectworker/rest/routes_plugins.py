@@ -11,7 +11,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.converters.registry import KAFKA_CLASS_NAMES
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, connector_plugins, resolve_connector_class
 from connectworker.rest.config_infos import key_info, validate
-from connectworker.rest.deps import PluginName, request_config
+from connectworker.rest.deps import HerderDep, PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
 from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
 
@@ -59,7 +59,7 @@ def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
             responses=error_responses(400))
 def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar], Body(examples=[{
         "connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}])],
-                    ) -> ConfigInfos:
+                    herder: HerderDep) -> ConfigInfos:
     """Validate a connector config and report every problem against its key, `topic.creation.*`
     (default and per-group) included. A plugin that cannot be found or used (its module fails to import,
     an abstract method is missing, its constructor, `config_def()` or `validate()` raises) is such a
@@ -73,4 +73,5 @@ def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar
             raise BadRequest(f"Included connector type {included} does not match request type {plugin}")
     props["connector.class"] = included or plugin
     cls = _resolve(props["connector.class"])
-    return validate(_dotted(cls) if cls is not None else plugin, props)
+    return validate(_dotted(cls) if cls is not None else plugin, props,
+                    exactly_once_worker=herder.config.exactly_once_enabled)

@@ -77,7 +77,8 @@ class StandaloneHerder:
                     self.worker.remove_connector(name)
             for name, entry in wanted.items():
                 try:
-                    config = parse_connector_config(entry.config, source=f"connector store entry {name!r}")
+                    config = parse_connector_config(entry.config, source=f"connector store entry {name!r}",
+                                                    exactly_once_worker=self.config.exactly_once_enabled)
                 except ConfigError as exc:
                     log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
@@ -279,7 +280,7 @@ class StandaloneHerder:
         if problem is not None:
             raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
-            return parse_connector_config(props)
+            return parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled)
         except ConfigError as exc:
             secret = secret_keys(props)
             problems = [f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg

@@ -3,8 +3,8 @@
 The record format is Kafka Connect's (distributed mode), so either can read the other's offsets: key
 ``["<connector>", <source partition>]`` and value the offset, both JSON, a null value (tombstone)
 forgetting the partition. Keys are written in canonical form (sorted, compact), so compaction keeps
-exactly one record per partition, and the producer uses Java's partitioner (murmur2), so a key lands
-in the partition Kafka Connect would pick.
+exactly one record per partition, and each record names the partition Java's partitioner (murmur2)
+picks, so a key lands where Kafka Connect would put it.
 
 The topic is created on first use when missing, ``cleanup.policy=compact``, with
 `offset.storage.partitions` partitions (Kafka's default 25) and `offset.storage.replication.factor`
@@ -22,6 +22,10 @@ readers (Kafka Connect's too) skip them.
 `put` records changes in memory; `flush` produces the newest value of every changed partition and
 waits until every record is acknowledged (acks=all, idempotent). What a failed flush did not get
 acknowledged is produced again by the next one.
+
+Exactly-once tasks write their offsets themselves, inside their transactions (`offset_records`), and
+tell the store once a transaction committed (`note_committed`). Reads are `read_committed`, so offsets
+of an open or aborted transaction are never seen; a read waits for open transactions to end.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 
 from connectworker.api.record import SourceOffset, SourcePartition
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
+from connectworker.runtime.java_partitioner import java_partition
 from connectworker.runtime.kafka_logging import client_log_settings
 from connectworker.runtime.offset_store import OffsetStoreError, check_storable, partition_key
 from connectworker.runtime.topic_admin import open_topic_admin
@@ -110,7 +115,7 @@ class KafkaOffsetStore:
             return self._producer
         self._ensure_topic()
         producer = Producer({**self._kafka, "acks": "all", "enable.idempotence": True, "linger.ms": 0,
-                             "partitioner": "murmur2_random", "allow.auto.create.topics": False,
+                             "allow.auto.create.topics": False,
                              **client_log_settings(f"offsets producer ({self.topic})")})
         try:
             metadata = producer.list_topics(self.topic, timeout=self._timeout_s)
@@ -183,12 +188,7 @@ class KafkaOffsetStore:
         is then in memory; changes not flushed yet stay on top."""
         with self._io_lock:
             producer = self._ready()
-            if self._consumer is None:
-                self._consumer = Consumer({
-                    **self._kafka, "group.id": f"connectworker-offsets-{uuid.uuid4().hex}",
-                    "enable.auto.commit": False, "auto.offset.reset": "earliest", "fetch.wait.max.ms": 50,
-                    "allow.auto.create.topics": False, **client_log_settings(f"offsets consumer ({self.topic})")})
-                self._consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self._partitions])
+            consumer = self._assigned_consumer()
             barrier_key = json.dumps([BARRIER, uuid.uuid4().hex]).encode()
             failures: list[KafkaError] = []
             for partition in self._partitions:
@@ -202,7 +202,7 @@ class KafkaOffsetStore:
                     raise OffsetStoreError(f"Could not read the offsets topic {self.topic!r} to its end: nothing "
                                            f"arrived for {self._timeout_s:.0f}s (partitions {sorted(waiting)} "
                                            f"lag behind)")
-                messages = self._consumer.consume(num_messages=10_000, timeout=0.05)
+                messages = consumer.consume(num_messages=10_000, timeout=0.05)
                 if messages:  # a long topic may take longer than the timeout, as long as it flows
                     deadline = time.monotonic() + self._timeout_s
                 for msg in messages:
@@ -252,6 +252,40 @@ class KafkaOffsetStore:
                 self._apply(connector, key, offset)
                 self._pending[(connector, key)] = offset
 
+    def ensure(self) -> None:
+        """Create the topic if missing and learn its partitions, without reading it; the reader starts
+        connecting meanwhile (its first fetch takes about half a second), so a later `refresh` is quick."""
+        with self._io_lock:
+            self._ready()
+            self._assigned_consumer()
+
+    def _assigned_consumer(self) -> Consumer:
+        if self._consumer is None:
+            self._consumer = Consumer({
+                **self._kafka, "group.id": f"connectworker-offsets-{uuid.uuid4().hex}",
+                "enable.auto.commit": False, "auto.offset.reset": "earliest", "fetch.wait.max.ms": 50,
+                "isolation.level": "read_committed",
+                "allow.auto.create.topics": False, **client_log_settings(f"offsets consumer ({self.topic})")})
+            self._consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self._partitions])
+        return self._consumer
+
+    def offset_records(self, connector: str, offsets: Mapping[str, Any]) -> list[tuple[int, bytes, bytes | None]]:
+        """(partition, key, value) of the records that commit `offsets`, for a transactional producer."""
+        check_storable(connector, offsets)
+        if not self._partitions:  # known once, for good: no need to queue behind a read holding the lock
+            self.ensure()
+        records = []
+        for key, offset in offsets.items():
+            record = record_key(connector, key)
+            records.append((java_partition(record, len(self._partitions)), record, record_value(offset)))
+        return records
+
+    def note_committed(self, connector: str, offsets: Mapping[str, Any]) -> None:
+        """`offsets` were committed by another producer (an exactly-once task's transaction)."""
+        with self._lock:
+            for key, offset in offsets.items():
+                self._apply(connector, key, offset)
+
     def remove(self, connector: str, partitions: Collection[str] | None = None) -> None:
         """Tombstones for `partitions`, or for every partition of `connector` this store knows (it reads
         the topic first, so that is every partition committed so far)."""
@@ -273,7 +307,9 @@ class KafkaOffsetStore:
             failures: list[KafkaError] = []
             try:
                 for (connector, key), offset in pending.items():
-                    self._produce(producer, record_key(connector, key), record_value(offset), failures)
+                    record = record_key(connector, key)
+                    self._produce(producer, record, record_value(offset), failures,
+                                  partition=java_partition(record, len(self._partitions)))
                 connectors = len({connector for connector, _ in pending})
                 self._wait_acks(producer, failures, f"committing {len(pending)} offset(s) of {connectors} "
                                 f"connector(s)", self._flush_timeout_s)

@@ -74,8 +74,9 @@ class StandaloneRuntime:
         return self
 
     def _open_offsets_topic(self) -> KafkaOffsetStore:
-        """`offset.storage.topic`: created if missing (compacted), and read to its end now, so that a
-        topic the worker cannot use stops start-up, and every task starts from the committed offsets."""
+        """`offset.storage.topic`: created if missing (compacted), and read to its end now (with exactly-once,
+        by each task once it fenced its predecessor), so that a topic the worker cannot use stops start-up,
+        and every task starts from the committed offsets."""
         assert self.config.offset_storage_topic is not None
         kafka = {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
         store = KafkaOffsetStore(self.config.offset_storage_topic, kafka,
@@ -85,6 +86,13 @@ class StandaloneRuntime:
                                  flush_timeout_s=self.config.offset_flush_timeout_ms / 1000)
         started = time.monotonic()
         try:
+            if self.config.exactly_once_enabled:
+                # Each task reads it once it has fenced its earlier instance, whose open transaction
+                # would hold up a read_committed read now.
+                store.ensure()
+                log.info("Offsets are kept in %s, written in each task's transactions "
+                         "(exactly.once.source.support=enabled)", store.describe())
+                return store
             store.refresh()
         except ConnectError:
             store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from connectworker.api.exactly_once import TransactionContext
 from connectworker.api.record import SourceOffset, SourcePartition
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_store import partition_key
@@ -36,9 +37,15 @@ class TaskOffsetReader:
 
 
 class WorkerTaskContext:
-    def __init__(self, reader: TaskOffsetReader, props: Mapping[str, str]) -> None:
+    def __init__(self, reader: TaskOffsetReader, props: Mapping[str, str],
+                 transaction_context: TransactionContext | None = None) -> None:
         self._reader = reader
         self._props = dict(props)
+        self._transaction_context = transaction_context
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        return self._transaction_context
 
     @property
     def offset_storage_reader(self) -> TaskOffsetReader:

@@ -18,10 +18,13 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.error_handling import ErrorHandling
+from connectworker.config.exactly_once import TransactionSettings
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
 from connectworker.converters.registry import resolve_converter
+from connectworker.runtime.exactly_once_task import ExactlyOnceWorkerSourceTask, transactional_id
 from connectworker.runtime.kafka_logging import client_log_settings
+from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.status import State, Status
@@ -149,13 +152,20 @@ class Worker:
             "client.id": f"connector-producer-{config.name}-{task_id}",
             **client_log_settings(f"Task {config.name}-{task_id} producer"),
         }
-        return WorkerSourceTask(
+        common: dict[str, Any] = dict(
             connector=config.name, task_id=task_id, task=running.connector.task_class()(), props=props,
             producer_config=producer_config, key_converter=self._converter(config, True),
-            value_converter=self._converter(config, False), offset_store=self.offset_store,
-            offset_flusher=self._flusher,
+            value_converter=self._converter(config, False),
             topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update,
             error_handling=ErrorHandling.from_props(config.props))
+        if self.config.exactly_once_enabled:
+            # WorkerConfig refuses exactly-once without offset.storage.topic, the only transactional store
+            assert isinstance(self.offset_store, KafkaOffsetStore)
+            return ExactlyOnceWorkerSourceTask(
+                transactional_id=transactional_id(self.config.group_id, config.name, task_id),
+                transactions=TransactionSettings.from_props(config.props), offset_store=self.offset_store,
+                **common)
+        return WorkerSourceTask(offset_store=self.offset_store, offset_flusher=self._flusher, **common)
 
     def _stop_tasks(self, running: RunningConnector) -> None:
         for task in running.tasks:

@@ -3,6 +3,11 @@
 poll → topic readiness (creation) → convert → produce → ack → offsets. Offsets are committed
 periodically (`offset.flush.interval.ms`), when the task is paused, and once more when it stops, and
 only over each source partition's acknowledged prefix (at least once, as Kafka Connect).
+
+The exactly-once task (`exactly_once_task.py`) is this loop with transactions: it overrides the
+hooks `_before_task_start`, `_task_context`, `_before_produce`, `_after_poll_sent` and `_commit`.
+The module stays one piece past 400 lines because the loop, its send paths and its delivery-report
+callbacks share the in-flight state; vanished topics and conversion live in their own modules.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +67,8 @@ def _plain(records: Sequence[SourceRecord]) -> bool:
 
 class WorkerSourceTask:
     """Runs one task: owns its thread, its producer and its in-flight records."""
+
+    transactional_id: str | None = None  # set by the exactly-once task
 
     def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
                  producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
@@ -151,7 +158,8 @@ class WorkerSourceTask:
         try:
             producer = self._producer_factory(self._producer_config)
             self._pump = DeliveryReportPump(producer, self.name).start()
-            self.task.initialize(WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props))
+            self._before_task_start(producer)
+            self.task.initialize(self._task_context())
             self.task.start(self.props)
             if not self._stopping.is_set():
                 self.status.set(State.RUNNING if self._resumed.is_set() else State.PAUSED)
@@ -162,10 +170,27 @@ class WorkerSourceTask:
         finally:
             self._shutdown(producer)
 
+    def _before_task_start(self, producer: Producer) -> None:
+        """Hook: runs once the producer exists, before the task is initialized and started."""
+
+    def _task_context(self) -> WorkerTaskContext:
+        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props)
+
+    def _before_produce(self, producer: Producer, topics: Collection[str]) -> None:
+        """Hook: runs once per poll, after its topics are ready and before its first record is produced."""
+
+    def _after_poll_sent(self, producer: Producer) -> None:
+        """Hook: runs after each poll's records went to the producer."""
+
+    @property
+    def commit_interval_s(self) -> float:
+        """How often `_commit(flush=False)` runs: `offset.flush.interval.ms`."""
+        return self._timeouts.offset_flush_interval_s
+
     def _loop(self, producer: Producer) -> None:
         assert self._pump is not None
         pump = self._pump
-        next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
+        next_commit = time.monotonic() + self.commit_interval_s
         while not self._stopping.is_set():
             if not self._resumed.is_set():
                 self._commit(flush=True)
@@ -174,6 +199,7 @@ class WorkerSourceTask:
             records = self._poll(pump)
             if records:
                 self._send(producer, records)
+                self._after_poll_sent(producer)
             pump.serve_ready()
             self._show_connectivity()
             if self._vanished.resend:
@@ -183,7 +209,7 @@ class WorkerSourceTask:
             if time.monotonic() >= next_commit:
                 self._commit(flush=False)
                 self._vanished.expire()
-                next_commit = time.monotonic() + self._timeouts.offset_flush_interval_s
+                next_commit = time.monotonic() + self.commit_interval_s
 
     def _show_connectivity(self) -> None:
         """Put "cluster unreachable" in a RUNNING task's status (and take it out again when it is back)."""
@@ -239,6 +265,7 @@ class WorkerSourceTask:
         topics = set(converted.topics)
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
+        self._before_produce(producer, topics)
         batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
         if not self._wants_acks and (converted.records is None or _plain(converted.records)):
             self._send_columns(producer, converted, polled, batch)

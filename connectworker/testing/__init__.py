@@ -13,7 +13,8 @@ def test_my_task_reads_three_lines(tmp_path):
   commit), collects its records, keeps the offsets the worker would commit, and plans its topics
   with the connector's `topic.creation.*` rules and the task's `settings_for_new_topic`.
 - `InMemoryTaskContext` is the context a task gets, over props and committed offsets in memory, for
-  tests that call the task's methods themselves.
+  tests that call the task's methods themselves; `RecordedTransactions` records the commits and
+  aborts a task asks for with `transaction.boundary=connector`.
 - `connector_task_props` builds the task props of a connector, as the worker does.
 - `BadPollResultError`, `InvalidSourceOffsetError` and `TopicCreationError` are what the harness (and
   the worker) raise for a poll result, an offset or a `settings_for_new_topic` answer it cannot use.
@@ -24,7 +25,13 @@ parser, the topic-creation dry run), so a test sees what the worker would do.
 
 from connectworker.runtime.poll_results import BadPollResultError
 from connectworker.runtime.source_offsets import InvalidSourceOffsetError
-from connectworker.testing.context import InMemoryTaskContext, Offsets, offsets_by_key, partition_key
+from connectworker.testing.context import (
+    InMemoryTaskContext,
+    Offsets,
+    RecordedTransactions,
+    offsets_by_key,
+    partition_key,
+)
 from connectworker.testing.harness import TaskHarness, connector_task_props
 from connectworker.testing.topic_plan import TopicPlan, parse_rules
 from connectworker.topics.creation import TopicCreationError
@@ -34,6 +41,7 @@ __all__ = [
     "InMemoryTaskContext",
     "InvalidSourceOffsetError",
     "Offsets",
+    "RecordedTransactions",
     "TaskHarness",
     "TopicCreationError",
     "TopicPlan",

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from connectworker.api.record import SourceOffset, SourcePartition
+from connectworker.api.exactly_once import TransactionContext
+from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
 from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
 
-__all__ = ["InMemoryTaskContext", "Offsets", "offsets_by_key", "partition_key"]
+__all__ = ["InMemoryTaskContext", "Offsets", "RecordedTransactions", "offsets_by_key", "partition_key"]
 
 Offsets = Mapping[str, SourceOffset | None] | Iterable[tuple[SourcePartition | None, SourceOffset | None]]
 """Committed offsets as a test gives them: ``(source_partition, source_offset)`` pairs, e.g.
@@ -61,11 +62,29 @@ class InMemoryTaskContext(WorkerTaskContext):
     committed it. The offsets are read as given (a snapshot), as a task reads them when it starts.
     """
 
-    def __init__(self, props: Mapping[str, str] | None = None, offsets: Offsets | None = None) -> None:
+    def __init__(self, props: Mapping[str, str] | None = None, offsets: Offsets | None = None,
+                 transaction_context: TransactionContext | None = None) -> None:
         self._committed = offsets_by_key(offsets)
-        super().__init__(TaskOffsetReader(self._committed), props or {})
+        super().__init__(TaskOffsetReader(self._committed), props or {}, transaction_context)
 
     @property
     def committed_offsets(self) -> dict[str, SourceOffset]:
         """The offsets the task can read, keyed by canonical partition JSON (a copy)."""
         return dict(self._committed)
+
+
+class RecordedTransactions(TransactionContext):
+    """A `TransactionContext` that records what the task asked, for tests of connector-defined
+    transaction boundaries: ``InMemoryTaskContext(props, transaction_context=RecordedTransactions())``.
+
+    `requests` holds ``("commit" | "abort", record or None)`` in the order the task made them.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, SourceRecord | None]] = []
+
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        self.requests.append(("commit", record))
+
+    def abort_transaction(self, record: SourceRecord | None = None) -> None:
+        self.requests.append(("abort", record))

@@ -1,5 +1,5 @@
 """`connectworker standalone` killed with SIGKILL again and again mid-stream, restarted each time on
-the same offsets file: at least once means every record ends up in Kafka (duplicates allowed)."""
+the same offsets file: at least once means every record ends up in Kafka, some more than once."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from confluent_kafka.admin import AdminClient
@@ -28,6 +29,20 @@ def start_worker(worker: Path, connector: Path, log: Path) -> subprocess.Popen[b
     with log.open("ab") as out:  # a file, not a pipe: nobody reads while the worker runs
         return subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
                                 stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[], bool],
+                      timeout: float = 60) -> None:
+    """Start the worker, wait until `done()` (or it exits), stop it with SIGTERM: it must exit with 0."""
+    proc = start_worker(worker, connector, log)
+    try:
+        wait_until(lambda: done() or proc.poll() is not None, timeout, "the last run to commit every record")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def wait_for_commit(proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path,
@@ -66,16 +81,14 @@ def test_ten_sigkills_at_random_points_lose_no_record(
     assert progress == sorted(progress), f"committed offsets went backwards: {progress}"
     assert progress[-1] < RECORDS, f"every kill should land mid-stream, committed after each: {progress}"
 
-    proc = start_worker(worker, connector, log)  # the last run is left to finish
-    try:
-        wait_for_commit(proc, offsets, name, beyond=RECORDS - 1, log=log, timeout=60)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    run_to_completion(worker, connector, log, lambda: committed_seq(offsets, name) >= RECORDS)  # the last run
     assert committed_seq(offsets, name) == RECORDS
 
-    assert_none_lost(consume_keys(broker.bootstrap_servers, topic, RECORDS), RECORDS)
+    seen = consume_keys(broker.bootstrap_servers, topic, RECORDS)
+    assert_none_lost(seen, RECORDS)
+    # At least once: what was produced after the last commit before a kill is produced again. The
+    # exactly-once counterpart (test_exactly_once_sigkill.py) shows none; here the same kills must show
+    # some, or that test proves nothing.
+    duplicates = sum(n - 1 for n in seen.values())
+    assert duplicates > 0, "ten kills mid-stream left no duplicate: the kills did not land mid-stream"
     delete_topics(admin, [topic])

@@ -48,14 +48,14 @@ def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(
         caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
         WorkerConfig.from_properties({
-            "group.id": "connect", "config.storage.topic": "configs", "metrics.num.samples": "3",
+            "status.storage.topic": "status", "config.storage.topic": "configs", "metrics.num.samples": "3",
             "security.protocol": "SSL", "client.id": "me", "header.converter": "x", "sasl.mechanism": "PLAIN",
             "internal.key.converter": "x", "internal.value.converter.schemas.enable": "false",
             "connector.client.config.override.policy": "All", "admin.listeners": "http://:8084",
             "my.typo.key": "1"}, source="w.properties")
     lines = warnings(caplog)
     implemented_line = next(w for w in lines if "does not implement" in w)
-    for key in ("group.id", "config.storage.topic", "metrics.num.samples", "security.protocol", "client.id",
+    for key in ("status.storage.topic", "config.storage.topic", "metrics.num.samples", "security.protocol", "client.id",
                 "header.converter", "sasl.mechanism", "admin.listeners"):
         assert key in implemented_line
     assert "producer.security.protocol" in implemented_line  # says what to do instead
@@ -90,14 +90,14 @@ def test_a_bad_environment_value_is_blamed_on_its_variable(monkeypatch: pytest.M
 
 def test_environment_variables_that_set_nothing_are_reported(monkeypatch: pytest.MonkeyPatch,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setenv("CONNECT_GROUP_ID", "connect")
+    monkeypatch.setenv("CONNECT_CONFIG_STORAGE_TOPIC", "configs")
     monkeypatch.setenv("CONNECT_UNKNOWN_KEYS", "not a list")  # an internal field: no variable sets it
     monkeypatch.setenv("CONNECT_VALUE_CONVERTER_SCHEMAS_ENABLE", "false")
     monkeypatch.setenv("CONNECT_PRODUCER_CLIENT__RACK", "eu-1")  # Confluent's spelling of an underscore
     with caplog.at_level(logging.WARNING):
         config = WorkerConfig.from_properties({})
     lines = warnings(caplog)
-    assert any("CONNECT_GROUP_ID (group.id)" in w and "does not implement" in w for w in lines)
+    assert any("CONNECT_CONFIG_STORAGE_TOPIC (config.storage.topic)" in w and "does not implement" in w for w in lines)
     assert any("'CONNECT_UNKNOWN_KEYS (unknown.keys)'" in w and "the environment is ignored" in w for w in lines)
     assert config.unknown_keys == []
     assert config.prefixed("value.converter.") == {"schemas.enable": "false"}
@@ -136,8 +136,8 @@ def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytes
         parse_connector_config(props)  # parsed again (the connector store, an unchanged REST update): no repeat
     lines = warnings(caplog)
     assert lines == [
-        f"Connector {name}: errors.deadletterqueue.topic.name, exactly.once.support, header.converter, "
-        f"offsets.storage.topic, predicates, predicates.p.type, transaction.boundary, transforms, "
+        f"Connector {name}: errors.deadletterqueue.topic.name, header.converter, "
+        f"offsets.storage.topic, predicates, predicates.p.type, transforms, "
         f"transforms.mask.type are not implemented by this version of connectworker and are ignored"]
 
     caplog.clear()
