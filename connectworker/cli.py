@@ -153,7 +153,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0
     for e in entries:
         head = "CREATE" if e.create else "SKIP  "
-        print(f"{head} {e.topic}  rule={e.rule or '-'}  ({e.reason})")
+        routed = f"{e.emitted} -> " if e.emitted is not None and e.emitted != e.topic else ""
+        print(f"{head} {routed}{e.topic}  rule={e.rule or '-'}  ({e.reason})")
         if e.create:
             print(f"       partitions={e.partitions} replication.factor={e.replication_factor}")
             for k, v in sorted(e.configs.items()):

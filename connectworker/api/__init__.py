@@ -15,12 +15,13 @@ from connectworker.api.config_def import (
     read_config,
 )
 from connectworker.api.connector import SourceConnector
-from connectworker.api.errors import ConfigError, ConnectError, RetriableError
+from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
 from connectworker.api.topic_settings import CleanupPolicy, TimeUnit, TopicSettings
+from connectworker.api.transform import Predicate, Transformation
 
 __all__ = [
     "NO_DEFAULT",
@@ -32,9 +33,11 @@ __all__ = [
     "ConfigValue",
     "ConnectError",
     "ConnectorTransactionBoundaries",
+    "DataError",
     "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",
+    "Predicate",
     "RecordMetadata",
     "RetriableError",
     "Schema",
@@ -47,6 +50,7 @@ __all__ = [
     "TimeUnit",
     "TopicSettings",
     "TransactionContext",
+    "Transformation",
     "at_least",
     "config_text",
     "in_range",

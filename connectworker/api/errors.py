@@ -5,6 +5,11 @@ class ConnectError(Exception):
     """Base class of every error the worker or a connector raises on purpose."""
 
 
+class DataError(ConnectError):
+    """A record's data cannot be handled as asked (Kafka's `DataException`): the message says which part
+    and why, e.g. a transform given a string where it needs a struct."""
+
+
 class RetriableError(ConnectError):
     """A transient failure: the worker retries the operation instead of failing the task."""
 

@@ -20,6 +20,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
+from connectworker.config.transforms import TransformsConfig, read_transforms
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
@@ -43,7 +44,9 @@ COMMON_CONFIG_DEF = (
             documentation="Converter for record keys; overrides the worker's key.converter.")
     .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
             documentation="Converter for record values; overrides the worker's value.converter.")
-).merge(ERROR_HANDLING_CONFIG_DEF)
+)
+"""The keys every connector has, in Kafka's "Common" group; `errors.*` follow the transforms."""
+DECLARED_CONFIG_DEF = COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class ConnectorConfig:
     props: dict[str, str]
     topic_rules: TopicCreationRules
     producer_overrides: dict[str, str] = field(default_factory=dict)
+    transforms: TransformsConfig = field(default_factory=TransformsConfig)
 
 
 @dataclass
@@ -112,6 +116,10 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
         name: KeyReport(COMMON_CONFIG_DEF.keys[name], value)
         for name, value in COMMON_CONFIG_DEF.validate_all(props).items()
     }
+    for name, (definition, value) in read_transforms(props).reports.items():  # Kafka's group order
+        reports[name] = KeyReport(definition, value)
+    for name, value in ERROR_HANDLING_CONFIG_DEF.validate_all(props).items():
+        reports[name] = KeyReport(ERROR_HANDLING_CONFIG_DEF.keys[name], value)
     _converter_errors(props, reports)
     class_report = reports["connector.class"]
     if not class_report.value.errors:
@@ -140,7 +148,7 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
                            exactly_once_worker: bool | None = None) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
-    Kafka keys that connectworker does not implement (`transforms`, …) are accepted, with one WARN per
+    Kafka keys that connectworker does not implement (`header.converter`, …) are accepted, with one WARN per
     connector naming them (see `connectworker.config.unsupported_keys`).
     """
     reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
@@ -149,7 +157,7 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         raise ConfigError(problems, source=source)
     connector_class = resolve_connector_class(props["connector.class"])
     name = props["name"].strip()
-    declared = {*COMMON_CONFIG_DEF.keys, *EXACTLY_ONCE_CONFIG_DEF.keys, *connector_class().config_def().keys}
+    declared = {*DECLARED_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     return ConnectorConfig(
         name=name,
@@ -160,4 +168,5 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         topic_rules=parse_topic_creation(props, source=source),
         producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
+        transforms=read_transforms(props).config or TransformsConfig(),  # validated above
     )

@@ -5,8 +5,8 @@ dropped without a word either: each is reported in one WARN line per connector (
 When a later version implements a key, remove its entry here (a key a connector or the common
 connector keys declare is never reported, whatever this list says).
 
-Patterns are exact keys, or prefixes ending in ``.`` or ``*`` (``transforms.`` matches every
-``transforms.<alias>.…`` key; ``name*`` matches every key starting with ``name``).
+Patterns are exact keys, or prefixes ending in ``.`` or ``*`` (``admin.override.`` matches every
+``admin.override.<key>``; ``name*`` matches every key starting with ``name``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from collections.abc import Collection, Iterable, Mapping
 log = logging.getLogger("connectworker.config")
 
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
-    "transforms", "transforms.",               # single message transforms
-    "predicates", "predicates.",
     "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
     "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
     "header.converter", "header.converter.",   # record headers are produced as the task gives them

@@ -157,7 +157,7 @@ class Worker:
             producer_config=producer_config, key_converter=self._converter(config, True),
             value_converter=self._converter(config, False),
             topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update,
-            error_handling=ErrorHandling.from_props(config.props))
+            error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms)
         if self.config.exactly_once_enabled:
             # WorkerConfig refuses exactly-once without offset.storage.topic, the only transactional store
             assert isinstance(self.offset_store, KafkaOffsetStore)

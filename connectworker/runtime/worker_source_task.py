@@ -25,6 +25,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.config.error_handling import ErrorHandling
+from connectworker.config.transforms import TransformsConfig
 from connectworker.converters.base import Converter
 from connectworker.runtime.connectivity import ConnectivityMonitor
 from connectworker.runtime.delivery_reports import DeliveryReportPump
@@ -40,6 +41,7 @@ from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.topic_gate import TopicGate
+from connectworker.runtime.transform_chain import TransformationChain
 from connectworker.runtime.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.topics.admin import MISSING_CODES
 
@@ -76,6 +78,7 @@ class WorkerSourceTask:
                  on_topics: Callable[[set[str]], None] | None = None,
                  error_handling: ErrorHandling | None = None,
                  offset_flusher: OffsetFlusher | None = None,
+                 transforms: TransformsConfig | None = None,
                  producer_factory: Callable[[dict[str, Any]], Producer] = Producer) -> None:
         self.connector = connector
         self.task_id = task_id
@@ -100,6 +103,9 @@ class WorkerSourceTask:
         self._timeouts = timeouts
         self._on_topics = on_topics
         self._errors = error_handling or ErrorHandling()
+        self._transforms = transforms
+        self._chain: TransformationChain | None = None  # built on the task thread, so a failure fails the task
+        self._poll_origin: tuple[Sequence[SourceRecord] | SourceRecordBatch, list[int]] | None = None
         self._stopping = threading.Event()
         self.tolerance = ToleranceOperator(self._errors, self.name, self._stopping)
         self._serializer = RecordSerializer(key_converter, value_converter, self.tolerance)
@@ -158,6 +164,8 @@ class WorkerSourceTask:
         try:
             producer = self._producer_factory(self._producer_config)
             self._pump = DeliveryReportPump(producer, self.name).start()
+            if self._transforms is not None and self._transforms.transforms:
+                self._chain = TransformationChain.build(self._transforms)
             self._before_task_start(producer)
             self.task.initialize(self._task_context())
             self.task.start(self.props)
@@ -250,11 +258,12 @@ class WorkerSourceTask:
             self._forget_topics.clear()
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
         polled = check_poll_result(result, self.name)
-        columns = polled if isinstance(polled, SourceRecordBatch) else None
         try:
-            offsets = newest_offsets(polled)
+            offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
+            sent = self._transformed(polled)
+            columns = sent if isinstance(sent, SourceRecordBatch) else None
             converted = (self._serializer.convert_batch(columns) if columns is not None
-                         else self._serializer.convert_records(polled))
+                         else self._serializer.convert_records(sent))
         except InvalidSourceOffsetError as exc:
             raise TaskFailure(f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
                               f"Nothing of this poll was sent.") from None
@@ -268,10 +277,23 @@ class WorkerSourceTask:
         self._before_produce(producer, topics)
         batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
         if not self._wants_acks and (converted.records is None or _plain(converted.records)):
-            self._send_columns(producer, converted, polled, batch)
+            self._send_columns(producer, converted, sent, batch)
         else:
-            self._send_records(producer, converted, polled, batch)
+            self._send_records(producer, converted, sent, batch)
         self.produced += len(converted.topics)
+
+    def _transformed(self, polled: Sequence[SourceRecord] | SourceRecordBatch
+                     ) -> Sequence[SourceRecord] | SourceRecordBatch:
+        """The poll after the connector's transforms (as polled without any); remembers which polled
+        record each one came from, for `_unsent_from`."""
+        self._poll_origin = None
+        if self._chain is None:
+            return polled
+        transformed = self._chain.apply_poll(polled, self.tolerance)
+        for record in transformed.dropped:  # filtered, or skipped under errors.tolerance=all: done
+            self._record_done(record)
+        self._poll_origin = (polled, transformed.origin)
+        return transformed.records
 
     def _send_records(self, producer: Producer, converted: ConvertedPoll,
                       polled: Sequence[SourceRecord], batch: InFlightBatch) -> None:
@@ -279,7 +301,7 @@ class WorkerSourceTask:
         per_record = self._wants_acks
         records = converted.records if converted.records is not None else polled
         for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
-            callback = RecordAck(batch, record) if per_record else None
+            callback = RecordAck(batch, self._as_polled(i, converted, record)) if per_record else None
             if callback is None and record.partition is None and record.timestamp is None and not record.headers:
                 try:
                     produce(record.topic, value, key)  # the common case: positional arguments only, fastest
@@ -309,11 +331,23 @@ class WorkerSourceTask:
             except BaseException as exc:
                 self._unsent_from(i, exc, polled, converted, batch)
 
+    def _as_polled(self, index: int, converted: ConvertedPoll, record: SourceRecord) -> SourceRecord:
+        """The record as the task returned it, for `commit_record` (Kafka passes the record before its
+        transforms): converted record `index` is `record` after the chain."""
+        if self._poll_origin is None:
+            return record
+        polled, origin = self._poll_origin
+        return polled[origin[converted.polled_index(index)]]
+
     def _unsent_from(self, index: int, exc: BaseException, polled: Sequence[SourceRecord],
                      converted: ConvertedPoll, batch: InFlightBatch) -> None:
         """Record `index` of `converted` (and every later one) never reached the producer: shrink the
         batch to the records before it, then fail the task saying which record and why."""
         first_unsent = converted.polled_index(index)
+        record = polled[first_unsent]
+        if self._poll_origin is not None:  # count in the poll as the task returned it
+            polled, origin = self._poll_origin
+            first_unsent = origin[first_unsent]
         try:
             offsets = newest_offsets(polled[:first_unsent]) if first_unsent else {}
         except InvalidSourceOffsetError:
@@ -324,7 +358,6 @@ class WorkerSourceTask:
         self.produced += index
         if isinstance(exc, TaskFailure | KeyboardInterrupt | SystemExit):
             raise exc
-        record = polled[first_unsent]
         raise TaskFailure(send_failure_message(self.name, record, converted.values[index], exc)) from exc
 
     def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
@@ -466,6 +499,8 @@ class WorkerSourceTask:
         if self._pump is not None:
             self._pump.stop()
             self._pump = None  # releases the producer now, not whenever the task object goes
+        if self._chain is not None:
+            self._chain.close()
         for converter in (self._key_converter, self._value_converter):
             try:
                 converter.close()

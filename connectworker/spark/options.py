@@ -3,8 +3,8 @@
 Spark hands a Python data source its options with lower-cased keys. Kafka keys are lower case, but
 `topic.creation` group names and a connector's own keys need not be (the KIP's example uses
 `topic.creation.firstRule.regex`), so the original spelling is restored from the names the keys can
-take: the declared keys of the connector and the group names listed in `topic.creation.groups` /
-`topic.creation` (whose values keep their case).
+take: the declared keys of the connector and the names listed in `topic.creation.groups` /
+`topic.creation`, `transforms` and `predicates` (whose values keep their case).
 
 Besides a connector's own config, the source takes what a worker file would give the worker:
 `kafka.<librdkafka key>` client settings (as Spark's Kafka source does), `topic.creation.enable`
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
-from connectworker.config.connector_config import COMMON_CONFIG_DEF
+from connectworker.config.connector_config import DECLARED_CONFIG_DEF
 from connectworker.plugins import PluginNotFoundError, add_plugin_paths, resolve_connector_class
 from connectworker.spark.offset_storage import OFFSET_STORAGE_KEYS, OffsetStorageSettings
 from connectworker.topics.config_keys import GROUPS_KEY, KIP_RULES_KEY, WORKER_ENABLE_KEY
@@ -60,18 +60,21 @@ def positive_int(options: Mapping[str, str], key: str, default: int) -> int:
 
 
 def restore_case(options: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
-    """`options` with each lower-cased key spelled as in `names` or a listed topic.creation group."""
+    """`options` with each lower-cased key spelled as in `names`, or under a listed topic.creation
+    group, transform or predicate alias (`topic.creation.<group>.`, `transforms.<alias>.`, ...)."""
     by_lower = {name.lower(): name for name in names}
-    groups: dict[str, str] = {}  # lower-cased group -> group as listed
-    for list_key in (GROUPS_KEY, KIP_RULES_KEY):
-        for group in str(options.get(list_key) or "").split(","):
-            group = group.strip()
-            other = groups.setdefault(group.lower(), group)
-            if other != group:
-                raise ConfigError({list_key: f"groups {other!r} and {group!r} differ only in case; Spark "
+    prefixes: dict[str, str] = {}  # lower-cased prefix -> prefix as listed
+    for list_key, prefix in ((GROUPS_KEY, "topic.creation."), (KIP_RULES_KEY, "topic.creation."),
+                             ("transforms", "transforms."), ("predicates", "predicates.")):
+        listed: dict[str, str] = {}
+        for alias in str(options.get(list_key) or "").split(","):
+            alias = alias.strip()
+            other = listed.setdefault(alias.lower(), alias)
+            if other != alias:
+                raise ConfigError({list_key: f"{other!r} and {alias!r} differ only in case; Spark "
                                              f"lower-cases option keys, so give them distinct names"})
-    prefixes = {f"topic.creation.{low}.": f"topic.creation.{group}."
-                for low, group in groups.items() if group}
+            if alias:
+                prefixes[f"{prefix}{alias.lower()}."] = f"{prefix}{alias}."
     restored: dict[str, str] = {}
     for key, value in options.items():
         name = by_lower.get(key.lower())
@@ -87,7 +90,7 @@ def restore_case(options: Mapping[str, str], names: Iterable[str]) -> dict[str, 
 
 def connector_key_names(options: Mapping[str, str]) -> list[str]:
     """The declared keys of the common config and of the connector named by `connector.class`."""
-    names = list(COMMON_CONFIG_DEF.names())
+    names = list(DECLARED_CONFIG_DEF.names())
     class_name = options.get("connector.class")
     if not class_name:
         return names

@@ -3,8 +3,9 @@
 The driver plans a `TaskPartition` per task, carrying the task's config and the connector's
 committed offsets read on the driver (executors never read the offset store). Here the task is
 created, started with an offset reader over those offsets (so it resumes exactly after the last
-acknowledged record), polled until the micro-batch's record or time bound, and stopped. Between a
-poll and its rows, the poll's new topics go through topic creation with *this* task instance, so its
+acknowledged record), polled until the micro-batch's record or time bound, and stopped. Each poll goes
+through the connector's transforms (the runtime's chain, as in standalone); then its new topics go
+through topic creation with *this* task instance, so its
 `settings_for_new_topic` applies as in standalone mode. Keys and values leave here serialised by the
 connector's converters, as Arrow record batches.
 """
@@ -33,6 +34,7 @@ from connectworker.runtime.poll_results import check_poll_result
 from connectworker.runtime.record_conversion import ConvertedPoll, RecordSerializer
 from connectworker.runtime.source_offsets import newest_offsets
 from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
+from connectworker.runtime.transform_chain import TransformationChain
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.topic_gates import creation_service, topic_gate
@@ -140,6 +142,7 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
                                timeout_ms=settings.creation_timeout_ms)
     gate = topic_gate(service, config.name, config.props)
     tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
+    chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
     rows = RowBuilder(config.name, part.task_id, RecordSerializer(key_converter, value_converter, tolerance))
     task = config.connector_class().task_class()()
     task.initialize(WorkerTaskContext(TaskOffsetReader(part.offsets), part.props))
@@ -154,15 +157,20 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
                 continue
             records = check_poll_result(result, name)
             newest_offsets(records)  # raises naming the offset that could not be committed
-            topics = set(records.topics) if isinstance(records, SourceRecordBatch) else {r.topic for r in records}
-            if not topics <= ready:
-                gate.ensure(topics - ready, task.settings_for_new_topic, name)
-                ready |= topics
-            batch = rows.build(records, emitted)
-            yield batch
-            emitted += batch.num_rows
+            polled = len(records)  # counts toward max.records, whatever the transforms keep
+            if chain is not None:  # records leave connect-source transformed, as they leave a worker
+                records = chain.apply_poll(records, tolerance).records
+            if records:
+                topics = set(records.topics) if isinstance(records, SourceRecordBatch) else {r.topic for r in records}
+                if not topics <= ready:
+                    gate.ensure(topics - ready, task.settings_for_new_topic, name)
+                    ready |= topics
+                yield rows.build(records, emitted)
+            emitted += polled
     finally:
         task.stop()
+        if chain is not None:
+            chain.close()
         key_converter.close()
         value_converter.close()
         log.debug("Task %s polled %d records in micro-batch %d", name, emitted, part.batch)

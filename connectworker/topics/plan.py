@@ -38,6 +38,8 @@ class PlanEntry(BaseModel):
 
     topic: str
     create: bool
+    emitted: str | None = None
+    """The name the connector emits, when its transforms route it to `topic` (set only with transforms)."""
     rule: str | None
     partitions: int | None
     replication_factor: int | None

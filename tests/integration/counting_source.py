@@ -3,6 +3,8 @@
 connector-defined transaction boundaries; with `transaction.boundary=connector` its task commits after
 every `commit.every` records and aborts instead when the segment's index is a multiple of `abort.every`
 (counting from 1), so `commit.every=10`, `abort.every=3` aborts records 20-29, 50-59, ...
+For the transform tests: `timestamp.ms` gives record n the timestamp `timestamp.ms + n`, and
+`tombstone.every=k` makes every k-th record (n % k == k - 1) a tombstone (value None).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class CountingTask(SourceTask):
         self.pause_s = float(props.get("poll.pause.ms", "0")) / 1000
         self.commit_every = int(props.get("commit.every", "0"))
         self.abort_every = int(props.get("abort.every", "0"))
+        self.timestamp = int(props["timestamp.ms"]) if props.get("timestamp.ms") else None
+        self.tombstone_every = int(props.get("tombstone.every", "0"))
         offset = self.context.offset_storage_reader.offset(PARTITION)
         self.next = int(offset["next"]) if offset else 0
         self.stopping = False
@@ -51,7 +55,8 @@ class CountingTask(SourceTask):
         if self.pause_s:
             time.sleep(self.pause_s)
         end = min(self.next + self.batch, self.records)
-        records = [SourceRecord(PARTITION, {"next": n + 1}, self.topic, f"{self.tag}:{n}", str(n))
+        records = [SourceRecord(PARTITION, {"next": n + 1}, self.topic, self._value(n), str(n),
+                                timestamp=None if self.timestamp is None else self.timestamp + n)
                    for n in range(self.next, end)]
         self.next = end
         transactions = self.context.transaction_context
@@ -65,6 +70,11 @@ class CountingTask(SourceTask):
                         transactions.commit_transaction(record)
         return records
 
+    def _value(self, n: int) -> str | None:
+        if self.tombstone_every and n % self.tombstone_every == self.tombstone_every - 1:
+            return None
+        return f"{self.tag}:{n}"
+
     def stop(self) -> None:
         self.stopping = True
 
@@ -77,7 +87,8 @@ class CountingSource(SourceConnector):
         return (ConfigDef().define("topic", ConfigType.STRING).define("records", ConfigType.INT)
                 .define("tag", ConfigType.STRING, "").define("batch.size", ConfigType.INT, 100)
                 .define("poll.pause.ms", ConfigType.INT, 0).define("commit.every", ConfigType.INT, 0)
-                .define("abort.every", ConfigType.INT, 0))
+                .define("abort.every", ConfigType.INT, 0).define("timestamp.ms", ConfigType.LONG, None)
+                .define("tombstone.every", ConfigType.INT, 0))
 
     def start(self, props: Mapping[str, str]) -> None:
         self.props = dict(props)

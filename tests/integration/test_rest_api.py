@@ -168,7 +168,8 @@ def test_validate_reports_every_bad_key_including_topic_creation_groups(api: Res
     assert "Invalid regular expression" in errors["topic.creation.small.include"][0]
     assert body["error_count"] == sum(len(e) for e in errors.values())
     assert body["name"] == "connectworker.connectors.datagen.DataGenConnector"
-    assert body["groups"] == ["Common", "Error Handling", "Topic Creation", "Exactly Once Support"]
+    assert body["groups"] == ["Common", "Transforms", "Predicates", "Error Handling", "Topic Creation",
+                              "Exactly Once Support"]
     first = body["configs"][0]
     assert set(first["definition"]) == {"name", "type", "required", "default_value", "importance",
                                         "documentation", "group", "order", "width", "display_name",

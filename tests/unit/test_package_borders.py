@@ -112,6 +112,11 @@ def test_topics_imports_only_the_api() -> None:
     assert offending("topics", allowed={"api"}) == []
 
 
+def test_transforms_import_only_the_api_and_the_converters() -> None:
+    """Built-in transforms work on Connect data; the converters' logical types are all they need."""
+    assert offending("transforms", allowed={"api", "converters"}) == []
+
+
 def test_config_does_not_import_runtime_rest_or_spark() -> None:
     assert offending("config", forbidden={"runtime", "rest", "spark"}) == []
 

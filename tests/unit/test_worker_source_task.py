@@ -18,6 +18,7 @@ from confluent_kafka import KafkaError
 
 from connectworker.api import RecordMetadata, RetriableError, SourceRecord, SourceRecordBatch, SourceTask
 from connectworker.config.error_handling import ErrorHandling, Tolerance
+from connectworker.config.transforms import TransformsConfig
 from connectworker.converters.string import StringConverter
 from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.offset_store import FileOffsetStore
@@ -95,7 +96,7 @@ class Harness:
                  value_converter: StringConverter | None = None, store: FileOffsetStore | None = None,
                  connector: str = "c", flush_interval_s: float = 0.05,
                  producer_setup: Callable[[FakeProducer], None] = lambda p: None,
-                 flusher: OffsetFlusher | None = None) -> None:
+                 flusher: OffsetFlusher | None = None, transforms: TransformsConfig | None = None) -> None:
         self.task = task
         self.store = store or FileOffsetStore(tmp_path / "offsets.json")
         self.producer: FakeProducer | None = None
@@ -112,7 +113,7 @@ class Harness:
             connector=connector, task_id=0, task=task, props={}, producer_config={}, key_converter=key_converter,
             value_converter=value, offset_store=self.store, topic_gate=AutoCreateGate(),
             timeouts=TaskTimeouts(flush_interval_s, 0.2, 1.0), error_handling=errors,
-            offset_flusher=flusher, producer_factory=factory)  # type: ignore[arg-type]
+            offset_flusher=flusher, transforms=transforms, producer_factory=factory)  # type: ignore[arg-type]
         self.connector = connector
 
     def start(self) -> Harness:
