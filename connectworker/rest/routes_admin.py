@@ -1,4 +1,5 @@
-"""`/` (server info) and `/admin/loggers` (log levels at run time)."""
+"""`/` (server info), `/health` (Kafka's KIP-1017), `/metrics` (Prometheus) and `/admin/loggers` (log
+levels at run time)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from connectworker.rest.deps import HerderDep
 from connectworker.rest.errors import error_responses
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import LevelRequest, LoggerLevel, ServerInfo
+from connectworker.runtime.metrics import CONTENT_TYPE
 
 router = APIRouter(tags=["admin"])
 
@@ -26,6 +28,22 @@ def _levels(request: Request) -> LoggerLevels:
 @router.get("/", response_model=ServerInfo)
 def server_info(herder: HerderDep) -> ServerInfo:
     return ServerInfo(version=__version__, commit=COMMIT, kafka_cluster_id=herder.cluster_id())
+
+
+@router.get("/health", responses={503: {"description": "starting, or the Kafka cluster is unreachable"}})
+def health(herder: HerderDep) -> JSONResponse:
+    """200 `{"status": "healthy", "message": …}` once the worker started its connectors; 503 with
+    `"starting"` before, or `"unhealthy"` (naming the tasks) while a task cannot reach the cluster."""
+    state = herder.health()
+    return JSONResponse({"status": state.status, "message": state.message}, status_code=state.http_status)
+
+
+@router.get("/metrics", response_class=Response)
+def metrics(herder: HerderDep) -> Response:
+    """The worker's metrics in Prometheus' text format (docs/metrics.md)."""
+    if herder.metrics is None:
+        return Response(b"", media_type=CONTENT_TYPE)
+    return Response(herder.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
 @router.get("/admin/loggers", response_model=dict[str, LoggerLevel])

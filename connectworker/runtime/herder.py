@@ -20,6 +20,7 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
 from connectworker.runtime.herder_errors import ConnectorExistsError, InvalidRequestError
 from connectworker.runtime.log_redaction import SecretRedactor
+from connectworker.runtime.metrics import WorkerMetrics
 from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.secrets import keep_hidden_values, scrub, secret_keys
 from connectworker.runtime.status import State
@@ -43,11 +44,19 @@ class RestartPlan:
     tasks: frozenset[int]
 
 
+@dataclass(frozen=True)
+class Health:
+    http_status: int
+    status: str  # "healthy", "starting" or "unhealthy", as Kafka's GET /health
+    message: str
+
+
 class StandaloneHerder:
     def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
                  store: ConnectorStore | None = None, redactor: SecretRedactor | None = None,
-                 cluster_id: str | None = None) -> None:
+                 cluster_id: str | None = None, metrics: WorkerMetrics | None = None) -> None:
         self.worker = worker
+        self.metrics = metrics
         self.config = config
         self.admin = admin
         self.store = store
@@ -56,6 +65,7 @@ class StandaloneHerder:
         self._lock = threading.RLock()
         self._file_digests: dict[str, str] = {}
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
+        self._started = False
 
     # -- start-up ------------------------------------------------------------------------------
     def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
@@ -86,6 +96,7 @@ class StandaloneHerder:
                 if entry.from_store:
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
             self._refresh_secrets()
+            self._started = True
 
     def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
         """The entries by name, without those whose name is unusable (stored by an older version that
@@ -121,6 +132,18 @@ class StandaloneHerder:
         """`text` (a task's trace, an error message) with every known secret value replaced by `[hidden]`,
         by the same code that redacts the log lines."""
         return self.redactor.redact(text)
+
+    def health(self) -> Health:
+        """Kafka's worker health (KIP-1017), from what the worker knows without asking Kafka: starting
+        until the connectors of the files and the store were started, unhealthy while a task's producer
+        cannot reach the cluster."""
+        if not self._started:
+            return Health(503, "starting", "Worker is still starting up.")
+        unreachable = [f"task {task.name}: {note}" for _, _, task in self.worker.status_snapshot()
+                       if task is not None and (note := task.connectivity.note)]
+        if unreachable:
+            return Health(503, "unhealthy", "Kafka cluster unreachable: " + "; ".join(unreachable))
+        return Health(200, "healthy", "Worker has completed startup and is ready to handle requests.")
 
     def cluster_id(self) -> str | None:
         if self._cluster_id is None and self.admin is not None:

@@ -18,6 +18,7 @@ from connectworker.runtime.connector_store import ConnectorStore
 from connectworker.runtime.herder import StandaloneHerder
 from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
 from connectworker.runtime.log_redaction import SecretRedactor
+from connectworker.runtime.metrics import WorkerMetrics
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.topic_admin import open_topic_admin
@@ -110,7 +111,8 @@ class StandaloneRuntime:
         self._redactor = SecretRedactor()
         self._redactor.install()
         self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
-                                       redactor=self._redactor, cluster_id=self.cluster_id)
+                                       redactor=self._redactor, cluster_id=self.cluster_id,
+                                       metrics=WorkerMetrics(self.worker, self.topics))
         self.herder.start(connectors)
         return self.herder
 

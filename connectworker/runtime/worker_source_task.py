@@ -121,6 +121,7 @@ class WorkerSourceTask:
         self._resumed.set()
         self._thread: threading.Thread | None = None
         self.produced = 0
+        self.polled = 0  # records the task returned, transformed or dropped alike
         self.committed_records = 0  # records whose offsets are in the offset store
         self._committed_lock = threading.Lock()
 
@@ -258,6 +259,7 @@ class WorkerSourceTask:
             self._forget_topics.clear()
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
         polled = check_poll_result(result, self.name)
+        self.polled += len(polled)
         try:
             offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
             sent = self._transformed(polled)

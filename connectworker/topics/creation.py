@@ -52,6 +52,9 @@ class KnownTopics:
     def unknown(self, topics: Iterable[str]) -> list[str]:
         return [t for t in topics if t not in self._topics]
 
+    def size(self) -> int:
+        return len(self._topics)
+
     def add(self, topics: Iterable[str]) -> None:
         with self._lock:
             self._topics.update(topics)
@@ -183,6 +186,7 @@ class TopicCreationService:
         self.known = KnownTopics()
         self._broker_count: int | None = None
         self._lock = threading.Lock()
+        self.created = 0  # topics this worker created (read by the metrics)
 
     @property
     def admin(self) -> TopicAdmin:
@@ -236,6 +240,7 @@ class TopicCreationService:
             auto_created: list[str] = []
             for name, result in results.items():
                 if result.outcome is Outcome.CREATED:
+                    self.created += 1
                     s = pending[name]
                     log.info("Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
                              name, connector, s.partitions, s.replication_factor, s.configs())
