@@ -23,7 +23,7 @@ run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to
 test: $(VENV)/.test-deps  ## the whole suite (unit, integration against a broker, Spark)
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
-	$(BIN)/mypy --strict connectworker/api connectworker/topics
+	$(BIN)/mypy --strict connectworker/api connectworker/topics connectworker/transforms
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md
