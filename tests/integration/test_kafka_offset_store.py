@@ -34,6 +34,16 @@ def offsets_topic(admin: AdminClient, unique: str) -> Iterator[str]:
     delete_topics(admin, [topic])
 
 
+def committed_now(broker: Broker, topic: str, connector: str) -> dict[str, object]:
+    """A connector's offsets as a fresh store reads them; the store is closed, never left to the garbage
+    collector (a librdkafka client freed on whatever thread collects it can take the process down)."""
+    store = store_for(broker, topic)
+    try:
+        return read_committed(store, connector)
+    finally:
+        store.close()
+
+
 def store_for(broker: Broker, topic: str, **options: int) -> KafkaOffsetStore:
     return KafkaOffsetStore(topic, {"bootstrap.servers": broker.bootstrap_servers},
                             **{"partitions": 3, "replication_factor": 1, **options})
@@ -116,7 +126,7 @@ def test_standalone_with_an_offsets_topic_resumes_where_it_stopped(
         assert isinstance(runtime.worker.offset_store, KafkaOffsetStore)
         tasks = runtime.worker.get(connector["name"]).tasks
         wait_until(lambda: all(t.committed_records >= 100 for t in tasks), what="100 committed per task")
-    first = read_committed(store_for(broker, offsets_topic), connector["name"])
+    first = committed_now(broker, offsets_topic, connector["name"])
     assert set(first) == {P0, P1} and all(0 < o["seq"] < records for o in first.values()), first
     assert not (tmp_path / "connect.offsets").exists()  # the file key only places the connector store
     assert partition_count(admin, offsets_topic) == 2
@@ -156,7 +166,7 @@ def test_rest_offsets_endpoints_read_alter_and_reset_the_offsets_topic(
                                                      {"partition": {"task": 9}, "offset": {"seq": 1}}]})
         assert altered.status_code == 200, altered.text
     assert partition_count(admin, offsets_topic) == 25  # Kafka's default offset.storage.partitions
-    assert read_committed(store_for(broker, offsets_topic), name) == {
+    assert committed_now(broker, offsets_topic, name) == {
         P0: {"seq": 25}, partition_key({"task": 9}): {"seq": 1}}
 
     with rest_worker(config) as api:  # the connector store (beside the file key) kept it, STOPPED
@@ -166,7 +176,7 @@ def test_rest_offsets_endpoints_read_alter_and_reset_the_offsets_topic(
         assert api.client.delete(f"/connectors/{name}/offsets").status_code == 200
         assert api.client.get(f"/connectors/{name}/offsets").json()["offsets"] == []
         assert api.client.delete(f"/connectors/{name}").status_code == 204
-    assert read_committed(store_for(broker, offsets_topic), name) == {}
+    assert committed_now(broker, offsets_topic, name) == {}
     delete_topics(admin, [topic])
 
 
