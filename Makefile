@@ -20,7 +20,13 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to stop
 	$(BIN)/connectworker standalone config/worker.properties config/connectors/datagen.properties
 
-test: $(VENV)/.test-deps  ## the whole suite (unit, integration against a broker, Spark)
+# Debian's chromium, for the status page's browser test (Playwright's own browser download cannot
+# reach its host here); installed only when missing.
+CHROMIUM = /usr/bin/chromium
+$(CHROMIUM):
+	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium'
+
+test: $(VENV)/.test-deps $(CHROMIUM)  ## the whole suite (unit, integration against a broker, Spark, a browser)
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
 	$(BIN)/mypy --strict connectworker/api connectworker/topics connectworker/transforms

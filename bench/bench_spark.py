@@ -1,14 +1,18 @@
-"""Records/s of the same DataGen connector on Spark (`local[2]`) and on the standalone worker.
+"""Records/s and first-commit latency of the same DataGen connector on the standalone worker, on Spark
+`local[2]`, and on a 2-worker Spark standalone cluster (one core each, started from the pyspark wheel).
 
-Both runs write the same records (tasks x records per task, string values of `value.size` bytes,
-`topic.count` topics, topic creation on) to the same broker, in the same process, one after the
-other, and count a record once its source offset is committed (so both figures are acknowledged
-throughput, not just produced). The Spark figure is measured from the query's start; the session's
-own start-up is reported apart. Results go to the `spark` section of bench/results.md.
+Every run writes the same records (tasks x records per task, string values of `value.size` bytes,
+`topic.count` topics, topic creation on) to the same broker, one run after the other, and counts a
+record once its source offset is committed (acknowledged throughput, not just produced). The Spark
+runs go through `SparkEngine`, exactly what `connectworker spark` runs; their clock starts when the
+Spark session is up (the session's own start-up is reported apart), so "first commit after" is the
+latency the first micro-batch adds. Offsets: a file on `local[2]`, a Kafka topic on the cluster.
+Results go to the `spark` section of bench/results.md.
 
-    python -m bench.bench_spark [--records 1000000] [--tasks 2] [--batch-ms 2000]
+    python -m bench.bench_spark [--records 2000000] [--tasks 2] [--batch-ms 2000] [--no-cluster]
 
-Uses the broker named by CONNECTWORKER_BENCH_BOOTSTRAP, else starts the embedded Tansu broker.
+Uses the broker named by CONNECTWORKER_BENCH_BOOTSTRAP, else starts the embedded Tansu broker. All of
+it (broker, driver, master, workers, executors) shares this machine's cores.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +34,10 @@ from bench.results import write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime.offset_backing_store import read_committed
+from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
 from connectworker.runtime.offset_store import FileOffsetStore
 from connectworker.runtime.standalone import StandaloneRuntime
-from connectworker.spark.drain import DrainSignal
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
@@ -42,9 +47,13 @@ class Run:
     mode: str
     records: int
     seconds: float
-    first_commit_s: float
-    first_commit_records: int
+    commits: list[tuple[float, int]]  # (seconds, records committed) at each change seen
+    session_s: float | None = None
     note: str = ""
+
+    @property
+    def first_commit_s(self) -> float:
+        return self.commits[0][0]
 
     @property
     def rate(self) -> float:
@@ -52,9 +61,12 @@ class Run:
 
     @property
     def steady_rate(self) -> float:
-        """Records/s after the first commit: start-up (and, on Spark, Python worker start) excluded."""
-        span = self.seconds - self.first_commit_s
-        return (self.records - self.first_commit_records) / span if span > 0 else float("nan")
+        """Records/s from the second commit to the last: start-up, and the first full micro-batch (on
+        Spark: Python workers starting, the JVM compiling the conversion code), excluded."""
+        if len(self.commits) < 3:
+            return float("nan")
+        (start, done), (end, total) = self.commits[1], self.commits[-1]
+        return (total - done) / (end - start)
 
 
 def connector(name: str, topic_prefix: str, tasks: int, records: int, value_size: int) -> dict[str, str]:
@@ -65,21 +77,21 @@ def connector(name: str, topic_prefix: str, tasks: int, records: int, value_size
             "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2"}
 
 
-def wait_for(total: int, committed: Callable[[], int], timeout_s: float) -> tuple[float, int, float]:
-    """Seconds until the first commit, records committed then, and seconds until all `total` are."""
-    start = time.monotonic()
-    first: tuple[float, int] | None = None
+def wait_for(total: int, committed: Callable[[], int], timeout_s: float, start: float | None = None,
+             every_s: float = 0.05) -> list[tuple[float, int]]:
+    """(seconds from `start` (default: now), records committed) at every change, until all `total` are."""
+    start = time.monotonic() if start is None else start
+    commits: list[tuple[float, int]] = []
     while True:
         done = committed()
         now = time.monotonic() - start
-        if first is None and done > 0:
-            first = (now, done)
+        if done > (commits[-1][1] if commits else 0):
+            commits.append((now, done))
         if done >= total:
-            first = first or (now, done)
-            return first[0], first[1], now
+            return commits
         if now > timeout_s:
             raise RuntimeError(f"only {done} of {total} records committed after {timeout_s:.0f}s")
-        time.sleep(0.05)
+        time.sleep(every_s)
 
 
 def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int) -> Run:
@@ -90,99 +102,115 @@ def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int
         assert runtime.worker is not None
         runtime.worker.start_connector(parse_connector_config(props))
         running = runtime.worker.get(props["name"])
-        first, first_records, seconds = wait_for(
-            total, lambda: sum(t.committed_records for t in running.tasks), 600)
-    return Run("standalone (one process, a thread per task)", total, seconds, first, first_records)
+        commits = wait_for(total, lambda: sum(t.committed_records for t in running.tasks), 600)
+    return Run("standalone (one process, a thread per task)", total, commits[-1][0], commits)
 
 
-def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, batch_ms: int) -> tuple[Run, float]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
+def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, batch_ms: int, master: str,
+              mode: str) -> Run:
+    """`props` through `SparkEngine` on `master`; offsets in a file (local) or a Kafka topic (cluster)."""
+    from connectworker.spark.engine import SparkEngine
+    from connectworker.spark.worker_settings import load_spark_worker
 
-    from connectworker.spark import register
-
+    local = master.startswith("local")
+    offsets = work / f"{props['name']}.offsets"
+    worker_props = {
+        "bootstrap.servers": bootstrap, "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER,
+        "topic.creation.enable": "true", "spark.master": master, "spark.trigger.interval.ms": str(batch_ms),
+        "spark.checkpoint.location": str(work / f"{props['name']}.checkpoints"),
+        "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.driver.host": "127.0.0.1",
+        **({"offset.storage.file.filename": str(offsets)} if local else {
+            "offset.storage.topic": f"{props['name']}-offsets", "offset.storage.partitions": "1",
+            "offset.storage.replication.factor": "1", "spark.conf.spark.executor.memory": "1g"}),
+    }
+    worker_file = work / f"{props['name']}.properties"
+    worker_file.write_text("".join(f"{k}={v}\n" for k, v in worker_props.items()))
+    storage: OffsetBackingStore = (FileOffsetStore(offsets, shared=True) if local else KafkaOffsetStore(
+        worker_props["offset.storage.topic"], {"bootstrap.servers": bootstrap}, partitions=1, replication_factor=1))
     started = time.monotonic()
-    spark = (SparkSession.builder.master("local[2]").appName("bench-spark")
-             .config("spark.ui.enabled", "false").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    register(spark)
-    session_s = time.monotonic() - started
-    offsets = work / "spark.offsets"
-    drain = DrainSignal(work / "drain")
-    storage_options = {"offset.storage.file.filename": str(offsets), "kafka.bootstrap.servers": bootstrap}
-    storage = FileOffsetStore(offsets, shared=True)
+    engine = SparkEngine(load_spark_worker(worker_file), [parse_connector_config(props)])
     try:
-        query = (spark.readStream.format("connect-source")
-                 .options(**props, **storage_options, **{"topic.creation.enable": "true",
-                                                         "microbatch.max.ms": str(batch_ms),
-                                                         "connectworker.drain.file": str(drain.path)}).load()
-                 .writeStream.format("connect-kafka").options(**storage_options)
-                 .option("checkpointLocation", str(work / "checkpoint")).start())
+        engine.start()
+        assert engine.session_ready is not None
+        query = engine.queries[0].query
 
         def committed() -> int:
             if not query.isActive:
                 raise RuntimeError(f"query stopped: {query.exception()}")
-            return sum(o["seq"] for o in read_committed(storage, props["name"]).values()) if offsets.exists() else 0
+            if local and not offsets.exists():
+                return 0
+            return sum(o["seq"] for o in read_committed(storage, props["name"]).values())
 
-        first, first_records, seconds = wait_for(total, committed, 900)
-        drain.request()  # stop between micro-batches, as `connectworker spark` does
-        drain.wait(60)
+        # A Kafka offsets read writes a barrier to the topic: poll it less often than a file.
+        commits = wait_for(total, committed, 900, start=engine.session_ready, every_s=0.05 if local else 0.2)
         batches = (query.lastProgress or {}).get("batchId", 0) + 1
-        query.stop()
     finally:
-        spark.stop()
-    note = f"{batches} micro-batches of up to {batch_ms} ms per task"
-    return Run("Spark local[2] (connect-source → connect-kafka)", total, seconds, first, first_records,
-               note), session_s
+        engine.stop()  # drains: no micro-batch is cut short
+        storage.close()
+    assert engine.session_ready is not None
+    return Run(mode, total, commits[-1][0], commits, engine.session_ready - started,
+               f"{batches} micro-batches of up to {batch_ms} ms per task")
 
 
-def report(runs: list[Run], session_s: float, tasks: int, per_task: int, value_size: int) -> str:
-    lines = [f"DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, 3 topics "
-             f"(created by rule), acks=all; a record counts once its source offset is committed.", "",
-             "| mode | records | seconds | records/s | first commit after | records/s after it | notes |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+def report(runs: list[Run], tasks: int, per_task: int, value_size: int, command: str) -> str:
+    lines = [f"`{command}`: DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, "
+             f"3 topics (created by rule), acks=all; a record counts once its source offset is committed. "
+             f"Spark runs are timed from the moment their session is up (session start-up: its own column).",
+             "Steady state: records/s from the second commit to the last (excludes start-up and, on Spark, "
+             "the first full micro-batch, which still starts Python workers and compiles). The cluster run "
+             "reuses the JVM the local[2] run started (PySpark keeps one per process), so its session start "
+             "is only a new SparkContext; its first commit includes launching the executors.",
+             "", "| mode | records | seconds | records/s | session start | first commit after | "
+                 "steady records/s | steady x standalone | notes |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    base = runs[0]
     for r in runs:
-        lines.append(f"| {r.mode} | {r.records:,} | {r.seconds:.1f} | {r.rate:,.0f} | {r.first_commit_s:.1f} s "
-                     f"| {r.steady_rate:,.0f} | {r.note} |")
-    standalone, spark = runs
-    lines += ["", f"Spark / standalone: {spark.rate / standalone.rate:.2f}x overall, "
-                  f"{spark.steady_rate / standalone.steady_rate:.2f}x after the first commit. The Spark "
-                  f"session itself took {session_s:.1f} s to start (not included above)."]
+        session = "" if r.session_s is None else f"{r.session_s:.1f} s"
+        lines.append(f"| {r.mode} | {r.records:,} | {r.seconds:.1f} | {r.rate:,.0f} | {session} "
+                     f"| {r.first_commit_s:.1f} s | {r.steady_rate:,.0f} | {r.steady_rate / base.steady_rate:.2f}x "
+                     f"| {r.note} |")
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=1_000_000, help="records per task")
+    parser.add_argument("--records", type=int, default=2_000_000, help="records per task")
     parser.add_argument("--tasks", type=int, default=2)
     parser.add_argument("--value-size", type=int, default=100)
-    parser.add_argument("--batch-ms", type=int, default=2_000, help="microbatch.max.ms on Spark")
-    args = parser.parse_args()
+    parser.add_argument("--batch-ms", type=int, default=2_000, help="spark.trigger.interval.ms (and poll time)")
+    parser.add_argument("--no-cluster", action="store_true", help="skip the 2-worker standalone cluster")
+    args = parser.parse_args(argv)
     total = args.records * args.tasks
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors' Python, on the cluster too
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     named = os.environ.get("CONNECTWORKER_BENCH_BOOTSTRAP")
-    broker = None if named else EmbeddedBroker().start()
-    bootstrap = named or broker.bootstrap_servers  # type: ignore[union-attr]
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
-            work = Path(tmp)
+    runs: list[Run] = []
+    with ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-spark-")))
+        broker = None if named else stack.enter_context(EmbeddedBroker())
+        bootstrap = named or broker.bootstrap_servers  # type: ignore[union-attr]
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        modes = ["standalone", "local[2]"] + ([] if args.no_cluster else ["cluster"])
+        for mode in modes:
             tag = uuid.uuid4().hex[:6]
-            runs = []
-            for mode in ("standalone", "spark"):
-                prefix = f"bench-{mode}-{tag}"
-                props = connector(f"bench-{mode}-{tag}", prefix, args.tasks, args.records, args.value_size)
-                if mode == "standalone":
-                    runs.append(run_standalone(bootstrap, work, props, total))
-                else:
-                    spark_run, session_s = run_spark(bootstrap, work, props, total, args.batch_ms)
-                    runs.append(spark_run)
-                for future in admin.delete_topics([f"{prefix}.{n}" for n in range(3)]).values():
-                    future.result()  # free the broker's memory before the next run
-    finally:
-        if broker is not None:
-            broker.stop()
-    body = report(runs, session_s, args.tasks, args.records, args.value_size)
-    write_section('spark', body)
+            prefix = f"bench-{mode.replace('[', '').replace(']', '')}-{tag}"
+            props = connector(prefix, prefix, args.tasks, args.records, args.value_size)
+            if mode == "standalone":
+                runs.append(run_standalone(bootstrap, tmp, props, total))
+            elif mode == "local[2]":
+                runs.append(run_spark(bootstrap, tmp, props, total, args.batch_ms, "local[2]",
+                                      "Spark local[2] (`connectworker spark`)"))
+            else:
+                from tests.integration.spark_cluster import spark_cluster
+
+                with spark_cluster(tmp / "cluster") as cluster:
+                    runs.append(run_spark(bootstrap, tmp, props, total, args.batch_ms, cluster.master_url,
+                                          "Spark standalone cluster, 2 workers x 1 core (`connectworker spark`)"))
+            topics = [f"{prefix}.{n}" for n in range(3)] + ([f"{prefix}-offsets"] if mode == "cluster" else [])
+            for future in admin.delete_topics(topics).values():
+                future.result()  # free the broker's memory before the next run
+    command = "python -m bench.bench_spark " + " ".join(argv if argv is not None else sys.argv[1:])
+    write_section("spark", report(runs, args.tasks, args.records, args.value_size, command.strip()))
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ Run: `python -m bench.bench_transforms [records] [rounds]`.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from bench.results import write_section
+from bench.results import ratio_table, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
@@ -73,15 +72,10 @@ def main(count: int = 300_000, rounds: int = 3) -> None:
             results["without transforms"].append(run(broker.bootstrap_servers, Path(tmp), count, {}))
             results["InsertField + ReplaceField + RegexRouter"].append(
                 run(broker.bootstrap_servers, Path(tmp), count, CHAIN))
-    base = statistics.median(results["without transforms"])
-    rows = ["| chain | records/s (median) | rounds | x without |", "|---|---:|---|---:|"]
-    for label, rates in results.items():
-        median = statistics.median(rates)
-        rows.append(f"| {label} | {median:,.0f} | {', '.join(f'{r:,.0f}' for r in rates)} | {median / base:.2f} |")
-    ratio = statistics.median(results["InsertField + ReplaceField + RegexRouter"]) / base
+    table, ratio = ratio_table("chain", results, "without transforms")
     verdict = "met" if ratio >= TARGET else "NOT met"
     body = (f"{count:,} ordinary records (schemaless JSON dicts, ~100 bytes) per run, {rounds} rounds, "
-            f"JsonConverter without schemas, embedded Tansu broker.\n\n" + "\n".join(rows) +
+            f"JsonConverter without schemas, embedded Tansu broker.\n\n" + table +
             f"\n\nTarget with the chain ≥ {TARGET}x without: {verdict} ({ratio:.2f}x).\n"
             f"Command: `python -m bench.bench_transforms {count} {rounds}`")
     write_section("Transform chain cost", body)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import platform
 import re
+import statistics
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("results.md")
@@ -27,3 +29,16 @@ def write_section(name: str, body: str) -> Path:
     print(body)
     print(f"written to {RESULTS}")
     return RESULTS
+
+
+def ratio_table(first_column: str, results: Mapping[str, Sequence[float]], base: str) -> tuple[str, float]:
+    """A Markdown table of records/s per variant (median, every round, ratio to the `base` variant's
+    median), and the ratio of the last variant to `base`."""
+    base_median = statistics.median(results[base])
+    rows = [f"| {first_column} | records/s (median) | rounds | x {base} |", "|---|---:|---|---:|"]
+    ratio = 1.0
+    for label, rates in results.items():
+        ratio = statistics.median(rates) / base_median
+        rows.append(f"| {label} | {statistics.median(rates):,.0f} | {', '.join(f'{r:,.0f}' for r in rates)} "
+                    f"| {ratio:.2f} |")
+    return "\n".join(rows), ratio

@@ -13,9 +13,13 @@ from typing import TYPE_CHECKING
 
 from connectworker import __version__
 from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.cli_drift import EXIT_DRIFT, EXIT_ERROR, EXIT_IN_SYNC
+from connectworker.config.reference import ENVIRONMENT_RULE, REFERENCE_DOC
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.log_format import LOG_FORMATS, report, setup_logging, use_format
 
 if TYPE_CHECKING:
+    from connectworker.rest.metrics_listener import MetricsListener
     from connectworker.rest.server import RestServer
     from connectworker.runtime.standalone import StandaloneRuntime
     from connectworker.runtime.status import Status
@@ -45,9 +49,10 @@ def log_level(text: str) -> int:
             f"(any case; WARNING and CRITICAL too)") from None
 
 
-def _setup_logging(level: int) -> None:
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+def _log_format_from(args: argparse.Namespace, config: WorkerConfig) -> None:
+    """The worker file's `log.format`, unless `--log-format` said otherwise."""
+    if args.log_format is None and config.log_format != "text":
+        use_format(config.log_format)
 
 
 class ShutdownProgress:
@@ -79,14 +84,17 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     from connectworker.shutdown_signals import ShutdownSignals
 
     config = load_worker_config(args.worker)
+    _log_format_from(args, config)
     # every file validated before anything starts
     connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
+    runtime = StandaloneRuntime(config)
     rest = _rest_server(config)
+    metrics = _metrics_listener(config, runtime, rest)
     tune_gc_for_throughput()
     progress = ShutdownProgress()
     signals = ShutdownSignals(progress.waiting_for).install()
     try:
-        runtime = progress.runtime = StandaloneRuntime(config).start()
+        progress.runtime = runtime.start()
         try:
             herder = runtime.start_herder(connectors)  # with those saved through REST, reconciled
             if rest is not None:
@@ -109,6 +117,8 @@ def cmd_standalone(args: argparse.Namespace) -> int:
         signals.uninstall()
         if rest is not None:
             rest.stop()  # closes the bound ports if start-up failed before serving
+        if metrics is not None:
+            metrics.stop()
     failed = [label for label, status, _ in progress.components if status.state is State.FAILED]
     if failed:
         log.error("Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
@@ -129,10 +139,27 @@ def _rest_server(config: WorkerConfig) -> RestServer | None:
     return server.bind() if server is not None else None
 
 
+def _metrics_listener(config: WorkerConfig, runtime: StandaloneRuntime,
+                      rest: RestServer | None) -> MetricsListener | None:
+    """`metrics.listener`'s server, bound and serving (a worker not yet started shows no tasks)."""
+    address = config.metrics_address
+    if address is None:
+        return None
+    from connectworker.rest.metrics_listener import MetricsListener
+
+    try:
+        return MetricsListener.start(address, runtime.metrics.registry)
+    except ConnectError:
+        if rest is not None:
+            rest.stop()
+        raise
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
+    from connectworker.config.topic_policy import load_topic_policy
     from connectworker.runtime.topic_admin import open_topic_admin
     from connectworker.runtime.topic_plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
@@ -145,9 +172,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
         admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)
     elif args.validate_only:
         raise ConfigError({"--validate-only": "needs --worker naming a reachable (non-embedded) cluster"})
-    entries = plan_topics(config, args.topic, enabled=worker.topic_creation_enable, admin=admin,
-                          validate_only=args.validate_only,
-                          broker_honours_validate_only=admin is not None and broker_honours_validate_only(admin))
+    policy = load_topic_policy(worker, source=args.worker)
+    try:
+        entries = plan_topics(config, args.topic, enabled=worker.topic_creation_enable, admin=admin,
+                              validate_only=args.validate_only, policy=policy,
+                              broker_honours_validate_only=admin is not None and broker_honours_validate_only(admin))
+    finally:
+        if policy is not None:
+            policy.close()
     if args.json:
         print(json.dumps([e.to_json() for e in entries], indent=2))
         return 0
@@ -159,6 +191,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             print(f"       partitions={e.partitions} replication.factor={e.replication_factor}")
             for k, v in sorted(e.configs.items()):
                 print(f"       {k}={v}")
+        if e.policy is not None:
+            print(f"       policy (topic.creation.policy.class): {e.policy}")
         if (verdict := e.broker_verdict) is not None:
             print(f"       broker (validate_only): {'valid' if verdict.valid else f'rejected: {verdict.error}'}")
             if verdict.note:
@@ -166,26 +200,123 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_topics_drift(args: argparse.Namespace) -> int:
+    from connectworker.cli_drift import cmd_topics_drift as run
+
+    return run(args)
+
+
 def cmd_spark(args: argparse.Namespace) -> int:
     from connectworker.spark.engine import run_spark
+    from connectworker.spark.worker_settings import load_spark_worker
 
-    return run_spark(args.worker, args.connectors)
+    worker = load_spark_worker(args.worker)
+    _log_format_from(args, worker.config)
+    return run_spark(worker, args.connectors)
+
+
+# Examples in the help run against the repository's own files (make run uses the first one); each
+# is parsed, and the plan ones run, by tests/unit/test_cli_help.py.
+DEMO = "connectworker standalone config/worker.properties config/connectors/datagen.properties"
+PLAN = ("connectworker plan config/connectors/datagen.properties --worker config/worker.properties "
+        "--topic orders.eu-west --topic orders.us-east")
+SPARK = "connectworker spark config/worker.properties config/connectors/datagen.properties"
+REAL_CLUSTER = ("CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker standalone config/worker.properties "
+                "config/connectors/file-source.properties")
+
+
+def help_epilog(examples: str, *notes: str) -> str:
+    """A parser's epilog: its examples (`# comment` / command lines), `notes`, the `CONNECT_*` rule and
+    where every key is described. Shown with `HELP_FORMATTER`, which keeps these lines as written."""
+    lines = ["examples:", *("  " + line for line in examples.strip().splitlines())]
+    return "\n\n".join(["\n".join(lines), *notes, ENVIRONMENT_RULE,
+                        f"every worker and connector key, with its default: {REFERENCE_DOC}"])
+
+
+HELP_FORMATTER = argparse.RawDescriptionHelpFormatter
+
+MAIN_EXAMPLES = f"""
+# the demo: an embedded broker and a generator of orders, with the repository's files
+{DEMO}
+# which topics that connector would create, and how (no broker is started or contacted)
+{PLAN}
+# the same connectors on Spark (pip install 'connectworker[spark]')
+{SPARK}
+# a real cluster instead of the file's bootstrap.servers=embedded, from the environment
+{REAL_CLUSTER}
+"""
+
+STANDALONE_EXAMPLES = f"""
+# the demo (make run): an embedded broker and a generator of orders to orders.<region> topics
+{DEMO}
+# two connectors: also Kafka's FileStreamSource, reading README.md into connect-test
+{DEMO} config/connectors/file-source.properties
+# no connector file: connectors are created through the REST API (listeners=http://127.0.0.1:8083)
+connectworker standalone config/worker.properties
+# a real cluster instead of the file's bootstrap.servers=embedded
+{REAL_CLUSTER}
+"""
+
+PLAN_EXAMPLES = f"""
+# with the worker file's topic.creation.enable (its embedded broker is not started)
+{PLAN}
+# without a worker file (topic creation taken as enabled), as JSON
+connectworker plan config/connectors/datagen.properties --topic orders.eu-west --json
+# ask a real cluster to validate the creation too
+CONNECT_BOOTSTRAP_SERVERS=broker:9092 {PLAN} --validate-only
+"""
+
+DRIFT = ("CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker topics drift config/connectors/datagen.properties "
+         "--worker config/worker.properties")
+
+DRIFT_EXAMPLES = f"""
+# every topic of the cluster that one of the connector's rules matches, against a real cluster
+{DRIFT} --all-known
+# named topics, as JSON; then fix what can be fixed in place (more partitions, configs)
+{DRIFT} --topic orders.eu-west --json
+{DRIFT} --topic orders.eu-west --apply
+"""
+
+DRIFT_EXIT = (f"exit status: {EXIT_IN_SYNC} in sync; {EXIT_DRIFT} drift found; {EXIT_ERROR} an error (the "
+              f"cluster, a request the broker does not support);\n{EXIT_CONFIG} for invalid configuration.")
+
+SPARK_EXAMPLES = f"""
+# pip install 'connectworker[spark]' (and Java 17); spark.master defaults to local[*]
+{SPARK}
+# two local executor threads, from the environment (spark.master)
+CONNECT_SPARK_MASTER='local[2]' {SPARK}
+"""
+
+STANDALONE_EXIT = (f"exit status: {EXIT_OK} after a clean stop; {EXIT_FAILED} if start-up failed or a connector or "
+                   f"task ended FAILED;\n{EXIT_CONFIG} for invalid configuration; 128 + the signal number after a "
+                   "third Ctrl-C or SIGTERM.")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="connectworker", description=__doc__)
+    parser = argparse.ArgumentParser(prog="connectworker", description=__doc__, formatter_class=HELP_FORMATTER,
+                                     epilog=help_epilog(MAIN_EXAMPLES, "connectworker COMMAND --help shows each "
+                                                                       "command's options and examples."))
     parser.add_argument("--version", action="version", version=f"connectworker {__version__}")
     parser.add_argument("--log-level", default="INFO", type=log_level,
                         help="TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR or FATAL (default INFO)")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, default=None,
+                        help="text (default) or json: one JSON object per line, with connector, task and "
+                             "topic where a line is about one; overrides the worker file's log.format")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    standalone = sub.add_parser("standalone", help="run connectors from files, like connect-standalone.sh")
+    standalone = sub.add_parser("standalone", help="run connectors from files, like connect-standalone.sh",
+                                description="Run connectors from files, like connect-standalone.sh.",
+                                formatter_class=HELP_FORMATTER,
+                                epilog=help_epilog(STANDALONE_EXAMPLES, STANDALONE_EXIT))
     standalone.add_argument("worker", help="worker .properties file")
     standalone.add_argument("connectors", nargs="*",
                             help="connector .properties or .json files (none: manage connectors through REST)")
     standalone.set_defaults(func=cmd_standalone)
 
-    plan = sub.add_parser("plan", help="show which topics would be created, and how (dry run)")
+    plan = sub.add_parser("plan", help="show which topics would be created, and how (dry run)",
+                          description="Show which topics the connector would create, with which settings and "
+                                      "by which rule (a dry run: nothing is created).",
+                          formatter_class=HELP_FORMATTER, epilog=help_epilog(PLAN_EXAMPLES))
     plan.add_argument("connector", help="connector .properties or .json file")
     plan.add_argument("--worker", help="worker file: its topic.creation.enable and cluster are used")
     plan.add_argument("--topic", action="append", required=True, help="topic name (repeatable)")
@@ -194,7 +325,28 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also ask the broker to validate the creation (CreateTopics validate_only)")
     plan.set_defaults(func=cmd_plan)
 
-    spark = sub.add_parser("spark", help="run connectors from the same files on Spark (PySpark)")
+    topics = sub.add_parser("topics", help="check existing topics against the connector's rules",
+                            description="Existing topics and the connector's topic.creation rules.",
+                            formatter_class=HELP_FORMATTER, epilog=help_epilog(DRIFT_EXAMPLES))
+    drift = topics.add_subparsers(dest="topics_command", required=True).add_parser(
+        "drift", help="report (and with --apply fix) topics that differ from what their rule would create",
+        description="Compare each topic with what its rule (after the task's hook, within the worker's policy) "
+                    "would create now: partitions, replication factor and the configs the rule sets. Nothing "
+                    "is changed without --apply.",
+        formatter_class=HELP_FORMATTER, epilog=help_epilog(DRIFT_EXAMPLES, DRIFT_EXIT))
+    drift.add_argument("connector", help="connector .properties or .json file")
+    drift.add_argument("--worker", required=True, help="worker file: its cluster, admin.* keys and policy")
+    drift.add_argument("--topic", action="append", default=[], help="topic name (repeatable)")
+    drift.add_argument("--all-known", action="store_true",
+                       help="every topic of the cluster that one of the connector's rules matches")
+    drift.add_argument("--apply", action="store_true",
+                       help="add partitions and set configs where that fixes a difference (after printing them)")
+    drift.add_argument("--json", action="store_true", help="print JSON objects")
+    drift.set_defaults(func=cmd_topics_drift)
+
+    spark = sub.add_parser("spark", help="run connectors from the same files on Spark (PySpark)",
+                           description="Run connectors from the same files on Spark (PySpark); see docs/spark.md.",
+                           formatter_class=HELP_FORMATTER, epilog=help_epilog(SPARK_EXAMPLES))
     spark.add_argument("worker", help="worker .properties file (spark.master etc.)")
     spark.add_argument("connectors", nargs="+", help="connector .properties or .json files")
     spark.set_defaults(func=cmd_spark)
@@ -203,17 +355,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _setup_logging(args.log_level)
+    setup_logging(args.log_level, args.log_format or "text")
     try:
         return args.func(args)
     except ConfigError as exc:
-        print(f"connectworker: {exc}", file=sys.stderr)
+        report(f"connectworker: {exc}")
         return EXIT_CONFIG
     except ConnectError as exc:
-        print(f"connectworker: {exc}", file=sys.stderr)
+        report(f"connectworker: {exc}")
         return EXIT_FAILED
     except KeyboardInterrupt:  # Ctrl-C before the command installed its own handling: nothing ran yet
-        print("connectworker: interrupted", file=sys.stderr)
+        report("connectworker: interrupted")
         return EXIT_INTERRUPTED
 
 

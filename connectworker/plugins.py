@@ -112,6 +112,12 @@ def _import(dotted: str) -> type:
         raise PluginNotFoundError(f"{dotted} (module {module_name} has no {class_name})") from None
 
 
+def import_object(dotted: str) -> object:
+    """The object `dotted` (`module.Name`) names; `PluginNotFoundError` if there is none,
+    `PluginLoadError` if its module fails to import."""
+    return _import(dotted)
+
+
 def abstract_methods(cls: type) -> list[str]:
     """The abstract methods `cls` leaves unimplemented, sorted."""
     return sorted(getattr(cls, "__abstractmethods__", ())) if inspect.isabstract(cls) else []

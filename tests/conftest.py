@@ -7,6 +7,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker, running_broker
+from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +36,10 @@ def admin(broker: Broker) -> AdminClient:
 def unique() -> str:
     """A short unique suffix for topic and connector names, so tests never share state."""
     return uuid.uuid4().hex[:10]
+
+
+@pytest.fixture
+def proxied_broker() -> Iterator[ProxiedBroker]:
+    """An embedded broker reached only through a TCP proxy the test can cut (tests/tcp_proxy.py)."""
+    with proxied_embedded_broker() as proxied:
+        yield proxied

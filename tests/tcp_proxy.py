@@ -11,6 +11,11 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from connectworker.embedded_broker import EmbeddedBroker
 
 _ACCEPT_TICK_S = 0.05
 _CHUNK = 256 * 1024
@@ -154,3 +159,22 @@ class TcpProxy:
             self._connections.discard(dst)
         _close(src)
         _close(dst)
+
+
+@dataclass
+class ProxiedBroker:
+    proxy: TcpProxy
+    broker: EmbeddedBroker
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self.proxy.address
+
+
+@contextmanager
+def proxied_embedded_broker() -> Iterator[ProxiedBroker]:
+    """A broker of its own that advertises the proxy's address, so every connection a client makes
+    goes through the proxy (the session's broker advertises its own port, which no proxy can cut)."""
+    with TcpProxy() as proxy, EmbeddedBroker(advertised_port=proxy.port) as broker:
+        proxy.start(broker.port)
+        yield ProxiedBroker(proxy, broker)

@@ -10,6 +10,7 @@ from connectworker.api.config_def import (
     at_least,
     config_text,
     in_range,
+    non_empty_list,
     non_empty_string,
     one_of,
     read_config,
@@ -20,6 +21,7 @@ from connectworker.api.exactly_once import ConnectorTransactionBoundaries, Exact
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
+from connectworker.api.topic_policy import CreateTopicPolicy, PolicyViolationError, RequestMetadata
 from connectworker.api.topic_settings import CleanupPolicy, TimeUnit, TopicSettings
 from connectworker.api.transform import Predicate, Transformation
 
@@ -33,12 +35,15 @@ __all__ = [
     "ConfigValue",
     "ConnectError",
     "ConnectorTransactionBoundaries",
+    "CreateTopicPolicy",
     "DataError",
     "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",
+    "PolicyViolationError",
     "Predicate",
     "RecordMetadata",
+    "RequestMetadata",
     "RetriableError",
     "Schema",
     "SchemaType",
@@ -54,6 +59,7 @@ __all__ = [
     "at_least",
     "config_text",
     "in_range",
+    "non_empty_list",
     "non_empty_string",
     "one_of",
     "read_config",

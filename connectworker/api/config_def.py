@@ -140,6 +140,11 @@ def non_empty_string(key: str, value: Any) -> None:
         raise ValueError("Value must be a non-empty string")
 
 
+def non_empty_list(key: str, value: Any) -> None:
+    if not value:
+        raise ValueError("Empty list")
+
+
 def valid_regex_list(key: str, value: Any) -> None:
     for pattern in value or []:
         try:

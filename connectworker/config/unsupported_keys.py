@@ -40,9 +40,10 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "scheduled.rebalance.max.delay.ms": "distributed mode",
     "connect.protocol": "distributed mode",
     "inter.worker.": "distributed mode",
-    "metrics.": "no metrics are reported",
-    "metric.reporters": "no metrics are reported",
-    "auto.include.jmx.reporter": "no metrics are reported",
+    "metrics.": "metrics are Prometheus histograms and counters at GET /metrics; Kafka's sampling "
+                "settings do not apply",
+    "metric.reporters": "metrics are served in Prometheus' format at GET /metrics (and metrics.listener)",
+    "auto.include.jmx.reporter": "there is no JMX; metrics are served at GET /metrics",
     "config.providers": "config values are used as written",
     "config.providers.": "config values are used as written",
     "rest.extension.classes": "",

@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -43,7 +44,7 @@ DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
 PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "listeners.https.",
-                         "spark.conf.")
+                         "spark.conf.", "topic.creation.policy.")
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
@@ -63,33 +64,124 @@ class WorkerConfig(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", case_sensitive=False)
 
-    bootstrap_servers: str = Field("localhost:9092", description="Kafka brokers, or 'embedded'")
-    bootstrap_timeout_ms: int = Field(30_000, ge=1)
-    key_converter: str = JSON_CONVERTER
-    value_converter: str = JSON_CONVERTER
-    offset_storage_file_filename: str | None = None
+    bootstrap_servers: str = Field(
+        "localhost:9092",
+        description="Kafka brokers, host:port,...; or `embedded`: a memory-only Tansu broker on a free loopback "
+                    "port (the optional extra `connectworker[embedded]`). An unreachable cluster is never "
+                    "silently replaced by the embedded broker.")
+    bootstrap_timeout_ms: int = Field(
+        30_000, ge=1,
+        description="At start-up the cluster must answer (its cluster id) within this bound, or the worker "
+                    "exits with status 1 naming bootstrap.servers before any connector starts.")
+    key_converter: str = Field(
+        JSON_CONVERTER,
+        description="Converter of record keys: Kafka's class names "
+                    "(`org.apache.kafka.connect.storage.StringConverter`, `...converters.ByteArrayConverter`, "
+                    "`...json.JsonConverter`, `io.confluent.connect.avro.AvroConverter`) or Python paths; "
+                    "sub-keys such as `key.converter.schemas.enable` pass through. A connector may override it.")
+    value_converter: str = Field(
+        JSON_CONVERTER,
+        description="Converter of record values, as key.converter; sub-keys such as "
+                    "`value.converter.schemas.enable` pass through. A connector may override it.")
+    offset_storage_file_filename: str | None = Field(
+        None,
+        description="Committed source offsets (JSON, written atomically: temp file, fsync, rename). Always "
+                    "required in standalone mode: the connector store (REST-created connectors) is kept "
+                    "beside it as `<file>.connectors.json`; with offset.storage.topic set the offsets go to "
+                    "the topic and this file itself is not written.")
     # Kafka Connect's distributed-mode keys and defaults: offsets in a compacted topic, standalone or Spark.
-    offset_storage_topic: str | None = None
-    offset_storage_partitions: int = Field(25, ge=1)
-    offset_storage_replication_factor: int = Field(3, ge=-1)  # -1: the broker's default
-    offset_flush_interval_ms: int = Field(60_000, ge=1)
+    offset_storage_topic: str | None = Field(
+        None,
+        description="Committed source offsets in this compacted Kafka topic instead of the file, in Kafka "
+                    "Connect's format, so that they survive the host; created if missing, and read to its "
+                    "end at start-up (`read_committed`). Its clients take the `admin.*` keys (security "
+                    "settings).")
+    offset_storage_partitions: int = Field(
+        25, ge=1, description="Partitions of the offsets topic when the worker creates it (Kafka's default).")
+    offset_storage_replication_factor: int = Field(  # -1: the broker's default
+        3, ge=-1,
+        description="Replication factor of the offsets topic when the worker creates it; -1 = the "
+                    "broker's default, 0 is refused. A factor above the cluster's broker count stops "
+                    "start-up naming the key (set 1 on a one-broker cluster).")
+    offset_flush_interval_ms: int = Field(
+        60_000, ge=1,
+        description="How often each task commits the source offsets of what Kafka acknowledged (they are "
+                    "also committed on pause and on shutdown).")
     # KIP-618: records and offsets in one transaction per task; needs offset.storage.topic.
-    exactly_once_source_support: Literal["enabled", "disabled"] = "disabled"
-    group_id: str = Field("connect-standalone", min_length=1)  # names transactional ids, as in Kafka
-    offset_flush_timeout_ms: int = Field(5_000, ge=1)
-    task_shutdown_graceful_timeout_ms: int = Field(5_000, ge=0)
-    topic_creation_enable: bool = False
-    topic_creation_timeout_ms: int = Field(30_000, ge=1)
-    plugin_path: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    listeners: str = f"http://{DEFAULT_REST_HOST}:{DEFAULT_REST_PORT}"
+    exactly_once_source_support: Literal["enabled", "disabled"] = Field(
+        "disabled",
+        description="`enabled`: each task's records and source offsets in one transaction (KIP-618), "
+                    "with the transactional id `<group.id>-<connector>-<task>`; needs offset.storage.topic.")
+    group_id: str = Field(  # names transactional ids, as in Kafka
+        "connect-standalone", min_length=1,
+        description="Names the tasks' transactional ids, `<group.id>-<connector>-<task>`, as Kafka Connect "
+                    "does; give each worker its own to run the same connector names side by side.")
+    offset_flush_timeout_ms: int = Field(
+        5_000, ge=1,
+        description="How long a commit waits for the records in flight to be acknowledged; offsets of "
+                    "records still unacknowledged then are committed at a later commit.")
+    task_shutdown_graceful_timeout_ms: int = Field(
+        5_000, ge=0,
+        description="How long a stopping task may take (plus offset.flush.timeout.ms for its final "
+                    "commit) before its thread is abandoned with an error.")
+    topic_creation_enable: bool = Field(
+        False,
+        description="Whether the worker creates missing topics by the connectors' `topic.creation.*` "
+                    "rules. Kafka ships `true`; connectworker creates topics only when asked.")
+    topic_creation_timeout_ms: int = Field(
+        30_000, ge=1, description="Bound on retrying retriable Admin errors before the task fails.")
+    topic_creation_policy_class: str | None = Field(
+        None,
+        description="A create-topic policy the worker applies before it asks the broker (KIP-108's shape): "
+                    "the Python path of a `connectworker.api.CreateTopicPolicy` subclass, e.g. "
+                    "`connectworker.topics.policy.LimitsPolicy`, configured with the "
+                    "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
+                    "POLICY_VIOLATION would, before any CreateTopics request.")
+    plugin_path: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated directories (or zip archives) added to the import path for connector "
+                    "modules; an entry that does not exist, or is neither, is reported and skipped.")
+    listeners: str = Field(
+        f"http://{DEFAULT_REST_HOST}:{DEFAULT_REST_PORT}",
+        description="Comma-separated URLs the REST API listens on (see docs/rest.md; `https://` takes the "
+                    "`listeners.https.*` keys); loopback unless you say otherwise. Empty: no REST API.")
     # Kafka's deprecated pair, used (as in Kafka) only when `listeners` is not set.
-    rest_host_name: str | None = None
-    rest_port: int | None = Field(None, ge=0, le=65535)
-    rest_advertised_host_name: str | None = None
-    rest_basic_auth_credentials_file: str | None = None
-    spark_master: str = "local[*]"
-    spark_checkpoint_location: str | None = None
-    spark_trigger_interval_ms: int = Field(1_000, ge=0)
+    rest_host_name: str | None = Field(
+        None,
+        description="Kafka's deprecated pair with rest.port, honoured as Kafka does when listeners is not "
+                    "set (`http://{rest.host.name}:{rest.port}`); an empty or absent host is loopback here, "
+                    "where Kafka binds every interface. Ignored, with a warning, when listeners is set.")
+    rest_port: int | None = Field(
+        None, ge=0, le=65535,
+        description="Kafka's deprecated pair with rest.host.name (port 8083 when only the host is set); "
+                    "ignored, with a warning, when listeners is set.")
+    rest_advertised_host_name: str | None = Field(
+        None, description="Kafka's key, accepted without a warning; it has no effect here.")
+    rest_basic_auth_credentials_file: str | None = Field(
+        None,
+        description="A Java properties file with one `user=password` per line (the format of Kafka's "
+                    "`PropertyFileLoginModule`); every REST request then needs valid basic credentials.")
+    metrics_listener: str | None = Field(
+        None,
+        description="`http://host:port` of a separate Prometheus endpoint serving `GET /metrics`, with or "
+                    "without the REST API (e.g. when `listeners` is empty); an empty host is loopback, port 0 "
+                    "a free port.")
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="`text`: one readable line per event; `json`: one JSON object per line, with `connector`, "
+                    "`task` and `topic` where the line is about one. `--log-format` overrides it.")
+    spark_master: str = Field(
+        "local[*]",
+        description="For `connectworker spark`: the Spark master, e.g. `local[N]`, `spark://host:7077`, "
+                    "`yarn`, `k8s://...` (see docs/spark.md).")
+    spark_checkpoint_location: str | None = Field(
+        None,
+        description="For `connectworker spark`: Spark's own progress, one sub-directory per connector "
+                    "(unset: a temporary directory; use shared storage such as HDFS or S3 on a cluster).")
+    spark_trigger_interval_ms: int = Field(
+        1_000, ge=0,
+        description="For `connectworker spark`: the micro-batch interval; each task polls for up to this "
+                    "long per micro-batch (0: back to back, 1 s polls).")
 
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
@@ -124,6 +216,29 @@ class WorkerConfig(BaseSettings):
         if not value.strip():
             raise ValueError("must name at least one broker host:port, or 'embedded'")
         return value.strip()
+
+    @field_validator("metrics_listener")
+    @classmethod
+    def _metrics_listener(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme != "http" or parts.path not in ("", "/") or port is None:
+            raise ValueError(f"{value!r} is not http://host:port (an empty host is loopback, port 0 a free port)")
+        return value.strip()
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """Where `metrics.listener` serves: (host, port), or None when it is not set."""
+        if self.metrics_listener is None:
+            return None
+        parts = urlsplit(self.metrics_listener)
+        assert parts.port is not None  # checked by the validator
+        return parts.hostname or DEFAULT_REST_HOST, parts.port
 
     @model_validator(mode="after")
     def _listeners_from_rest_port(self) -> WorkerConfig:

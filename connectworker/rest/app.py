@@ -15,6 +15,7 @@ from connectworker.rest import (
     routes_offsets,
     routes_plugins,
     routes_topics,
+    status_page,
 )
 from connectworker.rest.auth import BasicAuthMiddleware
 from connectworker.rest.body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
@@ -34,7 +35,7 @@ def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | Non
     app.state.herder = herder
     app.state.loggers = LoggerLevels()
     for module in (routes_admin, routes_connectors, routes_lifecycle, routes_topics, routes_offsets,
-                   routes_plugins):
+                   routes_plugins, status_page):
         app.include_router(module.router)
     install_error_handlers(app)
     app.add_middleware(UnexpectedErrorMiddleware)  # innermost: right around the routes and their handlers

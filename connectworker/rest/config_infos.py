@@ -10,9 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
-from connectworker.config.connector_config import validate_connector
+from connectworker.api.errors import ConfigError
+from connectworker.api.topic_policy import CreateTopicPolicy
+from connectworker.config.connector_config import KeyReport, validate_connector
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from connectworker.runtime.secrets import HIDDEN, connector_class_of, declared_passwords, is_secret_key, scrub
+from connectworker.topics.policy import rule_violations
+from connectworker.topics.rule_parser import parse_topic_creation
 
 
 def config_string(value: Any) -> str | None:
@@ -33,9 +37,25 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         dependents=list(key.dependents))
 
 
-def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: bool | None = None) -> ConfigInfos:
-    """Every declared key's outcome, secrets hidden; `class_name` names the result."""
+def _policy_errors(policy: CreateTopicPolicy, props: Mapping[str, str], reports: Mapping[str, KeyReport]) -> None:
+    try:
+        rules = parse_topic_creation(props)
+    except ConfigError:  # the rules' own problems are reported already
+        return
+    for rule, violations in rule_violations(policy, rules).items():
+        keys = [k for k in reports if k.startswith(f"topic.creation.{rule}.")]
+        target = next((k for k in keys if k.endswith("include")), keys[0] if keys else None)
+        if target is not None:
+            reports[target].value.errors.extend(violations)
+
+
+def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: bool | None = None,
+             policy: CreateTopicPolicy | None = None) -> ConfigInfos:
+    """Every declared key's outcome, secrets hidden; `class_name` names the result. With the worker's
+    create-topic `policy`, the topics the rules name literally are judged too (against the rule's include)."""
     reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
+    if policy is not None:
+        _policy_errors(policy, props, reports)
     passwords = declared_passwords(connector_class_of(props)) | {
         name for name, r in reports.items() if r.definition.type is ConfigType.PASSWORD}
     configs: list[ConfigInfo] = []

@@ -74,4 +74,5 @@ def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar
     props["connector.class"] = included or plugin
     cls = _resolve(props["connector.class"])
     return validate(_dotted(cls) if cls is not None else plugin, props,
-                    exactly_once_worker=herder.config.exactly_once_enabled)
+                    exactly_once_worker=herder.config.exactly_once_enabled,
+                    policy=herder.policy)

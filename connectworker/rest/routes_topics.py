@@ -1,9 +1,9 @@
 """Topic tracking (`/topics`, `/topics/reset`) and, beyond Kafka, the topic-creation dry run
-(`/topics/plan`)."""
+(`/topics/plan`) and the drift of existing topics from their rules (`/topics/drift`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
@@ -28,6 +28,16 @@ def get_topics(name: ConnectorName, herder: HerderDep) -> dict[str, ActiveTopics
 def reset_topics(name: ConnectorName, herder: HerderDep) -> Response:
     herder.reset_topics(name)
     return Response(status_code=202)
+
+
+@router.get("/connectors/{name}/topics/drift", responses=error_responses(400, 404))
+def topic_drift(name: ConnectorName, herder: HerderDep,
+                topic: Annotated[list[str] | None, Query()] = None) -> dict[str, Any]:
+    """Each `topic` (default: those the connector wrote to or the worker created for it) compared with what
+    its rule would create now: `in_sync`, and per topic the differences, each fixable in place or only by
+    re-creating the topic (the same objects as `connectworker topics drift --json`). Nothing is changed."""
+    report = herder.drift(name, topic or [])
+    return {"in_sync": all(d.in_sync for d in report), "topics": [d.to_json() for d in report]}
 
 
 @router.get("/connectors/{name}/topics/plan", response_model=list[PlanEntry],

@@ -65,6 +65,7 @@ class ToleranceOperator:
         self._lock = threading.Lock()
         self.skipped = 0
         self.retries = 0
+        self.errors = 0  # records a stage finally failed on (after retries), tolerated or not
 
     def run(self, stage: str, operation: Callable[[], T], record: SourceRecord) -> T | Skipped:
         """`operation()`, retried while it raises `RetriableError` within `errors.retry.timeout`; on a
@@ -95,6 +96,8 @@ class ToleranceOperator:
     def failed(self, stage: str, exc: BaseException, where: str) -> Skipped:
         """Apply the tolerance to a record (described by `where`) that `stage` could not handle."""
         cause = f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            self.errors += 1
         if not self.settings.tolerates_all:
             raise ToleranceExceededError(
                 f"Task {self.task_name}: {stage} failed for a record ({where}): {cause}. With "

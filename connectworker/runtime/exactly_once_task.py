@@ -178,6 +178,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if not self._open:
             producer.begin_transaction()
             self._open = True
+        self._commit_started = time.monotonic()
         try:
             if self._send_error is not None:  # the commit would fail: do not write the offsets at all
                 raise KafkaException(self._send_error)
@@ -219,6 +220,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 log.debug("Task %s: %s of a transaction will be retried: %s", self.name, what, err.str())
 
     def _commit_failed(self, producer: Producer, exc: KafkaException) -> None:
+        self._offsets_not_written(0)  # the transaction is aborted: its records are produced again
+        self._commit_started = None
         err = _kafka_error(exc)
         if err is not None and (err.code() in _FENCED or err.fatal()):
             raise TaskFailure(self._fatal_message(err)) from exc
@@ -281,6 +284,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 log.exception("Task %s raised from commit_record()", self.name)
         with self._committed_lock:
             self.committed_records += done
+        self._commit_measured()
         if self._commit_log.due():
             log.info("Task %s committed %d transaction(s) so far (%d records produced, %d committed)",
                      self.name, self.transactions_committed, self.produced, self.committed_records)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from connectworker.api.errors import ConfigError
+from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.config.worker_config import WorkerConfig
@@ -24,9 +25,12 @@ from connectworker.runtime.metrics import WorkerMetrics
 from connectworker.runtime.offset_store import partition_key
 from connectworker.runtime.secrets import keep_hidden_values, scrub, secret_keys
 from connectworker.runtime.status import State
+from connectworker.runtime.topic_drift import drift_report
 from connectworker.runtime.topic_plan import plan_topics
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.creation import CreatedTopic, TopicCreationService
+from connectworker.topics.drift import TopicDrift
 from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
 
 log = logging.getLogger(__name__)
@@ -54,9 +58,11 @@ class Health:
 class StandaloneHerder:
     def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
                  store: ConnectorStore | None = None, redactor: SecretRedactor | None = None,
-                 cluster_id: str | None = None, metrics: WorkerMetrics | None = None) -> None:
+                 cluster_id: str | None = None, metrics: WorkerMetrics | None = None,
+                 topics: TopicCreationService | None = None) -> None:
         self.worker = worker
         self.metrics = metrics
+        self.topics = topics  # the worker's topic creation: what it created, for the status page and drift
         self.config = config
         self.admin = admin
         self.store = store
@@ -155,12 +161,34 @@ class StandaloneHerder:
         stored = self.worker.offset_store.offsets(name)
         return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
 
+    def created_topics(self, name: str) -> list[CreatedTopic]:
+        """The topics this worker created for connector `name` since it started, by name."""
+        self.get(name)  # unknown connector: UnknownConnectorError
+        if self.topics is None:
+            return []
+        created = list(self.topics.created_topics.values())
+        return sorted((c for c in created if c.connector == name), key=lambda c: c.name)
+
     def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
         """The dry run for `topics`, as `connectworker plan` prints it (illegal names get their verdict)."""
         config = self.worker.get(name).config
         honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
         return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
-                           validate_only=validate_only, broker_honours_validate_only=honours)
+                           validate_only=validate_only, broker_honours_validate_only=honours, policy=self.policy)
+
+    def drift(self, name: str, topics: Sequence[str] = ()) -> list[TopicDrift]:
+        """`topics` (by default every topic the connector wrote to or the worker created for it) compared
+        with what the connector's rules would create now."""
+        running = self.get(name)
+        if self.admin is None:
+            raise InvalidRequestError("This worker has no Admin client to describe topics with")
+        names = list(topics) or sorted(running.topics | {c.name for c in self.created_topics(name)})
+        return drift_report(running.config, names, admin=self.admin, policy=self.policy)
+
+    @property
+    def policy(self) -> CreateTopicPolicy | None:
+        """The worker's create-topic policy (`topic.creation.policy.class`), if any."""
+        return self.topics.policy if self.topics is not None else None
 
     # -- config changes ------------------------------------------------------------------------
     def create(self, name: str, props: Mapping[str, str],

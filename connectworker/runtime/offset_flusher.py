@@ -19,24 +19,26 @@ from connectworker.runtime.offset_backing_store import OffsetBackingStore
 log = logging.getLogger(__name__)
 
 Written = Callable[[], None]
+NotWritten = Callable[[], None]
 
 
 class OffsetFlusher:
     def __init__(self, store: OffsetBackingStore) -> None:
         self.store = store
-        self._pending: list[Written] = []
+        self._pending: list[tuple[Written, NotWritten | None]] = []
         self._requested = False
         self._closed = False
         self._wakeup = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="offsets-writer", daemon=True)
         self._thread.start()
 
-    def request(self, on_written: Written) -> None:
-        """Write the file soon; `on_written` runs (on the writer thread) once it holds today's offsets."""
+    def request(self, on_written: Written, on_failed: NotWritten | None = None) -> None:
+        """Write the file soon; `on_written` runs (on the writer thread) once it holds today's offsets,
+        `on_failed` if that write failed (the offsets stay in the store for the next one)."""
         with self._wakeup:
             if self._closed:
                 raise RuntimeError("the offsets writer is closed")
-            self._pending.append(on_written)
+            self._pending.append((on_written, on_failed))
             self._requested = True
             self._wakeup.notify()
 
@@ -60,9 +62,14 @@ class OffsetFlusher:
             except Exception as exc:  # the offsets stay in memory and are written by the next flush
                 log.error("Could not write the offsets to %s: %s; the offsets are kept and written at the "
                           "next commit", self.store.describe(), exc)
+                self._call([failed for _, failed in callbacks if failed is not None])
                 continue
-            for written in callbacks:
-                try:
-                    written()
-                except Exception:
-                    log.exception("An offsets-written callback raised")
+            self._call([written for written, _ in callbacks])
+
+    @staticmethod
+    def _call(callbacks: list[Callable[[], None]]) -> None:
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:
+                log.exception("An offsets-written callback raised")

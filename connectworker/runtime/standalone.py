@@ -9,8 +9,10 @@ import time
 from collections.abc import Sequence
 
 from connectworker.api.errors import ConnectError
+from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.offsets_path import store_path_for
+from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.cluster_check import check_cluster
@@ -39,11 +41,14 @@ class StandaloneRuntime:
         self.worker: Worker | None = None
         self.admin: TopicAdmin | None = None
         self.topics: TopicCreationService | None = None
+        self.metrics = WorkerMetrics()  # watches the worker once it exists
+        self.policy: CreateTopicPolicy | None = None  # topic.creation.policy.class, built by start()
         self.cluster_id: str | None = None  # known once start() checked that the cluster answers
         self.herder: StandaloneHerder | None = None
         self._redactor: SecretRedactor | None = None
 
     def start(self) -> StandaloneRuntime:
+        self.policy = load_topic_policy(self.config)  # a policy that cannot be used stops us first
         store: OffsetBackingStore | None = None
         if not self.config.offset_storage_topic:
             assert self.config.offset_storage_file_filename is not None
@@ -63,7 +68,7 @@ class StandaloneRuntime:
                  self.config.bootstrap_servers)
         self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.prefixed("admin."),
                                       request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
-        self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable,
+        self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable, policy=self.policy,
                                            timeout_s=self.config.topic_creation_timeout_ms / 1000)
         if store is None:
             try:
@@ -71,7 +76,8 @@ class StandaloneRuntime:
             except ConnectError:
                 self.stop()
                 raise
-        self.worker = Worker(self.config, store, connector_gates(self.topics))
+        self.worker = Worker(self.config, store, connector_gates(self.topics), metrics=self.metrics)
+        self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self
 
     def _open_offsets_topic(self) -> KafkaOffsetStore:
@@ -112,7 +118,7 @@ class StandaloneRuntime:
         self._redactor.install()
         self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
                                        redactor=self._redactor, cluster_id=self.cluster_id,
-                                       metrics=WorkerMetrics(self.worker, self.topics))
+                                       metrics=self.metrics, topics=self.topics)
         self.herder.start(connectors)
         return self.herder
 
@@ -120,6 +126,12 @@ class StandaloneRuntime:
         self.herder = None
         if self.worker is not None:
             self.worker.stop()
+        if self.policy is not None:
+            try:
+                self.policy.close()
+            except Exception as exc:
+                log.error("The create-topic policy (topic.creation.policy.class) raised from close(): %s", exc)
+            self.policy = None
         # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection. Other
         # holders (the REST app's dependency closures) form cycles: collect them now, not at exit.
         self.worker = self.topics = self.admin = None

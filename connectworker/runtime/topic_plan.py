@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.plan_context import PlanTaskContext
 from connectworker.runtime.transform_chain import TransformationChain, TransformError
@@ -42,7 +43,8 @@ def started_task_hook(config: ConnectorConfig) -> Iterator[NewTopicHook]:
 
 def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool,
                 admin: TopicAdmin | None = None, validate_only: bool = False,
-                broker_honours_validate_only: bool = True) -> list[PlanEntry]:
+                broker_honours_validate_only: bool = True,
+                policy: CreateTopicPolicy | None = None) -> list[PlanEntry]:
     """Plan each topic with the connector's rules and its first task's hook; asks the broker which
     topics exist when `admin` is given (and, with `validate_only`, what it says of the settings).
 
@@ -54,7 +56,7 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
     planned = plan_new_topics(config.topic_rules, dict.fromkeys(t for t, _ in routes.values() if t is not None),
                               lambda: started_task_hook(config), hook_owner=f"{config.name} task 0",
                               enabled=enabled, admin=admin, validate_only=validate_only,
-                              broker_honours_validate_only=broker_honours_validate_only)
+                              broker_honours_validate_only=broker_honours_validate_only, policy=policy)
     if not config.transforms.transforms:
         return planned
     by_topic = {entry.topic: entry for entry in planned}

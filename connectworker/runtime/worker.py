@@ -25,6 +25,8 @@ from connectworker.converters.registry import resolve_converter
 from connectworker.runtime.exactly_once_task import ExactlyOnceWorkerSourceTask, transactional_id
 from connectworker.runtime.kafka_logging import client_log_settings
 from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.log_context import log_fields
+from connectworker.runtime.metrics import WorkerMetrics
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.status import State, Status
@@ -63,8 +65,10 @@ class RunningConnector:
 
 class Worker:
     def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
-                 topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker") -> None:
+                 topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker",
+                 metrics: WorkerMetrics | None = None) -> None:
         self.config = config
+        self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
         self._flusher = OffsetFlusher(offset_store)
@@ -112,6 +116,7 @@ class Worker:
         if running.target_state is State.STOPPED:
             running.status.set(State.STOPPED)
             return
+        self.metrics.connector_startups.attempted()
         try:
             connector = config.connector_class()
             connector.start(config.props)
@@ -125,9 +130,11 @@ class Worker:
         except Exception as exc:
             running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
             log.error("Connector %s FAILED to start: %s", config.name, exc)
+            self.metrics.connector_startups.failed()
             if running.connector is not None:
                 self._stop_tasks(running)  # it started: give it the chance to release what it holds
             return
+        self.metrics.connector_startups.succeeded()
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
         for task in running.tasks:
             if running.target_state is State.PAUSED:
@@ -157,7 +164,8 @@ class Worker:
             producer_config=producer_config, key_converter=self._converter(config, True),
             value_converter=self._converter(config, False),
             topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update,
-            error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms)
+            error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms,
+            metrics=self.metrics.for_task(config.name, task_id))
         if self.config.exactly_once_enabled:
             # WorkerConfig refuses exactly-once without offset.storage.topic, the only transactional store
             assert isinstance(self.offset_store, KafkaOffsetStore)
@@ -187,8 +195,10 @@ class Worker:
         """Stop the connector and its tasks and forget it (offsets stay in the store)."""
         with self._lock:
             running = self.get(name)
+            tasks = range(len(running.tasks))
             self._stop_tasks(running)
             del self._connectors[name]
+            self.metrics.forget_connector(name, tasks)
             log.info("Connector %s removed", name)
 
     def restart_connector(self, name: str, config: ConnectorConfig | None = None) -> None:
@@ -231,6 +241,8 @@ class Worker:
             running.target_state = State.PAUSED
             if running.status.state is State.RUNNING:
                 running.status.set(State.PAUSED)
+                log.info("Connector %s paused: its %d task(s) stop polling (records in flight are still "
+                         "delivered and committed)", name, len(running.tasks), extra=log_fields(connector=name))
             for task in running.tasks:
                 task.pause()
 
@@ -244,6 +256,7 @@ class Worker:
             running.target_state = State.RUNNING
             if running.status.state is State.PAUSED:
                 running.status.set(State.RUNNING)
+                log.info("Connector %s resumed", name, extra=log_fields(connector=name))
             for task in running.tasks:
                 task.resume()
 
@@ -254,6 +267,8 @@ class Worker:
             self._stop_tasks(running)
             running.target_state = State.STOPPED
             running.status.set(State.STOPPED)
+            log.info("Connector %s stopped: no task runs until it is resumed; its offsets may be altered now",
+                     name, extra=log_fields(connector=name))
 
     def stop(self) -> None:
         """Stop every connector gracefully: tasks flush, and commit what Kafka acknowledged."""

@@ -30,6 +30,7 @@ from connectworker.converters.base import Converter
 from connectworker.runtime.connectivity import ConnectivityMonitor
 from connectworker.runtime.delivery_reports import DeliveryReportPump
 from connectworker.runtime.error_tolerance import ToleranceOperator
+from connectworker.runtime.log_context import log_fields, task_log_context
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
 from connectworker.runtime.poll_results import BadPollResultError, bad_item_message, check_poll_result
@@ -40,6 +41,7 @@ from connectworker.runtime.source_offsets import InvalidSourceOffsetError, newes
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
+from connectworker.runtime.task_metrics import TaskMetrics
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.runtime.transform_chain import TransformationChain
 from connectworker.runtime.vanished_topics import TaskFailure, VanishedTopics
@@ -57,6 +59,11 @@ class TaskTimeouts:
     offset_flush_interval_s: float
     offset_flush_timeout_s: float
     topic_creation_timeout_s: float = 30.0
+
+
+def _byte_count(chunks: list[bytes | None]) -> int:
+    """Bytes in `chunks`, None counting 0; in C loops: this runs for every record produced."""
+    return sum(map(len, filter(None, chunks)))
 
 
 def _plain(records: Sequence[SourceRecord]) -> bool:
@@ -79,10 +86,12 @@ class WorkerSourceTask:
                  error_handling: ErrorHandling | None = None,
                  offset_flusher: OffsetFlusher | None = None,
                  transforms: TransformsConfig | None = None,
+                 metrics: TaskMetrics | None = None,
                  producer_factory: Callable[[dict[str, Any]], Producer] = Producer) -> None:
         self.connector = connector
         self.task_id = task_id
         self.name = f"{connector}-{task_id}"
+        self._log_fields = log_fields(connector=connector, task=task_id)  # for lines logged off its thread
         self.task = task
         self.props = dict(props)
         self.status = Status()
@@ -123,6 +132,13 @@ class WorkerSourceTask:
         self.produced = 0
         self.polled = 0  # records the task returned, transformed or dropped alike
         self.committed_records = 0  # records whose offsets are in the offset store
+        self.bytes_out = 0  # key and value bytes of the records handed to the producer
+        self.commits_succeeded = 0
+        self.commits_failed = 0
+        self.metrics = metrics if metrics is not None else TaskMetrics.unregistered()
+        self._commit_started: float | None = None  # when the commit in progress began
+        self._not_written = 0  # records whose offsets a failed flush left for the next one
+        self._poll_seconds = 0.0  # how long the last poll() took
         self._committed_lock = threading.Lock()
 
     # -- lifecycle (called from the worker's thread) ---------------------------------------------
@@ -135,10 +151,12 @@ class WorkerSourceTask:
         self._resumed.clear()
         if self.status.state is State.RUNNING:
             self.status.set(State.PAUSED)
+            log.info("Task %s paused", self.name, extra=self._log_fields)
 
     def resume(self) -> None:
         if self.status.state is State.PAUSED:
             self.status.set(State.RUNNING)
+            log.info("Task %s resumed", self.name, extra=self._log_fields)
         self._resumed.set()
 
     def stop(self) -> None:
@@ -162,6 +180,10 @@ class WorkerSourceTask:
     # -- the task thread -----------------------------------------------------------------------
     def _run(self) -> None:
         producer: Producer | None = None
+        task_log_context(self.connector, self.task_id)  # every line of this thread names the task
+        startups = self.metrics.startups
+        startups.attempted()
+        started = False
         try:
             producer = self._producer_factory(self._producer_config)
             self._pump = DeliveryReportPump(producer, self.name).start()
@@ -173,8 +195,12 @@ class WorkerSourceTask:
             if not self._stopping.is_set():
                 self.status.set(State.RUNNING if self._resumed.is_set() else State.PAUSED)
             log.info("Task %s started", self.name)
+            started = True
+            startups.succeeded()
             self._loop(producer)
         except Exception as exc:
+            if not started:
+                startups.failed()
             self._fail(exc)
         finally:
             self._shutdown(producer)
@@ -230,7 +256,9 @@ class WorkerSourceTask:
         """The task's `poll()`; a retriable error means "nothing this time", after a backoff."""
         with pump.task_polling():  # delivery reports are served meanwhile, during a backoff too
             try:
+                began = time.monotonic()
                 result = self.task.poll()
+                self._poll_seconds = time.monotonic() - began
             except Exception as exc:
                 if not is_retriable(exc):
                     raise
@@ -260,6 +288,7 @@ class WorkerSourceTask:
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
         polled = check_poll_result(result, self.name)
         self.polled += len(polled)
+        self.metrics.polled(self._poll_seconds, len(polled))
         try:
             offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
             sent = self._transformed(polled)
@@ -283,6 +312,7 @@ class WorkerSourceTask:
         else:
             self._send_records(producer, converted, sent, batch)
         self.produced += len(converted.topics)
+        self.bytes_out += _byte_count(converted.keys) + _byte_count(converted.values)
 
     def _transformed(self, polled: Sequence[SourceRecord] | SourceRecordBatch
                      ) -> Sequence[SourceRecord] | SourceRecordBatch:
@@ -458,28 +488,53 @@ class WorkerSourceTask:
             elif not self._wants_acks and not self._vanished.resend and self._failure is None:
                 self._submitted.mark_all_delivered()
         offsets, done = self._submitted.committable()
-        if not offsets:
+        if not offsets and not self._not_written:
             self._offsets_written(done, quiet=True)
             return
-        self._store.put(self.connector, offsets)
+        if self._commit_started is None:  # a commit still being written is measured from its start
+            self._commit_started = time.monotonic()
+        if offsets:  # else: only the offsets a failed flush left are written again
+            self._store.put(self.connector, offsets)
         if wait or self._flusher is None:
-            self._store.flush()
+            try:
+                self._store.flush()
+            except Exception:
+                self._offsets_not_written(done)
+                raise
             self._offsets_written(done)
         else:  # the task goes on producing while the offset store is flushed
-            self._flusher.request(lambda: self._offsets_written(done))
+            self._flusher.request(lambda: self._offsets_written(done), lambda: self._offsets_not_written(done))
+
+    def _offsets_not_written(self, done: int) -> None:
+        """The offset store could not be written: the offsets of those `done` records stay in it and are
+        written, and counted, with the next successful flush."""
+        with self._committed_lock:
+            self.commits_failed += 1
+            self._not_written += done
 
     def _offsets_written(self, done: int, *, quiet: bool = False) -> None:
         """The offsets of `done` more records are stored (on the writer thread, or the task's)."""
         with self._committed_lock:
+            if not quiet:  # a write succeeded: it holds what earlier failed writes left too
+                done, self._not_written = done + self._not_written, 0
             self.committed_records += done
         if quiet:
             return
+        self._commit_measured()
         log.info("Task %s committed offsets of %d records (%d produced, %d in flight)",
                  self.name, done, self.produced, self._submitted.in_flight)
         try:
             self.task.commit()
         except Exception:
             log.exception("Task %s raised from commit(); offsets are stored regardless", self.name)
+
+    def _commit_measured(self) -> None:
+        """Count a successful commit and observe how long it took since it began."""
+        with self._committed_lock:
+            self.commits_succeeded += 1
+            began, self._commit_started = self._commit_started, None
+        if began is not None:
+            self.metrics.committed(time.monotonic() - began)
 
     def _fail(self, exc: BaseException) -> None:
         trace = "".join(traceback.format_exception(exc))

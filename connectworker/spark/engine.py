@@ -35,19 +35,25 @@ from connectworker.api.config_def import config_text
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.loading import load_connector_configs
+from connectworker.config.topic_policy import policy_options
 from connectworker.converters.registry import converter_config_for
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.spark import SINK_FORMAT, SOURCE_FORMAT, register
+from connectworker.spark.columns import SOURCE_SCHEMA_DDL
+from connectworker.spark.creation_log import CreationLog
 from connectworker.spark.drain import DrainSignal
+from connectworker.spark.executor_check import prepare_executors
 from connectworker.spark.options import (
+    CREATION_LOG_KEY,
     CREATION_TIMEOUT_KEY,
     DEFAULT_MAX_MS,
     DRAIN_FILE_KEY,
     MAX_MS_KEY,
     PLUGIN_PATH_KEY,
 )
+from connectworker.spark.plugin_shipping import ship_plugin_paths
 from connectworker.spark.session import open_session
-from connectworker.spark.worker_settings import SparkWorker, load_spark_worker
+from connectworker.spark.worker_settings import SparkWorker
 from connectworker.topics.config_keys import WORKER_ENABLE_KEY
 
 log = logging.getLogger(__name__)
@@ -75,21 +81,29 @@ def converter_options(worker: SparkWorker, props: dict[str, str]) -> dict[str, s
     return options
 
 
-def source_options(worker: SparkWorker, connector: ConnectorConfig, drain: DrainSignal) -> dict[str, str]:
+def source_options(worker: SparkWorker, connector: ConnectorConfig, drain: DrainSignal,
+                   creation_log: int | None = None) -> dict[str, str]:
     config = worker.config
     interval = config.spark_trigger_interval_ms
     return {
+        **({CREATION_LOG_KEY: str(creation_log)} if creation_log is not None else {}),
         **connector.props,
         **converter_options(worker, connector.props),
         **{f"kafka.{k}": v for k, v in config.prefixed("admin.").items()},
         "kafka.bootstrap.servers": config.bootstrap_servers,
         WORKER_ENABLE_KEY: config_text(config.topic_creation_enable),
         CREATION_TIMEOUT_KEY: str(config.topic_creation_timeout_ms),
+        **policy_options(config),  # the same create-topic policy as in standalone, on the executors
         MAX_MS_KEY: str(interval if interval > 0 else DEFAULT_MAX_MS),
-        PLUGIN_PATH_KEY: ",".join(config.plugin_path),
+        PLUGIN_PATH_KEY: ",".join(plugin_paths(worker)),
         DRAIN_FILE_KEY: str(drain.path),
         **worker.offsets.as_options(),
     }
+
+
+def plugin_paths(worker: SparkWorker) -> list[str]:
+    """The `plugin.path` entries as absolute paths: executors run in other working directories."""
+    return [str(Path(p).resolve()) for p in worker.config.plugin_path]
 
 
 def sink_options(worker: SparkWorker, connector: ConnectorConfig) -> dict[str, str]:
@@ -127,6 +141,8 @@ class SparkEngine:
         self._owns_session = False
         self._embedded: EmbeddedBroker | None = None
         self._state_dir: Path | None = None
+        self._creation_log: CreationLog | None = None
+        self.session_ready: float | None = None  # time.monotonic() once the session was up
 
     def start(self) -> SparkEngine:
         try:
@@ -136,8 +152,13 @@ class SparkEngine:
                 log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
                          self._embedded.bootstrap_servers)
             self.spark, self._owns_session = open_session(self.worker.config)
-            register(self.spark)
+            self.session_ready = time.monotonic()
+            context = self.spark.sparkContext
             self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
+            ship_plugin_paths(context, self.worker.config.plugin_path, self._state_dir)  # before register()
+            register(self.spark)
+            self._creation_log = CreationLog(context)
+            prepare_executors(self.spark, self.connectors, plugin_paths(self.worker))
             checkpoints = self.worker.config.spark_checkpoint_location
             if not checkpoints:
                 checkpoints = str(self._state_dir / "checkpoints")
@@ -154,8 +175,9 @@ class SparkEngine:
     def _start_query(self, connector: ConnectorConfig, checkpoint: Path) -> ConnectorQuery:
         assert self.spark is not None and self._state_dir is not None
         drain = DrainSignal(self._state_dir / f"{checkpoint.name}.drain")
-        rows = (self.spark.readStream.format(SOURCE_FORMAT)
-                .options(**source_options(self.worker, connector, drain)).load())
+        # The schema is known: given here, Spark need not start a Python process to ask the source.
+        rows = (self.spark.readStream.format(SOURCE_FORMAT).schema(SOURCE_SCHEMA_DDL)
+                .options(**source_options(self.worker, connector, drain, self._creation_log_id())).load())
         writer = (rows.writeStream.format(SINK_FORMAT).options(**sink_options(self.worker, connector))
                   .option("checkpointLocation", str(checkpoint)).queryName(connector.name))
         interval = self.worker.config.spark_trigger_interval_ms
@@ -165,6 +187,14 @@ class SparkEngine:
         log.info("Connector %s runs on Spark as query %s (checkpoint %s)", connector.name, query.id,
                  checkpoint)
         return ConnectorQuery(connector.name, query, drain)
+
+    def _creation_log_id(self) -> int | None:
+        return self._creation_log.accumulator_id if self._creation_log is not None else None
+
+    def show_executor_lines(self) -> None:
+        """Log the topic-creation lines the executors sent since the last call (`creation_log.py`)."""
+        if self._creation_log is not None:
+            self._creation_log.flush()
 
     def failures(self) -> dict[str, str]:
         """Connectors whose query ended with an error, with the error."""
@@ -191,8 +221,10 @@ class SparkEngine:
                                 q.name, drain_timeout_s)
                 q.query.stop()
                 log.info("Connector %s stopped", q.name)
+            self.show_executor_lines()
         finally:
             self.queries = []
+            self._creation_log = None
             if self.spark is not None and self._owns_session:
                 self.spark.stop()
             self.spark = None
@@ -212,9 +244,8 @@ class SparkEngine:
         return not q.query.isActive
 
 
-def run_spark(worker_path: str, connector_paths: Sequence[str]) -> int:
+def run_spark(worker: SparkWorker, connector_paths: Sequence[str]) -> int:
     """Run until Ctrl-C (or SIGTERM), or until a query fails; 0 on a clean stop, 1 on a failure."""
-    worker = load_spark_worker(worker_path)
     connectors = load_connector_configs(connector_paths)  # every file validated before Spark starts
     try:
         engine = SparkEngine(worker, connectors).start()
@@ -230,6 +261,7 @@ def run_spark(worker_path: str, connector_paths: Sequence[str]) -> int:
         log.info("Running %d connector(s) on Spark; Ctrl-C stops them after committing offsets",
                  len(connectors))
         while not stop.wait(0.5):
+            engine.show_executor_lines()
             failed = engine.failures()
             if failed or not engine.running():
                 break

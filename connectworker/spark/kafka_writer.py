@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from confluent_kafka import KafkaError, Message, Producer
 
 from connectworker.api.errors import ConnectError
@@ -34,9 +36,12 @@ class KafkaRowWriter:
     def __init__(self, settings: SinkSettings, columns: SinkColumns) -> None:
         self._settings = settings
         self._columns = columns
-        self._producer = Producer({**PRODUCER_DEFAULTS, **settings.kafka})
+        # Only failures call back into Python (as the standalone worker's producers): a callback per
+        # acknowledged row would cost more than producing it.
+        self._producer = Producer({**PRODUCER_DEFAULTS, **settings.kafka, "delivery.report.only.error": True,
+                                   "on_delivery": self._on_delivery})
         service = creation_service(settings.kafka, enabled=settings.creation_enabled,
-                                   timeout_ms=settings.creation_timeout_ms)
+                                   timeout_ms=settings.creation_timeout_ms, policy=settings.policy)
         self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
         self._ready: set[str] = set()
         self._failed = 0
@@ -60,26 +65,39 @@ class KafkaRowWriter:
         c = self._columns
         topics = [self._settings.topic] * n if self._settings.topic else cols["topic"].to_pylist()
         values = cols["value"].to_pylist()
-        keys = cols["key"].to_pylist() if c.key else [None] * n
-        partitions = cols["partition"].to_pylist() if c.partition else [None] * n
-        headers = cols["headers"].to_pylist() if c.headers else [None] * n
-        timestamps = _millis(cols["timestamp"]) if c.timestamp else [None] * n
-        self._ensure_topics(topics)
-        produce, poll, report = self._producer.produce, self._producer.poll, self._on_delivery
-        for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
-                                                            timestamps, strict=True):
-            kafka_headers = [(h["key"], h["value"]) for h in header] if header else None
-            while True:
+        # Columns that are null (or empty lists) in every row, as connect-source's often are, cost no
+        # Python object per row.
+        keys = cols["key"].to_pylist() if c.key and _any_value(cols["key"]) else [None] * n
+        partitions = cols["partition"].to_pylist() if c.partition and _any_value(cols["partition"]) else [None] * n
+        headers = cols["headers"].to_pylist() if c.headers and _any_header(cols["headers"]) else [None] * n
+        timestamps = _millis(cols["timestamp"]) if c.timestamp and _any_value(cols["timestamp"]) else [None] * n
+        self._ensure_topics(topics)  # no None in topics from here on
+        produce, poll = self._producer.produce, self._producer.poll
+        if _all_none(partitions, headers, timestamps):
+            for topic, key, value in zip(topics, keys, values, strict=True):
                 try:
-                    produce(topic, value, key, -1 if partition is None else partition, on_delivery=report,
-                            timestamp=ts or 0, headers=kafka_headers)
-                    break
+                    produce(topic, value, key)  # the common case: positional arguments only, fastest
                 except BufferError:
-                    poll(0.05)  # the local queue is full: serve delivery reports until there is room
+                    self._produce_patiently(topic, key, value, None, None, None)
+        else:
+            for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
+                                                                timestamps, strict=True):
+                self._produce_patiently(topic, key, value, partition, header, ts)
         poll(0)
         self.records += n
         if c.source:
             self._track_offsets(cols)
+
+    def _produce_patiently(self, topic: str, key: bytes | str | None, value: bytes | str | None,
+                           partition: int | None, header: list[dict[str, Any]] | None, ts: int | None) -> None:
+        kafka_headers = [(h["key"], h["value"]) for h in header] if header else None
+        while True:
+            try:
+                self._producer.produce(topic, value, key, -1 if partition is None else partition,
+                                       timestamp=ts or 0, headers=kafka_headers)
+                return
+            except BufferError:
+                self._producer.poll(0.05)  # the local queue is full: serve delivery reports until there is room
 
     def _ensure_topics(self, topics: list[str | None]) -> None:
         unique = set(topics)
@@ -92,10 +110,7 @@ class KafkaRowWriter:
             self._ready |= new
 
     def _track_offsets(self, cols: dict[str, pa.Array]) -> None:
-        rows = zip(cols["connector"].to_pylist(), cols["source_partition"].to_pylist(),
-                   cols["source_index"].to_pylist(), cols["source_offset"].to_pylist(), strict=True)
-        newest_indexed((((connector, "null" if partition is None else partition), index, offset)
-                        for connector, partition, index, offset in rows), into=self.newest)
+        newest_indexed(newest_rows(cols), into=self.newest)
 
     def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
         if err is None:
@@ -115,6 +130,37 @@ class KafkaRowWriter:
         raise ConnectError(f"Kafka rejected {self._failed} of {self.records} record(s); first for topic "
                            f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
                            f"committed, so its records are sent again when the batch is retried.")
+
+
+def _all_none(*columns: list[Any]) -> bool:
+    return all(column.count(None) == len(column) for column in columns)
+
+
+def _any_value(column: pa.Array) -> bool:
+    return column.null_count < len(column)
+
+
+def _any_header(column: pa.Array) -> bool:
+    return _any_value(column) and pc.sum(pc.list_value_length(column)).as_py() not in (None, 0)
+
+
+def newest_rows(cols: dict[str, pa.Array]) -> list[tuple[tuple[str, str], int, str]]:
+    """((connector, source partition), source_index, source_offset) of the row with the highest
+    index per source partition, among the rows that carry an offset; computed with Arrow, so a batch
+    costs a few Python objects per source partition, not per row."""
+    table = pa.table({"connector": cols["connector"], "partition": pc.fill_null(cols["source_partition"], "null"),
+                      "index": cols["source_index"], "offset": cols["source_offset"]})
+    table = table.filter(pc.and_(pc.is_valid(table["offset"]), pc.is_valid(table["connector"])))
+    if table.num_rows == 0:
+        return []
+    newest = table.group_by(["connector", "partition"]).aggregate([("index", "max")])
+    rows = []
+    for connector, partition, index in zip(newest["connector"].to_pylist(), newest["partition"].to_pylist(),
+                                           newest["index_max"].to_pylist(), strict=True):
+        match = pc.and_(pc.and_(pc.equal(table["connector"], connector), pc.equal(table["partition"], partition)),
+                        pc.equal(table["index"], index))
+        rows.append(((connector, partition), index, table.filter(match)["offset"][0].as_py()))
+    return rows
 
 
 def _millis(column: pa.Array) -> list[int | None]:

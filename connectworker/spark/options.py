@@ -23,6 +23,7 @@ from connectworker.config.connector_config import DECLARED_CONFIG_DEF
 from connectworker.plugins import PluginNotFoundError, add_plugin_paths, resolve_connector_class
 from connectworker.spark.offset_storage import OFFSET_STORAGE_KEYS, OffsetStorageSettings
 from connectworker.topics.config_keys import GROUPS_KEY, KIP_RULES_KEY, WORKER_ENABLE_KEY
+from connectworker.topics.policy import POLICY_PREFIX
 
 KAFKA_PREFIX = "kafka."
 CREATION_TIMEOUT_KEY = "topic.creation.timeout.ms"
@@ -30,6 +31,7 @@ MAX_RECORDS_KEY = "microbatch.max.records"
 MAX_MS_KEY = "microbatch.max.ms"
 PLUGIN_PATH_KEY = "plugin.path"
 DRAIN_FILE_KEY = "connectworker.drain.file"
+CREATION_LOG_KEY = "connectworker.creation.log"  # the engine's accumulator id (creation_log.py)
 TOPIC_KEY = "topic"
 
 DEFAULT_MAX_RECORDS = 500_000
@@ -40,7 +42,12 @@ SPARK_OWN_KEYS = frozenset({"path", "checkpointlocation", "queryname"})
 """Options Spark itself adds; never part of a connector config."""
 
 WORKER_LEVEL_KEYS = frozenset({WORKER_ENABLE_KEY, CREATION_TIMEOUT_KEY, MAX_RECORDS_KEY, MAX_MS_KEY,
-                               PLUGIN_PATH_KEY, DRAIN_FILE_KEY, *OFFSET_STORAGE_KEYS})
+                               PLUGIN_PATH_KEY, DRAIN_FILE_KEY, CREATION_LOG_KEY, *OFFSET_STORAGE_KEYS})
+
+
+def policy_settings(options: Mapping[str, str]) -> dict[str, str]:
+    """The worker's create-topic policy, `topic.creation.policy.class` and its keys, as given."""
+    return {k: v for k, v in options.items() if k.startswith(POLICY_PREFIX)}
 
 
 def kafka_settings(options: Mapping[str, str]) -> dict[str, str]:
@@ -112,8 +119,10 @@ class SourceSettings:
     offsets: OffsetStorageSettings
     max_records: int = DEFAULT_MAX_RECORDS
     max_ms: int = DEFAULT_MAX_MS
+    policy: dict[str, str] = field(default_factory=dict)
     plugin_path: tuple[str, ...] = ()
     drain_file: str | None = None
+    creation_log: int | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SourceSettings:
@@ -129,7 +138,7 @@ class SourceSettings:
             raise ConfigError({"kafka.bootstrap.servers": f"required with {WORKER_ENABLE_KEY}=true: the "
                                                           f"cluster where topics are created"})
         connector = {k: v for k, v in options.items()
-                     if not k.startswith(KAFKA_PREFIX) and k not in WORKER_LEVEL_KEYS
+                     if not k.startswith((KAFKA_PREFIX, POLICY_PREFIX)) and k not in WORKER_LEVEL_KEYS
                      and k not in SPARK_OWN_KEYS}
         return cls(
             connector=restore_case(connector, connector_key_names(connector)),
@@ -139,8 +148,10 @@ class SourceSettings:
             offsets=offsets,
             max_records=positive_int(options, MAX_RECORDS_KEY, DEFAULT_MAX_RECORDS),
             max_ms=positive_int(options, MAX_MS_KEY, DEFAULT_MAX_MS),
+            policy=policy_settings(options),
             plugin_path=plugin_path,
             drain_file=options.get(DRAIN_FILE_KEY) or None,
+            creation_log=int(options[CREATION_LOG_KEY]) if options.get(CREATION_LOG_KEY) else None,
         )
 
 
@@ -154,6 +165,7 @@ class SinkSettings:
     creation_timeout_ms: int
     creation_props: dict[str, str] = field(default_factory=dict)
     offsets: OffsetStorageSettings | None = None
+    policy: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SinkSettings:
@@ -163,7 +175,8 @@ class SinkSettings:
             raise ConfigError({"kafka.bootstrap.servers": "required: the Kafka cluster to write to"})
         enabled = option_value(options, WORKER_ENABLE_KEY, ConfigType.BOOLEAN, False)
         creation = {k: v for k, v in options.items()
-                    if (k == KIP_RULES_KEY or k.startswith("topic.creation.")) and k not in WORKER_LEVEL_KEYS}
+                    if (k == KIP_RULES_KEY or k.startswith("topic.creation.")) and k not in WORKER_LEVEL_KEYS
+                    and not k.startswith(POLICY_PREFIX)}
         return cls(
             kafka=kafka,
             topic=options.get(TOPIC_KEY) or None,
@@ -171,4 +184,5 @@ class SinkSettings:
             creation_timeout_ms=positive_int(options, CREATION_TIMEOUT_KEY, DEFAULT_CREATION_TIMEOUT_MS),
             creation_props=restore_case(creation, ()),
             offsets=OffsetStorageSettings.from_options(options, kafka, required=False),
+            policy=policy_settings(options),
         )

@@ -4,6 +4,12 @@
 it. The JVM is started in its own session (process group): a Ctrl-C in the terminal then reaches only
 the Python driver, which stops the queries between micro-batches, instead of also interrupting the
 Python workers in the middle of one (PySpark's workers re-enable SIGINT).
+
+The console shows connectworker's lines, not Spark's chatter: progress bars are off unless
+`spark.conf.spark.ui.showConsoleProgress=true`, and the WARN Spark's trigger logs when a micro-batch
+took longer than `spark.trigger.interval.ms` ("Current batch is falling behind") is turned off. Each
+task polls for up to that interval, so with the writes and the commit every batch takes longer than
+it: the warning would come every batch and says nothing actionable.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ log = logging.getLogger(__name__)
 
 APP_NAME = "connectworker"
 SUBMIT_GATEWAY_ENV = "PYSPARK_GATEWAY_PORT"  # set when spark-submit runs this process
+CONSOLE_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
+"""Settings of our own sessions unless the worker file's `spark.conf.*` names them."""
+QUIET_LOGGERS = (  # the trigger's "Current batch is falling behind" (Spark 4.1+, then Spark 4.0)
+    "org.apache.spark.sql.execution.streaming.runtime.ProcessingTimeExecutor",
+    "org.apache.spark.sql.execution.streaming.ProcessingTimeExecutor",
+)
 
 
 def spark_conf(config: WorkerConfig) -> SparkConf:
@@ -29,6 +41,8 @@ def spark_conf(config: WorkerConfig) -> SparkConf:
     # Under spark-submit the master comes from its --master, unless the worker file names one.
     if "spark_master" in config.model_fields_set or SUBMIT_GATEWAY_ENV not in os.environ:
         conf.setMaster(config.spark_master)
+    for key, value in CONSOLE_DEFAULTS.items():
+        conf.set(key, value)
     for key, value in config.prefixed("spark.conf.").items():
         conf.set(key, value)
     return conf
@@ -45,7 +59,19 @@ def open_session(config: WorkerConfig) -> tuple[SparkSession, bool]:
         # Local executors must run this interpreter, which has connectworker and the connectors.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = spark_conf(config)
-    gateway = launch_gateway(conf, popen_kwargs={"start_new_session": True})
+    # PySpark keeps the first JVM gateway of the process for every later SparkContext, so a second
+    # session in the same process (tests, benchmarks) must not launch a JVM it would never use.
+    gateway = SparkContext._gateway or launch_gateway(conf, popen_kwargs={"start_new_session": True})
     context = SparkContext(conf=conf, gateway=gateway)
+    quiet_jvm_loggers(context)
     log.info("Spark session started: master %s, Spark %s", context.master, context.version)
     return SparkSession(context), True
+
+
+def quiet_jvm_loggers(context: SparkContext) -> None:
+    """Only errors from the `QUIET_LOGGERS`, set through the driver JVM's log4j2 `Configurator`."""
+    jvm = context._jvm
+    assert jvm is not None
+    error = jvm.org.apache.logging.log4j.Level.ERROR
+    for name in QUIET_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, error)

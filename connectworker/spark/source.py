@@ -35,6 +35,9 @@ from connectworker.spark.task_poll import TaskPartition, poll_task
 log = logging.getLogger(__name__)
 
 BATCH = "batch"
+FIRST_BATCH_MAX_MS = 200
+"""The poll time of a query's first micro-batch (when `microbatch.max.ms` is longer): that batch also
+starts the Python workers, so a short poll brings the first commit forward; later batches poll fully."""
 
 
 class ConnectSource(DataSource):
@@ -70,6 +73,7 @@ class ConnectStreamReader(DataSourceStreamReader):
         self._task_configs: list[dict[str, str]] = []
         self._storage: OffsetBackingStore | None = None
         self._batch = 0
+        self._planned = 0  # micro-batches planned by this reader: the first one polls briefly
         self._drain = DrainSignal(self._settings.drain_file) if self._settings.drain_file else None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -98,7 +102,9 @@ class ConnectStreamReader(DataSourceStreamReader):
             return []
         config, task_configs = self._started()
         offsets = read_committed(self._open_storage(), config.name)  # the sink commits in another process
-        return [TaskPartition(int(end[BATCH]), task_id, props, offsets)
+        max_ms = min(FIRST_BATCH_MAX_MS, self._settings.max_ms) if self._planned == 0 else None
+        self._planned += 1
+        return [TaskPartition(int(end[BATCH]), task_id, props, offsets, max_ms)
                 for task_id, props in enumerate(task_configs)]
 
     def _started(self) -> tuple[ConnectorConfig, list[dict[str, str]]]:

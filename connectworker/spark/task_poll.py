@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -36,6 +37,7 @@ from connectworker.runtime.source_offsets import newest_offsets
 from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.transform_chain import TransformationChain
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
+from connectworker.spark.creation_log import collecting
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.topic_gates import creation_service, topic_gate
 
@@ -46,12 +48,13 @@ class TaskPartition(InputPartition):
     """Spark's input partition for one task of one micro-batch."""
 
     def __init__(self, batch: int, task_id: int, props: Mapping[str, str],
-                 offsets: Mapping[str, Any]) -> None:
+                 offsets: Mapping[str, Any], max_ms: int | None = None) -> None:
         super().__init__(task_id)
         self.batch = batch
         self.task_id = task_id
         self.props = dict(props)
         self.offsets = dict(offsets)  # the connector's committed offsets, by canonical partition JSON
+        self.max_ms = max_ms  # this micro-batch's poll time, when not `microbatch.max.ms`
 
 
 class RowBuilder:
@@ -127,19 +130,53 @@ class RowBuilder:
         return pa.RecordBatch.from_arrays(columns, schema=SOURCE_ARROW_SCHEMA)
 
 
+COALESCE_ROWS = 10_000
+"""Rows per Arrow batch handed to Spark (at most one poll more): the JVM pays per batch, and a poll is
+often a few hundred records."""
+
+
+class Coalescer:
+    """Collects the Arrow batches of consecutive polls into one of `COALESCE_ROWS` rows or more."""
+
+    def __init__(self, rows: int = COALESCE_ROWS) -> None:
+        self._rows = rows
+        self._pending: list[pa.RecordBatch] = []
+        self._count = 0
+
+    def add(self, batch: pa.RecordBatch) -> pa.RecordBatch | None:
+        """The combined batch once enough rows are pending, else None (kept for later)."""
+        self._pending.append(batch)
+        self._count += batch.num_rows
+        return self.flush() if self._count >= self._rows else None
+
+    def flush(self) -> pa.RecordBatch | None:
+        pending, self._pending, self._count = self._pending, [], 0
+        if not pending:
+            return None
+        return pending[0] if len(pending) == 1 else pa.concat_batches(pending)
+
+
 def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, str | bytes | None]]:
     return [{"key": k, "value": v.encode() if isinstance(v, str) else v} for k, v in headers]
 
 
 def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:
-    """Run the task of `part` for one micro-batch; yields one Arrow batch per non-empty poll."""
-    add_plugin_paths(settings.plugin_path)
+    """Run the task of `part` for one micro-batch; yields its rows as Arrow batches of about
+    `COALESCE_ROWS` rows (consecutive polls combined; the last batch may be smaller)."""
+    with collecting(settings.creation_log):  # the driver of `connectworker spark` shows these lines
+        yield from _poll_task(settings, part)
+
+
+def _poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:
+    # An entry missing on this executor was shipped by `connectworker spark` (plugin_shipping.py) or
+    # reported by its executor check; warning about it in every worker process would only add noise.
+    add_plugin_paths([entry for entry in settings.plugin_path if os.path.exists(entry)])
     config = parse_connector_config(settings.connector, source="connect-source options")
     name = f"{config.name}-{part.task_id}"
     key_converter = resolve_converter("key.converter", config.props, {}, default=JSON_CONVERTER)
     value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
     service = creation_service(settings.kafka, enabled=settings.creation_enabled,
-                               timeout_ms=settings.creation_timeout_ms)
+                               timeout_ms=settings.creation_timeout_ms, policy=settings.policy)
     gate = topic_gate(service, config.name, config.props)
     tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
     chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
@@ -149,8 +186,10 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     task.start(part.props)
     emitted = 0
     ready: set[str] = set()
+    pending = Coalescer()
     try:
-        deadline = time.monotonic() + settings.max_ms / 1000
+        max_ms = settings.max_ms if part.max_ms is None else part.max_ms
+        deadline = time.monotonic() + max_ms / 1000
         while emitted < settings.max_records and time.monotonic() < deadline:
             result = task.poll()
             if not result:
@@ -165,8 +204,11 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
                 if not topics <= ready:
                     gate.ensure(topics - ready, task.settings_for_new_topic, name)
                     ready |= topics
-                yield rows.build(records, emitted)
+                if (ready_rows := pending.add(rows.build(records, emitted))) is not None:
+                    yield ready_rows
             emitted += polled
+        if (last := pending.flush()) is not None:
+            yield last
     finally:
         task.stop()
         if chain is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
+from connectworker.config.topic_policy import policy_from_options
 from connectworker.runtime.topic_admin import open_topic_admin
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.topics.creation import TopicCreationService
@@ -22,9 +23,11 @@ _services: dict[tuple[object, ...], TopicCreationService] = {}
 _gates: dict[tuple[object, ...], TopicGate] = {}
 
 
-def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int) -> TopicCreationService:
-    """This process's topic-creation service for the cluster `kafka` names."""
-    key = (tuple(sorted(kafka.items())), enabled, timeout_ms)
+def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int,
+                     policy: Mapping[str, str] | None = None) -> TopicCreationService:
+    """This process's topic-creation service for the cluster `kafka` names, with the worker's create-topic
+    policy (`topic.creation.policy.class` and its keys, as options) if `policy` describes one."""
+    key = (tuple(sorted(kafka.items())), enabled, timeout_ms, tuple(sorted((policy or {}).items())))
     with _lock:
         service = _services.get(key)
         if service is None:
@@ -33,7 +36,8 @@ def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int
                 config = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
                 admin = open_topic_admin(kafka["bootstrap.servers"], config,
                                          request_timeout_s=min(30.0, timeout_ms / 1000))
-            service = TopicCreationService(admin, enabled=enabled, timeout_s=timeout_ms / 1000)
+            service = TopicCreationService(admin, enabled=enabled, timeout_s=timeout_ms / 1000,
+                                           policy=policy_from_options(policy or {}) if enabled else None)
             _services[key] = service
         return service
 

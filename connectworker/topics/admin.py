@@ -21,10 +21,17 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient
-from confluent_kafka.cimpl import NewTopic  # what confluent_kafka.admin re-exports, typed in cimpl.pyi
+
+# confluent_kafka.admin re-exports these without declaring them; imported from where they are defined
+# (and typed), so that mypy --strict checks their use.
+from confluent_kafka.admin._config import AlterConfigOpType, ConfigEntry, ConfigResource
+from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.admin._topic import TopicDescription
+from confluent_kafka.cimpl import NewPartitions, NewTopic
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_settings import TopicSettings
+from connectworker.topics.drift import TopicState
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +53,10 @@ class TopicAdminError(ConnectError):
         super().__init__(message)
         self.code = code
         self.retriable = retriable
+
+
+class UnsupportedCallError(TopicAdminError):
+    """The broker does not support an Admin request (e.g. CreatePartitions on the Tansu test broker)."""
 
 
 class Outcome(Enum):
@@ -176,22 +187,27 @@ class TopicAdmin:
 
     def describe(self, topics: Iterable[str]) -> tuple[set[str], set[str]]:
         """Split `topics` into (existing, missing) with one DescribeTopics request."""
+        described = self._described(topics)
+        return ({name for name, d in described.items() if d is not None},
+                {name for name, d in described.items() if d is None})
+
+    def _described(self, topics: Iterable[str]) -> dict[str, TopicDescription | None]:
+        """Each topic's description (None: it does not exist), from one DescribeTopics request."""
         names = sorted(set(topics))
         if not names:
-            return set(), set()
+            return {}
         self._count()
-        futures = self._client.describe_topics(TopicCollection(names),
-                                               request_timeout=self.request_timeout_s)
-        existing, missing = set(), set()
+        futures = self._client.describe_topics(TopicCollection(names), request_timeout=self.request_timeout_s)
+        described: dict[str, TopicDescription | None] = {}
         for name, future in futures.items():
             exc = future.exception()
             if exc is None:
-                existing.add(name)
+                described[name] = future.result()
             elif (err := _kafka_error(exc)).code() in MISSING_CODES:
-                missing.add(name)
+                described[name] = None
             else:
                 raise explain_describe_error(name, err)
-        return existing, missing
+        return described
 
     def create(self, settings: Iterable[TopicSettings], *, validate_only: bool = False,
                broker_count: int | None = None) -> dict[str, CreateResult]:
@@ -231,3 +247,75 @@ class TopicAdmin:
             exc = future.exception()
             if exc is not None and (err := _kafka_error(exc)).code() not in MISSING_CODES:
                 raise TopicAdminError(f"Deleting topic {name!r} failed: {_broker_text(err)}", code=err.code())
+
+    # -- drift: reading and changing existing topics ------------------------------------------------
+    def topic_names(self) -> set[str]:
+        """Every topic of the cluster (whole-cluster metadata, naming no topic)."""
+        self._count()
+        try:
+            metadata = self._client.list_topics(timeout=self.request_timeout_s)
+        except KafkaException as exc:
+            err = _kafka_error(exc)
+            raise TopicAdminError(f"Cannot list the cluster's topics: {_broker_text(err)}", code=err.code(),
+                                  retriable=True) from None
+        return set(metadata.topics)
+
+    def describe_states(self, topics: Iterable[str]) -> dict[str, TopicState | None]:
+        """Partitions, replication factor and configs of each topic (None: it does not exist): one
+        DescribeTopics and one DescribeConfigs request."""
+        described = self._described(topics)
+        names = sorted(name for name, d in described.items() if d is not None)
+        states: dict[str, TopicState | None] = dict.fromkeys(described)
+        if not names:
+            return states
+        self._count()
+        configs = self._client.describe_configs([ConfigResource(ResourceType.TOPIC, name) for name in names],
+                                                request_timeout=self.request_timeout_s)
+        values: dict[str, dict[str, str]] = {}
+        for resource, future in configs.items():
+            if (exc := future.exception()) is not None:
+                raise self._call_error("DescribeConfigs", resource.name, exc)
+            values[resource.name] = {key: entry.value for key, entry in future.result().items()
+                                     if entry.value is not None}
+        for name in names:
+            description = described[name]
+            assert description is not None
+            partitions = description.partitions
+            replicas = len(partitions[0].replicas) if partitions else 0
+            states[name] = TopicState(name, len(partitions), replicas, values.get(name, {}))
+        return states
+
+    def add_partitions(self, totals: Mapping[str, int], *, validate_only: bool = False) -> None:
+        """Grow each topic to its total partition count (CreatePartitions)."""
+        if not totals:
+            return
+        self._count()
+        futures = self._client.create_partitions([NewPartitions(name, total) for name, total in totals.items()],
+                                                 operation_timeout=self.request_timeout_s,
+                                                 request_timeout=self.request_timeout_s, validate_only=validate_only)
+        for name, future in futures.items():
+            if (exc := future.exception()) is not None:
+                raise self._call_error("CreatePartitions", name, exc)
+
+    def set_configs(self, configs: Mapping[str, Mapping[str, str]], *, validate_only: bool = False) -> None:
+        """Set these configs of each topic, leaving the others as they are (IncrementalAlterConfigs)."""
+        if not configs:
+            return
+        self._count()
+        resources = [ConfigResource(ResourceType.TOPIC, name, incremental_configs=[
+            ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET) for key, value in values.items()])
+            for name, values in configs.items()]
+        futures = self._client.incremental_alter_configs(resources, request_timeout=self.request_timeout_s,
+                                                         validate_only=validate_only)
+        for resource, future in futures.items():
+            if (exc := future.exception()) is not None:
+                raise self._call_error("IncrementalAlterConfigs", resource.name, exc)
+
+    @staticmethod
+    def _call_error(request: str, topic: str, exc: BaseException) -> TopicAdminError:
+        err = _kafka_error(exc)
+        if err.code() in UNSUPPORTED_CODES:
+            return UnsupportedCallError(f"The broker does not support {request} ({_broker_text(err)})",
+                                        code=err.code())
+        return TopicAdminError(f"{request} for topic {topic!r} failed: {_broker_text(err)} ({err.name()})",
+                               code=err.code(), retriable=err.code() in RETRIABLE_CODES)

@@ -21,10 +21,14 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from confluent_kafka import KafkaError
+
 from connectworker.api.errors import ConnectError
+from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.api.topic_settings import USE_BROKER_DEFAULT, TopicSettings
 from connectworker.topics.admin import Outcome, TopicAdmin, TopicAdminError
 from connectworker.topics.names import validate_topic_name
+from connectworker.topics.policy import policy_violation
 from connectworker.topics.rule_parser import has_topic_creation_keys
 from connectworker.topics.rules import TopicCreationRules
 
@@ -36,7 +40,29 @@ NewTopicHook = Callable[[TopicSettings], TopicSettings | None]
 
 
 class TopicCreationError(ConnectError):
-    pass
+    """Topic creation cannot proceed; the task fails with this message. `kind` classifies the failure
+    for the metrics (`hook`, `invalid_name`, `replication_factor`, `timeout`, `not_visible`, or the
+    broker's error name in snake case, e.g. `policy_violation`)."""
+
+    def __init__(self, message: str, *, kind: str = "error") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class CreatedTopic:
+    """A topic this worker created: for the status page, drift checks and the latency metric."""
+
+    name: str
+    connector: str
+    rule: str | None
+    settings: TopicSettings
+    created_at: float  # wall clock (time.time()) when it became visible
+    seconds: float  # from the existence check of its batch until it was visible
+
+
+CreationListener = Callable[[CreatedTopic], None]
+"""Called on the creating task's thread after each topic the worker created is visible."""
 
 
 class KnownTopics:
@@ -96,36 +122,53 @@ class Backoff:
     def wait_or_raise(self, what: str, error: str) -> None:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise TopicCreationError(f"Gave up {what} after topic.creation.timeout.ms: {error}")
+            raise TopicCreationError(f"Gave up {what} after topic.creation.timeout.ms: {error}", kind="timeout")
         log.warning("%s failed, retrying in %.1fs: %s", what.capitalize(), min(self.delay, remaining), error)
         time.sleep(min(self.delay, remaining))
         self.delay = min(self.delay * 2, 2.0)
 
 
-def decide(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str) -> Decision:
+def decide(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str,
+           policy: CreateTopicPolicy | None = None) -> Decision:
     """Apply the connector's rules and the task's `settings_for_new_topic` (`hook`; None: the rule's
-    settings as they are) to one missing topic."""
+    settings as they are) to one missing topic, then the worker's create-topic `policy`, which raises
+    `TopicCreationError` (kind `policy_violation`) for settings it refuses: no hook gets past it."""
     match = rules.match(topic)
     if match is None:
         return Decision(topic, None, None, "no topic.creation rule matches; the broker's auto-create applies")
     if hook is None:
-        return Decision(topic, match.rule, match.settings, f"rule {match.rule!r}")
+        return _allowed(policy, Decision(topic, match.rule, match.settings, f"rule {match.rule!r}"))
     try:
         settings = hook(match.settings)
     except Exception as exc:
         raise TopicCreationError(
             f"settings_for_new_topic of {hook_owner} raised for topic {topic!r}: "
-            f"{type(exc).__name__}: {exc}") from exc
+            f"{type(exc).__name__}: {exc}", kind="hook") from exc
     if settings is None:
         return Decision(topic, match.rule, None,
                         f"settings_for_new_topic of {hook_owner} returned None; the broker's auto-create applies")
     if not isinstance(settings, TopicSettings):
         raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned {type(settings).__name__} "
-                                 f"for topic {topic!r}; expected TopicSettings or None")
+                                 f"for topic {topic!r}; expected TopicSettings or None", kind="hook")
     if settings.name != topic:
         raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned settings for topic "
-                                 f"{settings.name!r} when asked about {topic!r}")
-    return Decision(topic, match.rule, settings, f"rule {match.rule!r}")
+                                 f"{settings.name!r} when asked about {topic!r}", kind="hook")
+    return _allowed(policy, Decision(topic, match.rule, settings, f"rule {match.rule!r}"))
+
+
+def _allowed(policy: CreateTopicPolicy | None, decision: Decision) -> Decision:
+    if policy is not None and decision.settings is not None \
+            and (violation := policy_violation(policy, decision.settings)) is not None:
+        raise TopicCreationError(violation, kind="policy_violation")
+    return decision
+
+
+def error_kind(code: int | None) -> str:
+    """A broker error code as a metric label: KafkaError's name in snake case (`policy_violation`)."""
+    if code is None:
+        return "error"
+    name = KafkaError(code).name()
+    return name.lstrip("_").lower() or "error"
 
 
 def check_replication(settings: TopicSettings, brokers: int) -> str | None:
@@ -152,41 +195,84 @@ class CreatingGate:
 
     def ensure(self, topics: Collection[str], hook: NewTopicHook | None, task_name: str) -> None:
         """Make `topics` ready for the task `task_name`, whose `hook` adjusts or vetoes new topics."""
-        service = self._service
-        unknown = service.known.unknown(topics)
+        unknown = self._service.known.unknown(topics)
         if not unknown:
             return
+        try:
+            self._ensure_unknown(unknown, hook, task_name)
+        except TopicCreationError as exc:
+            self._service.count_failure(exc.kind)
+            raise
+
+    def _ensure_unknown(self, unknown: list[str], hook: NewTopicHook | None, task_name: str) -> None:
+        service = self._service
+        started = time.monotonic()
         bad = {t: why for t in unknown if (why := validate_topic_name(t))}
         if bad:
             details = "; ".join(f"{t!r}: {why}" for t, why in bad.items())
-            raise TopicCreationError(f"Task {task_name} produced records for invalid topic names: {details}")
+            raise TopicCreationError(f"Task {task_name} produced records for invalid topic names: {details}",
+                                     kind="invalid_name")
         backoff = Backoff(time.monotonic() + service.timeout_s)
         existing, missing = service.describe_with_retry(unknown, backoff)
         service.known.add(existing)
         if not missing:
             return
-        decisions = [decide(self._rules, t, hook, f"task {task_name}")
+        decisions = [decide(self._rules, t, hook, f"task {task_name}", service.policy)
                      for t in sorted(missing)]
         skipped = [d for d in decisions if d.settings is None]
         for d in skipped:
-            log.info("Not creating topic %s for connector %s: %s", d.topic, self._connector, d.reason)
+            log.info("Not creating topic %s for connector %s: %s", d.topic, self._connector, d.reason,
+                     extra={"connector": self._connector, "topic": d.topic})
+            if d.rule is not None:  # a rule matched and the hook said no
+                service.count_veto()
         service.known.add(d.topic for d in skipped)
-        to_create = [d.settings for d in decisions if d.settings is not None]
+        to_create = [d for d in decisions if d.settings is not None]
         if to_create:
-            service.create_with_retry(to_create, backoff, self._connector)
+            service.create_with_retry(to_create, backoff, self._connector, started)
 
 
 class TopicCreationService:
     """Worker-wide topic creation: one Admin client and one known-topic cache for every task."""
 
-    def __init__(self, admin: TopicAdmin | None, *, enabled: bool, timeout_s: float) -> None:
+    def __init__(self, admin: TopicAdmin | None, *, enabled: bool, timeout_s: float,
+                 policy: CreateTopicPolicy | None = None) -> None:
         self._admin = admin
+        self.policy = policy  # the worker's topic.creation.policy.class, configured
         self.enabled = enabled
         self.timeout_s = timeout_s
         self.known = KnownTopics()
         self._broker_count: int | None = None
         self._lock = threading.Lock()
-        self.created = 0  # topics this worker created (read by the metrics)
+        # what the metrics, the status page and drift checks read
+        self.created = 0  # topics this worker created
+        self.vetoed = 0  # topics a rule matched and settings_for_new_topic vetoed
+        self.failures: dict[str, int] = {}  # creations that failed a task, by TopicCreationError.kind
+        self.created_topics: dict[str, CreatedTopic] = {}  # the last creation of each name
+        self.listeners: list[CreationListener] = []
+
+    @property
+    def admin_requests(self) -> int:
+        """Admin requests sent so far (0 without an Admin client)."""
+        return self._admin.requests if self._admin is not None else 0
+
+    def count_veto(self) -> None:
+        with self._lock:
+            self.vetoed += 1
+
+    def count_failure(self, kind: str) -> None:
+        with self._lock:
+            self.failures[kind] = self.failures.get(kind, 0) + 1
+
+    def _record_created(self, decision: Decision, connector: str, started: float) -> None:
+        assert decision.settings is not None
+        now = time.monotonic()
+        created = CreatedTopic(decision.topic, connector, decision.rule, decision.settings, time.time(),
+                               now - started)
+        with self._lock:
+            self.created += 1
+            self.created_topics[created.name] = created
+        for listener in self.listeners:
+            listener(created)
 
     @property
     def admin(self) -> TopicAdmin:
@@ -224,26 +310,33 @@ class TopicCreationService:
                 return self.admin.describe(topics)
             except TopicAdminError as exc:
                 if not exc.retriable:
-                    raise TopicCreationError(str(exc)) from exc
+                    raise TopicCreationError(str(exc), kind=error_kind(exc.code)) from exc
                 backoff.wait_or_raise(f"checking topics {sorted(topics)[:5]}", str(exc))
 
-    def create_with_retry(self, settings: list[TopicSettings], backoff: Backoff, connector: str) -> None:
+    def create_with_retry(self, decisions: list[Decision], backoff: Backoff, connector: str,
+                          started: float) -> None:
+        """Create the topics of `decisions` (each with settings); `started` is when their existence
+        check began, for the latency metric."""
         brokers = self.broker_count()
-        for s in settings:
-            if problem := check_replication(s, brokers):
+        for d in decisions:
+            assert d.settings is not None
+            if problem := check_replication(d.settings, brokers):
                 self._broker_count = None  # the cluster may grow: count again next time
-                raise TopicCreationError(problem)
-        pending = {s.name: s for s in settings}
+                raise TopicCreationError(problem, kind="replication_factor")
+        by_name = {d.topic: d for d in decisions}
+        pending = {d.topic: d.settings for d in decisions if d.settings is not None}
+        created: list[str] = []
         while pending:
             results = self.admin.create(pending.values(), broker_count=brokers)
             retry: dict[str, str] = {}
             auto_created: list[str] = []
             for name, result in results.items():
                 if result.outcome is Outcome.CREATED:
-                    self.created += 1
+                    created.append(name)
                     s = pending[name]
                     log.info("Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
-                             name, connector, s.partitions, s.replication_factor, s.configs())
+                             name, connector, s.partitions, s.replication_factor, s.configs(),
+                             extra={"connector": connector, "topic": name})
                 elif result.outcome is Outcome.ALREADY_EXISTS:
                     log.info("Topic %s was created concurrently by another client; using it", name)
                 elif result.outcome is Outcome.UNSUPPORTED:
@@ -253,12 +346,16 @@ class TopicCreationService:
                 else:
                     assert result.error is not None
                     if not result.error.retriable:
-                        raise TopicCreationError(str(result.error)) from result.error
+                        raise TopicCreationError(str(result.error), kind=error_kind(result.error.code)) \
+                            from result.error
                     retry[name] = str(result.error)
             self.known.add(auto_created)
             done = [n for n in pending if n not in retry and n not in auto_created]
             self.wait_until_visible(done, backoff)
             self.known.add(done)
+            for name in done:
+                if name in created:
+                    self._record_created(by_name[name], connector, started)
             pending = {n: pending[n] for n in retry}
             if pending:
                 backoff.wait_or_raise(f"creating topics {sorted(pending)[:5]}", "; ".join(retry.values()))
@@ -273,7 +370,7 @@ class TopicCreationService:
                 return
             if time.monotonic() >= backoff.deadline:
                 raise TopicCreationError(f"Created topics {sorted(missing)[:5]} did not become visible within "
-                                         f"topic.creation.timeout.ms")
+                                         f"topic.creation.timeout.ms", kind="not_visible")
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             remaining = sorted(missing)

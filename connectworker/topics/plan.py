@@ -15,10 +15,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from connectworker.api.errors import ConnectError
+from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.topics.admin import Outcome, TopicAdmin
 from connectworker.topics.creation import NewTopicHook, check_replication, decide
 from connectworker.topics.names import validate_topic_name
+from connectworker.topics.policy import policy_violation
 from connectworker.topics.rules import TopicCreationRules
 
 TANSU_NOTE = ("this broker does not honour validate_only (the Tansu test broker creates the topic and "
@@ -46,6 +48,8 @@ class PlanEntry(BaseModel):
     configs: dict[str, str]
     reason: str
     exists: bool | None = None
+    policy: str | None = None
+    """With a worker policy (`topic.creation.policy.class`): `allowed`, or `rejected` (the reason says why)."""
     broker_verdict: BrokerVerdict | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -60,7 +64,8 @@ def broker_honours_validate_only(admin: TopicAdmin) -> bool:
 def plan_new_topics(rules: TopicCreationRules, topics: Iterable[str],
                     open_hook: Callable[[], AbstractContextManager[NewTopicHook | None]], *, hook_owner: str,
                     enabled: bool, admin: TopicAdmin | None = None, validate_only: bool = False,
-                    broker_honours_validate_only: bool = True) -> list[PlanEntry]:
+                    broker_honours_validate_only: bool = True,
+                    policy: CreateTopicPolicy | None = None) -> list[PlanEntry]:
     """Plan each topic; asks the broker which topics exist when `admin` is given.
 
     `open_hook` is entered once, after the broker was asked, for the hook that adjusts or vetoes new
@@ -72,21 +77,24 @@ def plan_new_topics(rules: TopicCreationRules, topics: Iterable[str],
     if admin is not None:  # illegal names cannot be described; they are planned without the broker
         existing, _ = admin.describe([n for n in names if validate_topic_name(n) is None])
     with open_hook() as hook:
-        entries = [_plan_one(rules, topic, hook, hook_owner, enabled, existing, admin) for topic in names]
+        entries = [_plan_one(rules, topic, hook, hook_owner, enabled, existing, admin, policy) for topic in names]
     if admin is not None and validate_only:
         _ask_broker(admin, entries, broker_honours_validate_only)
     return entries
 
 
 def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str, enabled: bool,
-              existing: set[str], admin: TopicAdmin | None) -> PlanEntry:
+              existing: set[str], admin: TopicAdmin | None, policy: CreateTopicPolicy | None) -> PlanEntry:
     def entry(create: bool, reason: str, rule: str | None = None,
-              settings: TopicSettings | None = None) -> PlanEntry:
-        return PlanEntry(topic=topic, create=create, rule=rule,
-                         partitions=settings.partitions if settings else None,
-                         replication_factor=settings.replication_factor if settings else None,
-                         configs=settings.configs() if settings else {}, reason=reason,
-                         exists=(topic in existing) if admin is not None else None)
+              settings: TopicSettings | None = None, verdict: str | None = None) -> PlanEntry:
+        planned = PlanEntry(topic=topic, create=create, rule=rule,
+                            partitions=settings.partitions if settings else None,
+                            replication_factor=settings.replication_factor if settings else None,
+                            configs=settings.configs() if settings else {}, reason=reason,
+                            exists=(topic in existing) if admin is not None else None)
+        if verdict is not None:
+            planned.policy = verdict
+        return planned
 
     if why := validate_topic_name(topic):
         return entry(False, f"invalid topic name: {why}")
@@ -102,9 +110,12 @@ def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, 
         return entry(False, str(exc))
     if decision.settings is None:
         return entry(False, decision.reason, decision.rule)
+    if policy is not None and (violation := policy_violation(policy, decision.settings)) is not None:
+        return entry(False, violation, decision.rule, decision.settings, "rejected")
     if admin is not None and (problem := check_replication(decision.settings, admin.broker_count())):
         return entry(False, problem, decision.rule, decision.settings)
-    return entry(True, decision.reason, decision.rule, decision.settings)
+    return entry(True, decision.reason, decision.rule, decision.settings,
+                 "allowed" if policy is not None else None)
 
 
 def _ask_broker(admin: TopicAdmin, entries: list[PlanEntry], honours: bool) -> None:

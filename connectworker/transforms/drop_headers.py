@@ -7,9 +7,8 @@ however many there are; the others keep their order. Names are compared exactly 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigType, Importance
+from connectworker.api.config_def import ConfigDef, ConfigType, Importance, non_empty_list
 from connectworker.api.record import SourceRecord
 from connectworker.api.transform import Transformation
 from connectworker.transforms.side import with_headers
@@ -19,11 +18,6 @@ __all__ = ["DropHeaders"]
 HEADERS_CONFIG = "headers"
 
 
-def _non_empty_list(key: str, value: Any) -> None:
-    if not value:
-        raise ValueError("Empty list")
-
-
 class DropHeaders(Transformation):
     """Removes one or more headers from each record."""
 
@@ -31,7 +25,7 @@ class DropHeaders(Transformation):
         self._names: frozenset[str] = frozenset()
 
     def config_def(self) -> ConfigDef:
-        return ConfigDef().define(HEADERS_CONFIG, ConfigType.LIST, validator=_non_empty_list,
+        return ConfigDef().define(HEADERS_CONFIG, ConfigType.LIST, validator=non_empty_list,
                                   importance=Importance.HIGH, documentation="The name of the headers to be removed.")
 
     def configure(self, props: Mapping[str, str]) -> None:

@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 from collections.abc import Mapping
 from decimal import Decimal
 
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance
 from connectworker.api.record import SourceRecord
 from connectworker.api.transform import Transformation
-from connectworker.transforms.cast import java_float_text
 from connectworker.transforms.side import with_headers
+from connectworker.transforms.values_text import JAVA_BLANKS, float32, java_float_text
 
 __all__ = ["InsertHeader", "literal_header_value"]
 
@@ -43,14 +42,13 @@ HEADER_CONFIG = "header"
 VALUE_LITERAL_CONFIG = "value.literal"
 
 _DELIMITERS = frozenset(':,{}[]"')
-_JAVA_BLANKS = "".join(chr(code) for code in range(0x21))  # what Java's String.trim() removes
 _BIG_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
 def literal_header_value(literal: str) -> str | None:
     """The header value Kafka produces for `value.literal` = `literal` (see the module's notes)."""
-    token = literal.strip(_JAVA_BLANKS)
+    token = literal.strip(JAVA_BLANKS)
     if not token or any(char in _DELIMITERS for char in literal):
         return literal
     if token == "null":
@@ -78,10 +76,7 @@ def _number_text(token: str) -> str | None:
             return str(whole)
     if scale != 0:
         double = float(number)
-        try:
-            single = struct.unpack("f", struct.pack("f", double))[0]
-        except OverflowError:
-            single = math.inf
+        single = float32(double)
         if math.isfinite(single):
             return java_float_text(single, single=True)
         if math.isfinite(double):

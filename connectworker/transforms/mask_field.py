@@ -29,7 +29,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigType, Importance, non_empty_string
+from connectworker.api.config_def import ConfigDef, ConfigType, Importance, non_empty_list, non_empty_string
 from connectworker.api.errors import DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema, SchemaType
@@ -118,11 +118,6 @@ def _kind_of(schema: Schema | None, value: Any) -> _Kind | None:
     return _DECIMAL if isinstance(value, Decimal) else None
 
 
-def _non_empty_list(key: str, value: Any) -> None:
-    if not value:
-        raise ValueError("Empty list")
-
-
 class MaskField(Transformation):
     """Shared by the `$Key` and `$Value` variants; `_side` says which half of the record they change."""
 
@@ -134,7 +129,7 @@ class MaskField(Transformation):
 
     def config_def(self) -> ConfigDef:
         return (ConfigDef()
-                .define(FIELDS_CONFIG, ConfigType.LIST, validator=_non_empty_list, importance=Importance.HIGH,
+                .define(FIELDS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
                         documentation="Names of fields to mask.")
                 .define(REPLACEMENT_CONFIG, ConfigType.STRING, None, validator=non_empty_string,
                         importance=Importance.LOW,

@@ -20,22 +20,13 @@ As in Kafka, every conversion goes through an instant in milliseconds (finer inp
   only the field's schema changes. Without a schema, a `field` missing from the map is added as null,
   as Kafka does. A null converts to null.
 
-Text is formatted with `java_date_format` and read by the parser below, which follows
-`SimpleDateFormat`'s lenient parsing (English names, UTC unless the text names a zone): fields out of
-range roll over (``2020-13-45`` is 2021-02-14), a numeric field followed directly by another field
-takes at most its letter count of digits (``yyyyMMdd``), blanks before a field are skipped, text after
-the pattern is ignored, and ``yy`` picks the century that puts the year within 80 years before and 20
-after now. Zones: ``z``/``Z`` read ``UTC``, ``GMT``, their long names, ``GMT+h:mm`` and ``+hhmm``;
-``X`` reads ``Z`` and ``+hh``, ``+hhmm`` or ``+hh:mm`` by count. Not read (a `DataError` naming the
-letter when a string arrives): week-based fields (``Y w W F``), and zone names other than UTC/GMT.
-Day names (``E``, ``u``) are read and ignored. Instants before 1582-10-15 (where Java's calendar is
-Julian) or after year 9999 are refused rather than converted differently.
+Text is formatted and read with `java_date_format` (Java's `SimpleDateFormat`, lenient, in UTC; see
+there for what is read and what is refused).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -47,7 +38,12 @@ from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters import logical
 from connectworker.converters.encoding import SchemaCache
-from connectworker.transforms.java_date_format import JavaDateFormat, TimestampOutOfRange
+from connectworker.transforms.java_date_format import (
+    JavaDateFormat,
+    JavaDateParser,
+    PatternMismatch,
+    TimestampOutOfRange,
+)
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["TimestampConverterKey", "TimestampConverterValue"]
@@ -65,237 +61,7 @@ SECONDS, MILLISECONDS, MICROSECONDS, NANOSECONDS = "seconds", "milliseconds", "m
 _MILLIS_PER_DAY = 86_400_000
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-_GREGORIAN_CUTOVER_MS = -12_219_292_800_000  # 1582-10-15T00:00:00Z
-_MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
 _LOGICAL_KINDS = {logical.TIMESTAMP: TIMESTAMP, logical.DATE: DATE, logical.TIME: TIME}
-
-
-# -- reading SimpleDateFormat text ----------------------------------------------------------------
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
-_DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-_NAMES: dict[str, tuple[tuple[str, int], ...]] = {  # text field -> (name, value), longest first
-    "M": tuple(sorted([(m, i + 1) for i, m in enumerate(_MONTHS)] + [(m[:3], i + 1) for i, m in enumerate(_MONTHS)],
-                      key=lambda pair: -len(pair[0]))),
-    "E": tuple(sorted([(d, i) for i, d in enumerate(_DAYS)] + [(d[:3], i) for i, d in enumerate(_DAYS)],
-                      key=lambda pair: -len(pair[0]))),
-    "a": (("AM", 0), ("PM", 1)),
-    "G": (("AD", 1), ("BC", 0)),
-}
-_ZONE_NAMES = (("Coordinated Universal Time", 0), ("Greenwich Mean Time", 0), ("UTC", 0), ("GMT", 0))
-_NUMERIC = frozenset("yMLdHkKhmsSDu")
-_UNREADABLE = frozenset("YwWF")  # week-based fields: Java resolves them by rules not reproduced here
-_NUMBER = re.compile(r"-?\d+")  # \d: any Unicode digit, as Java's DecimalFormat reads them
-_TWO_DIGITS = re.compile(r"[0-9]{2}", re.ASCII)
-_GMT_OFFSET = re.compile(r"([0-9]{1,2}):([0-9]{2})", re.ASCII)
-
-
-class _NoMatch(Exception):
-    """The text does not match the pattern."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Letter:
-    letter: str
-    count: int
-    abutting: bool  # another field follows at once: a number takes at most `count` characters
-
-
-def _elements(pattern: str) -> tuple[str | _Letter, ...]:
-    """`pattern` (already accepted by `JavaDateFormat.compile`) as literal text and field runs."""
-    raw: list[str | tuple[str, int]] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "'":
-            if pattern.startswith("''", i):
-                raw.append("'")
-                i += 2
-                continue
-            end = i + 1
-            text: list[str] = []
-            while end < n:
-                if pattern.startswith("''", end):
-                    text.append("'")
-                    end += 2
-                elif pattern[end] == "'":
-                    break
-                else:
-                    text.append(pattern[end])
-                    end += 1
-            raw.append("".join(text))
-            i = end + 1
-        elif char.isascii() and char.isalpha():
-            end = i
-            while end < n and pattern[end] == char:
-                end += 1
-            raw.append((char, end - i))
-            i = end
-        else:
-            raw.append(char)
-            i += 1
-    out: list[str | _Letter] = []
-    for k, part in enumerate(raw):
-        if isinstance(part, str):
-            if out and isinstance(out[-1], str):
-                out[-1] += part
-            elif part:
-                out.append(part)
-        else:
-            out.append(_Letter(part[0], part[1], k + 1 < len(raw) and isinstance(raw[k + 1], tuple)))
-    return tuple(out)
-
-
-def _century_start(now: datetime) -> datetime:
-    """80 years before `now`, as Java's `Calendar.add(YEAR, -80)` (29 February becomes the 28th)."""
-    try:
-        return now.replace(year=now.year - 80)
-    except ValueError:
-        return now.replace(year=now.year - 80, day=28)
-
-
-class _DateParser:
-    """Reads text as `SimpleDateFormat.parse` (lenient, UTC) reads it; see the module's notes."""
-
-    def __init__(self, pattern: str, now: datetime) -> None:
-        self.pattern = pattern
-        self._elements = _elements(pattern)
-        start = _century_start(now)
-        self._century_start_year = start.year
-        self._century_start_ms = int(start.timestamp() * 1000)
-
-    def parse(self, text: str) -> int:
-        """Milliseconds since the epoch; `_NoMatch` when the text does not match, `DataError` when the
-        pattern has a field this parser cannot read or the instant is out of range."""
-        fields: dict[str, int] = {}
-        offset_ms = 0
-        ambiguous_year = False
-        pos = 0
-        for element in self._elements:
-            if isinstance(element, str):
-                if not text.startswith(element, pos):
-                    raise _NoMatch
-                pos += len(element)
-                continue
-            letter = "M" if element.letter == "L" else element.letter
-            if letter in _UNREADABLE:
-                raise DataError(f"{FORMAT_CONFIG} pattern {self.pattern!r}: the week-based field {letter!r} is not "
-                                "supported for reading timestamps from text")
-            while pos < len(text) and text[pos] in " \t":
-                pos += 1
-            if pos >= len(text):
-                raise _NoMatch
-            if letter in "zZX":
-                offset_ms, pos = _zone(text, pos, element.count if letter == "X" else 0)
-            elif letter in _NAMES and (letter != "M" or element.count >= 3):
-                fields[letter], pos = _name(text, pos, _NAMES[letter])
-            elif letter in _NUMERIC:
-                start = pos
-                fields[letter], pos = _number(text, pos, element)
-                if letter == "y" and element.count <= 2 and _TWO_DIGITS.fullmatch(text, start, pos):
-                    # Java's two-digit year: the one in the 100 years from its century start (now - 80y).
-                    pivot = self._century_start_year % 100
-                    ambiguous_year = fields["y"] == pivot
-                    fields["y"] += self._century_start_year // 100 * 100 + (100 if fields["y"] < pivot else 0)
-        millis = _instant(fields, offset_ms)
-        if ambiguous_year and millis < self._century_start_ms:
-            fields["y"] += 100
-            millis = _instant(fields, offset_ms)
-        return millis
-
-
-def _number(text: str, pos: int, element: _Letter) -> tuple[int, int]:
-    end = len(text)
-    if element.abutting:
-        end = pos + element.count
-        if end > len(text):
-            raise _NoMatch
-    match = _NUMBER.match(text, pos, end)
-    if match is None:
-        raise _NoMatch
-    try:
-        value = int(match.group())
-    except ValueError:  # more digits than Python converts: no date has them
-        raise _NoMatch from None
-    if (element.letter, value) in (("k", 24), ("h", 12)):  # Java reads 24 o'clock and 12 a.m. as hour 0
-        value = 0
-    return value, match.end()
-
-
-def _name(text: str, pos: int, names: tuple[tuple[str, int], ...]) -> tuple[int, int]:
-    for name, value in names:
-        if text[pos:pos + len(name)].lower() == name.lower():
-            return value, pos + len(name)
-    raise _NoMatch
-
-
-def _two_digits(text: str, pos: int, limit: int) -> int:
-    if pos + 2 > len(text) or not _TWO_DIGITS.fullmatch(text, pos, pos + 2):
-        raise _NoMatch
-    value = int(text[pos:pos + 2])
-    if value > limit:
-        raise _NoMatch
-    return value
-
-
-def _zone(text: str, pos: int, iso_count: int) -> tuple[int, int]:
-    """(offset in ms, position after it): `iso_count` 0 for ``z``/``Z`` (names, GMT+h:mm, +hhmm), else
-    the count of ``X`` (``Z``, or +hh / +hhmm / +hh:mm)."""
-    char = text[pos]
-    if iso_count:
-        if char == "Z":
-            return 0, pos + 1
-        if char not in "+-":
-            raise _NoMatch
-        hours = _two_digits(text, pos + 1, 23)
-        minutes, end = 0, pos + 3
-        if iso_count > 1:
-            if iso_count == 3:
-                if not text.startswith(":", end):
-                    raise _NoMatch
-                end += 1
-            minutes, end = _two_digits(text, end, 59), end + 2
-        return (-1 if char == "-" else 1) * (hours * 60 + minutes) * 60_000, end
-    if char in "+-":  # RFC 822: +hhmm
-        hours, minutes = _two_digits(text, pos + 1, 23), _two_digits(text, pos + 3, 59)
-        return (-1 if char == "-" else 1) * (hours * 60 + minutes) * 60_000, pos + 5
-    if text[pos:pos + 3].lower() == "gmt":
-        end = pos + 3
-        if end >= len(text) or text[end] not in "+-":
-            return 0, end
-        match = _GMT_OFFSET.match(text, end + 1)  # after "GMT+", Java wants h:mm or hh:mm
-        if match is None or int(match[1]) > 23 or int(match[2]) > 59:
-            raise _NoMatch
-        return (-1 if text[end] == "-" else 1) * (int(match[1]) * 60 + int(match[2])) * 60_000, match.end()
-    for name, offset in _ZONE_NAMES:
-        if text[pos:pos + len(name)].lower() == name.lower():
-            return offset, pos + len(name)
-    raise _NoMatch
-
-
-def _instant(fields: Mapping[str, int], offset_ms: int) -> int:
-    """The instant the parsed fields name, rolling over out-of-range values as a lenient Java calendar."""
-    year = fields.get("y", 1970)
-    if fields.get("G", 1) == 0:  # BC: year 1 BC is year 0, before anything representable
-        year = 1 - year
-    years, month0 = divmod(year * 12 + fields.get("M", 1) - 1, 12)
-    if not 1 <= years <= 9999:
-        raise DataError(f"year {years} is outside the range of timestamps that can be converted (1582-10-15 to "
-                        "9999-12-31)")
-    if "d" not in fields and "D" in fields:
-        days = date(years, 1, 1).toordinal() + fields["D"] - 1
-    else:
-        days = date(years, month0 + 1, 1).toordinal() + fields.get("d", 1) - 1
-    if "H" in fields or "k" in fields:
-        hour = fields.get("H", fields.get("k", 0))
-    else:
-        hour = fields.get("h", fields.get("K", 0)) + 12 * fields.get("a", 0)
-    millis = ((((days - _EPOCH_ORDINAL) * 24 + hour) * 60 + fields.get("m", 0)) * 60 + fields.get("s", 0)) * 1000
-    millis += fields.get("S", 0) - offset_ms
-    if not _GREGORIAN_CUTOVER_MS <= millis <= _MAX_MS:
-        raise DataError(f"timestamp {millis} is outside the range that can be converted as Java does "
-                        "(1582-10-15 to 9999-12-31 UTC)")
-    return millis
 
 
 # -- the conversions ------------------------------------------------------------------------------
@@ -374,7 +140,7 @@ class TimestampConverter(Transformation):
         self._target = TIMESTAMP
         self._precision = MILLISECONDS
         self._formatter: JavaDateFormat | None = None
-        self._parser: _DateParser | None = None
+        self._parser: JavaDateParser | None = None
         self._schemas: SchemaCache[Schema] = SchemaCache(self._struct_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
@@ -414,7 +180,7 @@ class TimestampConverter(Transformation):
                 raise ConfigError({FORMAT_CONFIG: "TimestampConverter requires a SimpleDateFormat-compatible "
                                                   f"pattern for string timestamps: {pattern} ({exc})"}) from None
             # Java fixes the two-digit-year century when the format is made, at configure time.
-            parser = _DateParser(pattern, datetime.now(UTC))
+            parser = JavaDateParser(pattern, datetime.now(UTC))
         self._field, self._target = config[FIELD_CONFIG], config[TARGET_TYPE_CONFIG]
         self._precision = config[UNIX_PRECISION_CONFIG]
         self._formatter, self._parser = formatter, parser
@@ -467,7 +233,7 @@ class TimestampConverter(Transformation):
                                 f"timestamp {value!r}")
             try:
                 return self._parser.parse(value)
-            except _NoMatch:
+            except PatternMismatch:
                 raise DataError(f"Could not parse timestamp: value ({value}) does not match pattern "
                                 f"({self._parser.pattern})") from None
             except DataError as exc:

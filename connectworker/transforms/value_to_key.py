@@ -9,9 +9,8 @@ becomes a null entry of the key, as Kafka's does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigType, Importance
+from connectworker.api.config_def import ConfigDef, ConfigType, Importance, non_empty_list
 from connectworker.api.errors import DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema
@@ -26,11 +25,6 @@ REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "copying fields from value to key"
 
 
-def _non_empty_list(key: str, value: Any) -> None:
-    if not value:
-        raise ValueError("Empty list")
-
-
 class ValueToKey(Transformation):
     """Replace the record key with a new key formed from a subset of fields in the record value."""
 
@@ -40,7 +34,7 @@ class ValueToKey(Transformation):
 
     def config_def(self) -> ConfigDef:
         return (ConfigDef()
-                .define(FIELDS_CONFIG, ConfigType.LIST, validator=_non_empty_list, importance=Importance.HIGH,
+                .define(FIELDS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
                         documentation="Field names on the record value to extract as the record key.")
                 .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
                         documentation="Whether a null field that has a default value takes that default. "

@@ -107,3 +107,15 @@ class RecordingTask(DataGenTask):
 class RecordingDataGen(DataGenConnector):
     def task_class(self) -> type[SourceTask]:
         return RecordingTask
+
+
+class MarkupFailingTask(DataGenTask):
+    """Fails at its first poll with a message full of HTML, for pages that must escape traces."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        raise RuntimeError("<script>alert('pwned')</script> the source went away")
+
+
+class MarkupFailingDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return MarkupFailingTask

@@ -9,18 +9,14 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-from connectworker.embedded_broker import EmbeddedBroker, free_loopback_port
+from connectworker.embedded_broker import free_loopback_port
 from connectworker.runtime.status import State
 from connectworker.runtime.worker_source_task import WorkerSourceTask
 from tests.integration.harness import running_worker, wait_committed, wait_until, worker_config
 from tests.integration.numbered_records import assert_none_lost, consume_keys
-from tests.tcp_proxy import TcpProxy
+from tests.tcp_proxy import ProxiedBroker
 
 OUTAGE_S = 30.0  # the issue's figure: the cluster is gone for 30 s while a connector produces
 START_UP_BOUND_MS = 3000
@@ -60,25 +56,6 @@ def test_an_unreachable_cluster_at_start_up_exits_1_within_the_bound_with_one_li
 
 
 # -- cut off mid-stream --------------------------------------------------------------------------
-
-@dataclass
-class ProxiedBroker:
-    proxy: TcpProxy
-    broker: EmbeddedBroker
-
-    @property
-    def bootstrap_servers(self) -> str:
-        return self.proxy.address
-
-
-@pytest.fixture
-def proxied_broker() -> Iterator[ProxiedBroker]:
-    """A broker of its own that advertises the proxy's address, so every connection a client makes
-    goes through the proxy (the session's broker advertises its own port, which no proxy can cut)."""
-    with TcpProxy() as proxy, EmbeddedBroker(advertised_port=proxy.port) as broker:
-        proxy.start(broker.port)
-        yield ProxiedBroker(proxy, broker)
-
 
 def outage_note_in_status(task: WorkerSourceTask) -> str | None:
     """The note a RUNNING task's status carries while its cluster is unreachable (None otherwise)."""

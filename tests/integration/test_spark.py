@@ -37,7 +37,7 @@ from connectworker.spark.engine import SparkEngine
 from connectworker.spark.worker_settings import load_spark_worker
 from tests.broker import Broker
 from tests.integration.harness import wait_until
-from tests.kafka_helpers import consume, delete_topics
+from tests.kafka_helpers import consume, delete_topics, existing_topics
 
 pytestmark = pytest.mark.spark
 
@@ -155,14 +155,15 @@ def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
 def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     """`connectworker spark` in its own process (and JVM): SIGINT drains, so Kafka holds exactly the
-    committed records, none beyond."""
+    committed records, none beyond. Its console reads like standalone's: the executors' "Created topic"
+    lines, no progress bars, no "falling behind" WARN although every batch outlasts the 300 ms trigger."""
     name, prefix = f"cli-{unique}", f"cli-{unique}"
     offsets_file = tmp_path / "connect.offsets"
     (tmp_path / "worker.properties").write_text("\n".join([
         f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
         f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
         "topic.creation.enable=true", "spark.master=local[2]", "spark.trigger.interval.ms=300",
-        "spark.conf.spark.ui.enabled=false", "spark.conf.spark.ui.showConsoleProgress=false"]))
+        "spark.conf.spark.ui.enabled=false"]))  # progress bars: left at connectworker's default
     (tmp_path / "gen.properties").write_text("\n".join([
         f"name={name}", "connector.class=DataGen", "tasks.max=2", f"topic.pattern={prefix}.{{task}}",
         "topic.count=1", "rate=300", "batch.size=30", "topic.creation.default.replication.factor=1",
@@ -184,6 +185,11 @@ def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
     err = log.read_text()
     assert proc.returncode == 0, err[-3000:]
     assert "Stopping: letting running micro-batches commit" in err
+    for task in (0, 1):  # created on an executor, logged by the driver
+        assert (f"INFO Created topic {prefix}.{task} for connector {name}: partitions=1 replication.factor=1"
+                in err), err[-3000:]
+    assert "[Stage" not in err  # Spark's console progress bar
+    assert "falling behind" not in err
     committed = {key: offset["seq"] for key, offset in read_committed(storage, name).items()}
     topics = [f"{prefix}.0", f"{prefix}.1"]
     messages = consume(broker.bootstrap_servers, topics, sum(committed.values()))
@@ -226,6 +232,15 @@ def test_batch_write_of_a_dataframe_creates_many_new_topics_by_the_rules(
                                    "topic.creation.default.partitions": "7"}).option("topic", off).save()
     assert len(consume(broker.bootstrap_servers, [off], 1)) == 1
     assert describe(admin, [off])[off][0] != 7
+
+    # the worker's create-topic policy applies on the executors too: nothing is created, the write fails
+    refused = f"bw-{unique}-refused"
+    with pytest.raises(Exception, match=r"8 partitions is above topic.creation.policy.max.partitions \(4\)"):
+        spark.createDataFrame([("k", "v")], "key STRING, value STRING").write.format("connect-kafka") \
+            .mode("append").options(**{**rules, "topic.creation.default.partitions": "8",
+                                       "topic.creation.policy.class": "connectworker.topics.policy.LimitsPolicy",
+                                       "topic.creation.policy.max.partitions": "4"}).option("topic", refused).save()
+    assert refused not in existing_topics(admin)
     delete_topics(admin, [*topics, off])
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
@@ -24,8 +25,10 @@ from connectworker.runtime.kafka_offset_store import KafkaOffsetStore, record_ke
 from connectworker.runtime.offset_backing_store import read_committed
 from connectworker.runtime.offset_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.spark.columns import SinkColumns
+from connectworker.spark.kafka_writer import newest_rows
 from connectworker.spark.offset_commit import SinkCommitMessage, merge_newest
 from connectworker.spark.options import SinkSettings, SourceSettings
+from connectworker.spark.task_poll import Coalescer
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 
@@ -108,6 +111,29 @@ def test_offsets_of_reshuffled_rows_merge_to_the_newest_per_source_partition() -
     ]
     assert merge_newest(messages) == {"gen": {P0: {"seq": 10}, P1: {"seq": 3}},
                                       "file": {"null": {"position": 4}}}
+
+
+def test_sink_finds_the_newest_offset_of_each_source_partition_in_a_batch() -> None:
+    # Reshuffled rows of two connectors; rows without an offset (columnar polls) are never committed.
+    cols = {"connector": pa.array(["gen", "gen", "gen", "file", "gen", "file", None]),
+            "source_partition": pa.array([P0, P1, P0, None, P0, None, P0]),
+            "source_index": pa.array([4, 9, 7, 1, 8, 0, 99], pa.int64()),
+            "source_offset": pa.array(['{"seq": 5}', '{"seq": 10}', '{"seq": 8}', '{"position": 2}', None,
+                                       '{"position": 1}', '{"seq": 100}'])}
+    assert sorted(newest_rows(cols)) == [(("file", "null"), 1, '{"position": 2}'), (("gen", P0), 7, '{"seq": 8}'),
+                                         (("gen", P1), 9, '{"seq": 10}')]
+    assert newest_rows({**cols, "source_offset": pa.nulls(7, pa.string())}) == []
+
+
+def test_polls_reach_spark_in_batches_of_at_least_the_coalescing_size_in_order() -> None:
+    coalescer = Coalescer(rows=5)
+    polls = [pa.record_batch({"n": list(range(start, start + size))})
+             for start, size in ((0, 2), (2, 2), (4, 3), (7, 1))]
+    out = [batch for poll in polls if (batch := coalescer.add(poll)) is not None]
+    last = coalescer.flush()
+    assert [b.column(0).to_pylist() for b in out] == [[0, 1, 2, 3, 4, 5, 6]]
+    assert last is not None and last.column(0).to_pylist() == [7]
+    assert coalescer.flush() is None
 
 
 def test_source_options_restore_the_case_of_rule_names_and_split_worker_keys(tmp_path: Path) -> None:

@@ -421,3 +421,25 @@ def test_an_unreachable_cluster_shows_in_a_running_tasks_status_until_kafka_take
     wait_until(lambda: h.state() == (State.RUNNING, None), 5, "the note to clear")
     h.stop()
     assert h.committed() == {"n": 1}
+
+
+def test_commits_that_cannot_be_written_are_counted_failed_then_succeeded_once_the_file_can_be(
+        tmp_path: Path) -> None:
+    """What `connectworker_offset_commit_failure_total` / `_success_total` read."""
+    store = FileOffsetStore(tmp_path / "dir" / "offsets.json")
+    flusher = OffsetFlusher(store)
+    (tmp_path / "dir").write_text("a file where the directory should be")
+    h = Harness(tmp_path, ScriptedTask(), store=store, flusher=flusher).start()
+    h.task.polls.put([rec(1), rec(2)])
+    task = h.worker_task
+    wait_until(lambda: task.commits_failed >= 1, 10, "a failed commit")
+    assert task.commits_succeeded == 0 and task.committed_records == 0
+    (tmp_path / "dir").unlink()
+    wait_until(lambda: task.committed_records == 2, 10, "the next commit to write what the failed one left")
+    assert FileOffsetStore(store.path).offset("c", PARTITION) == {"n": 2}
+    h.task.polls.put([rec(3)])
+    wait_until(lambda: task.committed_records == 3, 10, "the third record committed")
+    assert task.commits_succeeded >= 1
+    assert FileOffsetStore(store.path).offset("c", PARTITION) == {"n": 3}
+    h.stop()
+    flusher.close()

@@ -25,14 +25,12 @@ from connectworker.api.schema import (
 from connectworker.api.transform import Transformation
 from connectworker.converters import logical
 from connectworker.transforms.drop_headers import DropHeaders
-from connectworker.transforms.header_from import HeaderFromKey, HeaderFromValue, header_text
+from connectworker.transforms.header_from import HeaderFromKey, HeaderFromValue
 from connectworker.transforms.insert_header import InsertHeader
+from connectworker.transforms.java_date_format import JavaDateParser
 from connectworker.transforms.registry import builtin_transformation
-from connectworker.transforms.timestamp_converter import (
-    TimestampConverterKey,
-    TimestampConverterValue,
-    _DateParser,
-)
+from connectworker.transforms.timestamp_converter import TimestampConverterKey, TimestampConverterValue
+from connectworker.transforms.values_text import value_text
 
 
 def record(**fields: Any) -> SourceRecord:
@@ -343,12 +341,12 @@ TS_SCHEMA = Schema(SchemaType.INT64, name=logical.TIMESTAMP, version=1)
     ([date(2020, 1, 1)], None, "[2020-01-01]"),  # dates are not quoted, even inside an array
 ])
 def test_header_text(value: Any, schema: Schema | None, expected: str | None) -> None:
-    assert header_text(value, schema) == expected
+    assert value_text(value, schema) == expected
 
 
 def test_header_text_refuses_unknown_types() -> None:
     with pytest.raises(DataError, match="Failed to serialize unexpected value type set"):
-        header_text({1, 2}, None)
+        value_text({1, 2}, None)
 
 
 # -- TimestampConverter -----------------------------------------------------------------------------
@@ -686,7 +684,7 @@ def test_reading_text_as_simple_date_format(pattern: str, text: str, millis: int
     ("01-Jan-5", 5),  # one digit: the year is read as written (and then refused as too early)
 ])
 def test_two_digit_years_follow_javas_century(text: str, year: int) -> None:
-    parser = _DateParser("dd-MMM-yy", datetime(2026, 11, 23, 3, 0, tzinfo=UTC))
+    parser = JavaDateParser("dd-MMM-yy", datetime(2026, 11, 23, 3, 0, tzinfo=UTC))
     if year < 1583:
         with pytest.raises(DataError, match="outside the range"):
             parser.parse(text)

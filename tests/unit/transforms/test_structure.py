@@ -29,11 +29,12 @@ from connectworker.api.schema import (
 from connectworker.api.transform import Transformation
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 from connectworker.transforms import builtin_transformation
-from connectworker.transforms.cast import CastKey, CastValue, java_float_text, parse_cast_spec
+from connectworker.transforms.cast import CastKey, CastValue, parse_cast_spec
 from connectworker.transforms.extract_field import ExtractFieldKey, ExtractFieldValue, parse_field_path
 from connectworker.transforms.flatten import FlattenKey, FlattenValue
 from connectworker.transforms.hoist_field import HoistFieldKey, HoistFieldValue
 from connectworker.transforms.value_to_key import ValueToKey
+from connectworker.transforms.values_text import java_float_text
 
 INT8_SCHEMA = Schema(SchemaType.INT8)
 INT16_SCHEMA = Schema(SchemaType.INT16)
@@ -657,3 +658,9 @@ def test_flatten_schemaless_unsupported_value() -> None:
     with pytest.raises(DataError, match=r"value of type set which is not supported by Connect's data API "
                                         r"\(for field a.s\)"):
         configured(FlattenValue).apply(record({"a": {"s": {1}}}))
+
+
+def test_cast_to_string_of_a_float32_writes_javas_float_text() -> None:
+    """0.1 is no float32: the text is Java's Float.toString of the nearest one (once a StopIteration)."""
+    result = apply(configured(CastValue, spec="string"), record(0.1, Schema(SchemaType.FLOAT32)))
+    assert (result.value, result.value_schema) == ("0.1", STRING_SCHEMA)

@@ -1,0 +1,143 @@
+"""`GET /ui`: a status page for people, rendered on the server from the same herder the REST API uses.
+
+It shows every connector with its tasks (a FAILED one's trace, redacted like the API's), the topics the
+worker created for it (settings and the rule that matched), its committed offsets and the topics it
+writes to, and answers a topic-plan form (`?connector=NAME&topics=a,b`) in place: bad input (no or an
+unknown connector, no topics, an illegal topic name) is said on the page, with a 4xx status. Jinja2
+escapes everything it shows, a Content-Security-Policy forbids any script, and the page sits behind the
+API's authentication (the app-wide middleware). It needs no JavaScript.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from connectworker import __version__
+from connectworker.api.errors import ConnectError
+from connectworker.rest.deps import HerderDep
+from connectworker.rest.views import connector_status
+from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.worker import UnknownConnectorError
+from connectworker.topics.creation import CreatedTopic
+from connectworker.topics.names import validate_topic_name
+from connectworker.topics.plan import PlanEntry
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["status page"])
+_templates = Environment(loader=PackageLoader("connectworker.rest", "templates"),
+                         autoescape=select_autoescape(default=True, default_for_string=True),
+                         trim_blocks=True, lstrip_blocks=True)
+MAX_PLAN_TOPICS = 100
+MAX_TOPICS_TEXT = 20_000
+_SEPARATORS = re.compile(r"[\s,]+")  # topic names hold neither commas nor white space
+HEADERS = {  # no script, no frame, no foreign form target: escaping is not the only defence
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass
+class ConnectorView:
+    """One connector as the page shows it."""
+
+    name: str
+    connector_class: str
+    state: str
+    trace: str | None
+    tasks: list[dict[str, Any]]
+    created: list[CreatedTopic]
+    offsets: list[tuple[str, str]]
+    topics: list[str]
+
+    @property
+    def failed_tasks(self) -> int:
+        return sum(1 for task in self.tasks if task["state"] == "FAILED")
+
+
+@dataclass
+class PlanView:
+    connector: str = ""
+    topics: str = ""
+    entries: list[PlanEntry] = field(default_factory=list)
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
+    running = herder.get(name)
+    status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
+    offsets = [(json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
+               for partition, offset in herder.offsets(name)]  # as GET …/offsets shows them
+    return ConnectorView(name, running.config.props.get("connector.class", ""), status.connector.state,
+                         status.connector.trace, [task.model_dump() for task in status.tasks],
+                         herder.created_topics(name), offsets, sorted(running.topics))
+
+
+def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanView, int]:
+    """The plan form's answer, and the page's status: 400 for bad input, 404 for an unknown connector."""
+    view = PlanView(connector, topics[:MAX_TOPICS_TEXT])
+    if not connector:
+        view.error = "Choose a connector to plan topics for."
+        return view, 400
+    try:
+        herder.get(connector)
+    except UnknownConnectorError:
+        view.error = f"Connector {connector} not found."
+        return view, 404
+    if len(topics) > MAX_TOPICS_TEXT:
+        view.error = f"The topic list is too long: at most {MAX_TOPICS_TEXT} characters."
+        return view, 400
+    names = list(dict.fromkeys(t for t in _SEPARATORS.split(topics) if t))
+    if not names:
+        view.error = "Name at least one topic (separated by commas or spaces)."
+        return view, 400
+    if len(names) > MAX_PLAN_TOPICS:
+        view.error = f"Name at most {MAX_PLAN_TOPICS} topics at a time; got {len(names)}."
+        return view, 400
+    if illegal := [why for name in names if (why := validate_topic_name(name)) is not None]:
+        view.error = "Not a legal Kafka topic name; correct it and plan again:"
+        view.problems = illegal
+        return view, 400
+    try:
+        view.entries = herder.plan(connector, names, validate_only=False)
+    except UnknownConnectorError:
+        view.error = f"Connector {connector} not found."
+        return view, 404
+    except ConnectError as exc:
+        view.error = herder.redact(str(exc))
+        return view, 400
+    return view, 200
+
+
+@router.get("/ui", response_class=HTMLResponse, include_in_schema=False)
+def status_page(herder: HerderDep, connector: Annotated[str | None, Query()] = None,
+                topics: Annotated[str | None, Query()] = None) -> HTMLResponse:
+    """The page; with `connector` or `topics` given, the plan form's answer too."""
+    plan, status = (PlanView(), 200) if connector is None and topics is None else \
+        _plan(herder, (connector or "").strip(), topics or "")
+    connectors = []
+    for name in herder.names():
+        try:
+            connectors.append(_connector_view(herder, name))
+        except UnknownConnectorError:  # deleted while the page was being put together
+            continue
+    html = _templates.get_template("status.html").render(
+        version=__version__, now=time.strftime("%Y-%m-%d %H:%M:%S %Z"), health=herder.health(),
+        connectors=connectors, plan=plan, cluster_id=herder.cluster_id(), format_time=_format_time)
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+
+def _format_time(epoch_s: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch_s))

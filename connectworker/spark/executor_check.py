@@ -1,0 +1,194 @@
+"""Before the queries start: can the executors' Python import what the tasks need?
+
+On a cluster the executors run their own Python (`PYSPARK_PYTHON` / `spark.pyspark.python`, on their
+own machines). If it lacks connectworker or a connector's module, Spark's first micro-batch fails with
+a `ModuleNotFoundError` deep in a Java stack trace, raised while unpickling the data source's reader.
+So `connectworker spark` first runs one small job on the executors that imports those modules and
+reports, per executor process, its interpreter, its version and what it could not import, and stops
+with one message that says what is missing where and how to ship it.
+
+The probe function is defined inside `probe_function`, so cloudpickle sends its code by value: it
+runs even where connectworker itself cannot be imported. A job that cannot run Python at all (no such
+interpreter, another Python version) is reported with the first line of Spark's error.
+
+A `local[...]` master whose executors run the driver's own interpreter is not checked: its Python
+workers are child processes of this one, with its environment, so they import what it imports (the
+check would cost the first micro-batch a second or more).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+
+from connectworker.api.errors import ConnectError
+from connectworker.config.connector_config import ConnectorConfig
+
+log = logging.getLogger(__name__)
+
+RUNTIME_MODULES = ("connectworker.spark.source", "connectworker.spark.sink")  # what Spark unpickles in tasks
+HOW_TO_SHIP = (
+    "Make them importable on every executor: point PYSPARK_PYTHON (or spark.conf.spark.pyspark.python) at "
+    "an interpreter with connectworker[spark] and your connectors installed; or ship a packed virtualenv "
+    "(venv-pack) with spark.conf.spark.archives=env.tar.gz#env and "
+    "spark.conf.spark.pyspark.python=./env/bin/python; connector modules alone can also go in a plugin.path "
+    "directory (connectworker spark ships it) or in --py-files (spark.conf.spark.submit.pyFiles).")
+_ERROR_LINE = re.compile(r"^(?:\w+\.)*(\w*(?:Error|Exception|Mismatch)\w*): .+$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ExecutorPython:
+    """What one executor Python process reported."""
+
+    host: str
+    executable: str
+    version: str
+    missing: dict[str, str]  # module -> the import error
+
+
+def required_modules(connectors: Sequence[ConnectorConfig]) -> dict[str, str]:
+    """Module name -> what needs it: connectworker's task runtime, then each connector's and task's."""
+    needed = dict.fromkeys(RUNTIME_MODULES, "connectworker[spark]")
+    for connector in connectors:
+        cls = connector.connector_class
+        needed.setdefault(cls.__module__, f"connector.class {connector.class_name} of {connector.name}")
+        task = cls().task_class()
+        needed.setdefault(task.__module__, f"the task class {task.__qualname__} of {connector.name}")
+    return needed
+
+
+PROBE_SCHEMA = "host STRING, executable STRING, version STRING, missing STRING"
+PROBE_COLUMNS = ["host", "executable", "version", "missing"]
+
+
+def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """A `mapInArrow` function adding one report row of the Python process it runs in to the rows of
+    the probes before it in the task. It references nothing of connectworker, so it unpickles anywhere."""
+
+    def probe(batches: Iterator[Any]) -> Iterator[Any]:
+        import importlib
+        import json
+        import os
+        import socket
+        import sys
+
+        import pyarrow as pa
+
+        for batch in batches:
+            if batch.schema.names == report_columns:
+                yield batch  # the report of the probe before this one in the task
+        for entry in plugin_path:  # as the task runtime does: plugin.path entries that exist here
+            if os.path.exists(entry) and entry not in sys.path:
+                sys.path.append(entry)
+        missing = {}
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # any failure to import is what the report is about
+                missing[name] = f"{type(exc).__name__}: {exc}"
+        version = ".".join(str(v) for v in sys.version_info[:3])
+        yield pa.RecordBatch.from_pylist([{"host": socket.gethostname(), "executable": sys.executable,
+                                           "version": version, "missing": json.dumps(missing)}])
+
+    report_columns = list(PROBE_COLUMNS)  # a closure variable: the function must not need this module
+    return probe
+
+
+def probe_executors(spark: SparkSession, modules: Sequence[str], plugin_path: Sequence[str]) -> list[ExecutorPython]:
+    """Run the probe in as many tasks as the cluster has cores (at least 2), twice in each task, one
+    after the other as `connect-source` and `connect-kafka` run: each task then holds two Python
+    workers, as a micro-batch's task does, and with worker reuse (Spark's default) they stay warm for
+    it. One report per Python worker."""
+    context = spark.sparkContext
+    tasks = max(2, context.defaultParallelism)
+    probe = probe_function(modules, plugin_path)
+    context.setJobDescription("connectworker: checking the executors' Python")
+    try:
+        rows = (spark.range(0, tasks, 1, tasks).mapInArrow(probe, PROBE_SCHEMA).mapInArrow(probe, PROBE_SCHEMA)
+                .collect())
+    finally:
+        context.setJobDescription(None)  # type: ignore[arg-type]
+    return [ExecutorPython(r.host, r.executable, r.version, json.loads(r.missing)) for r in rows]
+
+
+def spark_error_line(error: BaseException) -> str:
+    """The Python error inside Spark's error text (the last one: the root cause), else its first line."""
+    text = str(error)
+    lines = [m.group(0).strip() for m in _ERROR_LINE.finditer(text)]
+    if lines:
+        return lines[-1]
+    return (text.strip().splitlines() or [type(error).__name__])[0]
+
+
+def runs_driver_python(context: SparkContext) -> bool:
+    """A local master whose Python workers run this very interpreter (the path, not its target: a
+    virtualenv's python is a link to the base interpreter, with other packages)."""
+    python = context.pythonExec or "python3"
+    found = shutil.which(python) or python
+    local = (context.master or "").startswith("local")
+    return local and os.path.abspath(found) == os.path.abspath(sys.executable)
+
+
+def prepare_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],
+                      plugin_path: Sequence[str]) -> None:
+    """Check the executors' Python (`check_executors`); on a local master running this interpreter,
+    only start the same job in the background, to have Python workers warm for the first micro-batch."""
+    if not runs_driver_python(spark.sparkContext):
+        check_executors(spark, connectors, plugin_path)
+        return
+    modules = list(required_modules(connectors))
+    threading.Thread(target=_warm_up, args=(spark, modules, plugin_path), name="connectworker-warm-up",
+                     daemon=True).start()
+
+
+def _warm_up(spark: SparkSession, modules: Sequence[str], plugin_path: Sequence[str]) -> None:
+    started = time.monotonic()
+    try:
+        reports = probe_executors(spark, modules, plugin_path)
+    except Exception as exc:  # the engine may stop the session first; the query reports real failures
+        log.debug("Python worker warm-up did not finish: %s", spark_error_line(exc))
+        return
+    log.debug("%d Python workers warm in %.1fs", len(reports), time.monotonic() - started)
+
+
+def check_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],
+                    plugin_path: Sequence[str]) -> None:
+    """Raise `ConnectError` with one readable message if an executor cannot import what tasks need."""
+    needed = required_modules(connectors)
+    python = spark.sparkContext.pythonExec or "python3"
+    try:
+        reports = probe_executors(spark, list(needed), plugin_path)
+    except Exception as exc:  # Py4JJavaError and friends: Spark could not run Python there at all
+        raise ConnectError(
+            f"Spark could not run Python on the executors (their interpreter: {python}, from PYSPARK_PYTHON "
+            f"or spark.pyspark.python): {spark_error_line(exc)}. They need Python "
+            f"{sys.version_info.major}.{sys.version_info.minor} with {', '.join(needed)} importable. "
+            f"{HOW_TO_SHIP}") from None
+    broken = [r for r in reports if r.missing]
+    if not broken:
+        hosts = sorted({r.host for r in reports})
+        log.info("Executors' Python can import connectworker and the connectors (%s on %s)",
+                 ", ".join(sorted({f"{r.executable} {r.version}" for r in reports})), ", ".join(hosts))
+        return
+    where = sorted({f"{r.executable} (Python {r.version}) on {r.host}" for r in broken})
+    missing: dict[tuple[str, str], list[str]] = {}  # (what needs them, the error) -> modules
+    for r in broken:
+        for module, error in r.missing.items():
+            modules = missing.setdefault((needed[module], error), [])
+            if module not in modules:
+                modules.append(module)
+    what = "; ".join(f"{', '.join(modules)} (needed by {why}): {error}" for (why, error), modules in missing.items())
+    raise ConnectError(f"The Spark executors cannot import what the connector tasks need. Executor Python: "
+                       f"{', '.join(where)}. Missing: {what}. {HOW_TO_SHIP}")

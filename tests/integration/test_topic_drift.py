@@ -1,0 +1,129 @@
+"""`connectworker topics drift` and `GET /connectors/{name}/topics/drift` on the test broker: topics the
+worker created are in sync, a topic created by hand with other settings is drift (exit 3), and
+`--apply` fixes what can be fixed in place or, where the broker does not support the request, says so
+and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin._config import ConfigResource
+from confluent_kafka.admin._resource import ResourceType
+
+from tests.broker import Broker
+from tests.integration.harness import wait_committed
+from tests.integration.test_cli_standalone import run_cli, write_worker
+from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
+from tests.kafka_helpers import delete_topics
+
+RULES = {"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
+         "topic.creation.default.retention.ms": "3600000"}
+
+
+def create_by_hand(admin: AdminClient, topic: str, partitions: int, configs: dict[str, str]) -> None:
+    for future in admin.create_topics([NewTopic(topic, partitions, 1, config=configs)]).values():
+        future.result()
+    time.sleep(0.3)  # visible to the worker's own metadata requests
+
+
+def configs_of(admin: AdminClient, topic: str) -> dict[str, str]:
+    future = next(iter(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)]).values()))
+    return {key: entry.value for key, entry in future.result().items()}
+
+
+def connector_file(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / "c.properties"
+    path.write_text(f"name={name}\nconnector.class=DataGen\n" + "".join(f"{k}={v}\n" for k, v in RULES.items()))
+    return path
+
+
+def test_topics_the_worker_created_are_in_sync_through_rest(broker: Broker, tmp_path: Path, unique: str) -> None:
+    name = f"synced-{unique}"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
+    with rest_worker(config, datagen(name, name, records="10", rate="0", **RULES)) as api:
+        wait_committed(api.worker, name, 10)
+        response = api.client.get(f"/connectors/{name}/topics/drift")
+        unknown = api.client.get("/connectors/nope/topics/drift")
+    assert response.status_code == 200
+    assert response.json() == {"in_sync": True, "topics": [
+        {"topic": name, "rule": "default", "in_sync": True, "note": None, "differences": []}]}
+    assert unknown.status_code == 404
+
+
+def test_a_topic_made_by_hand_is_drift_and_apply_says_what_the_broker_cannot_do(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    topic = f"by-hand-{unique}"
+    create_by_hand(admin, topic, 1, {"retention.ms": "1000"})
+    worker = write_worker(tmp_path, broker.bootstrap_servers)
+    connector = connector_file(tmp_path, f"drift-{unique}")
+    try:
+        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic)
+        assert result.returncode == 3, result.stderr
+        assert result.stdout.splitlines() == [
+            f"{topic} (rule default): 2 difference(s)",
+            "  partitions 1 → rule wants 2 (fixable in place: partitions are added)",
+            "  retention.ms 1000 → rule wants 3600000 (fixable in place: the config is set)"]
+        if broker.is_tansu:  # Tansu has no CreatePartitions: nothing at all may change
+            result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+            assert result.returncode == 1
+            assert "The broker does not support CreatePartitions" in result.stdout
+            assert "nothing was changed." in result.stdout
+            assert configs_of(admin, topic)["retention.ms"] == "1000"
+    finally:
+        delete_topics(admin, [topic])
+
+
+def test_apply_sets_the_configs_that_differ(broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    topic = f"config-drift-{unique}"
+    create_by_hand(admin, topic, 2, {"retention.ms": "1000"})
+    worker = write_worker(tmp_path, broker.bootstrap_servers)
+    connector = connector_file(tmp_path, f"apply-{unique}")
+    try:
+        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"  {topic}: set retention.ms=3600000" in result.stdout.splitlines()
+        assert configs_of(admin, topic)["retention.ms"] == "3600000"
+        again = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--json")
+        assert again.returncode == 0 and json.loads(again.stdout)[0]["in_sync"] is True
+    finally:
+        delete_topics(admin, [topic])
+
+
+@pytest.mark.requires_apache_kafka("Tansu has no CreatePartitions")
+def test_apply_adds_partitions(broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    topic = f"grow-{unique}"
+    create_by_hand(admin, topic, 1, {"retention.ms": "3600000"})
+    worker = write_worker(tmp_path, broker.bootstrap_servers)
+    connector = connector_file(tmp_path, f"grow-{unique}")
+    try:
+        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert len(admin.list_topics(topic, timeout=10).topics[topic].partitions) == 2
+    finally:
+        delete_topics(admin, [topic])
+
+
+def test_all_known_compares_the_topics_a_rule_matches_and_asks_for_one_way(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    worker = write_worker(tmp_path, broker.bootstrap_servers)
+    connector = tmp_path / "c.properties"
+    connector.write_text(f"name=known-{unique}\nconnector.class=DataGen\ntopic.creation.groups=mine\n"
+                         f"topic.creation.mine.include=mine-{unique}-.*\n"
+                         "topic.creation.mine.partitions=2\n" + "".join(f"{k}={v}\n" for k, v in RULES.items()))
+    create_by_hand(admin, f"mine-{unique}-a", 2, {"retention.ms": "3600000"})
+    try:
+        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--all-known", "--json")
+        report = json.loads(result.stdout)  # the default rule matches the other tests' topics too
+        assert result.returncode == (3 if any(not d["in_sync"] for d in report) else 0), result.stderr
+        assert not any(d["topic"].startswith("__") for d in report)
+        mine = [d for d in report if d["rule"] == "mine"]
+        assert mine == [{"topic": f"mine-{unique}-a", "rule": "mine", "in_sync": True, "note": None,
+                         "differences": []}]
+        neither = run_cli("topics", "drift", str(connector), "--worker", str(worker))
+        assert neither.returncode == 2 and "--topic" in neither.stderr and "--all-known" in neither.stderr
+    finally:
+        delete_topics(admin, [f"mine-{unique}-a"])
