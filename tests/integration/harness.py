@@ -35,13 +35,15 @@ def running_worker(config: WorkerConfig, *connectors: Mapping[str, str]) -> Iter
         yield runtime
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0,
+               what: str | Callable[[], str] = "condition") -> None:
+    """Poll `condition` until true; `what` (or what it returns, read at the timeout) names it in the failure."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return
         time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
 
 
 def task_state(worker: Worker, connector: str, task: int = 0) -> tuple[State, str | None]:
