@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from bench.results import ratio_table, write_section
+from bench.results import ratio_table, verdict, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
@@ -94,12 +94,11 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
             results["on"].append(rate)
             scraped.append(scrapes)
     table, ratio = ratio_table("metrics", results, "off")
-    verdict = "met" if ratio >= TARGET else "NOT met"
     body = (f"{count:,} DataGen records (100-byte string values, polls of 1,000) per run, {rounds} rounds, "
             f"embedded Tansu broker. on: histograms and byte counts recorded, `/metrics` rendered every "
             f"{SCRAPE_EVERY_S} s ({', '.join(map(str, scraped))} scrapes per run); off: nothing recorded, "
             f"nothing scraped.\n\n" + table +
-            f"\n\nTarget on ≥ {TARGET}x off: {verdict} ({ratio:.2f}x).\n"
+            f"\n\nTarget on ≥ {TARGET}x off: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
             f"Command: `python -m bench.bench_metrics {count} {rounds}`")
     write_section("Metrics cost", body)
 

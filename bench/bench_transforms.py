@@ -18,7 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.results import ratio_table, write_section
+from bench.results import ratio_table, verdict, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
@@ -73,10 +73,9 @@ def main(count: int = 300_000, rounds: int = 3) -> None:
             results["InsertField + ReplaceField + RegexRouter"].append(
                 run(broker.bootstrap_servers, Path(tmp), count, CHAIN))
     table, ratio = ratio_table("chain", results, "without transforms")
-    verdict = "met" if ratio >= TARGET else "NOT met"
     body = (f"{count:,} ordinary records (schemaless JSON dicts, ~100 bytes) per run, {rounds} rounds, "
             f"JsonConverter without schemas, embedded Tansu broker.\n\n" + table +
-            f"\n\nTarget with the chain ≥ {TARGET}x without: {verdict} ({ratio:.2f}x).\n"
+            f"\n\nTarget with the chain ≥ {TARGET}x without: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
             f"Command: `python -m bench.bench_transforms {count} {rounds}`")
     write_section("Transform chain cost", body)
 

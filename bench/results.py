@@ -31,6 +31,11 @@ def write_section(name: str, body: str) -> Path:
     return RESULTS
 
 
+def verdict(value: float, target: float) -> str:
+    """How a figure stands against a "at least" target, as the results file says it."""
+    return "met" if value >= target else "NOT met"
+
+
 def ratio_table(first_column: str, results: Mapping[str, Sequence[float]], base: str) -> tuple[str, float]:
     """A Markdown table of records/s per variant (median, every round, ratio to the `base` variant's
     median), and the ratio of the last variant to `base`."""

@@ -1,5 +1,6 @@
 """`connectworker` command line: `standalone` (like connect-standalone.sh), `plan` (topic-creation dry
-run) and `spark` (the same connectors on Spark)."""
+run), `topics drift` (existing topics against their rules, `cli_drift.py`) and `spark` (the same
+connectors on Spark)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from connectworker import __version__
 from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.cli_drift import EXIT_DRIFT, EXIT_ERROR, EXIT_IN_SYNC
+from connectworker.cli_drift import EXIT_DRIFT, EXIT_ERROR, EXIT_IN_SYNC, cmd_topics_drift
 from connectworker.config.reference import ENVIRONMENT_RULE, REFERENCE_DOC
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.log_format import LOG_FORMATS, report, setup_logging, use_format
@@ -198,12 +199,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
             if verdict.note:
                 print(f"       note: {verdict.note}")
     return 0
-
-
-def cmd_topics_drift(args: argparse.Namespace) -> int:
-    from connectworker.cli_drift import cmd_topics_drift as run
-
-    return run(args)
 
 
 def cmd_spark(args: argparse.Namespace) -> int:

@@ -39,14 +39,14 @@ from connectworker.api.config_def import (
     one_of,
     valid_regex_list,
 )
-from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig
+from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig, worker_key
 from connectworker.config.worker_env import ENV_PREFIX
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
 __all__ = ["ENVIRONMENT_RULE", "PREFIX_NOTES", "REFERENCE_DOC", "REGENERATE", "allowed_values", "config_keys_table",
-           "main", "render", "worker_key_name", "worker_keys_table"]
+           "main", "render", "worker_keys_table"]
 
 REFERENCE_DOC = "docs/configuration.md"
 REGENERATE = f".venv/bin/python -m connectworker.config.reference > {REFERENCE_DOC}"
@@ -161,11 +161,6 @@ def _constraints(metadata: Iterable[Any]) -> str:
     return ", ".join(parts)
 
 
-def worker_key_name(field: str) -> str:
-    """The key of a `WorkerConfig` field, as `WorkerConfig.from_properties` maps it."""
-    return field.replace("_", ".")
-
-
 def _worker_default(info: FieldInfo) -> Any:
     return info.get_default(call_default_factory=True)
 
@@ -178,7 +173,7 @@ def worker_keys_table(model: type[BaseModel] = WorkerConfig) -> list[str]:
             continue
         type_name, literals = _python_type(info.annotation)
         allowed = ", ".join(_code(v) for v in literals) if literals else _constraints(info.metadata)
-        rows.append([_code(worker_key_name(field)), type_name, _default(_worker_default(info)), allowed,
+        rows.append([_code(worker_key(field)), type_name, _default(_worker_default(info)), allowed,
                      _code(ENV_PREFIX + field.upper()), _text(info.description or "")])
     return _table(["key", "type", "default", "allowed values", "environment variable", "description"], rows)
 

@@ -27,7 +27,7 @@ def load_topic_policy(config: WorkerConfig, *, source: str | None = None) -> Cre
 
 def policy_options(config: WorkerConfig) -> dict[str, str]:
     """The policy's class and keys as worker keys, for processes that get options rather than the worker
-    file (Spark's executors): `build_topic_policy(*from_options(...))` builds it there."""
+    file (Spark's executors): `policy_from_options` builds it there."""
     if not config.topic_creation_policy_class:
         return {}
     return {POLICY_CLASS_KEY: config.topic_creation_policy_class,

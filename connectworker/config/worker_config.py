@@ -50,6 +50,11 @@ PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.convert
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
 
 
+def worker_key(field: str) -> str:
+    """The worker key a `WorkerConfig` field reads (`offset_flush_interval_ms` -> `offset.flush.interval.ms`)."""
+    return field.replace("_", ".")
+
+
 class _WorkerEnvSource(EnvSettingsSource):
     """pydantic-settings' environment source, reading declared keys only (not the internal fields)."""
 
@@ -274,7 +279,7 @@ class WorkerConfig(BaseSettings):
         Declared keys are read from the environment by pydantic-settings; `producer.*`/`admin.*` ones
         are read here, since their names cannot be declared in advance.
         """
-        declared = {name.replace("_", ".") for name in cls.model_fields if name not in INTERNAL_FIELDS}
+        declared = {worker_key(name) for name in cls.model_fields if name not in INTERNAL_FIELDS}
         values: dict[str, Any] = {}
         pass_through: dict[str, str] = {}
         unknown: list[str] = []
@@ -328,7 +333,7 @@ def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
     from_env = from_file = False
     for err in exc.errors():
         field = str(err["loc"][0]) if err["loc"] else ""
-        key = field.replace("_", ".")
+        key = worker_key(field)
         variable = variable_for_field(field, os.environ) if field else None
         message = f"{err['msg']} (got {err.get('input')!r})"
         if variable is not None:

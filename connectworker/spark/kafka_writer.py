@@ -68,22 +68,25 @@ class KafkaRowWriter:
         # Columns that are null (or empty lists) in every row, as connect-source's often are, cost no
         # Python object per row.
         keys = cols["key"].to_pylist() if c.key and _any_value(cols["key"]) else [None] * n
-        partitions = cols["partition"].to_pylist() if c.partition and _any_value(cols["partition"]) else [None] * n
-        headers = cols["headers"].to_pylist() if c.headers and _any_header(cols["headers"]) else [None] * n
-        timestamps = _millis(cols["timestamp"]) if c.timestamp and _any_value(cols["timestamp"]) else [None] * n
         self._ensure_topics(topics)  # no None in topics from here on
-        produce, poll = self._producer.produce, self._producer.poll
-        if _all_none(partitions, headers, timestamps):
+        placed = c.partition and _any_value(cols["partition"])
+        with_headers = c.headers and _any_header(cols["headers"])
+        stamped = c.timestamp and _any_value(cols["timestamp"])
+        if not (placed or with_headers or stamped):
+            produce = self._producer.produce
             for topic, key, value in zip(topics, keys, values, strict=True):
                 try:
                     produce(topic, value, key)  # the common case: positional arguments only, fastest
                 except BufferError:
                     self._produce_patiently(topic, key, value, None, None, None)
         else:
+            partitions = cols["partition"].to_pylist() if placed else [None] * n
+            headers = cols["headers"].to_pylist() if with_headers else [None] * n
+            timestamps = _millis(cols["timestamp"]) if stamped else [None] * n
             for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
                                                                 timestamps, strict=True):
                 self._produce_patiently(topic, key, value, partition, header, ts)
-        poll(0)
+        self._producer.poll(0)
         self.records += n
         if c.source:
             self._track_offsets(cols)
@@ -130,10 +133,6 @@ class KafkaRowWriter:
         raise ConnectError(f"Kafka rejected {self._failed} of {self.records} record(s); first for topic "
                            f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
                            f"committed, so its records are sent again when the batch is retried.")
-
-
-def _all_none(*columns: list[Any]) -> bool:
-    return all(column.count(None) == len(column) for column in columns)
 
 
 def _any_value(column: pa.Array) -> bool:

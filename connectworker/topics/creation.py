@@ -325,14 +325,14 @@ class TopicCreationService:
                 raise TopicCreationError(problem, kind="replication_factor")
         by_name = {d.topic: d for d in decisions}
         pending = {d.topic: d.settings for d in decisions if d.settings is not None}
-        created: list[str] = []
+        created: set[str] = set()
         while pending:
             results = self.admin.create(pending.values(), broker_count=brokers)
             retry: dict[str, str] = {}
             auto_created: list[str] = []
             for name, result in results.items():
                 if result.outcome is Outcome.CREATED:
-                    created.append(name)
+                    created.add(name)
                     s = pending[name]
                     log.info("Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
                              name, connector, s.partitions, s.replication_factor, s.configs(),

@@ -92,7 +92,7 @@ def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, 
                             replication_factor=settings.replication_factor if settings else None,
                             configs=settings.configs() if settings else {}, reason=reason,
                             exists=(topic in existing) if admin is not None else None)
-        if verdict is not None:
+        if verdict is not None:  # set only with a policy: the JSON leaves out what was never set
             planned.policy = verdict
         return planned
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,16 +20,12 @@ from pathlib import Path
 
 import pyspark
 
+from connectworker.embedded_broker import free_loopback_port
+
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 START_TIMEOUT_S = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def children(pid: int) -> list[int]:
@@ -127,17 +122,17 @@ def spark_cluster(work: Path, workers: int = 2, python: str = sys.executable) ->
     # Executors add their JVM's PYTHONPATH to their Python's: they must see only what their Python
     # has and what the application ships, as on a real cluster.
     env.pop("PYTHONPATH", None)
-    port = free_port()
+    port = free_loopback_port()
     url = f"spark://127.0.0.1:{port}"
     master = _start(["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                     "--webui-port", str(free_port())], work / "master.log", env)
+                     "--webui-port", str(free_loopback_port())], work / "master.log", env)
     started: list[subprocess.Popen[bytes]] = []
     try:
         _wait_for(master, work / "master.log", "I have been elected leader")
         for n in range(workers):
             log = work / f"worker-{n}.log"
             started.append(_start(["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
-                                   "--memory", "1g", "--webui-port", str(free_port()),
+                                   "--memory", "1g", "--webui-port", str(free_loopback_port()),
                                    "--work-dir", str(work / f"worker-{n}"), url], log, env))
         for n, proc in enumerate(started):
             _wait_for(proc, work / f"worker-{n}.log", "Successfully registered with master")

@@ -19,10 +19,9 @@ from connectworker.config.reference import (
     REGENERATE,
     allowed_values,
     render,
-    worker_key_name,
     worker_keys_table,
 )
-from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig
+from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig, worker_key
 from connectworker.connectors import BUILTIN_CONNECTORS, DataGenConnector, FileStreamSourceConnector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,8 +54,8 @@ def test_every_declared_worker_key_has_a_row_with_its_default_and_variable() -> 
     for field in WorkerConfig.model_fields:
         if field in INTERNAL_FIELDS:
             continue
-        row = rows.get(worker_key_name(field))
-        assert row is not None, f"worker key {worker_key_name(field)} is missing"
+        row = rows.get(worker_key(field))
+        assert row is not None, f"worker key {worker_key(field)} is missing"
         assert f"`CONNECT_{field.upper()}`" in row
     assert "| `offset.flush.interval.ms` | int | `60000` | ≥ 1 | `CONNECT_OFFSET_FLUSH_INTERVAL_MS` |" in rows[
         "offset.flush.interval.ms"]
@@ -68,7 +67,7 @@ def test_every_declared_worker_key_has_a_row_with_its_default_and_variable() -> 
 
 def test_every_worker_key_is_described() -> None:
     """A key added to WorkerConfig needs Field(description=...): the reference shows it."""
-    missing = [worker_key_name(f) for f, info in WorkerConfig.model_fields.items()
+    missing = [worker_key(f) for f, info in WorkerConfig.model_fields.items()
                if f not in INTERNAL_FIELDS and not (info.description or "").strip()]
     assert missing == [], f"give these WorkerConfig fields a Field(description=...): {missing}"
 
