@@ -27,6 +27,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
@@ -143,7 +144,8 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, bat
 
         # A Kafka offsets read writes a barrier to the topic: poll it less often than a file.
         commits = wait_for(total, committed, 900, start=engine.session_ready, every_s=0.05 if local else 0.2)
-        batches = (query.lastProgress or {}).get("batchId", 0) + 1
+        progress: dict[str, Any] = query.lastProgress or {}
+        batches = progress.get("batchId", 0) + 1
     finally:
         engine.stop()  # drains: no micro-batch is cut short
         storage.close()

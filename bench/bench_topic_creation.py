@@ -26,9 +26,9 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.gc_tuning import tune_gc_for_throughput
+from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.standalone import StandaloneRuntime
 from connectworker.runtime.topic_admin import open_topic_admin
-from connectworker.runtime.worker import PRODUCER_DEFAULTS
 from connectworker.topics.admin import TopicAdmin
 
 

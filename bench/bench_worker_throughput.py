@@ -41,9 +41,9 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.plan_context import PlanTaskContext
+from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.standalone import StandaloneRuntime
 from connectworker.runtime.topic_admin import open_topic_admin
-from connectworker.runtime.worker import PRODUCER_DEFAULTS
 
 PARTITIONS = 4
 STRING = "org.apache.kafka.connect.storage.StringConverter"

@@ -29,6 +29,7 @@ from connectworker.runtime.log_context import log_fields
 from connectworker.runtime.metrics import WorkerMetrics
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.offset_flusher import OffsetFlusher
+from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.topic_gate import TopicGate
 from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceTask
@@ -36,16 +37,6 @@ from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceT
 log = logging.getLogger(__name__)
 
 TopicGateFactory = Callable[[ConnectorConfig], TopicGate]
-
-# What every task's producer starts from: at-least-once delivery that keeps per-partition order.
-PRODUCER_DEFAULTS: dict[str, Any] = {
-    "acks": "all",
-    "enable.idempotence": True,
-    "linger.ms": 5,
-    "compression.type": "none",
-    "queue.buffering.max.messages": 500_000,
-    "batch.num.messages": 10_000,
-}
 
 
 class UnknownConnectorError(ConnectError, LookupError):

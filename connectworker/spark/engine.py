@@ -42,7 +42,7 @@ from connectworker.spark import SINK_FORMAT, SOURCE_FORMAT, register
 from connectworker.spark.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.creation_log import CreationLog
 from connectworker.spark.drain import DrainSignal
-from connectworker.spark.executor_check import prepare_executors
+from connectworker.spark.executor_check import check_executors, runs_driver_python
 from connectworker.spark.options import (
     CREATION_LOG_KEY,
     CREATION_TIMEOUT_KEY,
@@ -151,14 +151,15 @@ class SparkEngine:
                 self.worker = self.worker.with_bootstrap(self._embedded.bootstrap_servers)
                 log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
                          self._embedded.bootstrap_servers)
-            self.spark, self._owns_session = open_session(self.worker.config)
+            self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
+            self.spark, self._owns_session = open_session(self.worker.config, self._state_dir)
             self.session_ready = time.monotonic()
             context = self.spark.sparkContext
-            self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
             ship_plugin_paths(context, self.worker.config.plugin_path, self._state_dir)  # before register()
             register(self.spark)
             self._creation_log = CreationLog(context)
-            prepare_executors(self.spark, self.connectors, plugin_paths(self.worker))
+            if not runs_driver_python(context):  # a local master's workers import what this process does
+                check_executors(self.spark, self.connectors, plugin_paths(self.worker))
             checkpoints = self.worker.config.spark_checkpoint_location
             if not checkpoints:
                 checkpoints = str(self._state_dir / "checkpoints")

@@ -11,9 +11,12 @@ The probe function is defined inside `probe_function`, so cloudpickle sends its 
 runs even where connectworker itself cannot be imported. A job that cannot run Python at all (no such
 interpreter, another Python version) is reported with the first line of Spark's error.
 
-A `local[...]` master whose executors run the driver's own interpreter is not checked: its Python
-workers are child processes of this one, with its environment, so they import what it imports (the
-check would cost the first micro-batch a second or more).
+A `local[...]` master whose executors run the driver's own interpreter (directly or through the
+launcher of `python_launcher.py`) is not checked: its Python workers are child processes of this one,
+with its environment, so they import what it imports (the check would cost the first micro-batch a
+second or more). Nor are its workers started ahead of the query: running this job in the background
+for that (as connectworker did before) made the first commit later, not earlier, once the workers no
+longer compiled PySpark (`python_launcher.py`): on two cores it competes with the query's planning.
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ import os
 import re
 import shutil
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ from pyspark.sql import SparkSession
 
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.spark.python_launcher import is_launcher
 
 log = logging.getLogger(__name__)
 
@@ -134,33 +136,11 @@ def spark_error_line(error: BaseException) -> str:
 
 def runs_driver_python(context: SparkContext) -> bool:
     """A local master whose Python workers run this very interpreter (the path, not its target: a
-    virtualenv's python is a link to the base interpreter, with other packages)."""
+    virtualenv's python is a link to the base interpreter, with other packages), or its launcher."""
     python = context.pythonExec or "python3"
     found = shutil.which(python) or python
     local = (context.master or "").startswith("local")
-    return local and os.path.abspath(found) == os.path.abspath(sys.executable)
-
-
-def prepare_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],
-                      plugin_path: Sequence[str]) -> None:
-    """Check the executors' Python (`check_executors`); on a local master running this interpreter,
-    only start the same job in the background, to have Python workers warm for the first micro-batch."""
-    if not runs_driver_python(spark.sparkContext):
-        check_executors(spark, connectors, plugin_path)
-        return
-    modules = list(required_modules(connectors))
-    threading.Thread(target=_warm_up, args=(spark, modules, plugin_path), name="connectworker-warm-up",
-                     daemon=True).start()
-
-
-def _warm_up(spark: SparkSession, modules: Sequence[str], plugin_path: Sequence[str]) -> None:
-    started = time.monotonic()
-    try:
-        reports = probe_executors(spark, modules, plugin_path)
-    except Exception as exc:  # the engine may stop the session first; the query reports real failures
-        log.debug("Python worker warm-up did not finish: %s", spark_error_line(exc))
-        return
-    log.debug("%d Python workers warm in %.1fs", len(reports), time.monotonic() - started)
+    return local and (is_launcher(python) or os.path.abspath(found) == os.path.abspath(sys.executable))
 
 
 def check_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],

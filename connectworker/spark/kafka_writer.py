@@ -4,21 +4,27 @@ Rows arrive as Arrow batches. For each batch the topics not yet known to this pr
 topic creation in one step, then every row is produced (acks=all, idempotent, as the standalone
 worker's producers). The task returns only after Kafka acknowledged every row; any rejected row
 fails the task, so the batch's source offsets are not committed and its records will be sent again.
+
+Spark reuses its Python worker processes across tasks and micro-batches, and runs one task at a time
+in each; so each process keeps one producer per set of `kafka.*` options (`shared_producer`) instead of
+connecting, fetching metadata and getting a producer id again for every micro-batch. A write that
+ends with any failure closes that producer: the retry starts from a new one.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
+from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.source_offsets import newest_indexed
-from connectworker.runtime.worker import PRODUCER_DEFAULTS
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings
@@ -36,27 +42,27 @@ class KafkaRowWriter:
     def __init__(self, settings: SinkSettings, columns: SinkColumns) -> None:
         self._settings = settings
         self._columns = columns
-        # Only failures call back into Python (as the standalone worker's producers): a callback per
-        # acknowledged row would cost more than producing it.
-        self._producer = Producer({**PRODUCER_DEFAULTS, **settings.kafka, "delivery.report.only.error": True,
-                                   "on_delivery": self._on_delivery})
+        self._producer, self._failures = shared_producer(settings.kafka)
         service = creation_service(settings.kafka, enabled=settings.creation_enabled,
                                    timeout_ms=settings.creation_timeout_ms, policy=settings.policy)
         self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
         self._ready: set[str] = set()
-        self._failed = 0
-        self._first_failure: tuple[str, KafkaError] | None = None
-        self._failed_topics: set[str] = set()
         self.records = 0
         self.newest: Newest = {}
 
     def write(self, batches: Iterator[pa.RecordBatch]) -> SinkCommitMessage:
-        for batch in batches:
-            if batch.num_rows:
-                self._write(batch)
-        remaining = self._producer.flush()
-        if remaining or self._failed:
-            self._raise(remaining)
+        try:
+            for batch in batches:
+                if batch.num_rows:
+                    self._write(batch)
+            remaining = self._producer.flush()
+        except BaseException:
+            drop_producer(self._settings.kafka)  # rows of this task may still be in flight
+            raise
+        if remaining or self._failures.count:
+            error = self._failure(remaining)
+            drop_producer(self._settings.kafka)
+            raise error
         return SinkCommitMessage(self.records, self.newest)
 
     def _write(self, batch: pa.RecordBatch) -> None:
@@ -72,20 +78,27 @@ class KafkaRowWriter:
         placed = c.partition and _any_value(cols["partition"])
         with_headers = c.headers and _any_header(cols["headers"])
         stamped = c.timestamp and _any_value(cols["timestamp"])
-        if not (placed or with_headers or stamped):
-            produce = self._producer.produce
-            for topic, key, value in zip(topics, keys, values, strict=True):
-                try:
-                    produce(topic, value, key)  # the common case: positional arguments only, fastest
-                except BufferError:
-                    self._produce_patiently(topic, key, value, None, None, None)
-        else:
-            partitions = cols["partition"].to_pylist() if placed else [None] * n
-            headers = cols["headers"].to_pylist() if with_headers else [None] * n
-            timestamps = _millis(cols["timestamp"]) if stamped else [None] * n
-            for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
-                                                                timestamps, strict=True):
-                self._produce_patiently(topic, key, value, partition, header, ts)
+        topic: str | None = None
+        try:
+            if not (placed or with_headers or stamped):
+                produce = self._producer.produce
+                for topic, key, value in zip(topics, keys, values, strict=True):
+                    try:
+                        produce(topic, value, key)  # the common case: positional arguments only, fastest
+                    except BufferError:
+                        self._produce_patiently(topic, key, value, None, None, None)
+            else:
+                partitions = cols["partition"].to_pylist() if placed else [None] * n
+                headers = cols["headers"].to_pylist() if with_headers else [None] * n
+                timestamps = _millis(cols["timestamp"]) if stamped else [None] * n
+                for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
+                                                                    timestamps, strict=True):
+                    self._produce_patiently(topic, key, value, partition, header, ts)
+        except KafkaException as exc:  # refused by the client before sending (known metadata, size)
+            err = exc.args[0]
+            raise ConnectError(f"Kafka refused a record for topic {topic!r}: {err.str()} ({err.name()}). The "
+                               f"batch's source offsets are not committed, so its records are sent again "
+                               f"when the batch is retried.") from None
         self._producer.poll(0)
         self.records += n
         if c.source:
@@ -115,24 +128,63 @@ class KafkaRowWriter:
     def _track_offsets(self, cols: dict[str, pa.Array]) -> None:
         newest_indexed(newest_rows(cols), into=self.newest)
 
-    def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
+    def _failure(self, remaining: int) -> ConnectError:
+        failures = self._failures
+        for topic in failures.missing_topics:
+            self._gate.forget(topic)  # deleted at run time? check (and create) it again on retry
+        if failures.first is None:
+            return ConnectError(f"{remaining} record(s) were still unacknowledged by Kafka after flush")
+        topic, err = failures.first
+        return ConnectError(f"Kafka rejected {failures.count} of {self.records} record(s); first for topic "
+                            f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
+                            f"committed, so its records are sent again when the batch is retried.")
+
+
+class DeliveryFailures:
+    """The delivery reports of one producer: only failures call back into Python (as the standalone
+    worker's producers), since a callback per acknowledged row would cost more than producing it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: tuple[str, KafkaError] | None = None
+        self.missing_topics: set[str] = set()
+
+    def __call__(self, err: KafkaError | None, msg: Message) -> None:
         if err is None:
             return
-        self._failed += 1
-        if self._first_failure is None:
-            self._first_failure = (str(msg.topic()), err)
+        self.count += 1
+        if self.first is None:
+            self.first = (str(msg.topic()), err)
         if err.code() in MISSING_CODES:
-            self._failed_topics.add(str(msg.topic()))
+            self.missing_topics.add(str(msg.topic()))
 
-    def _raise(self, remaining: int) -> None:
-        for topic in self._failed_topics:
-            self._gate.forget(topic)  # deleted at run time? check (and create) it again on retry
-        if self._first_failure is None:
-            raise ConnectError(f"{remaining} record(s) were still unacknowledged by Kafka after flush")
-        topic, err = self._first_failure
-        raise ConnectError(f"Kafka rejected {self._failed} of {self.records} record(s); first for topic "
-                           f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
-                           f"committed, so its records are sent again when the batch is retried.")
+
+_producers_lock = threading.Lock()
+_producers: dict[tuple[tuple[str, str], ...], tuple[Producer, DeliveryFailures]] = {}
+
+
+def shared_producer(kafka: Mapping[str, str]) -> tuple[Producer, DeliveryFailures]:
+    """This process's producer for `kafka`, with its failure reports (none yet: only a write that
+    succeeded leaves a producer here)."""
+    key = tuple(sorted(kafka.items()))
+    with _producers_lock:
+        entry = _producers.get(key)
+        if entry is None:
+            failures = DeliveryFailures()
+            producer = Producer({**PRODUCER_DEFAULTS, **kafka, "delivery.report.only.error": True,
+                                 "on_delivery": failures})
+            entry = _producers[key] = (producer, failures)
+        return entry
+
+
+def drop_producer(kafka: Mapping[str, str]) -> None:
+    """Forget this process's producer for `kafka` (the next write makes a new one)."""
+    with _producers_lock:
+        entry = _producers.pop(tuple(sorted(kafka.items())), None)
+    if entry is not None:
+        producer = entry[0]
+        producer.purge()  # rows of a failed write are sent again by its retry, not by this producer
+        producer.flush(0)
 
 
 def _any_value(column: pa.Array) -> bool:

@@ -6,12 +6,18 @@ Spark calls the writer's `commit()` only when every write task of the batch succ
 newest offset of each source partition across all messages is safe to commit: every earlier record
 of that partition in the batch was acknowledged, and every record of earlier batches was committed
 before this batch was planned.
+
+Spark runs every `commit()` of a query in one long-lived Python process on the driver, so that process
+keeps its offset storage open (`committer_storage`) instead of opening it per micro-batch: for an
+offsets topic, opening means a producer, a consumer and reading the topic to its end. A commit that
+fails closes it; the next one opens it again.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +25,7 @@ from pyspark.sql.datasource import WriterCommitMessage
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
+from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.source_offsets import newest_indexed
 from connectworker.spark.offset_storage import OffsetStorageSettings
 
@@ -57,14 +64,40 @@ def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[Wr
     if settings is None:
         raise ConnectError(f"{what}: rows carry source offsets but no offset.storage.* option says where "
                            f"to commit them")
-    storage = settings.open()
+    storage = committer_storage(settings)
     try:
         for connector, partitions in offsets.items():
             storage.put(connector, partitions)
         storage.flush()  # durable (written, or acknowledged by the offsets topic) before Spark goes on
-        for connector, partitions in offsets.items():
-            log.info("%s: committed offsets of %d source partition(s) of connector %s to %s "
-                     "(%d records acknowledged)", what, len(partitions), connector, storage.describe(),
-                     records)
-    finally:
+    except BaseException:
+        close_committer_storage(settings)
+        raise
+    for connector, partitions in offsets.items():
+        log.info("%s: committed offsets of %d source partition(s) of connector %s to %s (%d records "
+                 "acknowledged)", what, len(partitions), connector, storage.describe(), records)
+
+
+_stores_lock = threading.Lock()
+_stores: dict[tuple[object, ...], OffsetBackingStore] = {}
+
+
+def _key(settings: OffsetStorageSettings) -> tuple[object, ...]:
+    return (settings.file, settings.topic, settings.topic_partitions, settings.topic_replication_factor,
+            tuple(sorted(settings.kafka.items())))
+
+
+def committer_storage(settings: OffsetStorageSettings) -> OffsetBackingStore:
+    """This process's open storage for `settings` (opened on first use)."""
+    with _stores_lock:
+        storage = _stores.get(_key(settings))
+        if storage is None:
+            storage = _stores[_key(settings)] = settings.open()
+        return storage
+
+
+def close_committer_storage(settings: OffsetStorageSettings) -> None:
+    """Close and forget this process's storage for `settings`, if open."""
+    with _stores_lock:
+        storage = _stores.pop(_key(settings), None)
+    if storage is not None:
         storage.close()

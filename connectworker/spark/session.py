@@ -17,12 +17,16 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from pyspark import SparkConf, SparkContext
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.spark.python_launcher import write_launcher
 
 log = logging.getLogger(__name__)
 
@@ -48,24 +52,48 @@ def spark_conf(config: WorkerConfig) -> SparkConf:
     return conf
 
 
-def open_session(config: WorkerConfig) -> tuple[SparkSession, bool]:
-    """The active session if there is one (not ours to stop), else a new one (ours: True)."""
+def open_session(config: WorkerConfig, work_dir: Path) -> tuple[SparkSession, bool]:
+    """The active session if there is one (not ours to stop), else a new one (ours: True).
+
+    `work_dir` holds what the session needs while it runs (the Python launcher of a local master)."""
     active = SparkSession.getActiveSession()
     if active is not None:
         log.info("Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
                  "file do not apply to it", active.sparkContext.master)
         return active, False
-    if config.spark_master.startswith("local") and SUBMIT_GATEWAY_ENV not in os.environ:
-        # Local executors must run this interpreter, which has connectworker and the connectors.
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = spark_conf(config)
     # PySpark keeps the first JVM gateway of the process for every later SparkContext, so a second
     # session in the same process (tests, benchmarks) must not launch a JVM it would never use.
     gateway = SparkContext._gateway or launch_gateway(conf, popen_kwargs={"start_new_session": True})
-    context = SparkContext(conf=conf, gateway=gateway)
+    with _python_workers(config, work_dir):
+        context = SparkContext(conf=conf, gateway=gateway)
     quiet_jvm_loggers(context)
     log.info("Spark session started: master %s, Spark %s", context.master, context.version)
     return SparkSession(context), True
+
+
+@contextmanager
+def _python_workers(config: WorkerConfig, work_dir: Path) -> Iterator[None]:
+    """While the SparkContext is created (it reads `PYSPARK_PYTHON` once): on a local master, Python
+    workers run this interpreter, through the launcher of `python_launcher.py` when it applies."""
+    given = os.environ.get("PYSPARK_PYTHON")
+    local = config.spark_master.startswith("local") and SUBMIT_GATEWAY_ENV not in os.environ
+    if not local or "spark.pyspark.python" in config.prefixed("spark.conf.") or not _is_this_python(given):
+        yield
+        return
+    # Local executors must run this interpreter, which has connectworker and the connectors.
+    os.environ["PYSPARK_PYTHON"] = write_launcher(work_dir) or sys.executable
+    try:
+        yield
+    finally:
+        if given is None:
+            del os.environ["PYSPARK_PYTHON"]
+        else:
+            os.environ["PYSPARK_PYTHON"] = given
+
+
+def _is_this_python(python: str | None) -> bool:
+    return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
 def quiet_jvm_loggers(context: SparkContext) -> None:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
+import pyspark
 import pytest
 from confluent_kafka import TopicCollection
 from confluent_kafka.admin import AdminClient, ConfigResource
@@ -27,6 +29,7 @@ from pyspark.sql.streaming import StreamingQuery
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TimeUnit, TopicSettings
 from connectworker.config.loading import load_connector_configs
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
 from connectworker.runtime.offset_backing_store import read_committed
@@ -34,6 +37,8 @@ from connectworker.runtime.offset_store import FileOffsetStore, partition_key
 from connectworker.runtime.plan_context import PlanTaskContext
 from connectworker.spark import register
 from connectworker.spark.engine import SparkEngine
+from connectworker.spark.python_launcher import is_launcher
+from connectworker.spark.session import open_session
 from connectworker.spark.worker_settings import load_spark_worker
 from tests.broker import Broker
 from tests.integration.harness import wait_until
@@ -47,21 +52,44 @@ P0, P1 = partition_key({"task": 0}), partition_key({"task": 1})
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """The session `connectworker spark` would open for `spark.master=local[2]` (`open_session`: its
+    Python workers run this interpreter through the launcher of `python_launcher.py`)."""
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("PYSPARK_PYTHON", sys.executable)
+        env.delenv("PYSPARK_PYTHON", raising=False)
         # Executors import the test connector below by name: put the repository on their path.
         paths = (str(REPO_ROOT), os.environ.get("PYTHONPATH"))
         env.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
-        session = (SparkSession.builder.master("local[2]").appName("connectworker-tests")
-                   .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-                   .getOrCreate())
+        config = WorkerConfig.from_properties({
+            "bootstrap.servers": "127.0.0.1:9092", "spark.master": "local[2]", "spark.conf.spark.ui.enabled": "false",
+            "spark.conf.spark.sql.shuffle.partitions": "2", "spark.conf.spark.driver.host": "127.0.0.1"})
+        session, owned = open_session(config, tmp_path_factory.mktemp("spark-session"))
+        assert owned
         session.sparkContext.setLogLevel("ERROR")
         register(session)
         try:
             yield session
         finally:
             session.stop()
+
+
+def test_local_python_workers_import_the_installed_pyspark_and_keep_the_users_path(spark: SparkSession) -> None:
+    """Spark puts its zip of PySpark's sources first on every Python worker's path, and Python compiles
+    what it imports from a zip in every new process; the local workers import the installed package."""
+    def report(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import pyspark
+
+        for _ in batches:
+            pass
+        yield pa.RecordBatch.from_pylist([{"pyspark": pyspark.__file__, "path": os.environ.get("PYTHONPATH", "")}])
+
+    rows = spark.range(0, 2, 1, 2).mapInArrow(report, "pyspark STRING, path STRING").collect()
+    assert len(rows) == 2
+    for row in rows:
+        assert ".zip" not in row.pyspark and Path(row.pyspark).parent == Path(pyspark.__file__).parent
+        entries = row.path.split(os.pathsep)
+        assert str(REPO_ROOT) in entries and not any(e.endswith(".zip") for e in entries), row.path
+    assert is_launcher(spark.sparkContext.pythonExec or "")
 
 
 class RetentionDataGenConnector(DataGenConnector):

@@ -3,13 +3,14 @@ topic), merging the write tasks' offsets, option parsing and the sink's column c
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, NewTopic
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -20,13 +21,20 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from connectworker.api.errors import ConfigError
+from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.runtime.kafka_offset_store import KafkaOffsetStore, record_key
 from connectworker.runtime.offset_backing_store import read_committed
 from connectworker.runtime.offset_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.spark.columns import SinkColumns
-from connectworker.spark.kafka_writer import newest_rows
-from connectworker.spark.offset_commit import SinkCommitMessage, merge_newest
+from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
+from connectworker.spark.offset_commit import (
+    SinkCommitMessage,
+    close_committer_storage,
+    commit_offsets,
+    committer_storage,
+    merge_newest,
+)
+from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.options import SinkSettings, SourceSettings
 from connectworker.spark.task_poll import Coalescer
 from tests.broker import Broker
@@ -194,3 +202,73 @@ def test_sink_checks_columns_as_spark_kafka_sink_does() -> None:
                        topic_option=None)
     assert set(partial.value.problems) == {"column connector", "column source_partition",
                                            "column source_index"}
+
+
+def _rows(topic: str, values: list[str], partitions: list[int | None]) -> pa.RecordBatch:
+    return pa.record_batch({"topic": pa.array([topic] * len(values)), "key": pa.nulls(len(values), pa.binary()),
+                            "value": pa.array([v.encode() for v in values], pa.binary()),
+                            "partition": pa.array(partitions, pa.int32())})
+
+
+def test_a_write_task_kafka_refuses_fails_naming_the_record_and_its_retry_delivers_every_row(
+        broker: Broker, admin: AdminClient, unique: str) -> None:
+    """Write tasks in one Python worker share its producer. A row Kafka refuses (here: partition 7 of
+    a one-partition topic) fails its task with a message naming it, so the task's offsets are not
+    committed; the producer is retired, and the retry delivers every row once."""
+    topic = f"writer-{unique}"
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    schema = StructType([StructField("topic", StringType()), StructField("key", BinaryType()),
+                         StructField("value", BinaryType()), StructField("partition", IntegerType())])
+    settings = SinkSettings.from_options({"kafka.bootstrap.servers": broker.bootstrap_servers,
+                                          "kafka.client.id": f"writer-test-{unique}"})
+    columns = SinkColumns.of(schema, topic_option=None)
+
+    def write(values: list[str], partitions: list[int | None]) -> KafkaRowWriter:
+        writer = KafkaRowWriter(settings, columns)
+        assert writer.write(iter([_rows(topic, values, partitions)])).records == len(values)
+        return writer
+
+    try:
+        first = write(["a", "b"], [None, 0])
+        second = KafkaRowWriter(settings, columns)
+        assert second._producer is first._producer  # reused: no new connection for the next write
+        with pytest.raises(ConnectError) as refused:
+            second.write(iter([_rows(topic, ["g", "h"], [7, None])]))
+        assert (f"Kafka refused a record for topic '{topic}': " in str(refused.value)
+                and "Unknown partition (_UNKNOWN_PARTITION)" in str(refused.value)
+                and "source offsets are not committed" in str(refused.value))
+        retry = write(["h"], [None])
+        assert retry._producer is not second._producer
+        values = sorted(m.value().decode() for m in consume(broker.bootstrap_servers, [topic], 3))
+        assert values == ["a", "b", "h"]  # the refused row never, the others once
+    finally:
+        drop_producer(settings.kafka)
+        delete_topics(admin, [topic])
+
+
+def test_the_committer_keeps_its_storage_open_and_reopens_it_after_a_failed_commit(tmp_path: Path) -> None:
+    """Spark runs every commit of a query in one driver process: it keeps the offset storage open
+    between micro-batches; a commit that cannot be written fails (Spark then retries the batch, whose
+    rows are delivered again) and the next one starts from a freshly opened storage."""
+    offsets = tmp_path / "connect.offsets"
+    settings = OffsetStorageSettings(file=str(offsets))
+
+    def commit(seq: int) -> None:
+        commit_offsets(settings, [SinkCommitMessage(seq, {("gen", P0): (seq, json.dumps({"seq": seq}))})],
+                       f"micro-batch {seq}")
+
+    try:
+        commit(1)
+        storage = committer_storage(settings)
+        commit(2)
+        assert committer_storage(settings) is storage
+        offsets.unlink()
+        offsets.mkdir()  # the path is now a directory: the file cannot be written
+        with pytest.raises(OffsetStoreError):
+            commit(3)
+        offsets.rmdir()
+        commit(4)
+        assert committer_storage(settings) is not storage
+        assert read_committed(FileOffsetStore(offsets, shared=True), "gen") == {P0: {"seq": 4}}
+    finally:
+        close_committer_storage(settings)
