@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from pyspark.sql import SparkSession
 
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.spark.python_launcher import is_launcher
+from connectworker.spark.python_launcher import runs_this_interpreter
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +81,6 @@ def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callab
     def probe(batches: Iterator[Any]) -> Iterator[Any]:
         import importlib
         import json
-        import os
         import socket
         import sys
 
@@ -135,12 +133,9 @@ def spark_error_line(error: BaseException) -> str:
 
 
 def runs_driver_python(context: SparkContext) -> bool:
-    """A local master whose Python workers run this very interpreter (the path, not its target: a
-    virtualenv's python is a link to the base interpreter, with other packages), or its launcher."""
-    python = context.pythonExec or "python3"
-    found = shutil.which(python) or python
+    """A local master whose Python workers run this very interpreter (or its launcher)."""
     local = (context.master or "").startswith("local")
-    return local and (is_launcher(python) or os.path.abspath(found) == os.path.abspath(sys.executable))
+    return local and runs_this_interpreter(context.pythonExec or "python3")
 
 
 def check_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],

@@ -5,16 +5,15 @@ topic creation in one step, then every row is produced (acks=all, idempotent, as
 worker's producers). The task returns only after Kafka acknowledged every row; any rejected row
 fails the task, so the batch's source offsets are not committed and its records will be sent again.
 
-Spark reuses its Python worker processes across tasks and micro-batches, and runs one task at a time
-in each; so each process keeps one producer per set of `kafka.*` options (`shared_producer`) instead of
-connecting, fetching metadata and getting a producer id again for every micro-batch. A write that
+Each Python worker process keeps one producer per set of `kafka.*` options (`shared_producer`, see
+`process_cache.py`) instead of connecting, fetching metadata and getting a producer id again for every
+micro-batch. A write that
 ends with any failure closes that producer: the retry starts from a new one.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from connectworker.runtime.source_offsets import newest_indexed
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings
+from connectworker.spark.process_cache import ProcessCache
 from connectworker.spark.topic_gates import creation_service, topic_gate
 from connectworker.topics.admin import MISSING_CODES
 
@@ -56,13 +56,11 @@ class KafkaRowWriter:
                 if batch.num_rows:
                     self._write(batch)
             remaining = self._producer.flush()
+            if remaining or self._failures.count:
+                raise self._failure(remaining)
         except BaseException:
-            drop_producer(self._settings.kafka)  # rows of this task may still be in flight
+            drop_producer(self._settings.kafka)  # the retry starts on a new producer
             raise
-        if remaining or self._failures.count:
-            error = self._failure(remaining)
-            drop_producer(self._settings.kafka)
-            raise error
         return SinkCommitMessage(self.records, self.newest)
 
     def _write(self, batch: pa.RecordBatch) -> None:
@@ -159,28 +157,25 @@ class DeliveryFailures:
             self.missing_topics.add(str(msg.topic()))
 
 
-_producers_lock = threading.Lock()
-_producers: dict[tuple[tuple[str, str], ...], tuple[Producer, DeliveryFailures]] = {}
+_producers: ProcessCache[tuple[Producer, DeliveryFailures]] = ProcessCache()
 
 
 def shared_producer(kafka: Mapping[str, str]) -> tuple[Producer, DeliveryFailures]:
     """This process's producer for `kafka`, with its failure reports (none yet: only a write that
     succeeded leaves a producer here)."""
-    key = tuple(sorted(kafka.items()))
-    with _producers_lock:
-        entry = _producers.get(key)
-        if entry is None:
-            failures = DeliveryFailures()
-            producer = Producer({**PRODUCER_DEFAULTS, **kafka, "delivery.report.only.error": True,
-                                 "on_delivery": failures})
-            entry = _producers[key] = (producer, failures)
-        return entry
+
+    def create() -> tuple[Producer, DeliveryFailures]:
+        failures = DeliveryFailures()
+        producer = Producer({**PRODUCER_DEFAULTS, **kafka, "delivery.report.only.error": True,
+                             "on_delivery": failures})
+        return producer, failures
+
+    return _producers.get(tuple(sorted(kafka.items())), create)
 
 
 def drop_producer(kafka: Mapping[str, str]) -> None:
     """Forget this process's producer for `kafka` (the next write makes a new one)."""
-    with _producers_lock:
-        entry = _producers.pop(tuple(sorted(kafka.items())), None)
+    entry = _producers.pop(tuple(sorted(kafka.items())))
     if entry is not None:
         producer = entry[0]
         producer.purge()  # rows of a failed write are sent again by its retry, not by this producer

@@ -8,16 +8,15 @@ of that partition in the batch was acknowledged, and every record of earlier bat
 before this batch was planned.
 
 Spark runs every `commit()` of a query in one long-lived Python process on the driver, so that process
-keeps its offset storage open (`committer_storage`) instead of opening it per micro-batch: for an
-offsets topic, opening means a producer, a consumer and reading the topic to its end. A commit that
-fails closes it; the next one opens it again.
+keeps its offset storage open (`committer_storage`, see `process_cache.py`) instead of opening it per
+micro-batch: for an offsets topic, opening means a producer, a consumer and reading the topic to its
+end. A commit that fails closes it; the next one opens it again.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from connectworker.api.record import SourceOffset
 from connectworker.runtime.offset_backing_store import OffsetBackingStore
 from connectworker.runtime.source_offsets import newest_indexed
 from connectworker.spark.offset_storage import OffsetStorageSettings
+from connectworker.spark.process_cache import ProcessCache
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,7 @@ def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[Wr
                  "acknowledged)", what, len(partitions), connector, storage.describe(), records)
 
 
-_stores_lock = threading.Lock()
-_stores: dict[tuple[object, ...], OffsetBackingStore] = {}
+_stores: ProcessCache[OffsetBackingStore] = ProcessCache()
 
 
 def _key(settings: OffsetStorageSettings) -> tuple[object, ...]:
@@ -88,16 +87,11 @@ def _key(settings: OffsetStorageSettings) -> tuple[object, ...]:
 
 def committer_storage(settings: OffsetStorageSettings) -> OffsetBackingStore:
     """This process's open storage for `settings` (opened on first use)."""
-    with _stores_lock:
-        storage = _stores.get(_key(settings))
-        if storage is None:
-            storage = _stores[_key(settings)] = settings.open()
-        return storage
+    return _stores.get(_key(settings), settings.open)
 
 
 def close_committer_storage(settings: OffsetStorageSettings) -> None:
     """Close and forget this process's storage for `settings`, if open."""
-    with _stores_lock:
-        storage = _stores.pop(_key(settings), None)
+    storage = _stores.pop(_key(settings))
     if storage is not None:
         storage.close()

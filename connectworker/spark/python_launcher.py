@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -70,3 +71,11 @@ def write_launcher(directory: Path, python: str = sys.executable) -> str | None:
 def is_launcher(path: str) -> bool:
     """Whether `path` is a launcher this process wrote (it runs this process's interpreter)."""
     return path in _written
+
+
+def runs_this_interpreter(python: str) -> bool:
+    """Whether `python` (a path, or a name looked up on PATH) is this process's interpreter or one of
+    its launchers. The path is compared, not its target: a virtualenv's python is a link to the base
+    interpreter, which has other packages."""
+    found = shutil.which(python) or python
+    return is_launcher(python) or os.path.abspath(found) == os.path.abspath(sys.executable)

@@ -26,7 +26,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.spark.python_launcher import write_launcher
+from connectworker.spark.python_launcher import runs_this_interpreter, write_launcher
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,9 @@ def _python_workers(config: WorkerConfig, work_dir: Path) -> Iterator[None]:
     workers run this interpreter, through the launcher of `python_launcher.py` when it applies."""
     given = os.environ.get("PYSPARK_PYTHON")
     local = config.spark_master.startswith("local") and SUBMIT_GATEWAY_ENV not in os.environ
-    if not local or "spark.pyspark.python" in config.prefixed("spark.conf.") or not _is_this_python(given):
+    chosen = "spark.pyspark.python" in config.prefixed("spark.conf.") or not (
+        given is None or runs_this_interpreter(given))  # the user named another interpreter
+    if not local or chosen:
         yield
         return
     # Local executors must run this interpreter, which has connectworker and the connectors.
@@ -90,10 +92,6 @@ def _python_workers(config: WorkerConfig, work_dir: Path) -> Iterator[None]:
             del os.environ["PYSPARK_PYTHON"]
         else:
             os.environ["PYSPARK_PYTHON"] = given
-
-
-def _is_this_python(python: str | None) -> bool:
-    return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
 def quiet_jvm_loggers(context: SparkContext) -> None:
