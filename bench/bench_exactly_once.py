@@ -24,8 +24,8 @@ from bench.results import verdict, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime.gc_tuning import tune_gc_for_throughput
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+from connectworker.runtime.herder.standalone import StandaloneRuntime
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 MODES = {  # label -> (worker keys, connector keys)

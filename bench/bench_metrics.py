@@ -25,10 +25,10 @@ from bench.results import ratio_table, verdict, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime import worker_source_task
-from connectworker.runtime.gc_tuning import tune_gc_for_throughput
-from connectworker.runtime.standalone import StandaloneRuntime
-from connectworker.runtime.task_metrics import TaskMetrics
+from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.tasks import record_sending
+from connectworker.runtime.tasks.task_metrics import TaskMetrics
 
 TARGET = 0.95
 SCRAPE_EVERY_S = 0.25
@@ -38,7 +38,7 @@ SCRAPE_EVERY_S = 0.25
 def recording_off() -> Iterator[None]:
     with mock.patch.object(TaskMetrics, "polled", lambda self, seconds, records: None), \
             mock.patch.object(TaskMetrics, "committed", lambda self, seconds: None), \
-            mock.patch.object(worker_source_task, "_byte_count", lambda chunks: 0):
+            mock.patch.object(record_sending, "_byte_count", lambda chunks: 0):
         yield
 
 

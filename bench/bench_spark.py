@@ -35,10 +35,10 @@ from bench.results import write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
-from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
-from connectworker.runtime.offset_store import FileOffsetStore
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 

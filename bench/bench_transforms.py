@@ -22,8 +22,8 @@ from bench.results import ratio_table, verdict, write_section
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.runtime.gc_tuning import tune_gc_for_throughput
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+from connectworker.runtime.herder.standalone import StandaloneRuntime
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 STRING = "org.apache.kafka.connect.storage.StringConverter"

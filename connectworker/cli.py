@@ -22,9 +22,9 @@ from connectworker.log_format import LOG_FORMATS, report, setup_logging, use_for
 if TYPE_CHECKING:
     from connectworker.rest.metrics_listener import MetricsListener
     from connectworker.rest.server import RestServer
-    from connectworker.runtime.standalone import StandaloneRuntime
+    from connectworker.runtime.herder.standalone import StandaloneRuntime
+    from connectworker.runtime.runners.task_runner import TaskHandle
     from connectworker.runtime.status import Status
-    from connectworker.runtime.worker_source_task import WorkerSourceTask
 
 log = logging.getLogger("connectworker")
 
@@ -63,7 +63,7 @@ class ShutdownProgress:
     def __init__(self) -> None:
         self.phase = "start-up to finish (the cluster check, then the connectors starting)"
         self.runtime: StandaloneRuntime | None = None
-        self.components: list[tuple[str, Status, WorkerSourceTask | None]] = []
+        self.components: list[tuple[str, Status, TaskHandle | None]] = []
 
     def waiting_for(self) -> str:
         if self.phase != "tasks":
@@ -79,8 +79,8 @@ class ShutdownProgress:
 
 def cmd_standalone(args: argparse.Namespace) -> int:
     from connectworker.config.loading import load_connector_configs, load_worker_config
-    from connectworker.runtime.gc_tuning import tune_gc_for_throughput
-    from connectworker.runtime.standalone import StandaloneRuntime
+    from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+    from connectworker.runtime.herder.standalone import StandaloneRuntime
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals
 
@@ -161,8 +161,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
     from connectworker.config.topic_policy import load_topic_policy
-    from connectworker.runtime.topic_admin import open_topic_admin
-    from connectworker.runtime.topic_plan import plan_topics
+    from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+    from connectworker.runtime.topic_creation.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker

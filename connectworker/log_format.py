@@ -14,7 +14,7 @@ from typing import Literal
 
 from pythonjsonlogger.json import JsonFormatter
 
-from connectworker.runtime.log_context import LogContextFilter
+from connectworker.runtime.observability.log_context import LogContextFilter
 
 __all__ = ["LOG_FORMATS", "LogFormat", "report", "setup_logging", "use_format"]
 

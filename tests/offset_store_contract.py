@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
-from connectworker.runtime.offset_store import OffsetStoreError, partition_key
-from connectworker.runtime.task_context import TaskOffsetReader
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime.offsets.file_store import OffsetStoreError, partition_key
+from connectworker.runtime.tasks.task_context import TaskOffsetReader
 
 OpenStore = Callable[[], OffsetBackingStore]
 A, B, C = {"file": "a.txt"}, {"file": "b.txt"}, None

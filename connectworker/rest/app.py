@@ -23,7 +23,7 @@ from connectworker.rest.errors import install_error_handlers
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import ErrorMessage
 from connectworker.rest.unexpected_errors import UnexpectedErrorMiddleware
-from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.herder.herder import StandaloneHerder
 
 DESCRIPTION = ("Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
                "JSON shapes, so Kafka Connect clients work unchanged. Errors are "

@@ -14,7 +14,13 @@ from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import KeyReport, validate_connector
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
-from connectworker.runtime.secrets import HIDDEN, connector_class_of, declared_passwords, is_secret_key, scrub
+from connectworker.runtime.observability.secrets import (
+    HIDDEN,
+    connector_class_of,
+    declared_passwords,
+    is_secret_key,
+    scrub,
+)
 from connectworker.topics.policy import rule_violations
 from connectworker.topics.rule_parser import parse_topic_creation
 

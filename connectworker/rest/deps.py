@@ -10,7 +10,7 @@ from fastapi import Depends, Path, Request
 
 from connectworker.api.config_def import config_text
 from connectworker.rest.models import ConfigScalar
-from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.herder.herder import StandaloneHerder
 
 
 def get_herder(request: Request) -> StandaloneHerder:

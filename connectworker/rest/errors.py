@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.rest.models import ErrorMessage
-from connectworker.runtime.herder_errors import ConnectorExistsError, InvalidRequestError
+from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
 from connectworker.runtime.worker import UnknownConnectorError
 
 log = logging.getLogger(__name__)

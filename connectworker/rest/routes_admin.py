@@ -13,7 +13,7 @@ from connectworker.rest.deps import HerderDep
 from connectworker.rest.errors import error_responses
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import LevelRequest, LoggerLevel, ServerInfo
-from connectworker.runtime.metrics import CONTENT_TYPE
+from connectworker.runtime.observability.metrics import CONTENT_TYPE
 
 router = APIRouter(tags=["admin"])
 

@@ -16,7 +16,7 @@ from connectworker.rest.deps import (
 from connectworker.rest.errors import BadRequest, error_responses
 from connectworker.rest.models import ConfigMap, ConfigPatch, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
 from connectworker.rest.views import connector_info, connector_status
-from connectworker.runtime.secrets import hide
+from connectworker.runtime.observability.secrets import hide
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import UnknownConnectorError
 

@@ -22,7 +22,7 @@ from connectworker.config.worker_env import variable_for_field
 from connectworker.rest.app import create_app
 from connectworker.rest.auth import CREDENTIALS_KEY, load_credentials
 from connectworker.rest.listeners import Listener, parse_listeners
-from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.herder.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from connectworker import __version__
 from connectworker.api.errors import ConnectError
 from connectworker.rest.deps import HerderDep
 from connectworker.rest.views import connector_status
-from connectworker.runtime.herder import StandaloneHerder
+from connectworker.runtime.herder.herder import StandaloneHerder
 from connectworker.runtime.worker import UnknownConnectorError
 from connectworker.topics.creation import CreatedTopic
 from connectworker.topics.names import validate_topic_name

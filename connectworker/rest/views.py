@@ -17,10 +17,10 @@ from connectworker.rest.models import (
     TaskInfo,
     TaskState,
 )
-from connectworker.runtime.secrets import hide
+from connectworker.runtime.observability.secrets import hide
+from connectworker.runtime.runners.task_runner import TaskHandle
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector
-from connectworker.runtime.worker_source_task import WorkerSourceTask
 
 Redact = Callable[[str], str]
 
@@ -37,7 +37,7 @@ def task_infos(running: RunningConnector) -> list[TaskInfo]:
             for t in _tasks(running)]
 
 
-def task_state(task: WorkerSourceTask, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
+def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
     state, trace = task.status.snapshot()
     if restarting:
         return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=worker_id,
@@ -61,10 +61,10 @@ def _shown_trace(trace: str | None, redact: Redact) -> str | None:
     return redact(trace) if trace else None
 
 
-def find_task(running: RunningConnector, task_id: int) -> WorkerSourceTask | None:
+def find_task(running: RunningConnector, task_id: int) -> TaskHandle | None:
     return next((t for t in _tasks(running) if t.task_id == task_id), None)
 
 
-def _tasks(running: RunningConnector) -> list[WorkerSourceTask]:
+def _tasks(running: RunningConnector) -> list[TaskHandle]:
     """The live tasks; a copy, since a restart may replace the list while we read it."""
     return sorted(list(running.tasks), key=lambda t: t.task_id)

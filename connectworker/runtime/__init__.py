@@ -18,34 +18,34 @@ from typing import TYPE_CHECKING
 from connectworker.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from connectworker.runtime.herder import StandaloneHerder
-    from connectworker.runtime.herder_errors import ConnectorExistsError, InvalidRequestError
-    from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
-    from connectworker.runtime.offset_backing_store import OffsetBackingStore
-    from connectworker.runtime.offset_store import FileOffsetStore
-    from connectworker.runtime.record_conversion import RecordSerializer
-    from connectworker.runtime.standalone import StandaloneRuntime
+    from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
+    from connectworker.runtime.herder.herder import StandaloneHerder
+    from connectworker.runtime.herder.standalone import StandaloneRuntime
+    from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+    from connectworker.runtime.offsets.file_store import FileOffsetStore
+    from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
     from connectworker.runtime.status import State, Status
-    from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
-    from connectworker.runtime.topic_plan import plan_topics
+    from connectworker.runtime.tasks.record_conversion import RecordSerializer
+    from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
+    from connectworker.runtime.topic_creation.plan import plan_topics
     from connectworker.runtime.worker import UnknownConnectorError, Worker
 
 _EXPORTS = {
-    "ConnectorExistsError": "herder_errors",
-    "FileOffsetStore": "offset_store",
-    "InvalidRequestError": "herder_errors",
-    "KafkaOffsetStore": "kafka_offset_store",
-    "OffsetBackingStore": "offset_backing_store",
-    "RecordSerializer": "record_conversion",
-    "StandaloneHerder": "herder",
-    "StandaloneRuntime": "standalone",
+    "ConnectorExistsError": "herder.errors",
+    "FileOffsetStore": "offsets.file_store",
+    "InvalidRequestError": "herder.errors",
+    "KafkaOffsetStore": "offsets.kafka_store",
+    "OffsetBackingStore": "offsets.backing_store",
+    "RecordSerializer": "tasks.record_conversion",
+    "StandaloneHerder": "herder.herder",
+    "StandaloneRuntime": "herder.standalone",
     "State": "status",
     "Status": "status",
-    "TaskOffsetReader": "task_context",
+    "TaskOffsetReader": "tasks.task_context",
     "UnknownConnectorError": "worker",
     "Worker": "worker",
-    "WorkerTaskContext": "task_context",
-    "plan_topics": "topic_plan",
+    "WorkerTaskContext": "tasks.task_context",
+    "plan_topics": "topic_creation.plan",
 }
 __all__ = [
     "ConnectorExistsError",

@@ -1,4 +1,5 @@
-"""The Worker: starts connectors, splits them into tasks, and runs each task on its own thread.
+"""The Worker: starts connectors, splits them into tasks, and has a task runner run each task (threads
+in standalone, see runtime/runners/).
 
 It owns what tasks share: the offset store, and the topic-creation service (with its known-topic
 cache). State changes (pause, resume, stop, restart) arrive from the CLI's signal handlers or the
@@ -10,34 +11,23 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.config.error_handling import ErrorHandling
-from connectworker.config.exactly_once import TransactionSettings
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.converters.base import Converter
-from connectworker.converters.registry import resolve_converter
-from connectworker.runtime.exactly_once_task import ExactlyOnceWorkerSourceTask, transactional_id
-from connectworker.runtime.kafka_logging import client_log_settings
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
-from connectworker.runtime.log_context import log_fields
-from connectworker.runtime.metrics import WorkerMetrics
-from connectworker.runtime.offset_backing_store import OffsetBackingStore
-from connectworker.runtime.offset_flusher import OffsetFlusher
-from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
+from connectworker.runtime.observability.log_context import log_fields
+from connectworker.runtime.observability.metrics import WorkerMetrics
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.flusher import OffsetFlusher
+from connectworker.runtime.runners.task_runner import TaskHandle, TaskRunner
+from connectworker.runtime.runners.thread_runner import ThreadTaskRunner
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.topic_gate import TopicGate
-from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceTask
+from connectworker.runtime.tasks.task_factory import SourceTaskFactory, TopicGateFactory
+from connectworker.runtime.tasks.task_spec import TaskSpec
 
 log = logging.getLogger(__name__)
-
-TopicGateFactory = Callable[[ConnectorConfig], TopicGate]
-
 
 class UnknownConnectorError(ConnectError, LookupError):
     pass
@@ -48,7 +38,7 @@ class RunningConnector:
     config: ConnectorConfig
     connector: SourceConnector | None = None
     status: Status = field(default_factory=Status)
-    tasks: list[WorkerSourceTask] = field(default_factory=list)
+    tasks: list[TaskHandle] = field(default_factory=list)
     task_configs: list[dict[str, str]] = field(default_factory=list)
     topics: set[str] = field(default_factory=set)
     target_state: State = State.RUNNING
@@ -57,18 +47,20 @@ class RunningConnector:
 class Worker:
     def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
                  topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker",
-                 metrics: WorkerMetrics | None = None) -> None:
+                 metrics: WorkerMetrics | None = None, runner: TaskRunner | None = None) -> None:
+        """`runner` runs the tasks; by default each on a thread of this process, built here."""
         self.config = config
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
         self._flusher = OffsetFlusher(offset_store)
-        self._gate_factory = topic_gate_factory
+        self.runner: TaskRunner = runner if runner is not None else ThreadTaskRunner(SourceTaskFactory(
+            config, offset_store, topic_gate_factory, offset_flusher=self._flusher,
+            task_metrics=self.metrics.for_task))
         self._connectors: dict[str, RunningConnector] = {}
         self._lock = threading.RLock()
-        self._timeouts = TaskTimeouts(config.offset_flush_interval_ms / 1000,
-                                      config.offset_flush_timeout_ms / 1000,
-                                      config.topic_creation_timeout_ms / 1000)
+        # how long a stopping task may take: its graceful shutdown, then its final offset flush
+        self._stop_wait_s = config.task_shutdown_graceful_timeout_ms / 1000 + config.offset_flush_timeout_ms / 1000
 
     # -- queries -------------------------------------------------------------------------------
     def connector_names(self) -> list[str]:
@@ -82,11 +74,11 @@ class Worker:
             except KeyError:
                 raise UnknownConnectorError(f"Connector {name} not found") from None
 
-    def status_snapshot(self) -> list[tuple[str, Status, WorkerSourceTask | None]]:
+    def status_snapshot(self) -> list[tuple[str, Status, TaskHandle | None]]:
         """Every connector ("connector NAME") and task ("task NAME-ID") with its live Status (and the task),
         for watching a shutdown: these objects keep being updated after `stop()` lets go of them."""
         with self._lock:
-            out: list[tuple[str, Status, WorkerSourceTask | None]] = []
+            out: list[tuple[str, Status, TaskHandle | None]] = []
             for name, running in sorted(self._connectors.items()):
                 out.append((f"connector {name}", running.status, None))
                 out.extend((f"task {task.name}", task.status, task) for task in running.tasks)
@@ -115,9 +107,10 @@ class Worker:
             running.task_configs = [
                 {**config.props, **task_props} for task_props in connector.task_configs(config.tasks_max)
             ][: config.tasks_max]
-            gate = self._gate_factory(config)
-            running.tasks = [self._make_task(running, i, props, gate)
-                             for i, props in enumerate(running.task_configs)]
+            paused = running.target_state is State.PAUSED
+            for i, props in enumerate(running.task_configs):
+                running.tasks.append(self._start_task(running, TaskSpec(config, i, props, connector.task_class()),
+                                                      paused))
         except Exception as exc:
             running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
             log.error("Connector %s FAILED to start: %s", config.name, exc)
@@ -127,51 +120,16 @@ class Worker:
             return
         self.metrics.connector_startups.succeeded()
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
-        for task in running.tasks:
-            if running.target_state is State.PAUSED:
-                task.pause()
-            task.start()
         log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
 
-    def _converter(self, config: ConnectorConfig, is_key: bool) -> Converter:
-        key = "key.converter" if is_key else "value.converter"
-        worker_props = {**self.config.pass_through, key: getattr(self.config, key.replace(".", "_"))}
-        return resolve_converter(key, config.props, worker_props)
-
-    def _make_task(self, running: RunningConnector, task_id: int, props: dict[str, str],
-                   gate: TopicGate) -> WorkerSourceTask:
-        config = running.config
-        assert running.connector is not None
-        producer_config = {
-            **PRODUCER_DEFAULTS,
-            **self.config.prefixed("producer."),
-            **config.producer_overrides,
-            "bootstrap.servers": self.config.bootstrap_servers,
-            "client.id": f"connector-producer-{config.name}-{task_id}",
-            **client_log_settings(f"Task {config.name}-{task_id} producer"),
-        }
-        common: dict[str, Any] = dict(
-            connector=config.name, task_id=task_id, task=running.connector.task_class()(), props=props,
-            producer_config=producer_config, key_converter=self._converter(config, True),
-            value_converter=self._converter(config, False),
-            topic_gate=gate, timeouts=self._timeouts, on_topics=running.topics.update,
-            error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms,
-            metrics=self.metrics.for_task(config.name, task_id))
-        if self.config.exactly_once_enabled:
-            # WorkerConfig refuses exactly-once without offset.storage.topic, the only transactional store
-            assert isinstance(self.offset_store, KafkaOffsetStore)
-            return ExactlyOnceWorkerSourceTask(
-                transactional_id=transactional_id(self.config.group_id, config.name, task_id),
-                transactions=TransactionSettings.from_props(config.props), offset_store=self.offset_store,
-                **common)
-        return WorkerSourceTask(offset_store=self.offset_store, offset_flusher=self._flusher, **common)
+    def _start_task(self, running: RunningConnector, spec: TaskSpec, paused: bool) -> TaskHandle:
+        return self.runner.start(spec, paused=paused, on_topics=running.topics.update)
 
     def _stop_tasks(self, running: RunningConnector) -> None:
         for task in running.tasks:
             task.stop()
-        grace = self.config.task_shutdown_graceful_timeout_ms / 1000
         for task in running.tasks:
-            if not task.join(grace + self._timeouts.offset_flush_timeout_s):
+            if not task.join(self._stop_wait_s):
                 log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
                           "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
         if running.connector is not None:
@@ -211,12 +169,9 @@ class Worker:
                 raise UnknownConnectorError(f"Task {name}-{task_id} not found")
             old = running.tasks[task_id]
             old.stop()
-            old.join(self.config.task_shutdown_graceful_timeout_ms / 1000 + self._timeouts.offset_flush_timeout_s)
-            task = self._make_task(running, task_id, old.props, self._gate_factory(running.config))
-            running.tasks[task_id] = task
-            if running.target_state is State.PAUSED:
-                task.pause()
-            task.start()
+            old.join(self._stop_wait_s)
+            spec = TaskSpec(running.config, task_id, old.props, running.connector.task_class())
+            running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
 
     def reset_topics(self, name: str) -> None:
         """Forget the connector's active topics; its tasks report each again when they next use it."""

@@ -22,8 +22,8 @@ import pyarrow.compute as pc
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
-from connectworker.runtime.producer_settings import PRODUCER_DEFAULTS
-from connectworker.runtime.source_offsets import newest_indexed
+from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
+from connectworker.runtime.offsets.source_offsets import newest_indexed
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.options import SinkSettings

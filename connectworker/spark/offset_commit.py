@@ -24,8 +24,8 @@ from pyspark.sql.datasource import WriterCommitMessage
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
-from connectworker.runtime.offset_backing_store import OffsetBackingStore
-from connectworker.runtime.source_offsets import newest_indexed
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.source_offsets import newest_indexed
 from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.process_cache import ProcessCache
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
-from connectworker.runtime.kafka_offset_store import PARTITIONS_KEY, REPLICATION_KEY, KafkaOffsetStore
-from connectworker.runtime.offset_backing_store import OffsetBackingStore
-from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.offsets.kafka_store import PARTITIONS_KEY, REPLICATION_KEY, KafkaOffsetStore
 
 FILE_KEY = "offset.storage.file.filename"
 TOPIC_KEY = "offset.storage.topic"

@@ -26,7 +26,7 @@ from pyspark.sql.types import StructType
 
 from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
-from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
 from connectworker.spark.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.drain import DrainSignal
 from connectworker.spark.options import SourceSettings

@@ -29,13 +29,13 @@ from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.worker_config import JSON_CONVERTER
 from connectworker.converters.registry import resolve_converter
 from connectworker.plugins import add_plugin_paths
-from connectworker.runtime.error_tolerance import ToleranceOperator
-from connectworker.runtime.offset_store import partition_key
-from connectworker.runtime.poll_results import check_poll_result
-from connectworker.runtime.record_conversion import ConvertedPoll, RecordSerializer
-from connectworker.runtime.source_offsets import newest_offsets
-from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
-from connectworker.runtime.transform_chain import TransformationChain
+from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.offsets.source_offsets import newest_offsets
+from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
+from connectworker.runtime.tasks.poll_results import check_poll_result
+from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
+from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
 from connectworker.spark.creation_log import collecting
 from connectworker.spark.options import SourceSettings

@@ -23,8 +23,8 @@ The kit uses the worker's own code for what it checks (poll results, storable of
 parser, the topic-creation dry run), so a test sees what the worker would do.
 """
 
-from connectworker.runtime.poll_results import BadPollResultError
-from connectworker.runtime.source_offsets import InvalidSourceOffsetError
+from connectworker.runtime.offsets.source_offsets import InvalidSourceOffsetError
+from connectworker.runtime.tasks.poll_results import BadPollResultError
 from connectworker.testing.context import (
     InMemoryTaskContext,
     Offsets,

@@ -1,6 +1,6 @@
 """A task context for tests: the task's props and committed offsets held in memory.
 
-It is the worker's own context (`connectworker.runtime.task_context`) over a plain mapping of offsets,
+It is the worker's own context (`connectworker.runtime.tasks.task_context`) over a plain mapping of offsets,
 so a task sees in a test exactly what it sees in the worker: `context.configs()` and
 `context.offset_storage_reader.offset(partition)` / `.offsets(partitions)`.
 """
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 
 from connectworker.api.exactly_once import TransactionContext
 from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
-from connectworker.runtime.offset_store import partition_key
-from connectworker.runtime.task_context import TaskOffsetReader, WorkerTaskContext
+from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 
 __all__ = ["InMemoryTaskContext", "Offsets", "RecordedTransactions", "offsets_by_key", "partition_key"]
 

@@ -17,9 +17,9 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
-from connectworker.runtime.poll_results import BadPollResultError, bad_item_message, check_poll_result
-from connectworker.runtime.poll_retry import is_retriable
-from connectworker.runtime.source_offsets import newest_offsets
+from connectworker.runtime.offsets.source_offsets import newest_offsets
+from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
+from connectworker.runtime.tasks.poll_retry import is_retriable
 from connectworker.testing.context import InMemoryTaskContext, Offsets, offsets_by_key, partition_key
 from connectworker.testing.topic_plan import TopicPlan, parse_rules, plan_topics
 from connectworker.topics.creation import NewTopicHook

@@ -1,7 +1,7 @@
 """Making a task's topics ready before it produces to them.
 
 `TopicCreationService` is worker-wide: it owns the Admin client and the known-topic cache that all
-tasks share. It hands each connector a gate (see runtime/topic_gate.py):
+tasks share. It hands each connector a gate (see runtime/topic_creation/gate.py):
 
 - `AutoCreateGate` when the worker's `topic.creation.enable` is false or the connector did not opt
   in: nothing is asked of the broker, its auto-create (or an existing topic) applies.

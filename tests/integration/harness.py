@@ -9,7 +9,7 @@ from pathlib import Path
 
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import Worker
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.offsets.file_store import partition_key
 
 
 def consume_keys(bootstrap: str, topic: str, count: int, timeout: float = 30.0) -> Counter[int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient
 
-from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.offsets.file_store import partition_key
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from connectworker.embedded_broker import free_loopback_port
 from connectworker.runtime.status import State
-from connectworker.runtime.worker_source_task import WorkerSourceTask
+from connectworker.runtime.tasks.source_task import WorkerSourceTask
 from tests.integration.harness import running_worker, wait_committed, wait_until, worker_config
 from tests.integration.numbered_records import assert_none_lost, consume_keys
 from tests.tcp_proxy import ProxiedBroker

@@ -20,9 +20,10 @@ from confluent_kafka.admin import AdminClient
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.exactly_once_task import MAX_FAILED_COMMITS, ExactlyOnceWorkerSourceTask
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.status import State
+from connectworker.runtime.tasks.exactly_once_task import MAX_FAILED_COMMITS, ExactlyOnceWorkerSourceTask
+from connectworker.runtime.tasks.task_factory import SourceTaskFactory
 from connectworker.runtime.worker import Worker
 from tests.broker import Broker
 from tests.integration.counting_source import PARTITION, aborted
@@ -173,14 +174,14 @@ class FailingCommits:
 def failing_commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Each task the worker makes gets a producer whose first N commits fail (N pushed by the test)."""
     failures: list[int] = []
-    make_task = Worker._make_task
+    build = SourceTaskFactory.build
 
-    def patched(self: Worker, *args: Any, **kwargs: Any) -> Any:
-        task = make_task(self, *args, **kwargs)
+    def patched(self: SourceTaskFactory, *args: Any, **kwargs: Any) -> Any:
+        task = build(self, *args, **kwargs)
         task._producer_factory = lambda config: FailingCommits(config, failures[0])  # type: ignore[assignment,return-value]
         return task
 
-    monkeypatch.setattr(Worker, "_make_task", patched)
+    monkeypatch.setattr(SourceTaskFactory, "build", patched)
     yield failures
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient
 
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.integration.numbered_records import assert_none_lost, consume_keys

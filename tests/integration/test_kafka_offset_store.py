@@ -13,10 +13,10 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
 from connectworker.api.errors import ConnectError
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore, record_key
-from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
-from connectworker.runtime.offset_store import OffsetStoreError, partition_key
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime.offsets.file_store import OffsetStoreError, partition_key
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
 from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_until, worker_config
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config

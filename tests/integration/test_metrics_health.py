@@ -8,7 +8,7 @@ from pathlib import Path
 from confluent_kafka import KafkaError
 from prometheus_client.parser import text_string_to_metric_families
 
-from connectworker.runtime.herder import Health
+from connectworker.runtime.herder.herder import Health
 from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.harness import wait_committed, wait_until
@@ -143,7 +143,7 @@ def test_health_is_503_naming_the_task_while_the_cluster_is_unreachable(
 
 
 def test_a_herder_that_has_not_started_its_connectors_is_starting() -> None:
-    from connectworker.runtime.herder import StandaloneHerder
+    from connectworker.runtime.herder.herder import StandaloneHerder
 
     herder = StandaloneHerder.__new__(StandaloneHerder)
     herder._started = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.harness import running_worker, task_state, wait_committed, wait_until, worker_config

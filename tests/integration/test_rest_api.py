@@ -271,7 +271,7 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     assert "topic.pattern" in [k["name"] for k in keys]
     assert api.client.get("/connector-plugins/NoSuch/config").status_code == 404
 
-    logger = "connectworker.runtime.herder"
+    logger = "connectworker.runtime.herder.herder"
     before = logging.getLogger(logger).level
     try:
         changed = api.client.put(f"/admin/loggers/{logger}", json={"level": "DEBUG"})

@@ -14,7 +14,7 @@ import httpx
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.server import RestServer
-from connectworker.runtime.standalone import StandaloneRuntime
+from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.worker import Worker
 from tests.integration.harness import wait_until, worker_config
 from tests.kafka_helpers import consume

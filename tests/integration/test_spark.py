@@ -31,10 +31,10 @@ from connectworker.api.topic_settings import TimeUnit, TopicSettings
 from connectworker.config.loading import load_connector_configs
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
-from connectworker.runtime.offset_backing_store import read_committed
-from connectworker.runtime.offset_store import FileOffsetStore, partition_key
-from connectworker.runtime.plan_context import PlanTaskContext
+from connectworker.runtime.offsets.backing_store import read_committed
+from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from connectworker.spark import register
 from connectworker.spark.engine import SparkEngine
 from connectworker.spark.python_launcher import is_launcher

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore
-from connectworker.runtime.offset_backing_store import read_committed
-from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.offsets.backing_store import read_committed
+from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster

@@ -22,9 +22,9 @@ from pyspark.sql.types import (
 )
 
 from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.runtime.kafka_offset_store import KafkaOffsetStore, record_key
-from connectworker.runtime.offset_backing_store import read_committed
-from connectworker.runtime.offset_store import FileOffsetStore, OffsetStoreError, partition_key
+from connectworker.runtime.offsets.backing_store import read_committed
+from connectworker.runtime.offsets.file_store import FileOffsetStore, OffsetStoreError, partition_key
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
 from connectworker.spark.offset_commit import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from connectworker.runtime.offset_store import partition_key
+from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.harness import running_worker, task_state, wait_committed, wait_until, worker_config

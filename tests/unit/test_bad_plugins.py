@@ -17,9 +17,9 @@ from connectworker.api import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.app import create_app
-from connectworker.runtime.herder import StandaloneHerder
-from connectworker.runtime.offset_store import FileOffsetStore
-from connectworker.runtime.topic_gate import TopicGate
+from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.topic_creation.gate import TopicGate
 from connectworker.runtime.worker import Worker
 from tests.broken_plugins import BROKEN, write_plugin
 

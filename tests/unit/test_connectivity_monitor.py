@@ -10,10 +10,10 @@ import pytest
 from confluent_kafka import KafkaError, Producer
 
 from connectworker.embedded_broker import free_loopback_port
-from connectworker.runtime.connectivity import ConnectivityMonitor
-from connectworker.runtime.kafka_logging import KAFKA_LOGGER, client_log_settings
+from connectworker.runtime.clients.connectivity import ConnectivityMonitor
+from connectworker.runtime.observability.kafka_logging import KAFKA_LOGGER, client_log_settings
 
-MONITOR_LOGGER = "connectworker.runtime.connectivity"
+MONITOR_LOGGER = "connectworker.runtime.clients.connectivity"
 REFUSED = KafkaError(KafkaError._TRANSPORT, "127.0.0.1:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 failed: "
                                             "Connection refused (after 0ms in state CONNECT)")
 ALL_DOWN = KafkaError(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down")

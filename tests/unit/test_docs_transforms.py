@@ -12,7 +12,7 @@ import pytest
 
 from connectworker.api import SourceRecord
 from connectworker.config.transforms import read_transforms
-from connectworker.runtime.transform_chain import TransformationChain
+from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.transforms.registry import PREDICATES, TRANSFORMS, builtin_predicate, builtin_transformation
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "transforms.md"

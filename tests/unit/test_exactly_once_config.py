@@ -15,10 +15,10 @@ from connectworker.config.exactly_once import TransactionBoundary, TransactionSe
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector
 from connectworker.connectors.file_source import FileStreamSourceConnector
-from connectworker.runtime.exactly_once_task import transactional_id
-from connectworker.runtime.java_partitioner import java_partition, murmur2
-from connectworker.runtime.transaction_context import Boundary, WorkerTransactionContext
-from connectworker.runtime.vanished_topics import TaskFailure
+from connectworker.runtime.clients.java_partitioner import java_partition, murmur2
+from connectworker.runtime.tasks.exactly_once_task import transactional_id
+from connectworker.runtime.tasks.transaction_context import Boundary, WorkerTransactionContext
+from connectworker.runtime.topic_creation.vanished_topics import TaskFailure
 
 
 class SilentConnector(DataGenConnector):

@@ -13,12 +13,12 @@ import pytest
 from connectworker.api.errors import ConfigError
 from connectworker.config.loading import load_worker_config
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.kafka_offset_store import BARRIER, parse_record, record_key, record_value
-from connectworker.runtime.offset_backing_store import OffsetBackingStore, read_committed
-from connectworker.runtime.offset_store import FileOffsetStore, partition_key
-from connectworker.runtime.plan_context import PlanTaskContext
-from connectworker.runtime.source_offsets import newest_indexed
-from connectworker.runtime.task_context import TaskOffsetReader
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
+from connectworker.runtime.offsets.kafka_store import BARRIER, parse_record, record_key, record_value
+from connectworker.runtime.offsets.source_offsets import newest_indexed
+from connectworker.runtime.tasks.task_context import TaskOffsetReader
+from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from tests.offset_store_contract import CONTRACT, KA, KB
 
 

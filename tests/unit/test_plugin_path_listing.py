@@ -13,8 +13,8 @@ import pytest
 from connectworker import plugins
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.app import create_app
-from connectworker.runtime.herder import StandaloneHerder
-from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.worker import Worker
 from tests.unit.test_bad_plugins import Client, _no_gate
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from connectworker.config.offsets_path import store_path_for
-from connectworker.runtime.connector_store import (
+from connectworker.runtime.herder.connector_store import (
     ConnectorStore,
     ConnectorStoreError,
     StoredConnector,

@@ -13,8 +13,8 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.task import SourceTask
 from connectworker.connectors.datagen import DataGenTask
 from connectworker.rest.config_infos import validate
-from connectworker.runtime.log_redaction import SecretRedactor
-from connectworker.runtime.secrets import HIDDEN, hide, keep_hidden_values, scrub, secret_keys
+from connectworker.runtime.observability.log_redaction import SecretRedactor
+from connectworker.runtime.observability.secrets import HIDDEN, hide, keep_hidden_values, scrub, secret_keys
 
 TOKEN_CONNECTOR = f"{__name__}.TokenConnector"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from confluent_kafka import KafkaError, Message
 
 from connectworker.api import SourceRecord, SourceRecordBatch
-from connectworker.runtime.offset_store import partition_key
-from connectworker.runtime.submitted_records import RecordAck, SubmittedRecords
+from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.tasks.submitted_records import RecordAck, SubmittedRecords
 
 
 class Owner:

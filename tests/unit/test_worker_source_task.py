@@ -20,10 +20,10 @@ from connectworker.api import RecordMetadata, RetriableError, SourceRecord, Sour
 from connectworker.config.error_handling import ErrorHandling, Tolerance
 from connectworker.config.transforms import TransformsConfig
 from connectworker.converters.string import StringConverter
-from connectworker.runtime.offset_flusher import OffsetFlusher
-from connectworker.runtime.offset_store import FileOffsetStore
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.status import State
-from connectworker.runtime.worker_source_task import TaskTimeouts, WorkerSourceTask
+from connectworker.runtime.tasks.source_task import TaskTimeouts, WorkerSourceTask
 from connectworker.topics.creation import AutoCreateGate
 from tests.integration.harness import wait_until
 from tests.unit.fake_producer import FakeMessage, FakeProducer
@@ -117,7 +117,7 @@ class Harness:
         self.connector = connector
 
     def start(self) -> Harness:
-        self.worker_task.start()
+        threading.Thread(target=self.worker_task.run, daemon=True).start()
         wait_until(lambda: self.worker_task.status.state is not State.UNASSIGNED, 5, "task start")
         return self
 
@@ -167,7 +167,7 @@ def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_its_of
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     errors = ErrorHandling(tolerance=Tolerance.ALL, log_enable=True)
     h = Harness(tmp_path, AckingTask(), value_converter=PickyConverter(), errors=errors).start()
-    with caplog.at_level(logging.ERROR, "connectworker.runtime.error_tolerance"):
+    with caplog.at_level(logging.ERROR, "connectworker.runtime.tasks.error_tolerance"):
         h.task.polls.put([rec(1), rec(2, "bad"), rec(3)])
         h.wait_committed({"n": 3})
     h.stop()
@@ -293,7 +293,7 @@ def test_pausing_commits_what_was_acknowledged_and_resuming_continues(tmp_path: 
 def test_a_retriable_error_from_poll_is_retried_and_loses_nothing(tmp_path: Path,
                                                                   caplog: pytest.LogCaptureFixture) -> None:
     h = Harness(tmp_path, ScriptedTask(), errors=ErrorHandling(retry_delay_max_ms=50)).start()
-    with caplog.at_level(logging.WARNING, "connectworker.runtime.poll_retry"):
+    with caplog.at_level(logging.WARNING, "connectworker.runtime.tasks.poll_retry"):
         h.task.polls.put([rec(1)])
         for _ in range(3):
             h.task.polls.put(RetriableError("source briefly unavailable"))

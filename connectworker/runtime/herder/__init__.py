@@ -1,0 +1,7 @@
+"""Who decides the lifecycle: the standalone herder (create, reconfigure, pause, restart, delete,
+persisted in the connector store), its errors, and `standalone.py`, which assembles a standalone
+worker from its files (broker, offsets, topic creation, worker, herder).
+
+May import everything of runtime below it (worker, tasks, offsets, topic_creation, observability,
+clients), config and topics. The REST API and the CLI drive the herder; nothing here imports them.
+"""

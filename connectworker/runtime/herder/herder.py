@@ -1,0 +1,373 @@
+"""The standalone herder: the connectors' lifecycle (from files, REST or tests), done atomically and persisted.
+
+Named after Kafka's `StandaloneHerder`. It serialises changes (so "create unless it exists" cannot
+race), validates configs and reports every problem at once, keeps `[hidden]` secrets unchanged on
+update, and records each change in the connector store so it survives a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from connectworker.api.errors import ConfigError
+from connectworker.api.topic_policy import CreateTopicPolicy
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.connector_names import connector_name_problem, shown_name
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.herder.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
+from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
+from connectworker.runtime.observability.log_redaction import SecretRedactor
+from connectworker.runtime.observability.metrics import WorkerMetrics
+from connectworker.runtime.observability.secrets import keep_hidden_values, scrub, secret_keys
+from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.status import State
+from connectworker.runtime.topic_creation.drift import drift_report
+from connectworker.runtime.topic_creation.plan import plan_topics
+from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
+from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.creation import CreatedTopic, TopicCreationService
+from connectworker.topics.drift import TopicDrift
+from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
+
+log = logging.getLogger(__name__)
+
+NOT_STOPPED = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be "
+               "done for the specified connector by issuing a 'PUT' request to the "
+               "'/connectors/{name}/stop' endpoint")
+
+
+@dataclass(frozen=True)
+class RestartPlan:
+    """What a restart request restarted (reported as RESTARTING, as Kafka does)."""
+
+    connector: bool
+    tasks: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Health:
+    http_status: int
+    status: str  # "healthy", "starting" or "unhealthy", as Kafka's GET /health
+    message: str
+
+
+class StandaloneHerder:
+    def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
+                 store: ConnectorStore | None = None, redactor: SecretRedactor | None = None,
+                 cluster_id: str | None = None, metrics: WorkerMetrics | None = None,
+                 topics: TopicCreationService | None = None) -> None:
+        self.worker = worker
+        self.metrics = metrics
+        self.topics = topics  # the worker's topic creation: what it created, for the status page and drift
+        self.config = config
+        self.admin = admin
+        self.store = store
+        # Without an installed redactor the logs are not redacted, but REST responses still are.
+        self.redactor = redactor if redactor is not None else SecretRedactor()
+        self._lock = threading.RLock()
+        self._file_digests: dict[str, str] = {}
+        self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
+        self._started = False
+
+    # -- start-up ------------------------------------------------------------------------------
+    def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
+        """Bring the worker in line with the command-line connectors and the connector store.
+
+        Command-line connectors may already be running (the CLI starts them first); those that the
+        store overrides are restarted with the stored config and state, or stopped if deleted.
+        """
+        with self._lock:
+            self._file_digests = {c.name: config_digest(c.props) for c in file_configs}
+            if self.store is None:
+                entries = [StartupEntry(dict(c.props), State.RUNNING, False) for c in file_configs]
+            else:
+                entries = self.store.startup_entries([c.props for c in file_configs])
+            wanted = self._startable(entries)
+            self._set_secrets(e.config for e in wanted.values())
+            for name in self.worker.connector_names():
+                if name not in wanted and name in self._file_digests:
+                    self.worker.remove_connector(name)
+            for name, entry in wanted.items():
+                try:
+                    config = parse_connector_config(entry.config, source=f"connector store entry {name!r}",
+                                                    exactly_once_worker=self.config.exactly_once_enabled)
+                except ConfigError as exc:
+                    log.error("Connector %s from the connector store is not started: %s", name, exc)
+                    continue
+                self._run(config, entry.target_state)
+                if entry.from_store:
+                    log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
+            self._refresh_secrets()
+            self._started = True
+
+    def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
+        """The entries by name, without those whose name is unusable (stored by an older version that
+        did not check names): each is logged and skipped, and left in the store for the operator."""
+        wanted: dict[str, StartupEntry] = {}
+        for entry in entries:
+            name = entry.config.get("name", "")
+            problem = connector_name_problem(name)
+            if problem is not None:
+                where = self.store.path if self.store is not None else "the connector store"
+                log.error("Connector %s from the connector store is not started: %s. Remove its entry from "
+                          "%s to silence this message.", shown_name(name), problem, where)
+                continue
+            wanted[name] = entry
+        return wanted
+
+    def _run(self, config: ConnectorConfig, state: State) -> None:
+        if config.name in self.worker.connector_names():
+            running = self.worker.get(config.name)
+            if running.config.props == config.props and running.target_state is state:
+                return
+            self.worker.remove_connector(config.name)
+        self.worker.start_connector(config, state)
+
+    # -- queries -------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        return self.worker.connector_names()
+
+    def get(self, name: str) -> RunningConnector:
+        return self.worker.get(name)
+
+    def redact(self, text: str) -> str:
+        """`text` (a task's trace, an error message) with every known secret value replaced by `[hidden]`,
+        by the same code that redacts the log lines."""
+        return self.redactor.redact(text)
+
+    def health(self) -> Health:
+        """Kafka's worker health (KIP-1017), from what the worker knows without asking Kafka: starting
+        until the connectors of the files and the store were started, unhealthy while a task's producer
+        cannot reach the cluster."""
+        if not self._started:
+            return Health(503, "starting", "Worker is still starting up.")
+        unreachable = [f"task {task.name}: {note}" for _, _, task in self.worker.status_snapshot()
+                       if task is not None and (note := task.stats().connectivity_note)]
+        if unreachable:
+            return Health(503, "unhealthy", "Kafka cluster unreachable: " + "; ".join(unreachable))
+        return Health(200, "healthy", "Worker has completed startup and is ready to handle requests.")
+
+    def cluster_id(self) -> str | None:
+        if self._cluster_id is None and self.admin is not None:
+            self._cluster_id = self.admin.cluster_id()
+        return self._cluster_id
+
+    def offsets(self, name: str) -> list[tuple[object, object]]:
+        self.worker.get(name)
+        stored = self.worker.offset_store.offsets(name)
+        return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
+
+    def created_topics(self, name: str) -> list[CreatedTopic]:
+        """The topics this worker created for connector `name` since it started, by name."""
+        self.get(name)  # unknown connector: UnknownConnectorError
+        if self.topics is None:
+            return []
+        created = list(self.topics.created_topics.values())
+        return sorted((c for c in created if c.connector == name), key=lambda c: c.name)
+
+    def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
+        """The dry run for `topics`, as `connectworker plan` prints it (illegal names get their verdict)."""
+        config = self.worker.get(name).config
+        honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
+        return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
+                           validate_only=validate_only, broker_honours_validate_only=honours, policy=self.policy)
+
+    def drift(self, name: str, topics: Sequence[str] = ()) -> list[TopicDrift]:
+        """`topics` (by default every topic the connector wrote to or the worker created for it) compared
+        with what the connector's rules would create now."""
+        running = self.get(name)
+        if self.admin is None:
+            raise InvalidRequestError("This worker has no Admin client to describe topics with")
+        names = list(topics) or sorted(running.topics | {c.name for c in self.created_topics(name)})
+        return drift_report(running.config, names, admin=self.admin, policy=self.policy)
+
+    @property
+    def policy(self) -> CreateTopicPolicy | None:
+        """The worker's create-topic policy (`topic.creation.policy.class`), if any."""
+        return self.topics.policy if self.topics is not None else None
+
+    # -- config changes ------------------------------------------------------------------------
+    def create(self, name: str, props: Mapping[str, str],
+               initial_state: State | None = None) -> RunningConnector:
+        with self._lock:
+            if name in self.worker.connector_names():
+                raise ConnectorExistsError(f"Connector {name} already exists")
+            config = self._parse(props)
+            self._refresh_secrets(config.props)  # before its tasks start: they may log a failure at once
+            self.worker.start_connector(config, initial_state or State.RUNNING)
+            self._persist(name)
+            log.info("Connector %s created through the REST API", name)
+            return self.worker.get(name)
+
+    def put_config(self, name: str, props: Mapping[str, str]) -> tuple[RunningConnector, bool]:
+        """Create or replace; returns the connector and whether it was created."""
+        with self._lock:
+            current = self._props_or_none(name)
+            if current is None:
+                return self.create(name, props), True
+            config = self._parse(keep_hidden_values(props, current))
+            self._reconfigure(name, config)
+            log.info("Connector %s reconfigured through the REST API", name)
+            return self.worker.get(name), False
+
+    def patch_config(self, name: str, patch: Mapping[str, str | None]) -> RunningConnector:
+        """Kafka's PATCH: merge `patch` into the config; a null value removes the key."""
+        with self._lock:
+            current = self.worker.get(name).config.props
+            if patch.get("name") is not None and patch["name"] != name:
+                raise InvalidRequestError(f"Connector name configuration ({patch['name']}) doesn't match connector "
+                                 f"name in the URL ({name})")
+            merged = dict(current)
+            for key, value in patch.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            merged["name"] = name
+            config = self._parse(keep_hidden_values(merged, current))
+            self._reconfigure(name, config)
+            log.info("Connector %s reconfigured (PATCH) through the REST API", name)
+            return self.worker.get(name)
+
+    def delete(self, name: str) -> None:
+        with self._lock:
+            self.worker.remove_connector(name)
+            self._persist(name)
+            log.info("Connector %s deleted through the REST API", name)
+
+    def _reconfigure(self, name: str, config: ConnectorConfig) -> None:
+        running = self.worker.get(name)
+        self._refresh_secrets(config.props)  # before the tasks restart with the new values
+        if running.target_state is State.STOPPED:
+            # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
+            # would start it, so replace it in the STOPPED state instead.
+            self.worker.remove_connector(name)
+            self.worker.start_connector(config, State.STOPPED)
+        else:
+            self.worker.restart_connector(name, config)
+        self._persist(name)
+
+    # -- state changes -------------------------------------------------------------------------
+    def pause(self, name: str) -> None:
+        with self._lock:
+            running = self.worker.get(name)
+            if running.target_state is State.STOPPED:
+                # Start the tasks already paused, so no record flows in between.
+                self.worker.remove_connector(name)
+                self.worker.start_connector(running.config, State.PAUSED)
+            else:
+                self.worker.pause_connector(name)
+            self._persist(name)
+
+    def resume(self, name: str) -> None:
+        with self._lock:
+            self.worker.resume_connector(name)
+            self._persist(name)
+
+    def stop(self, name: str) -> None:
+        with self._lock:
+            self.worker.stop_connector(name)
+            self._persist(name)
+
+    def restart(self, name: str, include_tasks: bool, only_failed: bool) -> RestartPlan:
+        """Restart what the flags select. A connector restart here restarts its tasks as well (the
+        worker derives task configs from the connector), and a STOPPED connector stays stopped."""
+        with self._lock:
+            running = self.worker.get(name)
+            if running.target_state is State.STOPPED:
+                return RestartPlan(False, frozenset())
+            connector_failed = running.status.snapshot()[0] is State.FAILED
+            if not only_failed or connector_failed:
+                self.worker.restart_connector(name)
+                return RestartPlan(True, frozenset(t.task_id for t in self.worker.get(name).tasks))
+            tasks = frozenset(t.task_id for t in running.tasks
+                              if include_tasks and t.status.snapshot()[0] is State.FAILED)
+            for task_id in sorted(tasks):
+                self.worker.restart_task(name, task_id)
+            return RestartPlan(False, tasks)
+
+    def restart_task(self, name: str, task_id: int) -> None:
+        with self._lock:
+            self.worker.restart_task(name, task_id)
+
+    def reset_topics(self, name: str) -> None:
+        self.worker.reset_topics(name)
+
+    # -- offsets -------------------------------------------------------------------------------
+    def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, object], object]]) -> None:
+        with self._lock:
+            self._require_stopped(name)
+            store = self.worker.offset_store
+            store.put(name, {partition_key(dict(p)): o for p, o in offsets})  # a None offset removes
+            store.flush()
+
+    def reset_offsets(self, name: str) -> None:
+        with self._lock:
+            self._require_stopped(name)
+            self.worker.offset_store.remove(name)
+            self.worker.offset_store.flush()
+
+    def _require_stopped(self, name: str) -> None:
+        if self.worker.get(name).target_state is not State.STOPPED:
+            raise InvalidRequestError(NOT_STOPPED.format(name=name))
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _props_or_none(self, name: str) -> dict[str, str] | None:
+        try:
+            return self.worker.get(name).config.props
+        except UnknownConnectorError:
+            return None
+
+    def _parse(self, props: Mapping[str, str]) -> ConnectorConfig:
+        name = props.get("name", "")
+        problem = connector_name_problem(name)
+        if problem is None and name != name.strip():
+            # REST uses the name as given; the config's name would be stripped and so not match it.
+            problem = "Connector name must not start or end with whitespace"
+        if problem is not None:
+            raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
+        try:
+            return parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled)
+        except ConfigError as exc:
+            secret = secret_keys(props)
+            problems = [f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
+                        for key, msg in exc.problems.items()]
+            plugin = props.get("connector.class") or "<connector.class>"
+            message = (f"Connector configuration is invalid and contains the following {len(problems)} "
+                       f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
+                       f"at the endpoint `/connector-plugins/{plugin}/config/validate`")
+            raise InvalidRequestError(message) from None
+
+    def _persist(self, name: str) -> None:
+        try:
+            running: RunningConnector | None = self.worker.get(name)
+        except UnknownConnectorError:
+            running = None
+        if self.store is not None:
+            digest = self._file_digests.get(name)
+            if running is not None:
+                entry = StoredConnector(dict(running.config.props), running.target_state, digest)
+                self.store.put(name, entry)
+            elif digest is not None:
+                self.store.put(name, StoredConnector(None, State.RUNNING, digest))  # keep it deleted
+            else:
+                self.store.remove(name)
+        self._refresh_secrets()
+
+    def _refresh_secrets(self, *starting: Mapping[str, str]) -> None:
+        """Redact the secrets of every running connector, and of the configs in `starting`."""
+        configs = list(starting)
+        for name in self.worker.connector_names():
+            try:
+                configs.append(self.worker.get(name).config.props)
+            except UnknownConnectorError:
+                continue
+        self._set_secrets(configs)
+
+    def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
+        if self.redactor is not None:
+            self.redactor.set_secrets(props[key] for props in configs for key in secret_keys(props))

@@ -1,0 +1,149 @@
+"""Assembling a standalone worker from its files: broker (real or embedded), offsets, topic
+creation, and the connectors, all validated before anything starts."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import time
+from collections.abc import Sequence
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.topic_policy import CreateTopicPolicy
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.offsets_path import store_path_for
+from connectworker.config.topic_policy import load_topic_policy
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.clients.cluster_check import check_cluster
+from connectworker.runtime.herder.connector_store import ConnectorStore
+from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.observability.log_redaction import SecretRedactor
+from connectworker.runtime.observability.metrics import WorkerMetrics
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+from connectworker.runtime.topic_creation.gate import connector_gates
+from connectworker.runtime.worker import Worker
+from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.creation import TopicCreationService
+
+log = logging.getLogger(__name__)
+
+
+class StandaloneRuntime:
+    """Everything a standalone worker runs; `start()` then `stop()` (or use as a context manager)."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        self.embedded: EmbeddedBroker | None = None
+        self.worker: Worker | None = None
+        self.admin: TopicAdmin | None = None
+        self.topics: TopicCreationService | None = None
+        self.metrics = WorkerMetrics()  # watches the worker once it exists
+        self.policy: CreateTopicPolicy | None = None  # topic.creation.policy.class, built by start()
+        self.cluster_id: str | None = None  # known once start() checked that the cluster answers
+        self.herder: StandaloneHerder | None = None
+        self._redactor: SecretRedactor | None = None
+
+    def start(self) -> StandaloneRuntime:
+        self.policy = load_topic_policy(self.config)  # a policy that cannot be used stops us first
+        store: OffsetBackingStore | None = None
+        if not self.config.offset_storage_topic:
+            assert self.config.offset_storage_file_filename is not None
+            store = FileOffsetStore(self.config.offset_storage_file_filename)  # a corrupt file stops us here
+        if self.config.uses_embedded_broker:
+            self.embedded = EmbeddedBroker().start()
+            self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
+            log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
+                     self.config.bootstrap_servers)
+        try:  # no connector starts against a cluster that does not answer
+            self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.prefixed("admin."),
+                                            self.config.bootstrap_timeout_ms)
+        except ConnectError:
+            self.stop()
+            raise
+        log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",
+                 self.config.bootstrap_servers)
+        self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.prefixed("admin."),
+                                      request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
+        self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable, policy=self.policy,
+                                           timeout_s=self.config.topic_creation_timeout_ms / 1000)
+        if store is None:
+            try:
+                store = self._open_offsets_topic()
+            except ConnectError:
+                self.stop()
+                raise
+        self.worker = Worker(self.config, store, connector_gates(self.topics), metrics=self.metrics)
+        self.metrics.watch(self.worker.status_snapshot, self.topics)
+        return self
+
+    def _open_offsets_topic(self) -> KafkaOffsetStore:
+        """`offset.storage.topic`: created if missing (compacted), and read to its end now (with exactly-once,
+        by each task once it fenced its predecessor), so that a topic the worker cannot use stops start-up,
+        and every task starts from the committed offsets."""
+        assert self.config.offset_storage_topic is not None
+        kafka = {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
+        store = KafkaOffsetStore(self.config.offset_storage_topic, kafka,
+                                 partitions=self.config.offset_storage_partitions,
+                                 replication_factor=self.config.offset_storage_replication_factor,
+                                 timeout_s=self.config.bootstrap_timeout_ms / 1000,
+                                 flush_timeout_s=self.config.offset_flush_timeout_ms / 1000)
+        started = time.monotonic()
+        try:
+            if self.config.exactly_once_enabled:
+                # Each task reads it once it has fenced its earlier instance, whose open transaction
+                # would hold up a read_committed read now.
+                store.ensure()
+                log.info("Offsets are kept in %s, written in each task's transactions "
+                         "(exactly.once.source.support=enabled)", store.describe())
+                return store
+            store.refresh()
+        except ConnectError:
+            store.close()
+            raise
+        log.info("Offsets are kept in %s: read %d offset record(s) of %d connector(s) in %.2fs",
+                 store.describe(), store.records_read, len(store.connectors()), time.monotonic() - started)
+        return store
+
+    def start_herder(self, connectors: Sequence[ConnectorConfig] = ()) -> StandaloneHerder:
+        """Run `connectors` (from the command line) and those saved through the REST API, reconciled
+        (docs/rest.md), under a herder that every front door shares; secrets are redacted in the log
+        from now on."""
+        assert self.worker is not None and self.config.offset_storage_file_filename is not None
+        store = ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
+        self._redactor = SecretRedactor()
+        self._redactor.install()
+        self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
+                                       redactor=self._redactor, cluster_id=self.cluster_id,
+                                       metrics=self.metrics, topics=self.topics)
+        self.herder.start(connectors)
+        return self.herder
+
+    def stop(self) -> None:
+        self.herder = None
+        if self.worker is not None:
+            self.worker.stop()
+        if self.policy is not None:
+            try:
+                self.policy.close()
+            except Exception as exc:
+                log.error("The create-topic policy (topic.creation.policy.class) raised from close(): %s", exc)
+            self.policy = None
+        # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection. Other
+        # holders (the REST app's dependency closures) form cycles: collect them now, not at exit.
+        self.worker = self.topics = self.admin = None
+        if self.embedded is not None:
+            gc.collect()
+            self.embedded.stop()
+        if self._redactor is not None:  # after the last shutdown line was logged
+            self._redactor.uninstall()
+            self._redactor = None
+
+    def __enter__(self) -> StandaloneRuntime:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,67 @@
+"""The seam between the worker and the place its tasks run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from connectworker.runtime.status import Status
+from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.runtime.tasks.task_stats import TaskStats
+
+
+class TaskHandle(Protocol):
+    """One running task, as the worker, the REST API and the metrics see it."""
+
+    @property
+    def connector(self) -> str: ...
+
+    @property
+    def task_id(self) -> int: ...
+
+    @property
+    def name(self) -> str:
+        """`<connector>-<task id>`."""
+        ...
+
+    @property
+    def props(self) -> dict[str, str]:
+        """The task's config."""
+        ...
+
+    @property
+    def status(self) -> Status:
+        """Its live state and trace (updated where the task runs)."""
+        ...
+
+    @property
+    def transactional_id(self) -> str | None: ...
+
+    def pause(self) -> None:
+        """Stop polling; records in flight are still delivered and committed."""
+        ...
+
+    def resume(self) -> None: ...
+
+    def stop(self) -> None:
+        """Ask the task to stop; returns at once (`join` waits for its final commit)."""
+        ...
+
+    def join(self, timeout: float | None) -> bool:
+        """Wait up to `timeout` seconds for the task to end; False if it has not."""
+        ...
+
+    def forget_reported_topics(self) -> None:
+        """Report every topic again on its next use."""
+        ...
+
+    def stats(self) -> TaskStats: ...
+
+
+class TaskRunner(Protocol):
+    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> TaskHandle:
+        """Start running `spec`'s task (polling only once resumed when `paused`) and return at once.
+
+        `on_topics` is called with the topics the task writes to as it meets them. Raises when the task
+        cannot even be built (e.g. its converter's config is wrong)."""
+        ...

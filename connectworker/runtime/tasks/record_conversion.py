@@ -1,0 +1,115 @@
+"""Turning one poll's records into the bytes the producer sends, before any of them is sent.
+
+Every record of a poll is converted first; only then is anything handed to the producer, so a record
+that cannot be converted never leaves a half-sent poll behind whose offsets might be committed.
+
+The common case runs as two list comprehensions (keys, values), with `str` values encoded inline for
+converters that declare a `str_encoding`. Only when one of them raises does the slow path run: record
+by record, through the task's `ToleranceOperator` (retry `RetriableError`, then skip or fail). The
+record that made the fast path fail is thus converted once more before `errors.retry.timeout` counts:
+harmless for errors that repeat, one immediate extra attempt for a retriable one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from connectworker.api.record import SourceRecord, SourceRecordBatch
+from connectworker.converters.base import Converter
+from connectworker.runtime.tasks.error_tolerance import Skipped, ToleranceOperator
+
+
+@dataclass(slots=True)
+class ConvertedPoll:
+    """The converted form of a poll, index-aligned: `topics[i]`, `keys[i]`, `values[i]` (and
+    `records[i]` for a list poll). Records skipped under `errors.tolerance=all` are in `dropped`."""
+
+    topics: Sequence[str]
+    keys: list[bytes | None]
+    values: list[bytes | None]
+    records: Sequence[SourceRecord] | None
+    dropped: list[SourceRecord] = field(default_factory=list)
+    polled: int = 0
+    """How many records the task returned (sent and dropped alike)."""
+    kept: list[int] | None = None
+    """For each converted record, its index in the poll; None when nothing was dropped."""
+
+    def polled_index(self, index: int) -> int:
+        """The position in the poll of converted record `index`."""
+        return index if self.kept is None else self.kept[index]
+
+
+class RecordSerializer:
+    """A task's key and value converters, applied to whole polls."""
+
+    def __init__(self, key_converter: Converter, value_converter: Converter, tolerance: ToleranceOperator) -> None:
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self._tolerance = tolerance
+
+    def convert_records(self, records: Sequence[SourceRecord]) -> ConvertedPoll:
+        kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
+        kenc, venc = self.key_converter.str_encoding, self.value_converter.str_encoding
+        try:
+            if kenc:
+                keys = [k.encode(kenc) if type(k := r.key) is str else kconv(r.topic, r.key_schema, k)
+                        for r in records]
+            else:
+                keys = [kconv(r.topic, r.key_schema, r.key) for r in records]
+            if venc:
+                values = [v.encode(venc) if type(v := r.value) is str else vconv(r.topic, r.value_schema, v)
+                          for r in records]
+            else:
+                values = [vconv(r.topic, r.value_schema, r.value) for r in records]
+        except Exception:  # some record cannot be converted: find it, and retry, skip or fail it
+            return self._convert_one_by_one(records, None)
+        return ConvertedPoll([r.topic for r in records], keys, values, records, polled=len(records))
+
+    def convert_batch(self, batch: SourceRecordBatch) -> ConvertedPoll:
+        """The columnar form: no record objects, one key schema and one value schema for all."""
+        kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
+        kenc, venc = self.key_converter.str_encoding, self.value_converter.str_encoding
+        ks, vs = batch.key_schema, batch.value_schema
+        topics = batch.topics
+        try:  # the columns' lengths were checked when the batch was built
+            if kenc:
+                keys = [k.encode(kenc) if type(k) is str else kconv(t, ks, k)
+                        for t, k in zip(topics, batch.keys, strict=True)]
+            else:
+                keys = [kconv(t, ks, k) for t, k in zip(topics, batch.keys, strict=True)]
+            if venc:
+                values = [v.encode(venc) if type(v) is str else vconv(t, vs, v)
+                          for t, v in zip(topics, batch.values, strict=True)]
+            else:
+                values = [vconv(t, vs, v) for t, v in zip(topics, batch.values, strict=True)]
+        except Exception:
+            return self._convert_one_by_one(batch, batch)
+        return ConvertedPoll(topics, keys, values, None, polled=len(batch))
+
+    def _convert_one_by_one(self, records: Sequence[SourceRecord], batch: SourceRecordBatch | None) -> ConvertedPoll:
+        kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
+        run = self._tolerance.run
+        out = ConvertedPoll([], [], [], None if batch is not None else [], polled=len(records))
+        topics: list[str] = []
+        kept: list[SourceRecord] = []
+        out.kept = []
+        for index, record in enumerate(records):  # a SourceRecordBatch builds each record on access
+            key = run("key converter", partial(kconv, record.topic, record.key_schema, record.key), record)
+            if isinstance(key, Skipped):
+                out.dropped.append(record)
+                continue
+            value = run("value converter", partial(vconv, record.topic, record.value_schema, record.value), record)
+            if isinstance(value, Skipped):
+                out.dropped.append(record)
+                continue
+            topics.append(record.topic)
+            out.kept.append(index)
+            out.keys.append(key)
+            out.values.append(value)
+            kept.append(record)
+        out.topics = topics
+        if batch is None:
+            out.records = kept
+        return out

@@ -1,0 +1,289 @@
+"""The send half of a source task: one poll's records through the transforms, the converters and the
+topic gate to the producer, and what comes back from it (failures, and acks for tasks that override
+`commit_record`).
+
+Nothing of a poll reaches the producer before every record is converted and its offsets are known to
+be storable; when the producer refuses a record, the poll's in-flight batch shrinks to the records
+before it, so no offset is ever committed for a record that was not sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
+
+from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
+from connectworker.api.task import SourceTask
+from connectworker.config.error_handling import ErrorHandling
+from connectworker.runtime.clients.connectivity import ConnectivityMonitor
+from connectworker.runtime.offsets.source_offsets import InvalidSourceOffsetError, newest_offsets
+from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
+from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
+from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
+from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.tasks.send_failures import send_failure_message
+from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
+from connectworker.runtime.tasks.task_metrics import TaskMetrics
+from connectworker.runtime.tasks.transform_chain import TransformationChain
+from connectworker.runtime.topic_creation.gate import TopicGate
+from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
+from connectworker.topics.admin import MISSING_CODES
+
+log = logging.getLogger(__name__)
+
+QUEUE_FULL_WAIT_S = 0.002
+"""How long a task waits when the producer's local queue is full. Short, because without per-record
+delivery reports nothing wakes the wait early when room is made: a 50 ms wait left the broker idle
+for a third of a bulk run."""
+
+
+def _byte_count(chunks: list[bytes | None]) -> int:
+    """Bytes in `chunks`, None counting 0; in C loops: this runs for every record produced."""
+    return sum(map(len, filter(None, chunks)))
+
+
+def _plain(records: Sequence[SourceRecord]) -> bool:
+    """No record sets a partition, a timestamp or headers (the common case)."""
+    for record in records:
+        if record.partition is not None or record.timestamp is not None or record.headers:
+            return False
+    return True
+
+
+class RecordSending:
+    """Mixin of `WorkerSourceTask`: the state it uses is set up by the task's constructor."""
+
+    name: str
+    task: SourceTask
+    connectivity: ConnectivityMonitor
+    tolerance: ToleranceOperator
+    metrics: TaskMetrics
+    produced: int
+    polled: int
+    bytes_out: int
+    _wants_acks: bool
+    _gate: TopicGate
+    _on_topics: Callable[[set[str]], None] | None
+    _errors: ErrorHandling
+    _chain: TransformationChain | None
+    _poll_origin: tuple[Sequence[SourceRecord] | SourceRecordBatch, list[int]] | None
+    _serializer: RecordSerializer
+    _submitted: SubmittedRecords
+    _ready_topics: set[str]
+    _vanished: VanishedTopics
+    _pump: DeliveryReportPump | None
+    _failure: str | None
+    _forget_topics: threading.Event
+    _poll_seconds: float
+
+    def _before_produce(self, producer: Producer, topics: Collection[str]) -> None:
+        """Hook: runs once per poll, after its topics are ready and before its first record is produced."""
+
+    def _ensure_topics(self, topics: set[str]) -> None:
+        new = topics - self._ready_topics
+        self._gate.ensure(new, self.task.settings_for_new_topic, self.name)
+        self._ready_topics |= new
+        if self._on_topics is not None:
+            self._on_topics(new)
+
+    def forget_reported_topics(self) -> None:
+        """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
+        self._forget_topics.set()
+
+    def _send(self, producer: Producer, result: object) -> None:
+        """Check, convert and produce one poll. Nothing of it reaches the producer before every record
+        is converted and its offsets are known to be storable; if the producer refuses a record, the
+        poll's batch shrinks to the records before it, so no offset is committed for an unsent record."""
+        if self._forget_topics.is_set():
+            self._forget_topics.clear()
+            self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
+        polled = check_poll_result(result, self.name)
+        self.polled += len(polled)
+        self.metrics.polled(self._poll_seconds, len(polled))
+        try:
+            offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
+            sent = self._transformed(polled)
+            columns = sent if isinstance(sent, SourceRecordBatch) else None
+            converted = (self._serializer.convert_batch(columns) if columns is not None
+                         else self._serializer.convert_records(sent))
+        except InvalidSourceOffsetError as exc:
+            raise TaskFailure(f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
+                              f"Nothing of this poll was sent.") from None
+        except AttributeError:
+            raise BadPollResultError(bad_item_message(polled, self.name)) from None
+        for record in converted.dropped:  # skipped under errors.tolerance=all: done, as Kafka does
+            self._record_done(record)
+        topics = set(converted.topics)
+        if not topics <= self._ready_topics:
+            self._ensure_topics(topics)
+        self._before_produce(producer, topics)
+        batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
+        if not self._wants_acks and (converted.records is None or _plain(converted.records)):
+            self._send_columns(producer, converted, sent, batch)
+        else:
+            self._send_records(producer, converted, sent, batch)
+        self.produced += len(converted.topics)
+        self.bytes_out += _byte_count(converted.keys) + _byte_count(converted.values)
+
+    def _transformed(self, polled: Sequence[SourceRecord] | SourceRecordBatch
+                     ) -> Sequence[SourceRecord] | SourceRecordBatch:
+        """The poll after the connector's transforms (as polled without any); remembers which polled
+        record each one came from, for `_unsent_from`."""
+        self._poll_origin = None
+        if self._chain is None:
+            return polled
+        transformed = self._chain.apply_poll(polled, self.tolerance)
+        for record in transformed.dropped:  # filtered, or skipped under errors.tolerance=all: done
+            self._record_done(record)
+        self._poll_origin = (polled, transformed.origin)
+        return transformed.records
+
+    def _send_records(self, producer: Producer, converted: ConvertedPoll,
+                      polled: Sequence[SourceRecord], batch: InFlightBatch) -> None:
+        produce = producer.produce
+        per_record = self._wants_acks
+        records = converted.records if converted.records is not None else polled
+        for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
+            callback = RecordAck(batch, self._as_polled(i, converted, record)) if per_record else None
+            if callback is None and record.partition is None and record.timestamp is None and not record.headers:
+                try:
+                    produce(record.topic, value, key)  # the common case: positional arguments only, fastest
+                    continue
+                except (BufferError, KafkaException):
+                    pass  # a full queue or a vanished topic: the patient path below waits it out
+            try:
+                self._produce_patiently(producer, record.topic, value, key, record.partition, callback,
+                                        record.timestamp, record.headers)
+            except BaseException as exc:
+                self._unsent_from(i, exc, polled, converted, batch)
+
+    def _send_columns(self, producer: Producer, converted: ConvertedPoll,
+                      polled: Sequence[SourceRecord] | SourceRecordBatch, batch: InFlightBatch) -> None:
+        """The fast path, for records without a fixed partition, timestamp or headers and without
+        per-record delivery reports: topic, value and key are all that is produced."""
+        produce = producer.produce
+        for i, (topic, key, value) in enumerate(zip(converted.topics, converted.keys, converted.values,
+                                                     strict=True)):
+            try:
+                produce(topic, value, key)
+                continue
+            except (BufferError, KafkaException):
+                pass  # a full queue or a vanished topic: the patient path below waits it out
+            try:
+                self._produce_patiently(producer, topic, value, key, None, None, None, None)
+            except BaseException as exc:
+                self._unsent_from(i, exc, polled, converted, batch)
+
+    def _as_polled(self, index: int, converted: ConvertedPoll, record: SourceRecord) -> SourceRecord:
+        """The record as the task returned it, for `commit_record` (Kafka passes the record before its
+        transforms): converted record `index` is `record` after the chain."""
+        if self._poll_origin is None:
+            return record
+        polled, origin = self._poll_origin
+        return polled[origin[converted.polled_index(index)]]
+
+    def _unsent_from(self, index: int, exc: BaseException, polled: Sequence[SourceRecord],
+                     converted: ConvertedPoll, batch: InFlightBatch) -> None:
+        """Record `index` of `converted` (and every later one) never reached the producer: shrink the
+        batch to the records before it, then fail the task saying which record and why."""
+        first_unsent = converted.polled_index(index)
+        record = polled[first_unsent]
+        if self._poll_origin is not None:  # count in the poll as the task returned it
+            polled, origin = self._poll_origin
+            first_unsent = origin[first_unsent]
+        try:
+            offsets = newest_offsets(polled[:first_unsent]) if first_unsent else {}
+        except InvalidSourceOffsetError:
+            offsets = {}  # an earlier, unchecked offset of this poll is bad: commit none of the poll
+        assert self._pump is not None
+        with self._pump.holding_reports():
+            self._submitted.shrink(batch, offsets, index)
+        self.produced += index
+        if isinstance(exc, TaskFailure | KeyboardInterrupt | SystemExit):
+            raise exc
+        raise TaskFailure(send_failure_message(self.name, record, converted.values[index], exc)) from exc
+
+    def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
+                           partition: int | None, callback: RecordAck | None, timestamp: int | None,
+                           headers: Any) -> None:
+        """Produce one record, waiting out a full local queue or a topic that is being re-created."""
+        while True:
+            try:
+                producer.produce(topic, value, key, -1 if partition is None else partition,
+                                 on_delivery=callback, timestamp=timestamp or 0, headers=headers or None)
+                return
+            except BufferError:
+                # The local queue is full: serve delivery reports until there is room again.
+                assert self._pump is not None
+                self._pump.serve(QUEUE_FULL_WAIT_S)
+            except KafkaException as exc:
+                err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+                if err is None or err.code() not in MISSING_CODES:
+                    raise
+                # librdkafka already knows the topic is gone (deleted at run time)
+                self._recover_topic(producer, topic)
+            if self._failure is not None:
+                raise TaskFailure(self._failure)
+
+    def _recover_topic(self, producer: Producer, topic: str) -> None:
+        """Make a topic that vanished at run time ready again, within topic.creation.timeout.ms."""
+        self._vanished.check(topic)
+        if topic in self._ready_topics:
+            log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again", topic)
+            self._gate.forget(topic)
+            self._ready_topics.discard(topic)
+            self._ensure_topics({topic})
+        # The producer caches "unknown topic" for a while: refresh its view of the topic.
+        producer.list_topics(topic, timeout=5)
+        time.sleep(0.05)
+
+    def _send_again(self, producer: Producer) -> None:
+        """Re-send records that failed while their topic was being re-created."""
+        while self._vanished.resend:
+            callback, msg, topic_unknown = self._vanished.resend.popleft()
+            topic = msg.topic()
+            assert topic is not None  # a produced message always names its topic
+            if topic_unknown:
+                self._recover_topic(producer, topic)
+            ts_type, ts = msg.timestamp()
+            self._produce_patiently(producer, topic, msg.value(), msg.key(), None, callback,
+                                    ts if ts_type else None, msg.headers())
+
+    # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
+    def _on_error(self, err: KafkaError | None, msg: Message) -> None:
+        """The producer-wide delivery report, for failures only (tasks without `commit_record`)."""
+        if err is not None:
+            self.on_failure(None, err, msg)
+
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
+        if self._vanished.retry_later(callback, err, msg):
+            return
+        topic = msg.topic()
+        if self._errors.tolerates_all:  # Kafka (KIP-779): skip it, and count it as done
+            self.tolerance.failed("producing", KafkaException(err), f"topic {topic!r}, partition {msg.partition()}")
+            if callback is not None:
+                callback.batch.remaining -= 1
+                self._record_done(callback.record)
+            return
+        if self._failure is None:
+            self._failure = (f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
+                             f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
+                             f"are not committed, so the record will be re-sent after a restart.")
+
+    def _record_done(self, record: SourceRecord) -> None:
+        """A record that will never reach Kafka but counts as handled (skipped under errors.tolerance=all)."""
+        if self._wants_acks:
+            self.task.commit_record(record, None)
+
+    def on_ack(self, record: SourceRecord, msg: Message) -> None:
+        self.connectivity.healthy()
+        topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
+        assert topic is not None and partition is not None and offset is not None  # set once delivered
+        ts_type, ts = msg.timestamp()
+        metadata = RecordMetadata(topic, partition, offset, ts if ts_type else None)
+        self.task.commit_record(record, metadata)

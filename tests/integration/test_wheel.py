@@ -1,0 +1,66 @@
+"""The wheel `pip wheel .` builds: no setuptools warning, and once installed into a fresh virtualenv it
+serves the status page (its templates ship inside the package)."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import httpx
+
+from tests.broker import Broker
+from tests.integration.test_cli_signals import Cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fresh_venv(
+        broker: Broker, tmp_path: Path) -> None:
+    source = tmp_path / "source"  # a copy, so the build leaves nothing in the repository
+    for part in ("connectworker", "connectors"):
+        shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / part, source / part)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "dist"),
+                            str(source)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert "Warning" not in built.stdout + built.stderr, built.stdout + built.stderr
+    wheel = next((tmp_path / "dist").glob("connectworker-*.whl"))
+    assert "connectworker/rest/templates/status.html" in zipfile.ZipFile(wheel).namelist()
+
+    # A fresh venv holding only the wheel; the dependencies come from this interpreter's site-packages
+    # through a .pth line (which adds the folder but runs none of its .pth hooks, so the editable
+    # install of the repository stays out of sight).
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+                   check=True, timeout=120)
+    fresh_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                     capture_output=True, text=True, check=True).stdout.strip())
+    (fresh_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    where = subprocess.run([str(python), "-c", "import connectworker; print(connectworker.__file__)"],
+                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+    assert where.startswith(str(fresh_site)), where
+
+    worker = tmp_path / "worker.properties"
+    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
+                      f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+                      "listeners=http://127.0.0.1:0\n")
+    cli = Cli(subprocess.Popen([str(python), "-m", "connectworker.cli", "standalone", str(worker)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path))
+    try:
+        url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
+        page = httpx.get(f"{url}/ui", timeout=30)
+        assert page.status_code == 200
+        assert "<html" in page.text and "Connectors" in page.text
+        cli.proc.send_signal(signal.SIGTERM)
+        assert cli.exit_status(timeout=30) == 0, cli.stderr
+    finally:
+        if cli.proc.poll() is None:
+            cli.proc.kill()

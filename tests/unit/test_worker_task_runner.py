@@ -1,0 +1,238 @@
+"""The Worker over a fake task runner: the seam carries the whole lifecycle (start, pause, resume,
+restart, reconfigure, stop, failure) without a thread or a broker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connectworker.api.config_def import ConfigDef
+from connectworker.api.connector import SourceConnector
+from connectworker.api.record import SourceRecord
+from connectworker.api.task import SourceTask
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.status import State, Status
+from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.runtime.tasks.task_stats import TaskStats
+from connectworker.runtime.worker import Worker
+
+
+class SplitTask(SourceTask):
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: dict[str, str]) -> None:
+        pass
+
+    def poll(self) -> list[SourceRecord] | None:
+        return None
+
+    def stop(self) -> None:
+        pass
+
+
+class SplitConnector(SourceConnector):
+    """One task per `tasks.max`, each told its share."""
+
+    def version(self) -> str:
+        return "1"
+
+    def config_def(self) -> ConfigDef:
+        return ConfigDef()
+
+    def start(self, props: dict[str, str]) -> None:
+        self.props = props
+
+    def task_class(self) -> type[SourceTask]:
+        return SplitTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{"share": f"{i}/{max_tasks}"} for i in range(max_tasks)]
+
+    def stop(self) -> None:
+        pass
+
+
+class FakeTask:
+    """A task handle whose life the test drives: nothing runs."""
+
+    transactional_id = None
+
+    def __init__(self, spec: TaskSpec, paused: bool) -> None:
+        self.spec = spec
+        self.connector, self.task_id, self.name, self.props = spec.connector, spec.task_id, spec.name, spec.props
+        self.status = Status()
+        self.status.set(State.PAUSED if paused else State.RUNNING)
+        self.stopped = False
+        self.reported_again = False
+
+    def pause(self) -> None:
+        if self.status.state is State.RUNNING:
+            self.status.set(State.PAUSED)
+
+    def resume(self) -> None:
+        if self.status.state is State.PAUSED:
+            self.status.set(State.RUNNING)
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.status.state is not State.FAILED:
+            self.status.set(State.STOPPED)
+
+    def join(self, timeout: float | None) -> bool:
+        return self.stopped
+
+    def forget_reported_topics(self) -> None:
+        self.reported_again = True
+
+    def stats(self) -> TaskStats:
+        return TaskStats(produced=10, committed_records=7)
+
+    def fail(self, message: str) -> None:
+        self.status.set(State.FAILED, message)
+
+
+class FakeRunner:
+    def __init__(self) -> None:
+        self.started: list[FakeTask] = []
+        self.refuse: Callable[[TaskSpec], Exception | None] = lambda spec: None
+
+    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> FakeTask:
+        refusal = self.refuse(spec)
+        if refusal is not None:
+            raise refusal
+        task = FakeTask(spec, paused)
+        on_topics({f"topic-of-{spec.name}"})
+        self.started.append(task)
+        return task
+
+
+def connector(tasks_max: int = 2, name: str = "split") -> ConnectorConfig:
+    return parse_connector_config({"name": name, "connector.class": f"{__name__}.SplitConnector",
+                                   "tasks.max": str(tasks_max)}, source="test")
+
+
+@pytest.fixture
+def runner() -> FakeRunner:
+    return FakeRunner()
+
+
+@pytest.fixture
+def worker(tmp_path: Path, runner: FakeRunner) -> Iterator[Worker]:
+    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json")})
+
+    def no_gate(_: ConnectorConfig) -> Any:
+        raise AssertionError("the fake runner builds no task, so no topic gate")
+
+    w = Worker(config, FileOffsetStore(tmp_path / "offsets.json"), no_gate, runner=runner)
+    yield w
+    w.stop()
+
+
+def states(worker: Worker) -> dict[str, State]:
+    return {label: status.state for label, status, _ in worker.status_snapshot()}
+
+
+def test_starting_a_connector_hands_the_runner_one_spec_per_task(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector(tasks_max=3))
+    assert [(t.spec.task_id, t.props["share"], t.spec.task_class) for t in runner.started] == [
+        (0, "0/3", SplitTask), (1, "1/3", SplitTask), (2, "2/3", SplitTask)]
+    assert runner.started[0].props["name"] == "split"  # the connector's props under the task's own
+    assert states(worker) == {"connector split": State.RUNNING, "task split-0": State.RUNNING,
+                              "task split-1": State.RUNNING, "task split-2": State.RUNNING}
+    assert worker.get("split").topics == {"topic-of-split-0", "topic-of-split-1", "topic-of-split-2"}
+
+
+def test_a_connector_created_paused_starts_its_tasks_paused(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector(), initial_state=State.PAUSED)
+    assert set(states(worker).values()) == {State.PAUSED}
+
+
+def test_pause_and_resume_reach_every_task(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    worker.pause_connector("split")
+    assert set(states(worker).values()) == {State.PAUSED}
+    worker.resume_connector("split")
+    assert set(states(worker).values()) == {State.RUNNING}
+    assert len(runner.started) == 2  # nothing restarted
+
+
+def test_restarting_one_task_stops_it_and_starts_the_same_spec_again(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    first, second = runner.started
+    worker.restart_task("split", 1)
+    assert second.stopped and not first.stopped
+    again = runner.started[-1]
+    assert (again.spec.task_id, again.props) == (1, second.props)
+    assert worker.get("split").tasks == [first, again]
+
+
+def test_a_paused_connectors_restarted_task_stays_paused(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    worker.pause_connector("split")
+    worker.restart_task("split", 0)
+    assert runner.started[-1].status.state is State.PAUSED
+
+
+def test_reconfiguring_stops_every_task_and_starts_the_new_set(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector(tasks_max=2))
+    old = list(runner.started)
+    worker.restart_connector("split", connector(tasks_max=3))
+    assert all(task.stopped for task in old)
+    assert [t.props["share"] for t in worker.get("split").tasks] == ["0/3", "1/3", "2/3"]
+
+
+def test_a_failed_task_shows_failed_and_a_restart_runs_it_again(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    runner.started[0].fail("poll() raised ValueError: boom")
+    assert states(worker)["task split-0"] is State.FAILED
+    assert worker.get("split").tasks[0].status.snapshot()[1] == "poll() raised ValueError: boom"
+    worker.restart_task("split", 0)
+    assert states(worker)["task split-0"] is State.RUNNING
+
+
+def test_a_task_the_runner_cannot_start_fails_the_connector_and_stops_the_others(
+        worker: Worker, runner: FakeRunner) -> None:
+    runner.refuse = lambda spec: ValueError("value.converter: no such class") if spec.task_id == 1 else None
+    worker.start_connector(connector())
+    state, trace = worker.get("split").status.snapshot()
+    assert state is State.FAILED and trace is not None and "value.converter: no such class" in trace
+    assert runner.started[0].stopped
+    assert worker.get("split").tasks == []
+
+
+def test_stopping_a_connector_stops_its_tasks_and_resume_starts_them_again(
+        worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    old = list(runner.started)
+    worker.stop_connector("split")
+    assert all(task.stopped for task in old)
+    assert states(worker) == {"connector split": State.STOPPED}
+    worker.resume_connector("split")
+    assert len(runner.started) == 4 and set(states(worker).values()) == {State.RUNNING}
+
+
+def test_reset_topics_reaches_every_task(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    worker.reset_topics("split")
+    assert worker.get("split").topics == set()
+    assert all(task.reported_again for task in runner.started)
+
+
+def test_removing_a_connector_stops_its_tasks_and_forgets_it(worker: Worker, runner: FakeRunner) -> None:
+    worker.start_connector(connector())
+    worker.remove_connector("split")
+    assert all(task.stopped for task in runner.started)
+    assert worker.connector_names() == []
+
+
+def test_the_metrics_read_each_tasks_stats_through_its_handle(worker: Worker, runner: FakeRunner) -> None:
+    worker.metrics.watch(worker.status_snapshot, None)
+    worker.start_connector(connector(tasks_max=1))
+    text = worker.metrics.exposition().decode()
+    assert 'source_record_active_count{connector="split",task="0"} 3.0' in text
