@@ -79,6 +79,7 @@ class ShutdownProgress:
 
 def cmd_standalone(args: argparse.Namespace) -> int:
     from connectworker.config.loading import load_connector_configs, load_worker_config
+    from connectworker.config.task_limits import check_task_limits
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
     from connectworker.runtime.herder.standalone import StandaloneRuntime
     from connectworker.runtime.status import State
@@ -88,6 +89,7 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     _log_format_from(args, config)
     # every file validated before anything starts
     connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
+    check_task_limits(config, connectors)
     runtime = StandaloneRuntime(config)
     rest = _rest_server(config)
     metrics = _metrics_listener(config, runtime, rest)

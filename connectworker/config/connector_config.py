@@ -40,6 +40,10 @@ COMMON_CONFIG_DEF = (
                           "or an importable module.Class path.")
     .define("tasks.max", ConfigType.INT, 1, validator=at_least(1), importance=Importance.HIGH,
             group=COMMON_GROUP, documentation="Maximum number of tasks to use for this connector.")
+    .define("tasks.max.enforce", ConfigType.BOOLEAN, True, importance=Importance.LOW, group=COMMON_GROUP,
+            documentation="Whether a connector whose task_configs() returns more than tasks.max task configs "
+                          "fails (Kafka's KIP-1004, default). false runs every task it returned, with a "
+                          "warning, as older Kafka did; the worker's task limits still apply.")
     .define("key.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
             documentation="Converter for record keys; overrides the worker's key.converter.")
     .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
@@ -61,6 +65,7 @@ class ConnectorConfig:
     topic_rules: TopicCreationRules
     producer_overrides: dict[str, str] = field(default_factory=dict)
     transforms: TransformsConfig = field(default_factory=TransformsConfig)
+    tasks_max_enforce: bool = True
 
 
 @dataclass
@@ -169,4 +174,5 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
         transforms=read_transforms(props).config or TransformsConfig(),  # validated above
+        tasks_max_enforce=reports["tasks.max.enforce"].value.value,
     )

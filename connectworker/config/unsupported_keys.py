@@ -22,7 +22,6 @@ UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
     "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
     "header.converter", "header.converter.",   # record headers are produced as the task gives them
     "admin.override.", "consumer.override.",   # only producer.override.* is applied
-    "tasks.max.enforce",
     "config.action.reload",
     "connector.plugin.version", "key.converter.plugin.version", "value.converter.plugin.version",
     "header.converter.plugin.version",

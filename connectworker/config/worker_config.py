@@ -129,6 +129,16 @@ class WorkerConfig(BaseSettings):
         5_000, ge=0,
         description="How long a stopping task may take (plus offset.flush.timeout.ms for its final "
                     "commit) before its thread is abandoned with an error.")
+    worker_tasks_max: int | None = Field(
+        None, ge=1,
+        description="The most tasks this worker runs, all connectors together (each connector counts with "
+                    "its `tasks.max`). A connector that would go beyond it is refused (REST 400, exit status "
+                    "2 for files). Default: 32 per CPU core (each task holds a producer: a few threads and "
+                    "megabytes).")
+    connector_tasks_max_limit: int | None = Field(
+        None, ge=1,
+        description="The most tasks one connector may ask for with `tasks.max`; a higher `tasks.max` is "
+                    "refused naming this key. Default: `worker.tasks.max`.")
     topic_creation_enable: bool = Field(
         False,
         description="Whether the worker creates missing topics by the connectors' `topic.creation.*` "
@@ -258,6 +268,17 @@ class WorkerConfig(BaseSettings):
         self.listeners = f"http://{host}:{port}"
         self._listeners_from_rest_keys = True
         return self
+
+    @property
+    def max_tasks(self) -> int:
+        """`worker.tasks.max`, or its default: 32 per CPU core."""
+        return self.worker_tasks_max if self.worker_tasks_max is not None else 32 * (os.cpu_count() or 1)
+
+    @property
+    def max_tasks_per_connector(self) -> int:
+        """`connector.tasks.max.limit`, or its default, `worker.tasks.max` (never above it)."""
+        limit = self.connector_tasks_max_limit
+        return self.max_tasks if limit is None else min(limit, self.max_tasks)
 
     @property
     def listeners_key(self) -> str:

@@ -3,7 +3,8 @@ in standalone, see runtime/runners/).
 
 It owns what tasks share: the offset store, and the topic-creation service (with its known-topic
 cache). State changes (pause, resume, stop, restart) arrive from the CLI's signal handlers or the
-REST layer and are applied under one lock.
+REST layer and are applied one at a time under the lifecycle lock; queries (status, metrics) take
+only a short lock on the registry, so they never wait for a connector that is slow to start.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from connectworker.api.connector import SourceConnector
-from connectworker.api.errors import ConnectError
+from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
@@ -23,11 +26,13 @@ from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.runners.task_runner import TaskHandle, TaskRunner
 from connectworker.runtime.runners.thread_runner import ThreadTaskRunner
+from connectworker.runtime.runners.unstarted_task import UnstartedTask
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
 log = logging.getLogger(__name__)
+
 
 class UnknownConnectorError(ConnectError, LookupError):
     pass
@@ -58,17 +63,20 @@ class Worker:
             config, offset_store, topic_gate_factory, offset_flusher=self._flusher,
             task_metrics=self.metrics.for_task))
         self._connectors: dict[str, RunningConnector] = {}
-        self._lock = threading.RLock()
+        self._registry = threading.Lock()  # guards `_connectors` only; held for a moment
+        self._lock = threading.RLock()  # one lifecycle change at a time
+        self._stopping = threading.Event()  # stop() began: no connector or task starts any more
+        self._starter: ThreadPoolExecutor | None = None  # starts connectors in the background, in order
         # how long a stopping task may take: its graceful shutdown, then its final offset flush
         self._stop_wait_s = config.task_shutdown_graceful_timeout_ms / 1000 + config.offset_flush_timeout_ms / 1000
 
     # -- queries -------------------------------------------------------------------------------
     def connector_names(self) -> list[str]:
-        with self._lock:
+        with self._registry:
             return sorted(self._connectors)
 
     def get(self, name: str) -> RunningConnector:
-        with self._lock:
+        with self._registry:
             try:
                 return self._connectors[name]
             except KeyError:
@@ -77,22 +85,58 @@ class Worker:
     def status_snapshot(self) -> list[tuple[str, Status, TaskHandle | None]]:
         """Every connector ("connector NAME") and task ("task NAME-ID") with its live Status (and the task),
         for watching a shutdown: these objects keep being updated after `stop()` lets go of them."""
-        with self._lock:
-            out: list[tuple[str, Status, TaskHandle | None]] = []
-            for name, running in sorted(self._connectors.items()):
-                out.append((f"connector {name}", running.status, None))
-                out.extend((f"task {task.name}", task.status, task) for task in running.tasks)
-            return out
+        with self._registry:
+            connectors = sorted(self._connectors.items())
+        out: list[tuple[str, Status, TaskHandle | None]] = []
+        for name, running in connectors:
+            out.append((f"connector {name}", running.status, None))
+            out.extend((f"task {task.name}", task.status, task) for task in list(running.tasks))
+        return out
+
+    def task_limit_problem(self, config: ConnectorConfig) -> str | None:
+        """Why `config` may not run here (its `tasks.max` against the worker's task limits, counting every
+        other connector's `tasks.max`); None when it may."""
+        return task_limit_problem(self.config, config.tasks_max, self._tasks_taken(but=config.name))
+
+    def _tasks_taken(self, *, but: str) -> int:
+        """Tasks the other connectors take: their `tasks.max`, or more if tasks.max.enforce=false let them."""
+        with self._registry:
+            return sum(max(r.config.tasks_max, len(r.task_configs)) for name, r in self._connectors.items()
+                       if name != but)
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start_connector(self, config: ConnectorConfig, initial_state: State = State.RUNNING) -> None:
-        """Start `config`'s connector and its tasks. A connector that fails to start is FAILED, not raised."""
+    def start_connector(self, config: ConnectorConfig, initial_state: State = State.RUNNING, *,
+                        wait: bool = True) -> Future[None] | None:
+        """Start `config`'s connector and its tasks. A connector that fails to start is FAILED, not raised.
+
+        With `wait=False` it is registered (UNASSIGNED) and started in the background, in the order of
+        the requests, as Kafka's herder does; the returned future ends when it has started. Raises
+        ConfigError (naming `tasks.max`) when the worker's task limits refuse it."""
+        problem = self.task_limit_problem(config)
+        if problem is not None:
+            raise ConfigError({"tasks.max": problem})
         with self._lock:
-            if config.name in self._connectors:
-                raise ConnectError(f"Connector {config.name} already exists")
+            if self._stopping.is_set():
+                raise ConnectError("The worker is stopping")
             running = RunningConnector(config, target_state=initial_state)
-            self._connectors[config.name] = running
-            self._start(running)
+            with self._registry:
+                if config.name in self._connectors:
+                    raise ConnectError(f"Connector {config.name} already exists")
+                self._connectors[config.name] = running
+            if wait:
+                self._start(running)
+                return None
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="connector-starter")
+            return self._starter.submit(self._start_in_background, running)
+
+    def _start_in_background(self, running: RunningConnector) -> None:
+        with self._lock:
+            with self._registry:
+                current = self._connectors.get(running.config.name)
+            if current is running and not self._stopping.is_set() and running.connector is None \
+                    and not running.tasks:  # still wanted, and no other request started it meanwhile
+                self._start(running)
 
     def _start(self, running: RunningConnector) -> None:
         config = running.config
@@ -104,13 +148,8 @@ class Worker:
             connector = config.connector_class()
             connector.start(config.props)
             running.connector = connector
-            running.task_configs = [
-                {**config.props, **task_props} for task_props in connector.task_configs(config.tasks_max)
-            ][: config.tasks_max]
-            paused = running.target_state is State.PAUSED
-            for i, props in enumerate(running.task_configs):
-                running.tasks.append(self._start_task(running, TaskSpec(config, i, props, connector.task_class()),
-                                                      paused))
+            task_configs = self._task_configs(running, connector)
+            running.task_configs = [{**config.props, **task_props} for task_props in task_configs]
         except Exception as exc:
             running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
             log.error("Connector %s FAILED to start: %s", config.name, exc)
@@ -120,10 +159,44 @@ class Worker:
             return
         self.metrics.connector_startups.succeeded()
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
+        paused = running.target_state is State.PAUSED
+        task_class = connector.task_class()
+        for i, props in enumerate(running.task_configs):
+            if self._stopping.is_set():  # a stop came in while the tasks were starting: start no more
+                log.info("Connector %s: %d of its %d task(s) not started: the worker is stopping",
+                         config.name, len(running.task_configs) - i, len(running.task_configs))
+                break
+            running.tasks.append(self._start_task(running, TaskSpec(config, i, props, task_class), paused))
         log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
 
+    def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
+        """The connector's task configs, held to `tasks.max` as Kafka's KIP-1004 does (`tasks.max.enforce`)
+        and to the worker's task limits."""
+        config = running.config
+        configs = connector.task_configs(config.tasks_max)
+        if len(configs) <= config.tasks_max:
+            return configs
+        if config.tasks_max_enforce:
+            raise ConnectError(
+                f"Connector {config.name} generated {len(configs)} task configs, more than its tasks.max "
+                f"({config.tasks_max}). A connector may not create more tasks than tasks.max allows; fix the "
+                f"connector, or set tasks.max.enforce=false in its config to run them all for now.")
+        problem = task_limit_problem(self.config, len(configs), self._tasks_taken(but=config.name))
+        if problem is not None:
+            raise ConnectError(f"Connector {config.name} generated {len(configs)} task configs "
+                               f"(tasks.max.enforce=false): {problem}")
+        log.warning("Connector %s generated %d task configs, more than its tasks.max (%d); running them all "
+                    "because tasks.max.enforce=false", config.name, len(configs), config.tasks_max)
+        return configs
+
     def _start_task(self, running: RunningConnector, spec: TaskSpec, paused: bool) -> TaskHandle:
-        return self.runner.start(spec, paused=paused, on_topics=running.topics.update)
+        """The runner's handle on the started task, or a FAILED one naming why it could not start."""
+        try:
+            return self.runner.start(spec, paused=paused, on_topics=running.topics.update)
+        except Exception as exc:
+            log.error("Task %s FAILED to start: %s", spec.name, exc, extra=log_fields(connector=spec.connector,
+                                                                                       task=spec.task_id))
+            return UnstartedTask(spec, exc)
 
     def _stop_tasks(self, running: RunningConnector) -> None:
         for task in running.tasks:
@@ -146,12 +219,15 @@ class Worker:
             running = self.get(name)
             tasks = range(len(running.tasks))
             self._stop_tasks(running)
-            del self._connectors[name]
+            with self._registry:
+                del self._connectors[name]
             self.metrics.forget_connector(name, tasks)
             log.info("Connector %s removed", name)
 
     def restart_connector(self, name: str, config: ConnectorConfig | None = None) -> None:
         """Stop and start again, with a new config when given (tasks get the new config)."""
+        if config is not None and (problem := self.task_limit_problem(config)) is not None:
+            raise ConfigError({"tasks.max": problem})
         with self._lock:
             running = self.get(name)
             self._stop_tasks(running)
@@ -217,12 +293,19 @@ class Worker:
                      name, extra=log_fields(connector=name))
 
     def stop(self) -> None:
-        """Stop every connector gracefully: tasks flush, and commit what Kafka acknowledged."""
-        with self._lock:
-            for task in (t for r in self._connectors.values() for t in r.tasks):
+        """Stop every connector gracefully: tasks flush, and commit what Kafka acknowledged.
+
+        Starts still queued are dropped, and a connector whose tasks are being started starts no more of
+        them, so a stop never waits for start-ups it would undo at once."""
+        self._stopping.set()
+        if self._starter is not None:
+            self._starter.shutdown(wait=False, cancel_futures=True)
+        for running in self._snapshot():  # ask every task at once, before waiting for any
+            for task in list(running.tasks):
                 task.stop()
-            for name in list(self._connectors):
-                self._stop_tasks(self._connectors[name])
+        with self._lock:
+            for running in self._snapshot():
+                self._stop_tasks(running)
             self._flusher.close()
             try:
                 self.offset_store.flush()
@@ -233,3 +316,7 @@ class Worker:
             except Exception as exc:
                 log.error("Could not close the offsets store %s: %s", self.offset_store.describe(), exc)
             log.info("Worker stopped")
+
+    def _snapshot(self) -> list[RunningConnector]:
+        with self._registry:
+            return list(self._connectors.values())

@@ -79,3 +79,16 @@ def test_an_unknown_log_level_lists_the_allowed_ones(tmp_path: Path) -> None:
     connector = write_connector(tmp_path, "gen", "DataGen")
     err = assert_refused(run_cli("--log-level", "VERBOSE", "standalone", str(write_worker(tmp_path)), str(connector)))
     assert "argument --log-level: invalid level 'VERBOSE'; allowed: TRACE (same as DEBUG), DEBUG, INFO" in err
+
+
+def test_connector_files_asking_for_more_tasks_than_the_worker_allows_are_refused_naming_tasks_max(
+        tmp_path: Path) -> None:
+    worker = write_worker(tmp_path, **{"worker.tasks.max": "4"})
+    small, big = write_connector(tmp_path, "small", "DataGen"), write_connector(tmp_path, "big", "DataGen")
+    with big.open("a") as f:
+        f.write("tasks.max=100000\n")
+    err = assert_refused(run_cli("standalone", str(worker), str(small), str(big)))
+    assert ("connector 'big': tasks.max: 100000 is more tasks than this worker lets one connector run: at most 4 "
+            "(the worker's worker.tasks.max)") in err
+    assert "'small'" not in err
+    assert not (tmp_path / "offsets.json").exists()  # nothing started

@@ -3,6 +3,7 @@ restart, reconfigure, stop, failure) without a thread or a broker."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from connectworker.api.config_def import ConfigDef
 from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
@@ -20,6 +22,7 @@ from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.runtime.tasks.task_stats import TaskStats
 from connectworker.runtime.worker import Worker
+from tests.integration.harness import wait_until
 
 
 class SplitTask(SourceTask):
@@ -196,14 +199,17 @@ def test_a_failed_task_shows_failed_and_a_restart_runs_it_again(worker: Worker, 
     assert states(worker)["task split-0"] is State.RUNNING
 
 
-def test_a_task_the_runner_cannot_start_fails_the_connector_and_stops_the_others(
+def test_a_task_the_runner_cannot_start_is_failed_with_the_reason_and_a_restart_tries_again(
         worker: Worker, runner: FakeRunner) -> None:
     runner.refuse = lambda spec: ValueError("value.converter: no such class") if spec.task_id == 1 else None
     worker.start_connector(connector())
-    state, trace = worker.get("split").status.snapshot()
-    assert state is State.FAILED and trace is not None and "value.converter: no such class" in trace
-    assert runner.started[0].stopped
-    assert worker.get("split").tasks == []
+    assert states(worker) == {"connector split": State.RUNNING, "task split-0": State.RUNNING,
+                              "task split-1": State.FAILED}
+    trace = worker.get("split").tasks[1].status.snapshot()[1]
+    assert trace is not None and trace.startswith("Task split-1 could not be started: value.converter: no such class")
+    runner.refuse = lambda spec: None
+    worker.restart_task("split", 1)
+    assert states(worker)["task split-1"] is State.RUNNING
 
 
 def test_stopping_a_connector_stops_its_tasks_and_resume_starts_them_again(
@@ -236,3 +242,93 @@ def test_the_metrics_read_each_tasks_stats_through_its_handle(worker: Worker, ru
     worker.start_connector(connector(tasks_max=1))
     text = worker.metrics.exposition().decode()
     assert 'source_record_active_count{connector="split",task="0"} 3.0' in text
+
+
+class GreedyConnector(SplitConnector):
+    """Returns twice as many task configs as it may (a connector bug KIP-1004 stops)."""
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{"share": str(i)} for i in range(2 * max_tasks)]
+
+
+def limited_worker(tmp_path: Path, runner: FakeRunner, **limits: str) -> Worker:
+    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json"),
+                                           **limits})
+    return Worker(config, FileOffsetStore(tmp_path / "offsets.json"), lambda _: None,  # type: ignore[arg-type,return-value]
+                  runner=runner)
+
+
+def test_a_connector_asking_for_more_tasks_than_one_connector_may_is_refused_naming_the_keys(
+        tmp_path: Path, runner: FakeRunner) -> None:
+    worker = limited_worker(tmp_path, runner, **{"worker.tasks.max": "8", "connector.tasks.max.limit": "4"})
+    with pytest.raises(ConfigError) as refused:
+        worker.start_connector(connector(tasks_max=100_000))
+    assert set(refused.value.problems) == {"tasks.max"}
+    assert "100000 is more tasks than this worker lets one connector run: at most 4 (the worker's " \
+           "connector.tasks.max.limit)" in refused.value.problems["tasks.max"]
+    assert worker.connector_names() == [] and runner.started == []
+
+
+def test_connectors_together_stay_within_worker_tasks_max(tmp_path: Path, runner: FakeRunner) -> None:
+    worker = limited_worker(tmp_path, runner, **{"worker.tasks.max": "5"})
+    worker.start_connector(connector(tasks_max=3, name="first"))
+    with pytest.raises(ConfigError) as refused:
+        worker.start_connector(connector(tasks_max=3, name="second"))
+    assert ("the worker runs at most 5 tasks (worker.tasks.max) and its other connectors take 3, so this "
+            "connector may ask for at most 2") in refused.value.problems["tasks.max"]
+    worker.start_connector(connector(tasks_max=2, name="second"))
+    assert len(runner.started) == 5
+    with pytest.raises(ConfigError):  # reconfiguring counts the others, not the connector's own old tasks
+        worker.restart_connector("second", connector(tasks_max=3, name="second"))
+    worker.restart_connector("first", connector(tasks_max=3, name="first"))
+
+
+def test_the_default_limit_is_32_tasks_per_cpu_core(tmp_path: Path) -> None:
+    import os
+
+    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "o.json")})
+    assert config.max_tasks == 32 * (os.cpu_count() or 1) == config.max_tasks_per_connector
+
+
+def test_more_task_configs_than_tasks_max_fail_the_connector_as_kip_1004_says(
+        worker: Worker, runner: FakeRunner) -> None:
+    greedy = parse_connector_config({"name": "greedy", "connector.class": f"{__name__}.GreedyConnector",
+                                     "tasks.max": "2"}, source="test")
+    worker.start_connector(greedy)
+    state, trace = worker.get("greedy").status.snapshot()
+    assert state is State.FAILED and trace is not None
+    assert "generated 4 task configs, more than its tasks.max (2)" in trace and "tasks.max.enforce=false" in trace
+    assert runner.started == []
+
+
+def test_tasks_max_enforce_false_runs_them_all_within_the_worker_limit(tmp_path: Path, runner: FakeRunner) -> None:
+    worker = limited_worker(tmp_path, runner, **{"worker.tasks.max": "5"})
+    lenient = {"connector.class": f"{__name__}.GreedyConnector", "tasks.max.enforce": "false"}
+    worker.start_connector(parse_connector_config({"name": "ok", "tasks.max": "2", **lenient}, source="test"))
+    assert len(runner.started) == 4
+    worker.start_connector(parse_connector_config({"name": "too-many", "tasks.max": "1", **lenient}, source="t"))
+    state, trace = worker.get("too-many").status.snapshot()
+    assert state is State.FAILED and trace is not None and "worker.tasks.max" in trace
+
+
+def test_a_connector_started_in_the_background_is_unassigned_until_it_runs(
+        worker: Worker, runner: FakeRunner) -> None:
+    with worker._lock:  # a lifecycle change in progress holds the start back
+        started = worker.start_connector(connector(), wait=False)
+        assert started is not None
+        assert states(worker) == {"connector split": State.UNASSIGNED}
+    started.result(timeout=5)
+    assert set(states(worker).values()) == {State.RUNNING} and len(runner.started) == 2
+
+
+def test_a_stop_drops_starts_still_queued(worker: Worker, runner: FakeRunner) -> None:
+    with worker._lock:
+        worker.start_connector(connector(name="queued"), wait=False)
+        stopper = threading.Thread(target=worker.stop)
+        stopper.start()
+        wait_until(lambda: worker._stopping.is_set(), 5, "the stop to begin")
+    stopper.join(5)
+    assert not stopper.is_alive()
+    assert runner.started == []  # the queued start never ran
+    with pytest.raises(ConnectError, match="stopping"):
+        worker.start_connector(connector(name="late"))

@@ -98,7 +98,11 @@ class StandaloneHerder:
                 except ConfigError as exc:
                     log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
-                self._run(config, entry.target_state)
+                try:
+                    self._run(config, entry.target_state)
+                except ConfigError as exc:  # the worker's task limits: the others still start
+                    log.error("Connector %s is not started: %s", name, exc)
+                    continue
                 if entry.from_store:
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
             self._refresh_secrets()
@@ -198,7 +202,9 @@ class StandaloneHerder:
                 raise ConnectorExistsError(f"Connector {name} already exists")
             config = self._parse(props)
             self._refresh_secrets(config.props)  # before its tasks start: they may log a failure at once
-            self.worker.start_connector(config, initial_state or State.RUNNING)
+            # started in the background, as Kafka's herder does: the request answers at once, and a
+            # connector or task that cannot start shows FAILED with the reason in its status
+            self.worker.start_connector(config, initial_state or State.RUNNING, wait=False)
             self._persist(name)
             log.info("Connector %s created through the REST API", name)
             return self.worker.get(name)
@@ -331,7 +337,10 @@ class StandaloneHerder:
         if problem is not None:
             raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
-            return parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled)
+            config = parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled)
+            if (too_many := self.worker.task_limit_problem(config)) is not None:
+                raise ConfigError({"tasks.max": too_many})
+            return config
         except ConfigError as exc:
             secret = secret_keys(props)
             problems = [f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
