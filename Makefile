@@ -30,7 +30,7 @@ test: $(VENV)/.test-deps $(CHROMIUM)  ## the whole suite (unit, integration agai
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
 	$(BIN)/mypy --strict connectworker/api connectworker/topics connectworker/transforms
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md
 	$(BIN)/python -m bench.run_all

@@ -10,6 +10,14 @@ from tests.broker import Broker, running_broker
 from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) every Spark test goes to one worker
+    process, which then opens the one shared SparkSession (a JVM of its own) for them all."""
+    for item in items:
+        if item.get_closest_marker("spark") is not None:
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture(scope="session")
 def broker() -> Iterator[Broker]:
     with running_broker() as b:

@@ -3,6 +3,7 @@ serves the status page (its templates ship inside the package)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import site
@@ -44,8 +45,10 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
     fresh_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                      capture_output=True, text=True, check=True).stdout.strip())
     (fresh_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # no PYTHONPATH: the Spark tests put the repository there for their Python workers
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     where = subprocess.run([str(python), "-c", "import connectworker; print(connectworker.__file__)"],
-                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+                           capture_output=True, text=True, check=True, cwd=tmp_path, env=env).stdout.strip()
     assert where.startswith(str(fresh_site)), where
 
     worker = tmp_path / "worker.properties"
@@ -53,7 +56,8 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
                       f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
                       "listeners=http://127.0.0.1:0\n")
     cli = Cli(subprocess.Popen([str(python), "-m", "connectworker.cli", "standalone", str(worker)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path))
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=env))
     try:
         url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
         page = httpx.get(f"{url}/ui", timeout=30)

@@ -125,3 +125,26 @@ def test_the_testing_kit_records_the_boundaries_a_task_asks_for() -> None:
     assert [int(r.key) for r in records] == list(range(5, 40))
     assert [(kind, int(r.key) if r else None) for kind, r in transactions.requests] == [
         ("commit", 9), ("commit", 19), ("abort", 29), ("commit", 39)]
+
+
+def test_a_transactional_call_failing_retriably_is_retried_with_a_pause_not_in_a_spin(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fenced or not-yet-ready coordinator answers at once; retried without a pause, one stalled task
+    made millions of failed calls (and their error objects: gigabytes) until the deadline."""
+    from types import SimpleNamespace
+
+    from confluent_kafka import KafkaError, KafkaException
+
+    from connectworker.runtime.tasks import exactly_once_task
+
+    monkeypatch.setattr(exactly_once_task, "TRANSACTION_CALL_TIMEOUT_S", 0.5)
+    calls: list[float] = []
+
+    def commit(timeout: float) -> None:
+        calls.append(timeout)
+        raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "coordinator not ready", retriable=True))
+
+    with pytest.raises(KafkaException):
+        exactly_once_task.ExactlyOnceWorkerSourceTask._call_until_done(
+            SimpleNamespace(name="t-0"), commit, "commit")  # type: ignore[arg-type]
+    assert 2 <= len(calls) <= 0.5 / exactly_once_task.TRANSACTION_RETRY_BACKOFF_S + 2

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 __all__ = ["MAX_FAILED_COMMITS", "ExactlyOnceWorkerSourceTask", "transactional_id"]
 
 MAX_FAILED_COMMITS = 3
+TRANSACTION_RETRY_BACKOFF_S = 0.05  # between retries of a transactional call that failed retriably
 TRANSACTION_CALL_TIMEOUT_S = 60.0  # Kafka's max.block.ms: how long commit/abort/init may block
 _FENCED = frozenset({KafkaError.PRODUCER_FENCED, KafkaError._FENCED})
 _PURGED = frozenset({KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT})
@@ -218,6 +219,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 if err is None or not err.retriable() or time.monotonic() >= deadline:
                     raise
                 log.debug("Task %s: %s of a transaction will be retried: %s", self.name, what, err.str())
+                # A call that fails at once (a coordinator not ready yet, a fenced epoch Tansu is still
+                # rolling back) would otherwise spin: each failed call costs the client error objects
+                time.sleep(TRANSACTION_RETRY_BACKOFF_S)
 
     def _commit_failed(self, producer: Producer, exc: KafkaException) -> None:
         self._offsets_not_written(0)  # the transaction is aborted: its records are produced again
