@@ -4,12 +4,14 @@
 Every run writes the same records (tasks x records per task, string values of `value.size` bytes,
 `topic.count` topics, topic creation on) to the same broker, one run after the other, and counts a
 record once its source offset is committed (acknowledged throughput, not just produced). The Spark
-runs go through `SparkEngine`, exactly what `connectworker spark` runs; their clock starts when the
-Spark session is up (the session's own start-up is reported apart), so "first commit after" is the
-latency the first micro-batch adds. Offsets: a file on `local[2]`, a Kafka topic on the cluster.
-Results go to the `spark` section of bench/results.md.
+runs go through `SparkRuntime`, exactly what `connectworker spark` runs (each connector task one
+long-lived Spark task); their clock starts when the Spark session is up (the session's own start-up
+is reported apart), so "first commit after" is the latency Spark's task placement adds. Offsets: a
+file on `local[2]`, a Kafka topic on the cluster. Results go to the `spark` section of
+bench/results.md; `bench/spark_first_batch_timeline.py` compares process start to first record with
+Spark's own floor.
 
-    python -m bench.bench_spark [--records 2000000] [--tasks 2] [--batch-ms 2000] [--no-cluster]
+    python -m bench.bench_spark [--records 2000000] [--tasks 2] [--no-cluster]
 
 Uses the broker named by CONNECTWORKER_BENCH_BOOTSTRAP, else starts the embedded Tansu broker. All of
 it (broker, driver, master, workers, executors) shares this machine's cores.
@@ -27,7 +29,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
@@ -103,63 +104,53 @@ def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int
         assert runtime.worker is not None
         runtime.worker.start_connector(parse_connector_config(props))
         running = runtime.worker.get(props["name"])
-        commits = wait_for(total, lambda: sum(t.committed_records for t in running.tasks), 600)
+        commits = wait_for(total, lambda: sum(t.stats().committed_records for t in running.tasks), 600)
     return Run("standalone (one process, a thread per task)", total, commits[-1][0], commits)
 
 
-def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, batch_ms: int, master: str,
-              mode: str) -> Run:
-    """`props` through `SparkEngine` on `master`; offsets in a file (local) or a Kafka topic (cluster)."""
-    from connectworker.spark.engine import SparkEngine
-    from connectworker.spark.worker_settings import load_spark_worker
+def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, master: str, mode: str) -> Run:
+    """`props` on `master` through `SparkRuntime`, exactly what `connectworker spark` runs: the worker's
+    tasks as long-lived Spark tasks; offsets in a file (local) or a Kafka topic (cluster)."""
+    from connectworker.spark.spark_runtime import SparkRuntime
 
     local = master.startswith("local")
     offsets = work / f"{props['name']}.offsets"
-    worker_props = {
+    config = WorkerConfig.from_properties({
         "bootstrap.servers": bootstrap, "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER,
-        "topic.creation.enable": "true", "spark.master": master, "spark.trigger.interval.ms": str(batch_ms),
-        "spark.checkpoint.location": str(work / f"{props['name']}.checkpoints"),
+        "topic.creation.enable": "true", "spark.master": master, "offset.flush.interval.ms": "500",
         "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.driver.host": "127.0.0.1",
-        **({"offset.storage.file.filename": str(offsets)} if local else {
-            "offset.storage.topic": f"{props['name']}-offsets", "offset.storage.partitions": "1",
-            "offset.storage.replication.factor": "1", "spark.conf.spark.executor.memory": "1g"}),
-    }
-    worker_file = work / f"{props['name']}.properties"
-    worker_file.write_text("".join(f"{k}={v}\n" for k, v in worker_props.items()))
+        "offset.storage.file.filename": str(offsets),
+        **({} if local else {"offset.storage.topic": f"{props['name']}-offsets", "offset.storage.partitions": "1",
+                             "offset.storage.replication.factor": "1", "spark.conf.spark.executor.memory": "1g"})})
     storage: OffsetBackingStore = (FileOffsetStore(offsets, shared=True) if local else KafkaOffsetStore(
-        worker_props["offset.storage.topic"], {"bootstrap.servers": bootstrap}, partitions=1, replication_factor=1))
+        f"{props['name']}-offsets", {"bootstrap.servers": bootstrap}, partitions=1, replication_factor=1))
     started = time.monotonic()
-    engine = SparkEngine(load_spark_worker(worker_file), [parse_connector_config(props)])
+    runtime = SparkRuntime(config)
     try:
-        engine.start()
-        assert engine.session_ready is not None
-        query = engine.queries[0].query
+        runtime.start()
+        session_ready = time.monotonic()
+        runtime.start_herder([parse_connector_config(props)])
 
         def committed() -> int:
-            if not query.isActive:
-                raise RuntimeError(f"query stopped: {query.exception()}")
             if local and not offsets.exists():
                 return 0
             return sum(o["seq"] for o in read_committed(storage, props["name"]).values())
 
         # A Kafka offsets read writes a barrier to the topic: poll it less often than a file.
-        commits = wait_for(total, committed, 900, start=engine.session_ready, every_s=0.05 if local else 0.2)
-        progress: dict[str, Any] = query.lastProgress or {}
-        batches = progress.get("batchId", 0) + 1
+        commits = wait_for(total, committed, 900, start=session_ready, every_s=0.05 if local else 0.2)
     finally:
-        engine.stop()  # drains: no micro-batch is cut short
+        runtime.stop()
         storage.close()
-    assert engine.session_ready is not None
-    return Run(mode, total, commits[-1][0], commits, engine.session_ready - started,
-               f"{batches} micro-batches of up to {batch_ms} ms per task")
+    return Run(mode, total, commits[-1][0], commits, session_ready - started,
+               "one long-lived Spark task per connector task")
 
 
 def report(runs: list[Run], tasks: int, per_task: int, value_size: int, command: str) -> str:
     lines = [f"`{command}`: DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, "
              f"3 topics (created by rule), acks=all; a record counts once its source offset is committed. "
              f"Spark runs are timed from the moment their session is up (session start-up: its own column).",
-             "Steady state: records/s from the second commit to the last (excludes start-up and, on Spark, "
-             "the first full micro-batch, which still starts Python workers and compiles). The cluster run "
+             "Steady state: records/s from the second commit to the last (excludes start-up: on Spark, "
+             "Python workers starting and the first tasks placed). The cluster run "
              "reuses the JVM the local[2] run started (PySpark keeps one per process), so its session start "
              "is only a new SparkContext; its first commit includes launching the executors.",
              "", "| mode | records | seconds | records/s | session start | first commit after | "
@@ -179,7 +170,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--records", type=int, default=2_000_000, help="records per task")
     parser.add_argument("--tasks", type=int, default=2)
     parser.add_argument("--value-size", type=int, default=100)
-    parser.add_argument("--batch-ms", type=int, default=2_000, help="spark.trigger.interval.ms (and poll time)")
     parser.add_argument("--no-cluster", action="store_true", help="skip the 2-worker standalone cluster")
     args = parser.parse_args(argv)
     total = args.records * args.tasks
@@ -200,13 +190,13 @@ def main(argv: list[str] | None = None) -> None:
             if mode == "standalone":
                 runs.append(run_standalone(bootstrap, tmp, props, total))
             elif mode == "local[2]":
-                runs.append(run_spark(bootstrap, tmp, props, total, args.batch_ms, "local[2]",
+                runs.append(run_spark(bootstrap, tmp, props, total, "local[2]",
                                       "Spark local[2] (`connectworker spark`)"))
             else:
                 from tests.integration.spark_cluster import spark_cluster
 
                 with spark_cluster(tmp / "cluster") as cluster:
-                    runs.append(run_spark(bootstrap, tmp, props, total, args.batch_ms, cluster.master_url,
+                    runs.append(run_spark(bootstrap, tmp, props, total, cluster.master_url,
                                           "Spark standalone cluster, 2 workers x 1 core (`connectworker spark`)"))
             topics = [f"{prefix}.{n}" for n in range(3)] + ([f"{prefix}-offsets"] if mode == "cluster" else [])
             for future in admin.delete_topics(topics).values():

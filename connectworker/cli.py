@@ -78,10 +78,22 @@ class ShutdownProgress:
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
+    from connectworker.runtime.herder.standalone import StandaloneRuntime
+
+    return run_worker(args, StandaloneRuntime)
+
+
+def cmd_spark(args: argparse.Namespace) -> int:
+    """The standalone worker whose tasks run as Spark tasks (docs/spark.md)."""
+    from connectworker.spark.spark_runtime import SparkRuntime
+
+    return run_worker(args, SparkRuntime)
+
+
+def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime]) -> int:
     from connectworker.config.loading import load_connector_configs, load_worker_config
     from connectworker.config.task_limits import check_task_limits
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
-    from connectworker.runtime.herder.standalone import StandaloneRuntime
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals
 
@@ -90,7 +102,7 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     # every file validated before anything starts
     connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
     check_task_limits(config, connectors)
-    runtime = StandaloneRuntime(config)
+    runtime = runtime_class(config, connectors)
     rest = _rest_server(config)
     metrics = _metrics_listener(config, runtime, rest)
     tune_gc_for_throughput()
@@ -201,15 +213,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
             if verdict.note:
                 print(f"       note: {verdict.note}")
     return 0
-
-
-def cmd_spark(args: argparse.Namespace) -> int:
-    from connectworker.spark.engine import run_spark
-    from connectworker.spark.worker_settings import load_spark_worker
-
-    worker = load_spark_worker(args.worker)
-    _log_format_from(args, worker.config)
-    return run_spark(worker, args.connectors)
 
 
 # Examples in the help run against the repository's own files (make run uses the first one); each
@@ -345,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Run connectors from the same files on Spark (PySpark); see docs/spark.md.",
                            formatter_class=HELP_FORMATTER, epilog=help_epilog(SPARK_EXAMPLES))
     spark.add_argument("worker", help="worker .properties file (spark.master etc.)")
-    spark.add_argument("connectors", nargs="+", help="connector .properties or .json files")
+    spark.add_argument("connectors", nargs="*", help="connector .properties or .json files (none: REST only)")
     spark.set_defaults(func=cmd_spark)
     return parser
 

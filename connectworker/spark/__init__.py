@@ -1,9 +1,14 @@
-"""The connector pipeline on Spark through PySpark's Python Data Source API (Spark 4).
+"""Connectors on Spark, two ways.
 
-- ``connect-source``: a connector's tasks as a streaming source (`source.py`);
+The worker on Spark, `connectworker spark WORKER [CONNECTOR...]`: the standalone worker whose tasks
+run as long-lived Spark tasks. `spark_runtime.py` (the driver: herder, REST, offsets) →
+`task_runner.py` (one Spark job per task) → `remote_task.py` (the task loop on an executor) ⇄
+`task_channel.py` / `task_handle.py` (status, counters and log lines to the driver; pause/stop back).
+
+The DataFrame formats, for PySpark code (Python Data Source API, Spark 4):
+- ``connect-source``: a connector's tasks as a streaming source (`source.py`, `task_poll.py`);
 - ``connect-kafka``: any DataFrame with Spark's Kafka-sink columns written to Kafka with
-  confluent-kafka, creating missing topics by the connector's rules (`sink.py`);
-- `connectworker spark WORKER CONNECTOR...` wires the two from the standalone files (`engine.py`).
+  confluent-kafka, creating missing topics by the connector's rules (`sink.py`, `kafka_writer.py`).
 
 Call `register(spark)` once per session before using the two formats. PySpark is an optional
 dependency (``pip install connectworker[spark]``), imported only when this package is used.

@@ -72,7 +72,7 @@ class OffsetStorageSettings:
                    topic_replication_factor=replication, kafka=dict(kafka))
 
     def as_options(self) -> dict[str, str]:
-        """The options that name this storage again (the engine hands them to source and sink)."""
+        """The options that name this storage again (for the source and sink options)."""
         if self.file:
             return {FILE_KEY: self.file}
         assert self.topic is not None

@@ -30,8 +30,6 @@ CREATION_TIMEOUT_KEY = "topic.creation.timeout.ms"
 MAX_RECORDS_KEY = "microbatch.max.records"
 MAX_MS_KEY = "microbatch.max.ms"
 PLUGIN_PATH_KEY = "plugin.path"
-DRAIN_FILE_KEY = "connectworker.drain.file"
-CREATION_LOG_KEY = "connectworker.creation.log"  # the engine's accumulator id (creation_log.py)
 TOPIC_KEY = "topic"
 
 DEFAULT_MAX_RECORDS = 500_000
@@ -42,7 +40,7 @@ SPARK_OWN_KEYS = frozenset({"path", "checkpointlocation", "queryname"})
 """Options Spark itself adds; never part of a connector config."""
 
 WORKER_LEVEL_KEYS = frozenset({WORKER_ENABLE_KEY, CREATION_TIMEOUT_KEY, MAX_RECORDS_KEY, MAX_MS_KEY,
-                               PLUGIN_PATH_KEY, DRAIN_FILE_KEY, CREATION_LOG_KEY, *OFFSET_STORAGE_KEYS})
+                               PLUGIN_PATH_KEY, *OFFSET_STORAGE_KEYS})
 
 
 def policy_settings(options: Mapping[str, str]) -> dict[str, str]:
@@ -121,8 +119,6 @@ class SourceSettings:
     max_ms: int = DEFAULT_MAX_MS
     policy: dict[str, str] = field(default_factory=dict)
     plugin_path: tuple[str, ...] = ()
-    drain_file: str | None = None
-    creation_log: int | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SourceSettings:
@@ -150,8 +146,6 @@ class SourceSettings:
             max_ms=positive_int(options, MAX_MS_KEY, DEFAULT_MAX_MS),
             policy=policy_settings(options),
             plugin_path=plugin_path,
-            drain_file=options.get(DRAIN_FILE_KEY) or None,
-            creation_log=int(options[CREATION_LOG_KEY]) if options.get(CREATION_LOG_KEY) else None,
         )
 
 

@@ -28,7 +28,6 @@ from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
 from connectworker.spark.columns import SOURCE_SCHEMA_DDL
-from connectworker.spark.drain import DrainSignal
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.task_poll import TaskPartition, poll_task
 
@@ -74,7 +73,6 @@ class ConnectStreamReader(DataSourceStreamReader):
         self._storage: OffsetBackingStore | None = None
         self._batch = 0
         self._planned = 0  # micro-batches planned by this reader: the first one polls briefly
-        self._drain = DrainSignal(self._settings.drain_file) if self._settings.drain_file else None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"settings": self._settings}
@@ -89,11 +87,8 @@ class ConnectStreamReader(DataSourceStreamReader):
 
     def latestOffset(self, start: dict[str, int] | None = None,
                      limit: ReadLimit | None = None) -> dict[str, int]:
-        """One more micro-batch per trigger; none once a drain was requested."""
+        """One more micro-batch per trigger."""
         current = self._batch if start is None else int(start[BATCH])
-        if self._drain is not None and self._drain.requested():
-            self._drain.acknowledge()
-            return {BATCH: current}
         self._batch = current + 1
         return {BATCH: self._batch}
 

@@ -37,7 +37,6 @@ from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordS
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
-from connectworker.spark.creation_log import collecting
 from connectworker.spark.options import SourceSettings
 from connectworker.spark.topic_gates import creation_service, topic_gate
 
@@ -163,11 +162,6 @@ def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, st
 def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:
     """Run the task of `part` for one micro-batch; yields its rows as Arrow batches of about
     `COALESCE_ROWS` rows (consecutive polls combined; the last batch may be smaller)."""
-    with collecting(settings.creation_log):  # the driver of `connectworker spark` shows these lines
-        yield from _poll_task(settings, part)
-
-
-def _poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.RecordBatch]:
     # An entry missing on this executor was shipped by `connectworker spark` (plugin_shipping.py) or
     # reported by its executor check; warning about it in every worker process would only add noise.
     add_plugin_paths([entry for entry in settings.plugin_path if os.path.exists(entry)])

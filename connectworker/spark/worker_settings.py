@@ -36,18 +36,25 @@ class SparkWorker:
         return SparkWorker(config, offsets)
 
 
-def load_spark_worker(path: str | Path) -> SparkWorker:
-    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
-    add_plugin_paths(config.plugin_path)
+def offset_storage_settings(config: WorkerConfig) -> OffsetStorageSettings:
+    """Where the worker file says committed offsets live, as the Spark side names it: the topic when
+    `offset.storage.topic` is set, else the file."""
     storage_options = {TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
                        TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor)}
     if config.offset_storage_topic:
         storage_options[TOPIC_KEY] = config.offset_storage_topic
-    if config.offset_storage_file_filename:
+    elif config.offset_storage_file_filename:
         storage_options[FILE_KEY] = config.offset_storage_file_filename
     kafka = {**config.prefixed("admin."), "bootstrap.servers": config.bootstrap_servers}
     offsets = OffsetStorageSettings.from_options(storage_options, kafka, required=True)
     assert offsets is not None
+    return offsets
+
+
+def load_spark_worker(path: str | Path) -> SparkWorker:
+    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
+    add_plugin_paths(config.plugin_path)
+    offsets = offset_storage_settings(config)
     if offsets.file and not config.spark_master.startswith("local"):
         log.warning("Offsets are kept in %s on the driver host: a restarted driver must run on the same "
                     "host with the same file. On a cluster, set %s instead.", offsets.file, TOPIC_KEY)

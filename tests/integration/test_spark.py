@@ -1,9 +1,10 @@
 """The connector pipeline on Spark (`local[2]`) against the test broker.
 
-Few tests, one shared SparkSession (each session costs 5-10 s of JVM start-up): the engine runs a data
-generator from files, with topic rules and a task's `settings_for_new_topic`; the `connectworker spark`
-command stops cleanly on Ctrl-C (its own process and JVM); a DataFrame batch write to many new topics;
-a streaming write; and a query that crashes, is stopped, and resumes without loss.
+Few tests, one shared SparkSession (each session costs 5-10 s of JVM start-up): the worker runs a data
+generator's tasks as Spark tasks, with topic rules, a task's `settings_for_new_topic` and its commit
+hooks; the `connectworker spark` command stops cleanly on Ctrl-C (its own process and JVM); a
+DataFrame batch write to many new topics; a streaming write; and a query that crashes, is stopped,
+and resumes without loss. test_spark_tasks.py has the failure paths of the worker on Spark.
 """
 
 from __future__ import annotations
@@ -26,20 +27,21 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
+from connectworker.api.record import RecordMetadata, SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TimeUnit, TopicSettings
-from connectworker.config.loading import load_connector_configs
+from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from connectworker.spark import register
-from connectworker.spark.engine import SparkEngine
 from connectworker.spark.python_launcher import is_launcher
 from connectworker.spark.session import open_session
-from connectworker.spark.worker_settings import load_spark_worker
+from connectworker.spark.spark_runtime import SparkRuntime
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
@@ -136,36 +138,69 @@ def running(query: StreamingQuery, condition: Callable[[], bool]) -> Callable[[]
     return check
 
 
-def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
+class HookedDataGenConnector(RetentionDataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return HookedDataGenTask
+
+
+class HookedDataGenTask(RetentionDataGenTask):
+    """Writes a line to `hooks.file` from each `commit()` and `commit_record()`, which Kafka Connect
+    calls after offsets are stored and after each record is acknowledged: on Spark they run on the
+    executor, in the task's own process, as in standalone."""
+
+    def start(self, props: dict[str, str]) -> None:
+        super().start(props)
+        self.hooks_file = Path(props["hooks.file"])
+
+    def commit(self) -> None:
+        with self.hooks_file.open("a") as f:
+            f.write(f"commit {os.getpid()}\n")
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        if metadata is not None and record.key in ("0", "1"):
+            with self.hooks_file.open("a") as f:
+                f.write(f"commit_record {metadata.topic}\n")
+
+
+def test_the_worker_runs_its_tasks_as_spark_tasks_with_rules_hooks_and_commits(
         spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """`SparkRuntime` in the shared session: the standalone worker whose two tasks run inside Spark tasks
+    (in Spark's Python worker processes, not this one), creating topics by the rules with the task's
+    `settings_for_new_topic`, committing offsets, and calling the task's `commit()`/`commit_record()`."""
     name, prefix = f"spark-gen-{unique}", f"sg-{unique}"
-    offsets_file = tmp_path / "connect.offsets"
-    worker_file = tmp_path / "worker.properties"
-    worker_file.write_text("\n".join([
-        f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
-        f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
-        "topic.creation.enable=true", "spark.master=local[2]",
-        f"spark.checkpoint.location={tmp_path / 'checkpoints'}", "spark.trigger.interval.ms=500"]))
-    props = {"name": name, "connector.class": "tests.integration.test_spark.RetentionDataGenConnector",
+    offsets_file, hooks_file = tmp_path / "connect.offsets", tmp_path / "hooks.log"
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER, "offset.storage.file.filename": str(offsets_file),
+        "offset.flush.interval.ms": "200", "topic.creation.enable": "true", "spark.master": "local[2]"})
+    props = {"name": name, "connector.class": "tests.integration.test_spark.HookedDataGenConnector",
              "tasks.max": "2", "topic.pattern": prefix + ".{region}", "topic.count": "3", "records": "300",
-             "rate": "0", "batch.size": "50", "seed": "3",
+             "rate": "0", "batch.size": "50", "seed": "3", "hooks.file": str(hooks_file),
              "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
              "topic.creation.groups": "West", "topic.creation.West.include": f"{prefix}\\.us-west",
              "topic.creation.West.partitions": "3", "topic.creation.West.cleanup.policy": "compact"}
-    connector_file = tmp_path / "datagen.properties"
-    connector_file.write_text("".join(f"{k}={v}\n".replace("\\", "\\\\") for k, v in props.items()))
 
-    engine = SparkEngine(load_spark_worker(worker_file), load_connector_configs([connector_file])).start()
+    runtime = SparkRuntime(config).start()
     try:
-        query = engine.queries[0].query
+        herder = runtime.start_herder([parse_connector_config(props)])
         storage = FileOffsetStore(offsets_file, shared=True)
-        wait_until(running(query, lambda: offsets_file.exists() and read_committed(storage, name) == {
-            P0: {"seq": 300}, P1: {"seq": 300}}), timeout=120, what="all 600 records committed")
+        wait_until(lambda: offsets_file.exists() and read_committed(storage, name) == {
+            P0: {"seq": 300}, P1: {"seq": 300}}, timeout=120, what="all 600 records committed")
+        tasks = herder.get(name).tasks
+        assert [t.status.state for t in tasks] == [State.RUNNING, State.RUNNING]
+        wait_until(lambda: all(t.stats().committed_records == 300 for t in tasks), timeout=10,
+                   what="the counters reported to the driver")
+        assert herder.get(name).topics == {f"{prefix}.us-east", f"{prefix}.us-west", f"{prefix}.eu-west"}
     finally:
-        engine.stop()
-    assert engine.spark is None and spark.sparkContext._jsc is not None  # the shared session survives
+        runtime.stop()
+    assert spark.sparkContext._jsc is not None  # the shared session survives: not the runtime's to stop
 
+    hooks = hooks_file.read_text().splitlines()
+    pids = {int(line.split()[1]) for line in hooks if line.startswith("commit ")}
+    assert pids and os.getpid() not in pids  # the hooks ran in Spark's Python workers
     topics = [f"{prefix}.us-east", f"{prefix}.us-west", f"{prefix}.eu-west"]
+    acked = {line.split()[1] for line in hooks if line.startswith("commit_record")}
+    assert acked and acked <= set(topics)  # acknowledged records reached the task's commit_record
     got = Counter((m.topic(), m.key().decode(), m.value().decode())
                   for m in consume(broker.bootstrap_servers, topics, 600))
     assert got == Counter(expected_records(props, 0, 300) + expected_records(props, 1, 300))
@@ -174,23 +209,22 @@ def test_engine_runs_a_connector_from_files_with_its_topic_rules_and_hook(
     assert created[f"{prefix}.us-east"][1].get("retention.ms") == "3600000"
     assert created[f"{prefix}.us-west"][0] == 3
     assert created[f"{prefix}.us-west"][1].get("cleanup.policy") == "compact"
-    assert created[f"{prefix}.us-west"][1].get("retention.ms") == "3600000"
     vetoed_partitions, vetoed_configs = created[f"{prefix}.eu-west"]
     assert vetoed_partitions not in (2, 3) and "retention.ms" not in vetoed_configs  # broker auto-create
     delete_topics(admin, topics)
 
 
-def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
+def test_cli_ctrl_c_commits_every_produced_record_and_shows_the_executors_lines(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    """`connectworker spark` in its own process (and JVM): SIGINT drains, so Kafka holds exactly the
-    committed records, none beyond. Its console reads like standalone's: the executors' "Created topic"
-    lines, no progress bars, no "falling behind" WARN although every batch outlasts the 300 ms trigger."""
+    """`connectworker spark` in its own process (and JVM): SIGINT stops the tasks, which flush and commit,
+    so Kafka holds exactly the committed records. Its console reads like standalone's: the executors'
+    "Created topic" and task lines appear on the driver, and no progress bars."""
     name, prefix = f"cli-{unique}", f"cli-{unique}"
     offsets_file = tmp_path / "connect.offsets"
     (tmp_path / "worker.properties").write_text("\n".join([
         f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
         f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
-        "topic.creation.enable=true", "spark.master=local[2]", "spark.trigger.interval.ms=300",
+        "topic.creation.enable=true", "spark.master=local[2]", "offset.flush.interval.ms=300", "listeners=",
         "spark.conf.spark.ui.enabled=false"]))  # progress bars: left at connectworker's default
     (tmp_path / "gen.properties").write_text("\n".join([
         f"name={name}", "connector.class=DataGen", "tasks.max=2", f"topic.pattern={prefix}.{{task}}",
@@ -212,12 +246,13 @@ def test_cli_ctrl_c_stops_the_query_between_micro_batches_after_committing(
             proc.wait()
     err = log.read_text()
     assert proc.returncode == 0, err[-3000:]
-    assert "Stopping: letting running micro-batches commit" in err
-    for task in (0, 1):  # created on an executor, logged by the driver
+    for task in (0, 1):  # created on an executor, logged by the driver as it happens
         assert (f"INFO Created topic {prefix}.{task} for connector {name}: partitions=1 replication.factor=1"
                 in err), err[-3000:]
+        assert f"Task {name}-{task} runs in a Spark task on " in err
+        assert f"Task {name}-{task} stopped (" in err
     assert "[Stage" not in err  # Spark's console progress bar
-    assert "falling behind" not in err
+    assert "Traceback" not in err
     committed = {key: offset["seq"] for key, offset in read_committed(storage, name).items()}
     topics = [f"{prefix}.0", f"{prefix}.1"]
     messages = consume(broker.bootstrap_servers, topics, sum(committed.values()))

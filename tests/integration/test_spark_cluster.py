@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster]
 PLUGIN = Path(__file__).parent / "spark_plugin" / "paced_source.py"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 RECORDS = 800  # per task
-BATCH_RECORDS = 100  # microbatch.max.records: what one failed micro-batch can deliver twice, per task
+BATCH_RECORDS = 100  # more than a task produces in one offset.flush.interval.ms: what a failure can redo
 STALL_AT = 250  # each task attempt that reaches this record stalls for 3 s: its executor is killed then
 
 
@@ -52,9 +52,10 @@ def cluster_worker(cluster: SparkCluster, broker: Broker, offsets_topic: str, wo
     return {"bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
             "value.converter": STRING_CONVERTER, "offset.storage.topic": offsets_topic,
             "offset.storage.partitions": "1", "offset.storage.replication.factor": "1",
+            "offset.storage.file.filename": str(work / "connect.offsets"),  # beside it: the connector store
+            "offset.flush.interval.ms": "100", "listeners": "",
             "topic.creation.enable": "true", "plugin.path": "plugins",  # relative: to the driver's directory
-            "spark.master": cluster.master_url, "spark.trigger.interval.ms": "500",
-            "spark.checkpoint.location": str(work / "checkpoints"), "spark.conf.spark.ui.enabled": "false",
+            "spark.master": cluster.master_url, "spark.conf.spark.ui.enabled": "false",
             "spark.conf.spark.driver.host": "127.0.0.1", "spark.conf.spark.executor.memory": "512m"}
 
 
@@ -83,7 +84,7 @@ def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_withou
     write_files(tmp_path, cluster_worker(cluster, broker, offsets_topic, tmp_path), {
         "name": name, "connector.class": "paced_source.PacedSource", "tasks.max": "2", "topic": topic,
         "records": str(RECORDS), "batch.size": "10", "poll.pause.ms": "20",
-        "microbatch.max.records": str(BATCH_RECORDS), "stall.at": str(STALL_AT), "stall.ms": "3000",
+        "stall.at": str(STALL_AT), "stall.ms": "3000",
         "stall.file": str(tmp_path / "stalled"),
         "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"})
     storage = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
@@ -136,7 +137,7 @@ def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_withou
         seqs = Counter(int(m.key()) for m in messages if m.topic() == f"{topic}.{task}")
         assert set(seqs) == set(range(RECORDS)), f"task {task} lost {sorted(set(range(RECORDS)) - set(seqs))[:10]}"
         twice = sum(n - 1 for n in seqs.values())
-        # At most one micro-batch again for the lost executor's task attempt, one for the crashed driver.
+        # Again at most what was produced since the last commit, for the lost executor and the crashed driver.
         assert twice <= 2 * BATCH_RECORDS, (task, twice)
     # The executors ran the connector from the archive connectworker spark shipped (plugin.path).
     values = {m.value().decode().split(":", 2)[2] for m in messages}
@@ -183,7 +184,7 @@ def test_executors_without_connectworker_stop_the_command_with_one_clear_message
     message = next((line for line in err.splitlines() if "executors cannot import" in line), None)
     assert message is not None, err[-3000:]
     assert f"Executor Python: {python} (Python {'.'.join(map(str, sys.version_info[:3]))}) on " in message
-    assert ("connectworker.spark.source, connectworker.spark.sink (needed by connectworker[spark]): "
+    assert ("connectworker.spark.remote_task (needed by connectworker[spark]): "
             "ModuleNotFoundError: No module named 'connectworker'") in message
     assert "paced_source (needed by connector.class paced_source.PacedSource" in message
     for remedy in ("PYSPARK_PYTHON", "spark.archives=env.tar.gz#env", "--py-files", "plugin.path"):

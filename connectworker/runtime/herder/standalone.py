@@ -23,6 +23,7 @@ from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import connector_gates
 from connectworker.runtime.worker import Worker
@@ -35,8 +36,10 @@ log = logging.getLogger(__name__)
 class StandaloneRuntime:
     """Everything a standalone worker runs; `start()` then `stop()` (or use as a context manager)."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, file_connectors: Sequence[ConnectorConfig] = ()) -> None:
+        """`file_connectors`: those the command line will start, for checks made before any starts."""
         self.config = config
+        self.file_connectors = list(file_connectors)
         self.embedded: EmbeddedBroker | None = None
         self.worker: Worker | None = None
         self.admin: TopicAdmin | None = None
@@ -52,7 +55,7 @@ class StandaloneRuntime:
         store: OffsetBackingStore | None = None
         if not self.config.offset_storage_topic:
             assert self.config.offset_storage_file_filename is not None
-            store = FileOffsetStore(self.config.offset_storage_file_filename)  # a corrupt file stops us here
+            store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
         if self.config.uses_embedded_broker:
             self.embedded = EmbeddedBroker().start()
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
@@ -76,9 +79,26 @@ class StandaloneRuntime:
             except ConnectError:
                 self.stop()
                 raise
-        self.worker = Worker(self.config, store, connector_gates(self.topics), metrics=self.metrics)
+        try:
+            runner = self._task_runner()
+        except BaseException:
+            store.close()
+            self.stop()
+            raise
+        self.worker = Worker(self.config, store, connector_gates(self.topics), metrics=self.metrics, runner=runner)
         self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self
+
+    def _open_file_store(self, path: str) -> OffsetBackingStore:
+        """The offsets file's store (a hook: on Spark the executors write the same file)."""
+        return FileOffsetStore(path)
+
+    def _task_runner(self) -> TaskRunner | None:
+        """Where tasks run (a hook): None, the Worker's threads."""
+        return None
+
+    def _release_runner(self) -> None:
+        """Release what `_task_runner` holds, once the worker stopped its tasks (a hook)."""
 
     def _open_offsets_topic(self) -> KafkaOffsetStore:
         """`offset.storage.topic`: created if missing (compacted), and read to its end now (with exactly-once,
@@ -126,6 +146,7 @@ class StandaloneRuntime:
         self.herder = None
         if self.worker is not None:
             self.worker.stop()
+        self._release_runner()
         if self.policy is not None:
             try:
                 self.policy.close()

@@ -1,0 +1,86 @@
+"""`connectworker spark`: the standalone worker (herder, REST, metrics, offsets, topic creation on the
+driver) whose tasks run as long-lived Spark tasks (`task_runner.py`) instead of threads.
+
+The driver opens the Spark session before any connector starts, and a channel the tasks report to
+(`task_channel.py`). With `offset.storage.file.filename` (a local master) the executors write the
+same offsets file as the driver, each flush merging under a lock; on a cluster, `offset.storage.topic`
+is where the tasks commit, as Kafka Connect's distributed workers do.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from connectworker.api.errors import ConnectError
+from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.runners.task_runner import TaskRunner
+from connectworker.spark.executor_check import check_executors, runs_driver_python
+from connectworker.spark.plugin_shipping import ship_plugin_paths
+from connectworker.spark.session import open_session
+from connectworker.spark.task_channel import TaskChannel
+from connectworker.spark.task_runner import SparkTaskRunner
+from connectworker.spark.worker_settings import offset_storage_settings
+
+log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"
+
+
+class SparkRuntime(StandaloneRuntime):
+    spark: SparkSession | None = None
+    _owns_session = False
+    _channel: TaskChannel | None = None
+    _runner: SparkTaskRunner | None = None
+    _state_dir: Path | None = None
+
+    def _open_file_store(self, path: str) -> OffsetBackingStore:
+        if not self.config.spark_master.startswith("local"):
+            log.warning("Offsets are kept in %s, which the executors write: on a cluster every executor must "
+                        "see the same file. Set offset.storage.topic instead.", path)
+        return FileOffsetStore(path, shared=True)  # the executors' tasks write it too
+
+    def _task_runner(self) -> TaskRunner:
+        self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
+        sigint = signal.getsignal(signal.SIGINT)
+        self.spark, self._owns_session = open_session(self.config, self._state_dir)
+        # The SparkContext installs a SIGINT handler that cancels every job: the tasks would be killed
+        # without committing. Ctrl-C stops the worker as in standalone mode instead.
+        signal.signal(signal.SIGINT, sigint)
+        context = self.spark.sparkContext
+        ship_plugin_paths(context, self.config.plugin_path, self._state_dir)
+        if not runs_driver_python(context):  # a local master's workers import what this process does
+            check_executors(self.spark, self.file_connectors,
+                            [str(Path(p).resolve()) for p in self.config.plugin_path])
+        local = self.config.spark_master.startswith("local")
+        host = LOOPBACK if local else context.getConf().get("spark.driver.host", LOOPBACK)
+        self._channel = TaskChannel(host)
+        self._runner = SparkTaskRunner(context, self.config, offset_storage_settings(self.config), self._channel)
+        log.info("Tasks run as Spark tasks (master %s, %d task slot(s)); they report to %s:%d",
+                 context.master, self._runner.slots, *self._channel.address)
+        return self._runner
+
+    def _release_runner(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        if self.spark is not None and self._owns_session:
+            try:
+                self.spark.stop()
+            except Exception as exc:  # the JVM may already be gone (killed with the process group)
+                raise ConnectError(f"Stopping the Spark session failed: {exc}") from exc
+            finally:
+                self.spark = None
+        if self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+            self._state_dir = None

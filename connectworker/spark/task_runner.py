@@ -1,0 +1,102 @@
+"""`connectworker spark`'s task runner: each connector task is one long-lived Spark task.
+
+`start(spec)` submits a Spark job of one task (`sc.parallelize([task], 1).mapPartitions(...)`) from a
+driver thread, under a job group named after the attempt, so a task that does not stop in time can be
+cancelled alone. Spark places the task on a free slot, re-runs it if its executor or Python worker
+dies (up to `spark.task.maxFailures`), and the task resumes from the committed offsets; when Spark
+gives up, the task is FAILED with Spark's reason. One job per task (rather than one per connector)
+lets a single task be restarted, paused and watched on its own, as the Worker asks of every runner.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from pyspark import SparkContext
+
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.tasks.exactly_once_task import transactional_id
+from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.spark.offset_storage import OffsetStorageSettings
+from connectworker.spark.remote_task import RemoteTask, run_remote_tasks
+from connectworker.spark.task_channel import TaskChannel
+from connectworker.spark.task_handle import SparkTaskHandle
+
+log = logging.getLogger(__name__)
+
+
+class SparkTaskRunner:
+    def __init__(self, context: SparkContext, worker: WorkerConfig, offsets: OffsetStorageSettings,
+                 channel: TaskChannel) -> None:
+        self.context = context
+        self.worker = worker
+        self.offsets = offsets
+        self.channel = channel
+        self._plugin_paths = tuple(str(Path(p).resolve()) for p in worker.plugin_path)
+        self._running: dict[str, SparkTaskHandle] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def slots(self) -> int:
+        """Task slots the cluster offers now (Spark's default parallelism: cores of the executors)."""
+        return max(1, self.context.defaultParallelism)
+
+    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> SparkTaskHandle:
+        eos_id = (transactional_id(self.worker.group_id, spec.connector, spec.task_id)
+                  if self.worker.exactly_once_enabled else None)
+        with self._lock:
+            waiting = len(self._running) + 1
+        slots = self.slots
+        note = (f"Waiting for a Spark task slot: this is task {waiting} of the worker and the cluster offers "
+                f"{slots} slot(s) (spark.default.parallelism / executor cores)" if waiting > slots else
+                "Submitted to Spark; waiting for its task to start")
+        if waiting > slots:
+            log.warning("Task %s waits for a Spark task slot: the worker runs %d task(s) and the cluster offers "
+                        "%d; add executors or cores, or lower tasks.max", spec.name, waiting, slots)
+        handle = SparkTaskHandle(spec, on_topics, paused=paused, transactional_id=eos_id, waiting_note=note)
+        payload = RemoteTask(spec, self.worker, self.offsets, self.channel.address, self.channel.token,
+                             handle.attempt, paused, self._plugin_paths)
+        self.channel.register(handle.attempt, handle)
+        with self._lock:
+            self._running[handle.attempt] = handle
+        threading.Thread(target=self._run_job, args=(handle, payload), name=f"spark-job-{spec.name}",
+                         daemon=True).start()
+        return handle
+
+    def _run_job(self, handle: SparkTaskHandle, payload: RemoteTask) -> None:
+        failure: str | None = None
+        try:
+            self.context.setJobGroup(handle.attempt, f"connectworker task {handle.name}", interruptOnCancel=True)
+            self.context.parallelize([payload], 1).mapPartitions(run_remote_tasks).collect()
+        except Exception as exc:
+            failure = _spark_failure(exc)
+        finally:
+            self.channel.unregister(handle.attempt)
+            with self._lock:
+                self._running.pop(handle.attempt, None)
+            handle.job_ended(failure)
+
+    def cancel(self, handle: SparkTaskHandle) -> None:
+        """End a task's Spark job now (its process is interrupted: what it did not commit is redone)."""
+        self.context.cancelJobGroup(handle.attempt)
+
+    def close(self) -> None:
+        """Cancel the jobs of tasks that did not stop (the Worker gave up waiting for them)."""
+        with self._lock:
+            left = list(self._running.values())
+        for handle in left:
+            log.warning("Task %s did not stop in time: cancelling its Spark job", handle.name)
+            self.cancel(handle)
+
+
+def _spark_failure(exc: Exception) -> str:
+    """Spark's reason for giving up on a task: the Python error of its last attempt when there is one."""
+    text = str(exc)
+    marker = text.find("Traceback (most recent call last)")
+    if marker >= 0:
+        return text[marker:].strip()
+    return "".join(traceback.format_exception(exc))

@@ -1,0 +1,109 @@
+"""The worker on Spark when things go wrong (`connectworker spark`, `local[2,3]`: Spark re-runs a failed
+Spark task up to twice): a Python worker killed with SIGKILL mid-stream is re-run by Spark and its task
+resumes from the committed offsets, nothing lost; a task that raises is FAILED on the driver with its
+message (not re-run: a connector failure is the connector's state, as in Kafka Connect), and the
+command exits 1 naming it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from connectworker.api import SourceRecord
+from tests.broker import Broker
+from tests.integration.counting_source import CountingSource, CountingTask
+from tests.integration.harness import wait_until
+from tests.integration.numbered_records import assert_none_lost, consume_keys
+from tests.kafka_helpers import delete_topics
+
+pytestmark = pytest.mark.spark
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+RECORDS = 6_000
+
+
+class BrokenAfterTask(CountingTask):
+    """Counts like CountingTask, then raises once it reached `fail.at`."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self.next >= int(self.fail_at):
+            raise ValueError(f"poll failed on purpose: row {self.next} of the source is corrupt")
+        return super().poll()
+
+    def start(self, props: dict[str, str]) -> None:  # type: ignore[override]
+        super().start(props)
+        self.fail_at = props.get("fail.at", "100")
+
+
+class BrokenAfterSource(CountingSource):
+    def task_class(self) -> type[CountingTask]:
+        return BrokenAfterTask
+
+
+def committed_next(offsets_file: Path, name: str) -> int:
+    import json
+
+    if not offsets_file.exists():
+        return 0
+    stored = json.loads(offsets_file.read_text()).get(name, {})
+    return int(next(iter(stored.values()), {}).get("next", 0))
+
+
+def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    steady, broken = f"steady-{unique}", f"broken-{unique}"
+    offsets_file = tmp_path / "connect.offsets"
+    (tmp_path / "worker.properties").write_text("\n".join([
+        f"bootstrap.servers={broker.bootstrap_servers}", f"key.converter={STRING_CONVERTER}",
+        f"value.converter={STRING_CONVERTER}", f"offset.storage.file.filename={offsets_file}",
+        "offset.flush.interval.ms=200", "spark.master=local[2,3]", "listeners=",
+        "spark.conf.spark.ui.enabled=false"]))
+    (tmp_path / "steady.properties").write_text("\n".join([
+        f"name={steady}", "connector.class=tests.integration.counting_source.CountingSource",
+        f"topic={steady}", f"records={RECORDS}", "batch.size=20", "poll.pause.ms=10"]))
+    (tmp_path / "broken.properties").write_text("\n".join([
+        f"name={broken}", "connector.class=tests.integration.test_spark_tasks.BrokenAfterSource",
+        f"topic={broken}", "records=1000", "fail.at=100", "batch.size=10"]))
+    log = tmp_path / "stderr.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    with log.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
+                                 "steady.properties", "broken.properties"], cwd=tmp_path, env=env,
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        pattern = re.compile(rf"Task {steady}-0 runs in a Spark task on \S+ \(pid (\d+)\)")
+        wait_until(lambda: proc.poll() is None and pattern.search(log.read_text()) is not None
+                   and committed_next(offsets_file, steady) >= 500, timeout=120,
+                   what="the steady task running with some offsets committed")
+        victim = int(pattern.findall(log.read_text())[0])
+        assert victim != proc.pid
+        os.kill(victim, signal.SIGKILL)  # the Python worker running the task: Spark re-runs it
+        wait_until(lambda: proc.poll() is None and len(pattern.findall(log.read_text())) >= 2, timeout=60,
+                   what=f"the task re-run by Spark (log: {log.read_text()[-2000:]})")
+        wait_until(lambda: committed_next(offsets_file, steady) >= RECORDS, timeout=120,
+                   what="every record of the steady task committed")
+        wait_until(lambda: f"Task {broken}-0 FAILED" in log.read_text(), timeout=30, what="the broken task FAILED")
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = log.read_text()
+    assert proc.returncode == 1, err[-3000:]
+    assert f"Task {broken}-0 FAILED: poll failed on purpose: row 100 of the source is corrupt" in err
+    assert f"task {broken}-0 ended FAILED" in err  # the last line names what failed
+    assert len(re.findall(rf"Task {broken}-0 runs in a Spark task", err)) == 1  # not re-run by Spark
+    assert_none_lost(consume_keys(broker.bootstrap_servers, steady, RECORDS), RECORDS)
+    assert committed_next(offsets_file, broken) == 100  # what it produced before failing is committed
+    delete_topics(admin, [steady, broken])
