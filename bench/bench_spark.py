@@ -145,6 +145,42 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, mas
                "one long-lived Spark task per connector task")
 
 
+def run_dataframes(bootstrap: str, work: Path, props: dict[str, str], total: int) -> Run:
+    """The same connector through the DataFrame formats on `local[2]`, as section 2 of docs/spark.md
+    writes it: `readStream.format("connect-source")` into `writeStream.format("connect-kafka")`."""
+    from connectworker.spark import register
+    from connectworker.spark.session import open_session
+
+    offsets = work / f"{props['name']}.offsets"
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": bootstrap, "spark.master": "local[2]", "spark.conf.spark.ui.enabled": "false",
+        "spark.conf.spark.driver.host": "127.0.0.1"})
+    started = time.monotonic()
+    spark, owned = open_session(config, work)
+    session_ready = time.monotonic()
+    register(spark)
+    kafka = {"kafka.bootstrap.servers": bootstrap, "offset.storage.file.filename": str(offsets)}
+    source = {**props, **kafka, "topic.creation.enable": "true", "microbatch.max.ms": "2000"}
+    query = (spark.readStream.format("connect-source").options(**source).load()
+             .writeStream.format("connect-kafka").options(**kafka)
+             .option("checkpointLocation", str(work / f"{props['name']}.checkpoint"))
+             .trigger(processingTime="2 seconds").start())
+    storage = FileOffsetStore(offsets, shared=True)
+    try:
+        def committed() -> int:
+            if not query.isActive:
+                raise RuntimeError(f"query stopped: {query.exception()}")
+            return sum(o["seq"] for o in read_committed(storage, props["name"]).values()) if offsets.exists() else 0
+
+        commits = wait_for(total, committed, 900, start=session_ready)
+    finally:
+        query.stop()
+        if owned:
+            spark.stop()
+    return Run("DataFrame formats, local[2] (`connect-source` -> `connect-kafka`, 2 s micro-batches)", total,
+               commits[-1][0], commits, session_ready - started, "a streaming query: rows cross the JVM twice")
+
+
 def report(runs: list[Run], tasks: int, per_task: int, value_size: int, command: str) -> str:
     lines = [f"`{command}`: DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, "
              f"3 topics (created by rule), acks=all; a record counts once its source offset is committed. "
@@ -182,13 +218,15 @@ def main(argv: list[str] | None = None) -> None:
         broker = None if named else stack.enter_context(EmbeddedBroker())
         bootstrap = named or broker.bootstrap_servers  # type: ignore[union-attr]
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        modes = ["standalone", "local[2]"] + ([] if args.no_cluster else ["cluster"])
+        modes = ["standalone", "local[2]", "dataframes"] + ([] if args.no_cluster else ["cluster"])
         for mode in modes:
             tag = uuid.uuid4().hex[:6]
             prefix = f"bench-{mode.replace('[', '').replace(']', '')}-{tag}"
             props = connector(prefix, prefix, args.tasks, args.records, args.value_size)
             if mode == "standalone":
                 runs.append(run_standalone(bootstrap, tmp, props, total))
+            elif mode == "dataframes":
+                runs.append(run_dataframes(bootstrap, tmp, props, total))
             elif mode == "local[2]":
                 runs.append(run_spark(bootstrap, tmp, props, total, "local[2]",
                                       "Spark local[2] (`connectworker spark`)"))

@@ -53,6 +53,10 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "response.http.headers.config": "",
     "topic.tracking.": "active topics are always tracked",
     "plugin.discovery": "plugin.path entries are put on the Python import path",
+    "spark.checkpoint.location": "connectworker spark runs each task as a long-lived Spark task: no streaming "
+                                 "query, so no checkpoint and no micro-batches",
+    "spark.trigger.interval.ms": "connectworker spark runs each task as a long-lived Spark task: no streaming "
+                                 "query, so no checkpoint and no micro-batches",
     "header.converter": "record headers are produced as the task gives them",
     "header.converter.": "record headers are produced as the task gives them",
     "client.id": "producers are called connector-producer-<connector>-<task>, as in Kafka",

@@ -189,14 +189,6 @@ class WorkerConfig(BaseSettings):
         "local[*]",
         description="For `connectworker spark`: the Spark master, e.g. `local[N]`, `spark://host:7077`, "
                     "`yarn`, `k8s://...` (see docs/spark.md).")
-    spark_checkpoint_location: str | None = Field(
-        None,
-        description="For `connectworker spark`: Spark's own progress, one sub-directory per connector "
-                    "(unset: a temporary directory; use shared storage such as HDFS or S3 on a cluster).")
-    spark_trigger_interval_ms: int = Field(
-        1_000, ge=0,
-        description="For `connectworker spark`: the micro-batch interval; each task polls for up to this "
-                    "long per micro-batch (0: back to back, 1 s polls).")
 
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)

@@ -1,8 +1,8 @@
-"""Before the queries start: can the executors' Python import what the tasks need?
+"""Before any task starts: can the executors' Python import what the tasks need?
 
 On a cluster the executors run their own Python (`PYSPARK_PYTHON` / `spark.pyspark.python`, on their
-own machines). If it lacks connectworker or a connector's module, Spark's first micro-batch fails with
-a `ModuleNotFoundError` deep in a Java stack trace, raised while unpickling the data source's reader.
+own machines). If it lacks connectworker or a connector's module, each task's Spark job fails with
+a `ModuleNotFoundError` deep in a Java stack trace, raised while unpickling the task.
 So `connectworker spark` first runs one small job on the executors that imports those modules and
 reports, per executor process, its interpreter, its version and what it could not import, and stops
 with one message that says what is missing where and how to ship it.
@@ -13,25 +13,21 @@ interpreter, another Python version) is reported with the first line of Spark's 
 
 A `local[...]` master whose executors run the driver's own interpreter (directly or through the
 launcher of `python_launcher.py`) is not checked: its Python workers are child processes of this one,
-with its environment, so they import what it imports (the check would cost the first micro-batch a
-second or more). Nor are its workers started ahead of the query: running this job in the background
-for that (as connectworker did before) made the first commit later, not earlier, once the workers no
-longer compiled PySpark (`python_launcher.py`): on two cores it competes with the query's planning.
+with its environment, so they import what it imports (the check would delay the first record by a
+second or more).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark import SparkContext
-from pyspark.sql import SparkSession
 
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
@@ -70,25 +66,19 @@ def required_modules(connectors: Sequence[ConnectorConfig]) -> dict[str, str]:
     return needed
 
 
-PROBE_SCHEMA = "host STRING, executable STRING, version STRING, missing STRING"
-PROBE_COLUMNS = ["host", "executable", "version", "missing"]
 
 
-def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """A `mapInArrow` function adding one report row of the Python process it runs in to the rows of
-    the probes before it in the task. It references nothing of connectworker, so it unpickles anywhere."""
+def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callable[[Iterable[int]], Iterator[Any]]:
+    """A `mapPartitions` function reporting the Python process it runs in (one dict). It references
+    nothing of connectworker, so it unpickles anywhere."""
 
-    def probe(batches: Iterator[Any]) -> Iterator[Any]:
+    def probe(items: Iterable[int]) -> Iterator[Any]:
         import importlib
-        import json
         import socket
         import sys
 
-        import pyarrow as pa
-
-        for batch in batches:
-            if batch.schema.names == report_columns:
-                yield batch  # the report of the probe before this one in the task
+        for _ in items:
+            pass
         for entry in plugin_path:  # as the task runtime does: plugin.path entries that exist here
             if os.path.exists(entry) and entry not in sys.path:
                 sys.path.append(entry)
@@ -99,28 +89,21 @@ def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callab
             except Exception as exc:  # any failure to import is what the report is about
                 missing[name] = f"{type(exc).__name__}: {exc}"
         version = ".".join(str(v) for v in sys.version_info[:3])
-        yield pa.RecordBatch.from_pylist([{"host": socket.gethostname(), "executable": sys.executable,
-                                           "version": version, "missing": json.dumps(missing)}])
+        yield {"host": socket.gethostname(), "executable": sys.executable, "version": version, "missing": missing}
 
-    report_columns = list(PROBE_COLUMNS)  # a closure variable: the function must not need this module
     return probe
 
 
-def probe_executors(spark: SparkSession, modules: Sequence[str], plugin_path: Sequence[str]) -> list[ExecutorPython]:
-    """Run the probe in as many tasks as the cluster has cores (at least 2), twice in each task, one
-    after the other as `connect-source` and `connect-kafka` run: each task then holds two Python
-    workers, as a micro-batch's task does, and with worker reuse (Spark's default) they stay warm for
-    it. One report per Python worker."""
-    context = spark.sparkContext
+def probe_executors(context: SparkContext, modules: Sequence[str], plugin_path: Sequence[str]) -> list[ExecutorPython]:
+    """Run the probe in as many tasks as the cluster has cores (at least 2): one report per task. With
+    Python worker reuse (Spark's default) the workers it starts stay warm for the connector tasks."""
     tasks = max(2, context.defaultParallelism)
-    probe = probe_function(modules, plugin_path)
     context.setJobDescription("connectworker: checking the executors' Python")
     try:
-        rows = (spark.range(0, tasks, 1, tasks).mapInArrow(probe, PROBE_SCHEMA).mapInArrow(probe, PROBE_SCHEMA)
-                .collect())
+        rows = context.parallelize(range(tasks), tasks).mapPartitions(probe_function(modules, plugin_path)).collect()
     finally:
         context.setJobDescription(None)  # type: ignore[arg-type]
-    return [ExecutorPython(r.host, r.executable, r.version, json.loads(r.missing)) for r in rows]
+    return [ExecutorPython(r["host"], r["executable"], r["version"], r["missing"]) for r in rows]
 
 
 def spark_error_line(error: BaseException) -> str:
@@ -138,13 +121,13 @@ def runs_driver_python(context: SparkContext) -> bool:
     return local and runs_this_interpreter(context.pythonExec or "python3")
 
 
-def check_executors(spark: SparkSession, connectors: Sequence[ConnectorConfig],
+def check_executors(context: SparkContext, connectors: Sequence[ConnectorConfig],
                     plugin_path: Sequence[str]) -> None:
     """Raise `ConnectError` with one readable message if an executor cannot import what tasks need."""
     needed = required_modules(connectors)
-    python = spark.sparkContext.pythonExec or "python3"
+    python = context.pythonExec or "python3"
     try:
-        reports = probe_executors(spark, list(needed), plugin_path)
+        reports = probe_executors(context, list(needed), plugin_path)
     except Exception as exc:  # Py4JJavaError and friends: Spark could not run Python there at all
         raise ConnectError(
             f"Spark could not run Python on the executors (their interpreter: {python}, from PYSPARK_PYTHON "

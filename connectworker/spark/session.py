@@ -1,15 +1,15 @@
-"""The Spark session `connectworker spark` runs in.
+"""The Spark session `connectworker spark` runs in (`open_context`: a SparkContext alone, which is all
+the worker needs) and the one the DataFrame formats' users get (`open_session`).
 
 `spark.master` (default `local[*]`) and every `spark.conf.<spark key>` of the worker file configure
 it. The JVM is started in its own session (process group): a Ctrl-C in the terminal then reaches only
-the Python driver, which stops the queries between micro-batches, instead of also interrupting the
-Python workers in the middle of one (PySpark's workers re-enable SIGINT).
+the Python driver, which stops the tasks gracefully, instead of also interrupting the Python workers
+in the middle of a poll (PySpark's workers re-enable SIGINT).
 
 The console shows connectworker's lines, not Spark's chatter: progress bars are off unless
-`spark.conf.spark.ui.showConsoleProgress=true`, and the WARN Spark's trigger logs when a micro-batch
-took longer than `spark.trigger.interval.ms` ("Current batch is falling behind") is turned off. Each
-task polls for up to that interval, so with the writes and the commit every batch takes longer than
-it: the warning would come every batch and says nothing actionable.
+`spark.conf.spark.ui.showConsoleProgress=true`, and the WARN Spark's streaming trigger logs when a
+micro-batch took longer than its interval ("Current batch is falling behind") is turned off: with the
+DataFrame formats each task polls for up to the interval, so the warning would come every batch.
 """
 
 from __future__ import annotations
@@ -54,13 +54,24 @@ def spark_conf(config: WorkerConfig) -> SparkConf:
 
 def open_session(config: WorkerConfig, work_dir: Path) -> tuple[SparkSession, bool]:
     """The active session if there is one (not ours to stop), else a new one (ours: True).
-
     `work_dir` holds what the session needs while it runs (the Python launcher of a local master)."""
     active = SparkSession.getActiveSession()
     if active is not None:
         log.info("Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
                  "file do not apply to it", active.sparkContext.master)
         return active, False
+    context, owned = open_context(config, work_dir)
+    return SparkSession(context), owned
+
+
+def open_context(config: WorkerConfig, work_dir: Path) -> tuple[SparkContext, bool]:
+    """The running SparkContext if there is one (not ours to stop), else a new one (ours: True). Without
+    a SparkSession, which costs seconds more to create and which `connectworker spark` does not need."""
+    running = SparkContext._active_spark_context
+    if running is not None:
+        log.info("Using the running SparkContext (master %s); spark.master and spark.conf.* of the worker "
+                 "file do not apply to it", running.master)
+        return running, False
     conf = spark_conf(config)
     # PySpark keeps the first JVM gateway of the process for every later SparkContext, so a second
     # session in the same process (tests, benchmarks) must not launch a JVM it would never use.
@@ -69,7 +80,7 @@ def open_session(config: WorkerConfig, work_dir: Path) -> tuple[SparkSession, bo
         context = SparkContext(conf=conf, gateway=gateway)
     quiet_jvm_loggers(context)
     log.info("Spark session started: master %s, Spark %s", context.master, context.version)
-    return SparkSession(context), True
+    return context, True
 
 
 @contextmanager

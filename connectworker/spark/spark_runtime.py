@@ -15,7 +15,7 @@ import signal
 import tempfile
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark import SparkContext
 
 from connectworker.api.errors import ConnectError
 from connectworker.runtime.herder.standalone import StandaloneRuntime
@@ -24,7 +24,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.spark.executor_check import check_executors, runs_driver_python
 from connectworker.spark.plugin_shipping import ship_plugin_paths
-from connectworker.spark.session import open_session
+from connectworker.spark.session import open_context
 from connectworker.spark.task_channel import TaskChannel
 from connectworker.spark.task_runner import SparkTaskRunner
 from connectworker.spark.worker_settings import offset_storage_settings
@@ -35,7 +35,7 @@ LOOPBACK = "127.0.0.1"
 
 
 class SparkRuntime(StandaloneRuntime):
-    spark: SparkSession | None = None
+    context: SparkContext | None = None
     _owns_session = False
     _channel: TaskChannel | None = None
     _runner: SparkTaskRunner | None = None
@@ -50,14 +50,14 @@ class SparkRuntime(StandaloneRuntime):
     def _task_runner(self) -> TaskRunner:
         self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
         sigint = signal.getsignal(signal.SIGINT)
-        self.spark, self._owns_session = open_session(self.config, self._state_dir)
+        self.context, self._owns_session = open_context(self.config, self._state_dir)
         # The SparkContext installs a SIGINT handler that cancels every job: the tasks would be killed
         # without committing. Ctrl-C stops the worker as in standalone mode instead.
         signal.signal(signal.SIGINT, sigint)
-        context = self.spark.sparkContext
+        context = self.context
         ship_plugin_paths(context, self.config.plugin_path, self._state_dir)
         if not runs_driver_python(context):  # a local master's workers import what this process does
-            check_executors(self.spark, self.file_connectors,
+            check_executors(context, self.file_connectors,
                             [str(Path(p).resolve()) for p in self.config.plugin_path])
         local = self.config.spark_master.startswith("local")
         host = LOOPBACK if local else context.getConf().get("spark.driver.host", LOOPBACK)
@@ -74,13 +74,13 @@ class SparkRuntime(StandaloneRuntime):
         if self._channel is not None:
             self._channel.close()
             self._channel = None
-        if self.spark is not None and self._owns_session:
+        if self.context is not None and self._owns_session:
             try:
-                self.spark.stop()
+                self.context.stop()
             except Exception as exc:  # the JVM may already be gone (killed with the process group)
                 raise ConnectError(f"Stopping the Spark session failed: {exc}") from exc
             finally:
-                self.spark = None
+                self.context = None
         if self._state_dir is not None:
             shutil.rmtree(self._state_dir, ignore_errors=True)
             self._state_dir = None
