@@ -6,7 +6,7 @@ Two kinds of run, each in a fresh process (a new JVM, as `connectworker spark` h
 - `worker`: `SparkRuntime` (exactly what `connectworker spark` runs) with the DataGen connector (2
   tasks, topic creation on, offsets in a file). Seconds from process start to: the session up, and the
   first record acknowledged by Kafka (a task's first offset commit: every record it covers was acked).
-- `floor`: a bare PySpark process that opens a session the same way (`open_session`) and runs one
+- `floor`: a bare PySpark process that opens a session the same way (`open_context`) and runs one
   trivial 2-task job (`sc.parallelize([0, 1], 2).map(...).collect()`): process start to that job done.
   What Spark itself costs before any task of ours can run.
 
@@ -46,13 +46,13 @@ def since_start() -> float:
 
 def run_floor(work: Path, bootstrap: str) -> dict[str, float]:
     from connectworker.config.worker_config import WorkerConfig
-    from connectworker.spark.session import open_session
+    from connectworker.spark.session import open_context
 
-    spark, _ = open_session(WorkerConfig.from_properties(session_properties(work, bootstrap)), work)
+    context, _ = open_context(WorkerConfig.from_properties(session_properties(work, bootstrap)), work)
     session = since_start()
-    assert spark.sparkContext.parallelize([0, 1], 2).map(lambda x: x + 1).collect() == [1, 2]
+    assert context.parallelize([0, 1], 2).map(lambda x: x + 1).collect() == [1, 2]
     result = {"session": session, "done": since_start()}
-    spark.stop()
+    context.stop()
     return result
 
 

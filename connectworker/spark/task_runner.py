@@ -19,6 +19,7 @@ from pathlib import Path
 from pyspark import SparkContext
 
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.status import State
 from connectworker.runtime.tasks.exactly_once_task import transactional_id
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.spark.offset_storage import OffsetStorageSettings
@@ -48,21 +49,22 @@ class SparkTaskRunner:
     def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> SparkTaskHandle:
         eos_id = (transactional_id(self.worker.group_id, spec.connector, spec.task_id)
                   if self.worker.exactly_once_enabled else None)
-        with self._lock:
-            waiting = len(self._running) + 1
-        slots = self.slots
-        note = (f"Waiting for a Spark task slot: this is task {waiting} of the worker and the cluster offers "
-                f"{slots} slot(s) (spark.default.parallelism / executor cores)" if waiting > slots else
-                "Submitted to Spark; waiting for its task to start")
-        if waiting > slots:
-            log.warning("Task %s waits for a Spark task slot: the worker runs %d task(s) and the cluster offers "
-                        "%d; add executors or cores, or lower tasks.max", spec.name, waiting, slots)
-        handle = SparkTaskHandle(spec, on_topics, paused=paused, transactional_id=eos_id, waiting_note=note)
+        handle = SparkTaskHandle(spec, on_topics, paused=paused, transactional_id=eos_id,
+                                 waiting_note="Submitted to Spark; waiting for its task to start")
         payload = RemoteTask(spec, self.worker, self.offsets, self.channel.address, self.channel.token,
                              handle.attempt, paused, self._plugin_paths)
         self.channel.register(handle.attempt, handle)
         with self._lock:
             self._running[handle.attempt] = handle
+            tasks, waiting = len(self._running), list(self._running.values())
+        slots = self.slots
+        if tasks > slots:
+            log.warning("Task %s may wait for a Spark task slot: the worker runs %d task(s) and the cluster offers "
+                        "%d; add executors or cores, or lower tasks.max", spec.name, tasks, slots)
+            note = (f"Waiting for a Spark task slot: the worker runs {tasks} task(s) and the cluster offers {slots} "
+                    f"slot(s) (spark.default.parallelism / executor cores)")
+            for other in waiting:  # those not started yet say why (Spark decides which ones wait)
+                other.status.annotate(State.UNASSIGNED, note)
         threading.Thread(target=self._run_job, args=(handle, payload), name=f"spark-job-{spec.name}",
                          daemon=True).start()
         return handle

@@ -392,3 +392,26 @@ def test_a_crashed_then_stopped_query_resumes_from_committed_offsets_without_los
         # Only the uncommitted tail is delivered again: the crashed batch, and what the stop cancelled.
         assert again and again[0] == at_crash[task], (task, at_crash, again[:5])
     delete_topics(admin, [*topics, offsets_topic])
+
+
+def test_tasks_beyond_the_clusters_slots_wait_unassigned_with_the_reason(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    name = f"slots-{unique}"
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": broker.bootstrap_servers, "offset.storage.file.filename": str(tmp_path / "o.json"),
+        "offset.flush.interval.ms": "200", "spark.master": "local[2]"})
+    props = {"name": name, "connector.class": "DataGen", "tasks.max": "3", "topic.pattern": name,
+             "topic.count": "1", "records": "10", "rate": "0", "format": "string"}
+    runtime = SparkRuntime(config).start()
+    try:
+        herder = runtime.start_herder([parse_connector_config(props)])
+        tasks = herder.get(name).tasks
+        wait_until(lambda: sorted(t.status.state for t in tasks) == [State.RUNNING, State.RUNNING, State.UNASSIGNED],
+                   timeout=90, what="two tasks running on local[2]'s two slots, one waiting")
+        [waiting] = [t for t in tasks if t.status.state is State.UNASSIGNED]
+        assert waiting.status.snapshot()[1] == ("Waiting for a Spark task slot: the worker runs 3 task(s) and the "
+                                                "cluster offers 2 slot(s) (spark.default.parallelism / executor cores)")
+    finally:
+        runtime.stop()
+    assert [t.status.state for t in tasks] == [State.STOPPED] * 3  # the waiting one never ran, and is stopped
+    delete_topics(admin, [name])
