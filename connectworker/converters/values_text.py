@@ -27,7 +27,7 @@ from typing import Any
 from connectworker.api.errors import DataError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters import logical
-from connectworker.transforms.java_date_format import JavaDateFormat, TimestampOutOfRange
+from connectworker.converters.java_date_format import JavaDateFormat, TimestampOutOfRange
 
 __all__ = ["JAVA_BLANKS", "float32", "java_float_text", "value_text"]
 
