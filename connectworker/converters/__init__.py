@@ -18,7 +18,8 @@ from connectworker.converters.registry import (
     resolve_header_converter,
 )
 from connectworker.converters.schema_registry import (
-    HttpSchemaRegistryClient,
+    ConfluentSchemaRegistry,
+    SchemaRegistryAuthError,
     SchemaRegistryClient,
     SchemaRegistryError,
     SchemaRegistryUnavailableError,
@@ -30,11 +31,12 @@ __all__ = [
     "KAFKA_CLASS_NAMES",
     "AvroConverter",
     "ByteArrayConverter",
+    "ConfluentSchemaRegistry",
     "ConversionError",
     "Converter",
     "HeaderConverter",
-    "HttpSchemaRegistryClient",
     "JsonConverter",
+    "SchemaRegistryAuthError",
     "SchemaRegistryClient",
     "SchemaRegistryError",
     "SchemaRegistryUnavailableError",
