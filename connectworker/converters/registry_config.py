@@ -69,6 +69,8 @@ class RegistrySettings:
     """The registry client's configuration, and which keys hold what a refusal is blamed on."""
 
     conf: dict[str, Any]
+    shown_url: str = ""
+    """The URL(s) as messages show them: without credentials."""
     credentials: str = ""
     """The key(s) holding the credentials the registry checks ("" when none are configured)."""
     tls_keys: list[str] = field(default_factory=list)
@@ -98,7 +100,8 @@ def registry_settings(configs: Mapping[str, Any]) -> RegistrySettings:
     bad = [part.strip() for part in url.split(",") if not part.strip().lower().startswith(("http://", "https://"))]
     if bad:
         raise ConfigError({URL_CONFIG: f"'{bad[0]}' is not an http:// or https:// URL"})
-    settings = RegistrySettings({"url": url})
+    shown = ",".join(_without_credentials(part.strip()) for part in url.split(","))
+    settings = RegistrySettings({"url": url}, shown)
     _basic_auth(configs, settings)
     _bearer_auth(configs, settings)
     _tls(configs, settings)
@@ -119,6 +122,12 @@ def registry_settings(configs: Mapping[str, Any]) -> RegistrySettings:
             raise ConfigError({PROXY_PORT_CONFIG: f"is required with {PROXY_HOST_CONFIG}"})
         settings.conf["proxy"] = host if "://" in host else f"http://{host}:{port}"
     return settings
+
+
+def _without_credentials(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
 def _basic_auth(configs: Mapping[str, Any], settings: RegistrySettings) -> None:

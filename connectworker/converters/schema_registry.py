@@ -150,9 +150,9 @@ class ConfluentSchemaRegistry:
         except self._transport_errors as exc:
             if _tls_failure(exc):
                 keys = " and ".join(self.settings.tls_keys) or f"{TRUSTSTORE_CONFIG} (none is set)"
-                raise SchemaRegistryError(f"TLS with the Schema Registry at {self.settings.conf['url']} failed for "
+                raise SchemaRegistryError(f"TLS with the Schema Registry at {self.settings.shown_url} failed for "
                                           f"{what}: {exc}. Check {keys}") from None
-            raise SchemaRegistryUnavailableError(f"Schema Registry unreachable at {self.settings.conf['url']} for "
+            raise SchemaRegistryUnavailableError(f"Schema Registry unreachable at {self.settings.shown_url} for "
                                                  f"{what}: {type(exc).__name__}: {exc}") from None
 
     def _refused(self, what: str, status: int, error_code: int, message: str) -> SchemaRegistryError:

@@ -28,6 +28,7 @@ from connectworker.api.schema import (
 from connectworker.converters import AvroConverter, ConversionError, SchemaRegistryUnavailableError
 from connectworker.converters.avro_schema import avro_schema_for
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
+from connectworker.runtime.observability.secrets import is_secret_key
 from tests.fake_schema_registry import RegistryState, fake_registry
 from tests.tls_certs import make_certificates
 from tests.unit.test_converters_avro import ORDER, ORDER_VALUE
@@ -164,6 +165,20 @@ def test_an_unreachable_registry_is_a_retriable_error_naming_the_subject() -> No
     assert isinstance(info.value, RetriableError)
     assert f"Schema Registry unreachable at {url} for registering a schema under subject 'orders-value'" in str(
         info.value)
+
+
+def test_credentials_stay_out_of_messages_and_shown_configs() -> None:
+    url = f"http://connect:pa55word@127.0.0.1:{free_port()}/contexts/.shop"
+    avro = converter({"schema.registry.url": url, "max.retries": "0"})
+    try:
+        with pytest.raises(SchemaRegistryUnavailableError) as info:
+            avro.from_connect_data("orders", BOOLEAN_SCHEMA, True)
+    finally:
+        avro.close()
+    assert "pa55word" not in str(info.value) and url.replace("connect:pa55word@", "") in str(info.value)
+    for key in ("value.converter.basic.auth.user.info", "key.converter.bearer.auth.token",
+                "value.converter.bearer.auth.client.secret", "value.converter.schema.registry.ssl.key.password"):
+        assert is_secret_key(key)  # shown as [hidden] by the REST API and the status page
 
 
 def test_a_failing_registry_is_retriable_after_the_clients_own_retries() -> None:
