@@ -53,7 +53,8 @@ def value_text(value: Any, schema: Schema | None) -> str | None:
         return None
     kind = type(value)  # the common scalars first, without the general walk
     if kind is str:
-        return value
+        text: str = value
+        return text
     if kind is int and (schema is None or schema.type not in _FLOATS):
         return str(value)
     if kind is bool:

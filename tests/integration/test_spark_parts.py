@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
 
 import pyarrow as pa
 import pytest
@@ -26,7 +24,6 @@ from pyspark.sql.types import (
 from connectworker.api import SourceRecord
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.error_handling import ErrorHandling
-from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters import StringConverter, load_header_converter
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, OffsetStoreError, partition_key
@@ -34,7 +31,6 @@ from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_k
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.record_conversion import RecordSerializer
 from connectworker.spark.columns import SinkColumns
-from connectworker.spark.engine import converter_options
 from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
 from connectworker.spark.offset_commit import (
     SinkCommitMessage,
@@ -46,7 +42,6 @@ from connectworker.spark.offset_commit import (
 from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.options import SinkSettings, SourceSettings
 from connectworker.spark.task_poll import Coalescer, RowBuilder
-from connectworker.spark.worker_settings import SparkWorker
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 
@@ -297,13 +292,3 @@ def test_connect_source_rows_carry_headers_as_the_header_converter_writes_them()
         [{"key": "n", "value": b'{"schema":null,"payload":1}'}, {"key": "s", "value": b'{"schema":null,"payload":"x"}'},
          {"key": "none", "value": None}], []]
 
-
-def test_the_workers_converters_reach_the_executors_unless_the_connector_names_its_own() -> None:
-    config = WorkerConfig.from_properties({"header.converter": "JsonConverter",
-                                           "header.converter.schemas.enable": "false",
-                                           "value.converter.schemas.enable": "false"})
-    worker = cast(SparkWorker, SimpleNamespace(config=config))
-    assert converter_options(worker, {"key.converter": "StringConverter"}) == {
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
-        "header.converter": "JsonConverter", "header.converter.schemas.enable": "false"}
-    assert "header.converter" not in converter_options(worker, {"header.converter": "StringConverter"})
