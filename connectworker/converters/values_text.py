@@ -21,6 +21,7 @@ import base64
 import math
 import struct
 from datetime import date, datetime, time
+from functools import lru_cache
 from typing import Any
 
 from connectworker.api.errors import DataError
@@ -164,6 +165,7 @@ def java_float_text(number: float, *, single: bool) -> str:
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
 
 
+@lru_cache(maxsize=4096)  # numbers in headers and casts repeat; `magnitude` > 0, so -0.0 never meets 0.0 here
 def _shortest_digits(magnitude: float, single: bool) -> tuple[str, int]:
     """The significant digits of `magnitude` and the power of ten of the first one."""
     def reads_back(text: str) -> bool:

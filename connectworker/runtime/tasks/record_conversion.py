@@ -33,7 +33,6 @@ ConvertedHeaders = list[tuple[str, bytes | str | None]]
 """Header names and values for the producer (a `str` value is sent UTF-8 encoded)."""
 
 
-
 def _scan(records: Sequence[SourceRecord]) -> tuple[bool, bool]:
     """Whether no record sets a partition, a timestamp or headers (the common case), and whether any
     record has headers. Plain loops: faster here than `all()` or `any(map(...))` over the records."""
