@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import math
 import struct
+from collections.abc import Callable
 from datetime import date, datetime, time
 from functools import lru_cache
 from typing import Any
@@ -171,8 +172,8 @@ def _shortest_digits(magnitude: float, single: bool) -> tuple[str, int]:
     def reads_back(text: str) -> bool:
         return (float32(float(text)) if single else float(text)) == magnitude
 
-    # A float32 holds at most 9 significant digits; Python's repr is already the shortest for a double.
-    text = next(t for t in (f"{magnitude:.{p}e}" for p in range(9)) if reads_back(t)) if single else repr(magnitude)
+    # Python's repr is already the shortest for a double; a float32 needs at most 9 significant digits.
+    text = _shortest_single(magnitude, reads_back) if single else repr(magnitude)
     digits, exponent = _digits_of(text)
     # Java (since JDK 19) writes the closest of the one- and two-digit decimals when one digit would do:
     # 4.9E-324 rather than 5e-324.
@@ -181,6 +182,23 @@ def _shortest_digits(magnitude: float, single: bool) -> tuple[str, int]:
         if reads_back(two_digits):
             digits, exponent = _digits_of(two_digits)
     return digits, exponent
+
+
+def _shortest_single(magnitude: float, reads_back: Callable[[str], bool]) -> str:
+    """The shortest of ``d.ddde±nn`` (1 to 9 digits) that reads back to the float32 `magnitude`. Away from
+    powers of two a float's rounding interval is symmetric, so if some count of digits reads back, every
+    larger count does (its closest decimal is no farther): a binary search finds the least. At a power
+    of two the interval below is half the one above, so there the counts are tried in turn."""
+    if math.frexp(magnitude)[0] == 0.5:
+        return next(text for text in (f"{magnitude:.{p}e}" for p in range(9)) if reads_back(text))
+    low, high = 0, 8
+    while low < high:
+        middle = (low + high) // 2
+        if reads_back(f"{magnitude:.{middle}e}"):
+            high = middle
+        else:
+            low = middle + 1
+    return f"{magnitude:.{low}e}"
 
 
 def _digits_of(text: str) -> tuple[str, int]:
