@@ -19,7 +19,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
-from connectworker.api.schema import Schema, SchemaType
+from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
 from connectworker.api.topic_policy import CreateTopicPolicy, PolicyViolationError, RequestMetadata
 from connectworker.api.topic_settings import CleanupPolicy, TimeUnit, TopicSettings
@@ -46,6 +46,7 @@ __all__ = [
     "RequestMetadata",
     "RetriableError",
     "Schema",
+    "SchemaAndValue",
     "SchemaType",
     "SourceConnector",
     "SourceRecord",

@@ -10,7 +10,11 @@ from connectworker.api.schema import Schema
 
 SourcePartition = dict[str, Any]
 SourceOffset = dict[str, Any]
-Headers = list[tuple[str, bytes | str | None]]
+Headers = list[tuple[str, Any]]
+"""A record's headers: `(name, value)` pairs, in order, names repeating at will. A value is any Connect
+value (`str`, `bytes`, `int`, `float`, `bool`, `list`, `dict`, `date`/`time`/`datetime`, `None`),
+schemaless, or a `SchemaAndValue` that gives its schema; the worker's `header.converter` turns each into
+the bytes Kafka stores (`SimpleHeaderConverter` by default: text, as Kafka writes it)."""
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class SchemaType(StrEnum):
@@ -65,3 +66,16 @@ INT32_SCHEMA = Schema(SchemaType.INT32)
 INT64_SCHEMA = Schema(SchemaType.INT64)
 FLOAT64_SCHEMA = Schema(SchemaType.FLOAT64)
 BOOLEAN_SCHEMA = Schema(SchemaType.BOOLEAN)
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaAndValue:
+    """A value with the schema that describes it (Kafka Connect's `SchemaAndValue`).
+
+    Record headers take one where the schema matters to the header converter: a float32, an int8, a
+    struct, a Date/Time/Timestamp, or any value a schema-writing converter (JsonConverter with
+    `schemas.enable`) should describe. A plain value in a header is schemaless, as Kafka's
+    `headers.add(key, value, null)`."""
+
+    schema: Schema | None
+    value: Any

@@ -22,7 +22,7 @@ from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
 from connectworker.config.transforms import TransformsConfig, read_transforms
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
-from connectworker.converters.registry import converter_config_for, load_converter
+from connectworker.converters.registry import converter_config_for, load_converter, load_header_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
 from connectworker.topics.rule_parser import parse_topic_creation, topic_creation_config_keys, topic_creation_problems
 from connectworker.topics.rules import TopicCreationRules
@@ -48,6 +48,8 @@ COMMON_CONFIG_DEF = (
             documentation="Converter for record keys; overrides the worker's key.converter.")
     .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
             documentation="Converter for record values; overrides the worker's value.converter.")
+    .define("header.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
+            documentation="Converter for record header values; overrides the worker's header.converter.")
 )
 """The keys every connector has, in Kafka's "Common" group; `errors.*` follow the transforms."""
 DECLARED_CONFIG_DEF = COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF)
@@ -78,12 +80,15 @@ class KeyReport:
 
 def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -> None:
     """Configure each converter the connector overrides, with its sub-keys, to surface bad values."""
-    for key in ("key.converter", "value.converter"):
+    for key in ("key.converter", "value.converter", "header.converter"):
         name = props.get(key)
         if not name or reports[key].value.errors:
             continue
         try:
-            load_converter(name, converter_config_for(key, props), key == "key.converter", key=key).close()
+            if key == "header.converter":
+                load_header_converter(name, converter_config_for(key, props), key).close()
+            else:
+                load_converter(name, converter_config_for(key, props), key == "key.converter", key=key).close()
         except ConfigError as exc:
             for problem_key, message in exc.problems.items():
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
@@ -153,7 +158,7 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
                            exactly_once_worker: bool | None = None) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
-    Kafka keys that connectworker does not implement (`header.converter`, …) are accepted, with one WARN per
+    Kafka keys that connectworker does not implement (`offsets.storage.topic`, …) are accepted, with one WARN per
     connector naming them (see `connectworker.config.unsupported_keys`).
     """
     reports = validate_connector(props, exactly_once_worker=exactly_once_worker)

@@ -80,6 +80,8 @@ PREFIX_NOTES: dict[str, str] = {
     "key.converter.": "settings of the worker's key converter, e.g. `key.converter.schemas.enable`, "
                       "`key.converter.schema.registry.url`.",
     "value.converter.": "settings of the worker's value converter, e.g. `value.converter.schemas.enable`.",
+    "header.converter.": "settings of the worker's header converter, e.g. `header.converter.schemas.enable` "
+                         "for JsonConverter.",
     "listeners.https.": "TLS of an `https://` listener, PEM files: `ssl.certfile`, `ssl.keyfile`, "
                         "`ssl.key.password`, `ssl.client.authentication` (`none`, `requested`, `required`), "
                         "`ssl.cafile` (see docs/rest.md).",

@@ -20,7 +20,6 @@ log = logging.getLogger("connectworker.config")
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
     "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
     "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
-    "header.converter", "header.converter.",   # record headers are produced as the task gives them
     "admin.override.", "consumer.override.",   # only producer.override.* is applied
     "config.action.reload",
     "connector.plugin.version", "key.converter.plugin.version", "value.converter.plugin.version",
@@ -57,8 +56,6 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
                                  "query, so no checkpoint and no micro-batches",
     "spark.trigger.interval.ms": "connectworker spark runs each task as a long-lived Spark task: no streaming "
                                  "query, so no checkpoint and no micro-batches",
-    "header.converter": "record headers are produced as the task gives them",
-    "header.converter.": "record headers are produced as the task gives them",
     "client.id": "producers are called connector-producer-<connector>-<task>, as in Kafka",
     "security.protocol": "set it as producer.security.protocol and admin.security.protocol",
     "ssl.": "set them under producer.ssl.* and admin.ssl.*",

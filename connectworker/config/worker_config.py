@@ -39,12 +39,13 @@ from connectworker.config.worker_env import (
 log = logging.getLogger(__name__)
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 DEFAULT_REST_HOST = "127.0.0.1"
 DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
-PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "listeners.https.",
-                         "spark.conf.", "topic.creation.policy.")
+PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "header.converter.",
+                         "listeners.https.", "spark.conf.", "topic.creation.policy.")
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
@@ -88,6 +89,13 @@ class WorkerConfig(BaseSettings):
         JSON_CONVERTER,
         description="Converter of record values, as key.converter; sub-keys such as "
                     "`value.converter.schemas.enable` pass through. A connector may override it.")
+    header_converter: str = Field(
+        SIMPLE_HEADER_CONVERTER,
+        description="Converter of record header values: Kafka's `SimpleHeaderConverter` (values as text, as "
+                    "Kafka writes them), `StringConverter`, `ByteArrayConverter`, `JsonConverter` (by Kafka's "
+                    "class names), or the Python path of a `connectworker.converters.HeaderConverter` subclass; "
+                    "sub-keys such as `header.converter.schemas.enable` pass through. A connector may override "
+                    "it.")
     offset_storage_file_filename: str | None = Field(
         None,
         description="Committed source offsets (JSON, written atomically: temp file, fsync, rename). Always "

@@ -18,13 +18,15 @@ from connectworker.api.schema import Schema
 class ConversionError(ConnectError):
     """A key or value could not be converted (Kafka Connect's `DataException`).
 
-    `topic` is the record's topic and `field` the dotted path of the offending field when one is known.
+    `topic` is the record's topic and `field` the dotted path of the offending field when one is known;
+    `problem` is what was wrong, without the converter's and the record's names.
     """
 
-    def __init__(self, message: str, *, topic: str, field: str | None = None) -> None:
+    def __init__(self, message: str, *, topic: str, field: str | None = None, problem: str | None = None) -> None:
         super().__init__(message)
         self.topic = topic
         self.field = field
+        self.problem = message if problem is None else problem
 
 
 class Converter(ABC):
@@ -58,6 +60,7 @@ class Converter(ABC):
             f"{type(self).__name__} could not convert the record {side} for topic '{topic}': {problem}",
             topic=topic,
             field=field,
+            problem=problem,
         )
 
 

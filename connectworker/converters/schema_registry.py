@@ -1,33 +1,41 @@
-"""Where the Avro converter gets schema ids: the `SchemaRegistryClient` protocol and an HTTP client for a
-Confluent-compatible Schema Registry.
+"""Where the Avro converter gets schema ids: the `SchemaRegistryClient` protocol, and
+`ConfluentSchemaRegistry`, which talks to a Confluent-compatible Schema Registry through confluent-kafka's
+own client (`confluent_kafka.schema_registry`), with its authentication (basic, bearer token, OAuth client
+credentials, mutual TLS), retries, contexts and caches.
 
-Only the three calls the converter needs are used: register a schema under a subject
-(`POST /subjects/{subject}/versions`), find the id of an already registered schema
-(`POST /subjects/{subject}`, for `auto.register.schemas=false`) and fetch a schema by id
-(`GET /schemas/ids/{id}`). Answers are cached: a schema id never changes meaning.
+The converter needs four calls: register a schema under a subject, find the id of an already registered
+one (`auto.register.schemas=false`), the latest version of a subject (`use.latest.version=true`), and a
+schema by id (reading). The client caches the answers (a schema id never changes meaning; the latest
+version for `latest.cache.ttl.sec`, forever by default, as Confluent's Java client).
+
+Failures become `SchemaRegistryError`s that say what to fix: a registry that cannot be reached or fails
+on its side (5xx, 408, 429) is `SchemaRegistryUnavailableError`, a `RetriableError`; refused credentials
+(401) and refused access (403) are `SchemaRegistryAuthError`, naming the keys that hold the credentials;
+a failed TLS handshake names the TLS keys.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-from urllib.parse import quote
+import ssl
+import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from connectworker.api.errors import ConfigError, ConnectError, RetriableError
-from connectworker.converters.base import config_int
+from connectworker.converters.registry_config import (
+    BEARER_ISSUER_CONFIG,
+    TRUSTSTORE_CONFIG,
+    URL_CONFIG,
+    RegistrySettings,
+    registry_settings,
+)
 
-if TYPE_CHECKING:  # httpx costs ~70 ms to import: loaded when a client is built, not with the converters
-    import httpx
+if TYPE_CHECKING:  # confluent-kafka's registry client imports httpx, authlib and more: loaded when one is built
+    from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
 
-CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+T = TypeVar("T")
 
-URL_CONFIG = "schema.registry.url"
-AUTH_SOURCE_CONFIG = "basic.auth.credentials.source"
-USER_INFO_CONFIG = "basic.auth.user.info"
-CONNECT_TIMEOUT_CONFIG = "http.connect.timeout.ms"
-READ_TIMEOUT_CONFIG = "http.read.timeout.ms"
+_RETRIABLE_STATUS = frozenset({408, 429})
 
 
 class SchemaRegistryError(ConnectError):
@@ -43,16 +51,24 @@ class SchemaRegistryUnavailableError(SchemaRegistryError, RetriableError):
     """The registry could not be reached or failed on its side (5xx): worth retrying."""
 
 
+class SchemaRegistryAuthError(SchemaRegistryError):
+    """The registry refused the credentials (401) or the access (403); the message names the keys."""
+
+
 @runtime_checkable
 class SchemaRegistryClient(Protocol):
     """What the Avro converter needs from a schema registry. Schemas are Avro schema JSON text."""
 
-    def register(self, subject: str, schema: str) -> int:
+    def register(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         """Register `schema` under `subject` (idempotent) and return its global id."""
         ...
 
-    def lookup(self, subject: str, schema: str) -> int:
+    def lookup(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         """The id of `schema` if it is already registered under `subject`; raise if it is not."""
+        ...
+
+    def latest(self, subject: str) -> tuple[int, str]:
+        """The id and text of the latest schema registered under `subject`; raise if there is none."""
         ...
 
     def get_schema(self, schema_id: int) -> str:
@@ -60,125 +76,130 @@ class SchemaRegistryClient(Protocol):
         ...
 
 
-class HttpSchemaRegistryClient:
-    """A `SchemaRegistryClient` for Confluent Schema Registry (and compatible servers) over HTTP.
+class ConfluentSchemaRegistry:
+    """A `SchemaRegistryClient` on confluent-kafka's registry client, configured from Kafka Connect's
+    converter keys (see `registry_config`)."""
 
-    Several base URLs may be given; each request tries them in order until one answers.
-    """
+    def __init__(self, settings: RegistrySettings) -> None:
+        from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
+        from confluent_kafka.schema_registry.error import OAuthTokenError
+        from confluent_kafka.schema_registry.error import SchemaRegistryError as ClientError
 
-    def __init__(
-        self,
-        urls: str | Sequence[str],
-        *,
-        auth: tuple[str, str] | None = None,
-        connect_timeout: float = 60.0,
-        read_timeout: float = 60.0,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        given = [urls] if isinstance(urls, str) else list(urls)
-        self.urls = [part.strip().rstrip("/") for url in given for part in url.split(",") if part.strip()]
-        if not self.urls:
-            raise ValueError("at least one Schema Registry URL is required")
-        import httpx
-
-        timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
-        headers = {"Accept": CONTENT_TYPE, "Content-Type": CONTENT_TYPE}
-        self._http = httpx.Client(auth=auth, timeout=timeout, headers=headers, transport=transport)
-        self._ids: dict[tuple[str, str], int] = {}
-        self._schemas: dict[int, str] = {}
-        self._lock = threading.Lock()
+        self.settings = settings
+        self._client_error: type[ClientError] = ClientError
+        self._token_error: type[OAuthTokenError] = OAuthTokenError
+        # The client imports httpx2 (or, in older releases and on older Pythons, httpx): its transport errors.
+        self._transport_errors = tuple(module.TransportError for name in ("httpx2", "httpx")
+                                       if (module := sys.modules.get(name)) is not None)
+        conf = dict(settings.conf)
+        conf["timeout"] = _timeout(*settings.timeouts)
+        try:
+            self._client: ConfluentClient = ConfluentClient(conf)
+        except OSError as exc:  # an unreadable or invalid PEM file, a wrong key password (ssl.SSLError too)
+            keys = settings.tls_keys or [URL_CONFIG]
+            blame = f" (or {' '.join(keys[1:])})" if len(keys) > 1 else ""
+            raise ConfigError({keys[-1]: f"cannot be used{blame}: {exc}"}) from None
+        except (ValueError, TypeError) as exc:
+            raise ConfigError({URL_CONFIG: f"the registry client refused its settings: {exc}"}) from None
 
     @classmethod
-    def from_config(cls, configs: Mapping[str, Any]) -> HttpSchemaRegistryClient:
-        """Build from Confluent's converter settings (`schema.registry.url`, `basic.auth.*`, timeouts)."""
-        raw_url = configs.get(URL_CONFIG)
-        if raw_url is None or not str(raw_url).strip():
-            raise ConfigError({URL_CONFIG: "is required: the Schema Registry base URL(s), comma-separated"})
-        auth = None
-        source = str(configs.get(AUTH_SOURCE_CONFIG, "URL")).strip().upper()
-        if source == "USER_INFO":
-            user_info = str(configs.get(USER_INFO_CONFIG, ""))
-            user, sep, password = user_info.partition(":")
-            if not sep:
-                raise ConfigError({USER_INFO_CONFIG: "must be 'user:password' when "
-                                                     f"{AUTH_SOURCE_CONFIG}=USER_INFO"})
-            auth = (user, password)
-        elif source != "URL":
-            raise ConfigError({AUTH_SOURCE_CONFIG: f"'{source}' is not supported; use URL or USER_INFO"})
-        connect_ms = config_int(configs, CONNECT_TIMEOUT_CONFIG, 60_000, minimum=1)
-        read_ms = config_int(configs, READ_TIMEOUT_CONFIG, 60_000, minimum=1)
-        return cls(str(raw_url), auth=auth, connect_timeout=connect_ms / 1000, read_timeout=read_ms / 1000)
+    def from_config(cls, configs: Mapping[str, Any]) -> ConfluentSchemaRegistry:
+        """Build from a converter's settings (its sub-keys, prefix removed)."""
+        return cls(registry_settings(configs))
 
-    def register(self, subject: str, schema: str) -> int:
-        cached = self._ids.get((subject, schema))
-        if cached is not None:
-            return cached
-        answer = self._request("POST", f"/subjects/{quote(subject, safe='')}/versions", {"schema": schema})
-        return self._remember(subject, schema, answer)
+    @property
+    def client(self) -> ConfluentClient:
+        """confluent-kafka's own client, for what the protocol does not cover."""
+        return self._client
 
-    def lookup(self, subject: str, schema: str) -> int:
-        cached = self._ids.get((subject, schema))
-        if cached is not None:
-            return cached
-        answer = self._request("POST", f"/subjects/{quote(subject, safe='')}", {"schema": schema})
-        return self._remember(subject, schema, answer)
+    def register(self, subject: str, schema: str, *, normalize: bool = False) -> int:
+        from confluent_kafka.schema_registry import Schema
+
+        return self._call(f"registering a schema under subject '{subject}'",
+                          lambda: self._client.register_schema(subject, Schema(schema, "AVRO"), normalize))
+
+    def lookup(self, subject: str, schema: str, *, normalize: bool = False) -> int:
+        from confluent_kafka.schema_registry import Schema
+
+        registered = self._call(f"looking up the schema under subject '{subject}'",
+                                lambda: self._client.lookup_schema(subject, Schema(schema, "AVRO"), normalize))
+        return _schema_id(registered.schema_id, subject)
+
+    def latest(self, subject: str) -> tuple[int, str]:
+        registered = self._call(f"reading the latest schema of subject '{subject}'",
+                                lambda: self._client.get_latest_version(subject))
+        return _schema_id(registered.schema_id, subject), _avro_text(registered.schema, f"subject '{subject}'")
 
     def get_schema(self, schema_id: int) -> str:
-        cached = self._schemas.get(schema_id)
-        if cached is not None:
-            return cached
-        answer = self._request("GET", f"/schemas/ids/{schema_id}", None)
-        schema = answer.get("schema")
-        if not isinstance(schema, str):
-            raise SchemaRegistryError(f"Schema Registry answered GET /schemas/ids/{schema_id} with no schema")
-        schema_type = answer.get("schemaType", "AVRO")
-        if schema_type != "AVRO":
-            raise SchemaRegistryError(f"schema id {schema_id} is a {schema_type} schema, not Avro")
-        with self._lock:
-            self._schemas[schema_id] = schema
-        return schema
+        schema = self._call(f"reading schema id {schema_id}", lambda: self._client.get_schema(schema_id))
+        return _avro_text(schema, f"schema id {schema_id}")
 
     def close(self) -> None:
-        self._http.close()
+        self._client.close()
 
-    def _remember(self, subject: str, schema: str, answer: dict[str, Any]) -> int:
-        schema_id = answer.get("id")
-        if not isinstance(schema_id, int):
-            raise SchemaRegistryError(f"Schema Registry answered for subject '{subject}' without a schema id")
-        with self._lock:
-            self._ids[(subject, schema)] = schema_id
-            self._schemas.setdefault(schema_id, schema)
-        return schema_id
-
-    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
-        import httpx
-
-        content = None if body is None else json.dumps(body).encode()
-        failures = []
-        for base in self.urls:
-            try:
-                response = self._http.request(method, base + path, content=content)
-            except httpx.HTTPError as exc:
-                failures.append(f"{base}: {exc}")
-                continue
-            return self._answer(method, base + path, response)
-        raise SchemaRegistryUnavailableError(f"Schema Registry unreachable for {method} {path}: "
-                                             + "; ".join(failures))
-
-    @staticmethod
-    def _answer(method: str, url: str, response: httpx.Response) -> dict[str, Any]:
+    def _call(self, what: str, request: Callable[[], T]) -> T:
+        """`request()`, its failures as `SchemaRegistryError`s that say `what` failed and what to fix."""
         try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        if response.is_success and isinstance(payload, dict):
-            return payload
-        message = payload.get("message") if isinstance(payload, dict) else None
-        error_code = payload.get("error_code") if isinstance(payload, dict) else None
-        text = f"Schema Registry answered {response.status_code} to {method} {url}"
-        if message:
-            text += f": {message}"
-        if error_code is not None:
-            text += f" (error code {error_code})"
-        error_type = SchemaRegistryUnavailableError if response.status_code >= 500 else SchemaRegistryError
-        raise error_type(text, status=response.status_code, error_code=error_code)
+            return request()
+        except self._client_error as exc:
+            raise self._refused(what, exc.http_status_code, exc.error_code, exc.error_message) from None
+        except self._token_error as exc:
+            raise SchemaRegistryAuthError(
+                f"Schema Registry credentials could not be obtained for {what}: the token endpoint "
+                f"({BEARER_ISSUER_CONFIG}) refused {self.settings.credentials}: {exc}") from None
+        except self._transport_errors as exc:
+            if _tls_failure(exc):
+                keys = " and ".join(self.settings.tls_keys) or f"{TRUSTSTORE_CONFIG} (none is set)"
+                raise SchemaRegistryError(f"TLS with the Schema Registry at {self.settings.shown_url} failed for "
+                                          f"{what}: {exc}. Check {keys}") from None
+            raise SchemaRegistryUnavailableError(f"Schema Registry unreachable at {self.settings.shown_url} for "
+                                                 f"{what}: {type(exc).__name__}: {exc}") from None
+
+    def _refused(self, what: str, status: int, error_code: int, message: str) -> SchemaRegistryError:
+        text = f"Schema Registry answered {status} to {what}: {message} (error code {error_code})"
+        if status == 401:
+            blame = (f"check {self.settings.credentials}" if self.settings.credentials else
+                     "no credentials are configured: set basic.auth.credentials.source=USER_INFO with "
+                     "basic.auth.user.info, or bearer.auth.credentials.source")
+            return SchemaRegistryAuthError(f"{text}. The registry refused the credentials: {blame}",
+                                           status=status, error_code=error_code)
+        if status == 403:
+            holder = self.settings.credentials or "anonymous access"
+            return SchemaRegistryAuthError(f"{text}. The principal of {holder} may not do this: grant it access "
+                                           f"on the registry", status=status, error_code=error_code)
+        kind = SchemaRegistryUnavailableError if status >= 500 or status in _RETRIABLE_STATUS else SchemaRegistryError
+        return kind(text, status=status, error_code=error_code)
+
+
+def _timeout(connect: float, read: float) -> Any:
+    """The client's `timeout`: an httpx timeout object (connect apart from read), or seconds if the
+    client's HTTP library is not loaded yet."""
+    for name in ("httpx2", "httpx"):
+        module = sys.modules.get(name)
+        if module is not None:
+            return module.Timeout(read, connect=connect)
+    return read
+
+
+def _tls_failure(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _schema_id(schema_id: int | None, subject: str) -> int:
+    if schema_id is None:
+        raise SchemaRegistryError(f"Schema Registry answered for subject '{subject}' without a schema id")
+    return schema_id
+
+
+def _avro_text(schema: Any, what: str) -> str:
+    if schema.schema_type not in (None, "AVRO"):
+        raise SchemaRegistryError(f"{what} is a {schema.schema_type} schema, not Avro")
+    text = schema.schema_str
+    if not isinstance(text, str):
+        raise SchemaRegistryError(f"Schema Registry answered for {what} without a schema")
+    return text

@@ -6,16 +6,18 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
-from connectworker.api.errors import ConfigError
+from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.schema import OPTIONAL_STRING_SCHEMA, Schema
 from connectworker.converters.base import Converter
+from connectworker.converters.java_text import java_to_string
 
 ENCODING_CONFIG = "converter.encoding"
 DEFAULT_ENCODING = "UTF-8"
 
 
 class StringConverter(Converter):
-    """Writes values as text: `str` is encoded, `bytes` pass through, anything else is `str()`-ed.
+    """Writes values as text: `str` is encoded, `bytes` pass through, anything else is written as Java's
+    `toString()` writes it (`java_text`: ``true``, ``1.0E10``, ``[a, b]``), as Kafka's does.
 
     Reading always yields an optional string schema, as in Kafka. The schema given when writing is ignored.
     """
@@ -43,7 +45,10 @@ class StringConverter(Converter):
             return None
         if isinstance(value, bytes | bytearray | memoryview):
             return bytes(value)
-        text = value if isinstance(value, str) else str(value)
+        try:
+            text = value if isinstance(value, str) else java_to_string(value, schema)
+        except DataError as exc:
+            raise self._error(topic, str(exc)) from None
         try:
             return text.encode(self.encoding)
         except UnicodeEncodeError as exc:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Query
 
 from connectworker import __version__
 from connectworker.api.connector import SourceConnector
-from connectworker.converters.registry import KAFKA_CLASS_NAMES
+from connectworker.converters.registry import HEADER_KAFKA_CLASS_NAMES, KAFKA_CLASS_NAMES
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, connector_plugins, resolve_connector_class
 from connectworker.rest.config_infos import key_info, validate
 from connectworker.rest.deps import HerderDep, PluginName, request_config
@@ -31,12 +31,15 @@ def _resolve(name: str) -> type[SourceConnector] | None:
 
 @router.get("/connector-plugins", response_model=list[PluginInfo])
 def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True) -> list[PluginInfo]:
-    """Source connectors; with `connectorsOnly=false` the converters too."""
+    """Source connectors; with `connectorsOnly=false` the converters and header converters too (as in Kafka,
+    String, ByteArray and JSON are both)."""
     plugins = [PluginInfo(class_name=dotted, type="source", version=cls().version())
                for dotted, cls in connector_plugins()]
     if not connectors_only:
         plugins += [PluginInfo(class_name=name, type="converter", version=__version__)
                     for name in sorted(KAFKA_CLASS_NAMES)]
+        plugins += [PluginInfo(class_name=name, type="header_converter", version=__version__)
+                    for name in sorted(HEADER_KAFKA_CLASS_NAMES)]
     return plugins
 
 

@@ -27,13 +27,13 @@ from connectworker.api.record import SourcePartition, SourceRecord, SourceRecord
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.worker_config import JSON_CONVERTER
-from connectworker.converters.registry import resolve_converter
+from connectworker.converters.registry import resolve_converter, resolve_header_converter
 from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.offsets.source_offsets import newest_offsets
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.poll_results import check_poll_result
-from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.tasks.record_conversion import ConvertedHeaders, ConvertedPoll, RecordSerializer
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.spark.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
@@ -84,8 +84,7 @@ class RowBuilder:
         n = len(records)
         dumps, partition_key_of = json.dumps, self._partition_key
         # One comprehension per column: cheaper than one loop appending to eleven lists.
-        headers = ([_headers(r.headers) for r in records] if any(r.headers for r in records)
-                   else [[]] * n)
+        headers = [_headers(h) for h in converted.headers] if converted.headers is not None else [[]] * n
         return self._rows(converted, first_index, [
             pa.array([r.partition for r in records], pa.int32()),
             pa.array(headers, HEADER_TYPE),
@@ -155,7 +154,10 @@ class Coalescer:
         return pending[0] if len(pending) == 1 else pa.concat_batches(pending)
 
 
-def _headers(headers: list[tuple[str, bytes | str | None]]) -> list[dict[str, str | bytes | None]]:
+def _headers(headers: ConvertedHeaders | None) -> list[dict[str, Any]]:
+    """Converted headers as rows of Spark's `headers` column (binary values, as the producer gets them)."""
+    if headers is None:
+        return []
     return [{"key": k, "value": v.encode() if isinstance(v, str) else v} for k, v in headers]
 
 
@@ -174,7 +176,9 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     gate = topic_gate(service, config.name, config.props)
     tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
     chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
-    rows = RowBuilder(config.name, part.task_id, RecordSerializer(key_converter, value_converter, tolerance))
+    header_converter = resolve_header_converter(config.props, {})
+    rows = RowBuilder(config.name, part.task_id,
+                      RecordSerializer(key_converter, value_converter, tolerance, header_converter))
     task = config.connector_class().task_class()()
     task.initialize(WorkerTaskContext(TaskOffsetReader(part.offsets), part.props))
     task.start(part.props)
@@ -209,4 +213,5 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
             chain.close()
         key_converter.close()
         value_converter.close()
+        header_converter.close()
         log.debug("Task %s polled %d records in micro-batch %d", name, emitted, part.batch)

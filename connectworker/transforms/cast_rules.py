@@ -21,7 +21,7 @@ from typing import Any
 from connectworker.api.errors import DataError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters import logical
-from connectworker.transforms.values_text import JAVA_BLANKS, float32, value_text
+from connectworker.converters.values_text import JAVA_BLANKS, float32, value_text
 
 __all__ = ["INPUT_TYPES", "LOGICAL_NAMES", "OUTPUT_TYPES", "cast_value", "type_list"]
 

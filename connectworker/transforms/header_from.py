@@ -9,10 +9,10 @@ struct schema without the moved fields, keeping its name, version and doc but no
 (as Kafka's `SchemaUtil.copySchemaBasics` does); a field the schema lacks is a `DataError` (Kafka fails
 with a NullPointerException).
 
-Header values. Kafka keeps a field's value and schema in the header, and the worker's default header
-converter, `SimpleHeaderConverter`, writes them as text (`Values.convertToString`). Headers here are
-written as given, so the header gets that text here (`values_text.value_text`: ``42``, ``1.0E10``,
-``2020-01-31``, ``[1,2]``, ...), the same as Kafka's default writes; null stays null.
+Header values keep their type, as in Kafka: a field of a struct becomes a header with the field's value
+and schema (a `SchemaAndValue`), a field of a schemaless map a header with the plain value. The
+worker's `header.converter` writes them: `SimpleHeaderConverter`, the default, as text (``42``,
+``1.0E10``, ``2020-01-31``, ``[1,2]``); JsonConverter with the schema in its envelope. Null stays null.
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from collections.abc import Mapping
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, non_empty_list, one_of
 from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.record import SourceRecord
-from connectworker.api.schema import Field, Schema, SchemaType
+from connectworker.api.schema import Field, Schema, SchemaAndValue, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters.encoding import SchemaCache
 from connectworker.transforms.side import Side, require_map, require_struct, with_headers, with_side
-from connectworker.transforms.values_text import value_text
 
 __all__ = ["HeaderFromKey", "HeaderFromValue"]
 
@@ -85,7 +84,7 @@ class HeaderFrom(Transformation):
         if schema is None:
             value = require_map(record, self._side, purpose)
             for name, header in zip(self._fields, self._headers, strict=True):
-                headers.append((header, value_text(value.get(name), None)))
+                headers.append((header, value.get(name)))
             updated = {k: v for k, v in value.items() if k not in self._removed}
             return with_headers(with_side(record, self._side, updated, None), headers)
         struct, schema = require_struct(record, self._side, purpose)
@@ -96,7 +95,7 @@ class HeaderFrom(Transformation):
                 raise DataError(f"HeaderFrom cannot {self._operation} field {name!r} to header {header!r}: the "
                                 f"record {self._side.value} schema has no such field (record on topic "
                                 f"{record.topic!r})")
-            headers.append((header, value_text(struct.get(name), field.schema)))
+            headers.append((header, SchemaAndValue(field.schema, struct.get(name))))
         if self._removed:
             schema = self._move_schemas.get(schema)
             struct = {field.name: struct.get(field.name) for field in schema.fields}

@@ -38,7 +38,7 @@ from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters import logical
 from connectworker.converters.encoding import SchemaCache
-from connectworker.transforms.java_date_format import (
+from connectworker.converters.java_date_format import (
     JavaDateFormat,
     JavaDateParser,
     PatternMismatch,

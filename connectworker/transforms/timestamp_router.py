@@ -18,7 +18,7 @@ from connectworker.api.config_def import ConfigDef, ConfigType, Importance
 from connectworker.api.errors import DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.transform import Transformation
-from connectworker.transforms.java_date_format import JavaDateFormat, TimestampOutOfRange
+from connectworker.converters.java_date_format import JavaDateFormat, TimestampOutOfRange
 from connectworker.transforms.side import with_topic
 
 __all__ = ["TimestampRouter"]

@@ -267,6 +267,9 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     assert datagen_plugin in plugins
     everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
     assert any(p["type"] == "converter" for p in everything)
+    assert {p["class"] for p in everything if p["type"] == "header_converter"} == {
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter", "org.apache.kafka.connect.storage.StringConverter",
+        "org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.json.JsonConverter"}
     keys = api.client.get("/connector-plugins/DataGen/config").json()
     assert "topic.pattern" in [k["name"] for k in keys]
     assert api.client.get("/connector-plugins/NoSuch/config").status_code == 404

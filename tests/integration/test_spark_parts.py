@@ -1,5 +1,5 @@
 """The pieces of the Spark integration that need no SparkSession: offset storages (file and Kafka
-topic), merging the write tasks' offsets, option parsing and the sink's column checks."""
+topic), merging the write tasks' offsets, option parsing, the sink's column checks and the source's rows."""
 
 from __future__ import annotations
 
@@ -21,10 +21,15 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from connectworker.api import SourceRecord
 from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.config.error_handling import ErrorHandling
+from connectworker.converters import StringConverter, load_header_converter
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
+from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
+from connectworker.runtime.tasks.record_conversion import RecordSerializer
 from connectworker.spark.columns import SinkColumns
 from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
 from connectworker.spark.offset_commit import (
@@ -36,7 +41,7 @@ from connectworker.spark.offset_commit import (
 )
 from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.options import SinkSettings, SourceSettings
-from connectworker.spark.task_poll import Coalescer
+from connectworker.spark.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 
@@ -272,3 +277,18 @@ def test_the_committer_keeps_its_storage_open_and_reopens_it_after_a_failed_comm
         assert read_committed(FileOffsetStore(offsets, shared=True), "gen") == {P0: {"seq": 4}}
     finally:
         close_committer_storage(settings)
+
+
+def test_connect_source_rows_carry_headers_as_the_header_converter_writes_them() -> None:
+    key, value = StringConverter(), StringConverter()
+    key.configure({}, True)
+    value.configure({}, False)
+    tolerance = ToleranceOperator(ErrorHandling(), "c-0", threading.Event())
+    rows = RowBuilder("c", 0, RecordSerializer(key, value, tolerance, load_header_converter("JsonConverter", {})))
+    records = [SourceRecord({"p": 0}, {"n": 1}, "t", "v", "k", headers=[("n", 1), ("s", "x"), ("none", None)]),
+               SourceRecord({"p": 0}, {"n": 2}, "t", "v", "k")]
+    batch = rows.build(records, 0)
+    assert batch.column(batch.schema.get_field_index("headers")).to_pylist() == [
+        [{"key": "n", "value": b'{"schema":null,"payload":1}'}, {"key": "s", "value": b'{"schema":null,"payload":"x"}'},
+         {"key": "none", "value": None}], []]
+

@@ -1,24 +1,18 @@
-"""AvroConverter: Confluent wire format, Connect->Avro schema mapping, and the HTTP Schema Registry client."""
+"""AvroConverter: Confluent wire format, Connect->Avro schema mapping, subject name strategies and
+`use.latest.version`, over an in-memory registry (the real-HTTP registry client: test_schema_registry_client.py)."""
 
 from __future__ import annotations
 
-import base64
 import io
 import json
-import re
-import socket
-import threading
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import fastavro
 import pytest
 
-from connectworker.api.errors import ConfigError, RetriableError
+from connectworker.api.errors import ConfigError
 from connectworker.api.schema import (
-    BOOLEAN_SCHEMA,
     INT32_SCHEMA,
     INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
@@ -29,10 +23,8 @@ from connectworker.api.schema import (
 from connectworker.converters import (
     AvroConverter,
     ConversionError,
-    HttpSchemaRegistryClient,
     SchemaRegistryClient,
     SchemaRegistryError,
-    SchemaRegistryUnavailableError,
 )
 from connectworker.converters.avro_schema import avro_schema_for
 from connectworker.converters.logical import DATE, TIMESTAMP
@@ -46,7 +38,7 @@ class InMemoryRegistry:
         self.subjects: dict[tuple[str, str], int] = {}
         self.calls: list[tuple[str, Any]] = []
 
-    def register(self, subject: str, schema: str) -> int:
+    def register(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         self.calls.append(("register", subject))
         known = [schema_id for schema_id, text in self.schemas.items() if text == schema]
         schema_id = known[0] if known else len(self.schemas) + 1
@@ -54,11 +46,18 @@ class InMemoryRegistry:
         self.subjects[(subject, schema)] = schema_id
         return schema_id
 
-    def lookup(self, subject: str, schema: str) -> int:
+    def lookup(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         self.calls.append(("lookup", subject))
         if (subject, schema) not in self.subjects:
             raise SchemaRegistryError(f"Schema not found under {subject}", status=404, error_code=40403)
         return self.subjects[(subject, schema)]
+
+    def latest(self, subject: str) -> tuple[int, str]:
+        self.calls.append(("latest", subject))
+        ids = [schema_id for (name, _), schema_id in self.subjects.items() if name == subject]
+        if not ids:
+            raise SchemaRegistryError(f"Subject '{subject}' not found.", status=404, error_code=40401)
+        return ids[-1], self.schemas[ids[-1]]
 
     def get_schema(self, schema_id: int) -> str:
         self.calls.append(("get_schema", schema_id))
@@ -271,11 +270,12 @@ def test_unions_other_than_optional_are_reported() -> None:
 def test_configuration_errors() -> None:
     with pytest.raises(ConfigError, match=r"schema\.registry\.url"):
         AvroConverter().configure({}, is_key=False)
-    with pytest.raises(ConfigError, match=r"value\.subject\.name\.strategy"):
+    with pytest.raises(ConfigError, match=r"value\.subject\.name\.strategy") as info:
         AvroConverter(InMemoryRegistry()).configure(
-            {"value.subject.name.strategy": "io.confluent.kafka.serializers.subject.RecordNameStrategy"},
+            {"value.subject.name.strategy": "io.confluent.kafka.serializers.subject.NoSuchStrategy"},
             is_key=False,
         )
+    assert "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy" in str(info.value)  # says what is allowed
     with pytest.raises(ConfigError, match=r"basic\.auth\.user\.info"):
         AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:1",
                                    "basic.auth.credentials.source": "USER_INFO"}, is_key=False)
@@ -285,137 +285,53 @@ def test_in_memory_registry_satisfies_the_protocol() -> None:
     assert isinstance(InMemoryRegistry(), SchemaRegistryClient)
 
 
-# -- the HTTP client against a real (tiny) registry -----------------------------------------------------
+# -- subject name strategies and use.latest.version ---------------------------------------------------
+@pytest.mark.parametrize(("strategy", "subject"), [
+    ("io.confluent.kafka.serializers.subject.TopicNameStrategy", "orders-value"),
+    ("io.confluent.kafka.serializers.subject.RecordNameStrategy", "com.example.Order"),
+    ("io.confluent.kafka.serializers.subject.TopicRecordNameStrategy", "orders-com.example.Order"),
+    ("TopicRecordNameStrategy", "orders-com.example.Order"),
+])
+def test_subject_name_strategies(strategy: str, subject: str) -> None:
+    registry = InMemoryRegistry()
+    converter = avro_converter(registry, **{"value.subject.name.strategy": strategy})
+    converter.from_connect_data("orders", ORDER, ORDER_VALUE)
+    assert registry.calls == [("register", subject)]
 
 
-class _RegistryState:
-    def __init__(self) -> None:
-        self.schemas: dict[int, str] = {}
-        self.subjects: dict[tuple[str, str], int] = {}
-        self.requests: list[tuple[str, str, str | None, str | None]] = []
-        self.lock = threading.Lock()
+def test_record_strategies_need_a_record_schema() -> None:
+    converter = avro_converter(InMemoryRegistry(), is_key=True, **{"key.subject.name.strategy": "RecordNameStrategy"})
+    with pytest.raises(ConversionError, match=r"RecordNameStrategy needs a record schema \(a struct\), but the key "
+                                              r"schema is not one; use TopicNameStrategy for keys of other types"):
+        converter.from_connect_data("orders", STRING_SCHEMA, "k")
 
 
-class _RegistryHandler(BaseHTTPRequestHandler):
-    state: _RegistryState
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep pytest output clean
-        return
-
-    def _reply(self, status: int, payload: dict[str, Any]) -> None:
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _record(self) -> None:
-        with self.state.lock:
-            self.state.requests.append((self.command, self.path, self.headers.get("Content-Type"),
-                                        self.headers.get("Authorization")))
-
-    def do_GET(self) -> None:
-        self._record()
-        match = re.fullmatch(r"/schemas/ids/(\d+)", self.path)
-        schema = self.state.schemas.get(int(match.group(1))) if match else None
-        if schema is None:
-            self._reply(404, {"error_code": 40403, "message": "Schema not found"})
-        else:
-            self._reply(200, {"schema": schema})
-
-    def do_POST(self) -> None:
-        self._record()
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        register = re.fullmatch(r"/subjects/([^/]+)/versions", self.path)
-        lookup = re.fullmatch(r"/subjects/([^/]+)", self.path)
-        with self.state.lock:
-            if register:
-                key = (register.group(1), body["schema"])
-                if key not in self.state.subjects:
-                    schema_id = len(self.state.schemas) + 1
-                    self.state.schemas[schema_id] = body["schema"]
-                    self.state.subjects[key] = schema_id
-                self._reply(200, {"id": self.state.subjects[key]})
-            elif lookup and (lookup.group(1), body["schema"]) in self.state.subjects:
-                schema_id = self.state.subjects[(lookup.group(1), body["schema"])]
-                self._reply(200, {"subject": lookup.group(1), "version": 1, "id": schema_id,
-                                  "schema": body["schema"]})
-            else:
-                self._reply(404, {"error_code": 40403, "message": "Schema not found"})
+EVOLVED = {"type": "record", "name": "Order", "namespace": "com.example", "fields": [
+    {"name": "id", "type": "long"}, {"name": "channel", "type": "string", "default": "web"}]}
+SMALL_ORDER = Schema.struct("com.example.Order", ("id", INT64_SCHEMA))
 
 
-@pytest.fixture
-def registry_server() -> Iterator[tuple[str, _RegistryState]]:
-    state = _RegistryState()
-    handler = type("Handler", (_RegistryHandler,), {"state": state})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def test_use_latest_version_writes_with_the_subjects_latest_schema_and_id() -> None:
+    registry = InMemoryRegistry()
+    registry.register("orders-value", json.dumps(avro_schema_for(SMALL_ORDER)))
+    latest_id = registry.register("orders-value", json.dumps(EVOLVED))
+    converter = avro_converter(registry, **{"auto.register.schemas": "false", "use.latest.version": "true"})
+    data = converter.from_connect_data("orders", SMALL_ORDER, {"id": 5})
+    converter.from_connect_data("orders", SMALL_ORDER, {"id": 6})
+    assert data is not None and int.from_bytes(data[1:5], "big") == latest_id
+    body = fastavro.schemaless_reader(io.BytesIO(data[5:]), fastavro.parse_schema(EVOLVED), None)
+    assert body == {"id": 5, "channel": "web"}  # written with the latest schema: its default filled in
+    assert [c for c in registry.calls if c[0] != "register"] == [("latest", "orders-value")]  # asked once
 
 
-def test_http_registry_round_trip(registry_server: tuple[str, _RegistryState]) -> None:
-    url, state = registry_server
-    configs = {"schema.registry.url": url, "basic.auth.credentials.source": "USER_INFO",
-               "basic.auth.user.info": "connect:s3cret"}
-    writer = AvroConverter()
-    writer.configure(configs, is_key=False)
-    reader = AvroConverter()
-    reader.configure(configs, is_key=False)
-    try:
-        first = writer.from_connect_data("orders", ORDER, ORDER_VALUE)
-        writer.from_connect_data("orders", ORDER, dict(ORDER_VALUE, id=8))
-        assert first is not None and int.from_bytes(first[1:5], "big") == 1
-        assert reader.to_connect_data("orders", first) == (ORDER, ORDER_VALUE)
-        reader.to_connect_data("orders", first)
-    finally:
-        writer.close()
-        reader.close()
-    auth = "Basic " + base64.b64encode(b"connect:s3cret").decode()
-    assert state.requests == [
-        ("POST", "/subjects/orders-value/versions", "application/vnd.schemaregistry.v1+json", auth),
-        ("GET", "/schemas/ids/1", "application/vnd.schemaregistry.v1+json", auth),
-    ]
-    assert json.loads(state.schemas[1]) == avro_schema_for(ORDER)
+def test_use_latest_version_is_ignored_while_auto_register_is_on_as_in_confluents_serializer() -> None:
+    registry = InMemoryRegistry()
+    avro_converter(registry, **{"use.latest.version": "true"}).from_connect_data("orders", SMALL_ORDER, {"id": 1})
+    assert registry.calls == [("register", "orders-value")]
 
 
-def test_http_registry_lookup_and_errors(registry_server: tuple[str, _RegistryState]) -> None:
-    url, _ = registry_server
-    client = HttpSchemaRegistryClient(url)
-    try:
-        with pytest.raises(SchemaRegistryError) as info:
-            client.lookup("orders-value", '"string"')
-        assert info.value.status == 404 and info.value.error_code == 40403
-        assert "Schema not found" in str(info.value)
-        schema_id = client.register("orders-value", '"string"')
-        fresh = HttpSchemaRegistryClient([url])
-        try:
-            assert fresh.lookup("orders-value", '"string"') == schema_id
-            assert fresh.get_schema(schema_id) == '"string"'
-            with pytest.raises(SchemaRegistryError, match="404"):
-                fresh.get_schema(42)
-        finally:
-            fresh.close()
-    finally:
-        client.close()
-
-
-def test_unreachable_registry_is_retriable() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    converter = AvroConverter()
-    converter.configure({"schema.registry.url": f"http://127.0.0.1:{port}"}, is_key=False)
-    try:
-        with pytest.raises(SchemaRegistryUnavailableError) as info:
-            converter.from_connect_data("orders", BOOLEAN_SCHEMA, True)
-        assert isinstance(info.value, RetriableError)
-        assert "orders-value" in str(info.value)
-    finally:
-        converter.close()
+def test_use_latest_version_without_any_version_names_the_subject_and_the_key() -> None:
+    converter = avro_converter(InMemoryRegistry(), **{"auto.register.schemas": "false", "use.latest.version": "true"})
+    with pytest.raises(ConversionError, match=r"the latest schema of subject 'orders-value' could not be read "
+                                              r"\(use.latest.version=true\): Subject 'orders-value' not found"):
+        converter.from_connect_data("orders", SMALL_ORDER, {"id": 1})

@@ -49,14 +49,14 @@ def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(
     with caplog.at_level(logging.WARNING):
         WorkerConfig.from_properties({
             "status.storage.topic": "status", "config.storage.topic": "configs", "metrics.num.samples": "3",
-            "security.protocol": "SSL", "client.id": "me", "header.converter": "x", "sasl.mechanism": "PLAIN",
+            "security.protocol": "SSL", "client.id": "me", "sasl.mechanism": "PLAIN",
             "internal.key.converter": "x", "internal.value.converter.schemas.enable": "false",
             "connector.client.config.override.policy": "All", "admin.listeners": "http://:8084",
             "my.typo.key": "1"}, source="w.properties")
     lines = warnings(caplog)
     implemented_line = next(w for w in lines if "does not implement" in w)
     for key in ("status.storage.topic", "config.storage.topic", "metrics.num.samples", "security.protocol", "client.id",
-                "header.converter", "sasl.mechanism", "admin.listeners"):
+                "sasl.mechanism", "admin.listeners"):
         assert key in implemented_line
     assert "producer.security.protocol" in implemented_line  # says what to do instead
     assert "Unknown worker configuration key 'my.typo.key' in w.properties is ignored" in lines
@@ -128,7 +128,7 @@ def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytes
              "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
              "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-copy",
              "exactly.once.support": "requested", "transaction.boundary": "poll", "offsets.storage.topic": "o",
-             "errors.deadletterqueue.topic.name": "dlq", "header.converter": "x",
+             "errors.deadletterqueue.topic.name": "dlq",
              "errors.tolerance": "all", "errors.log.enable": "true", "errors.retry.timeout": "1000",
              "producer.override.linger.ms": "5"}
     with caplog.at_level(logging.WARNING):
@@ -136,7 +136,7 @@ def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytes
         parse_connector_config(props)  # parsed again (the connector store, an unchanged REST update): no repeat
     lines = warnings(caplog)
     assert lines == [
-        f"Connector {name}: errors.deadletterqueue.topic.name, header.converter, offsets.storage.topic are not "
+        f"Connector {name}: errors.deadletterqueue.topic.name, offsets.storage.topic are not "
         f"implemented by this version of connectworker and are ignored"]
 
     caplog.clear()

@@ -19,6 +19,7 @@ from confluent_kafka import KafkaError
 from connectworker.api import RecordMetadata, RetriableError, SourceRecord, SourceRecordBatch, SourceTask
 from connectworker.config.error_handling import ErrorHandling, Tolerance
 from connectworker.config.transforms import TransformsConfig
+from connectworker.converters.header_converters import HeaderConverter
 from connectworker.converters.string import StringConverter
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
@@ -96,7 +97,8 @@ class Harness:
                  value_converter: StringConverter | None = None, store: FileOffsetStore | None = None,
                  connector: str = "c", flush_interval_s: float = 0.05,
                  producer_setup: Callable[[FakeProducer], None] = lambda p: None,
-                 flusher: OffsetFlusher | None = None, transforms: TransformsConfig | None = None) -> None:
+                 flusher: OffsetFlusher | None = None, transforms: TransformsConfig | None = None,
+                 header_converter: HeaderConverter | None = None) -> None:
         self.task = task
         self.store = store or FileOffsetStore(tmp_path / "offsets.json")
         self.producer: FakeProducer | None = None
@@ -113,7 +115,8 @@ class Harness:
             connector=connector, task_id=0, task=task, props={}, producer_config={}, key_converter=key_converter,
             value_converter=value, offset_store=self.store, topic_gate=AutoCreateGate(),
             timeouts=TaskTimeouts(flush_interval_s, 0.2, 1.0), error_handling=errors,
-            offset_flusher=flusher, transforms=transforms, producer_factory=factory)  # type: ignore[arg-type]
+            offset_flusher=flusher, transforms=transforms, header_converter=header_converter,
+            producer_factory=factory)  # type: ignore[arg-type]
         self.connector = connector
 
     def start(self) -> Harness:

@@ -1,6 +1,7 @@
 """Which connector config values are secret, and hiding them in what the REST API shows.
 
-A key is secret when its name ends in ``password`` or ``secret`` (any case), or when the connector
+A key is secret when its name ends in ``password`` or ``secret`` (any case), or is one of the Schema
+Registry's credentials (``…basic.auth.user.info``, ``…bearer.auth.token``), or when the connector
 declares it ``ConfigType.PASSWORD``. Secret values are shown as ``[hidden]`` (Kafka's own marker).
 Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
 that already has a value means "keep the current value".
@@ -17,7 +18,7 @@ from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 
 HIDDEN = "[hidden]"
 MIN_SCRUB_LENGTH = 4
-SECRET_SUFFIXES = ("password", "secret")
+SECRET_SUFFIXES = ("password", "secret", "basic.auth.user.info", "bearer.auth.token")
 
 
 def connector_class_of(props: Mapping[str, str]) -> type[SourceConnector] | None:

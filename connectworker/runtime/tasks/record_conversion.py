@@ -8,6 +8,12 @@ converters that declare a `str_encoding`. Only when one of them raises does the 
 by record, through the task's `ToleranceOperator` (retry `RetriableError`, then skip or fail). The
 record that made the fast path fail is thus converted once more before `errors.retry.timeout` counts:
 harmless for errors that repeat, one immediate extra attempt for a retriable one.
+
+Headers go through the task's header converter (`header.converter`) with the key and value, as Kafka
+converts them. Whether a poll has any is learnt in the scan that tells the sender whether its records
+set nothing but topic, key and value (`ConvertedPoll.plain`), a scan the sender made anyway: a poll
+without headers costs nothing more. Plain `str` header values are encoded inline when the converter
+allows it (`SimpleHeaderConverter` does).
 """
 
 from __future__ import annotations
@@ -15,10 +21,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
+from connectworker.api.schema import SchemaAndValue
 from connectworker.converters.base import Converter
+from connectworker.converters.header_converters import HeaderConverter, SimpleHeaderConverter
 from connectworker.runtime.tasks.error_tolerance import Skipped, ToleranceOperator
+
+ConvertedHeaders = list[tuple[str, bytes | str | None]]
+"""Header names and values for the producer (a `str` value is sent UTF-8 encoded)."""
+
+
+def _scan(records: Sequence[SourceRecord]) -> tuple[bool, bool]:
+    """Whether no record sets a partition, a timestamp or headers (the common case), and whether any
+    record has headers. Plain loops: faster here than `all()` or `any(map(...))` over the records."""
+    for record in records:
+        if record.partition is not None or record.timestamp is not None or record.headers:
+            break
+    else:
+        return True, False
+    for record in records:
+        if record.headers:
+            return False, True
+    return False, False
 
 
 @dataclass(slots=True)
@@ -35,6 +61,11 @@ class ConvertedPoll:
     """How many records the task returned (sent and dropped alike)."""
     kept: list[int] | None = None
     """For each converted record, its index in the poll; None when nothing was dropped."""
+    headers: list[ConvertedHeaders | None] | None = None
+    """For each converted record, its headers as the producer takes them (None: it has none); None when no
+    record of the poll has a header."""
+    plain: bool = True
+    """No record sets a partition, a timestamp or headers: topic, key and value are all there is to send."""
 
     def polled_index(self, index: int) -> int:
         """The position in the poll of converted record `index`."""
@@ -42,12 +73,37 @@ class ConvertedPoll:
 
 
 class RecordSerializer:
-    """A task's key and value converters, applied to whole polls."""
+    """A task's key, value and header converters, applied to whole polls."""
 
-    def __init__(self, key_converter: Converter, value_converter: Converter, tolerance: ToleranceOperator) -> None:
+    def __init__(self, key_converter: Converter, value_converter: Converter, tolerance: ToleranceOperator,
+                 header_converter: HeaderConverter | None = None) -> None:
         self.key_converter = key_converter
         self.value_converter = value_converter
+        self.header_converter = header_converter if header_converter is not None else SimpleHeaderConverter()
         self._tolerance = tolerance
+        encoding = self.header_converter.str_encoding
+        # the producer encodes a str header value as UTF-8 itself
+        self._header_str: str | None = None if encoding in (None, "utf-8") else encoding
+        self._header_str_inline = encoding is not None
+
+    def convert_headers(self, record: SourceRecord) -> ConvertedHeaders | None:
+        """`record`'s headers through the header converter (None when it has none)."""
+        headers = record.headers
+        if not headers:
+            return None
+        convert, topic = self.header_converter.from_connect_header, record.topic
+        inline, encoding = self._header_str_inline, self._header_str
+        out: ConvertedHeaders = []
+        for name, value in headers:
+            converted: Any
+            if inline and type(value) is str:
+                converted = value if encoding is None else value.encode(encoding)
+            elif isinstance(value, SchemaAndValue):
+                converted = convert(topic, name, value.schema, value.value)
+            else:
+                converted = convert(topic, name, None, value)
+            out.append((name, converted))
+        return out
 
     def convert_records(self, records: Sequence[SourceRecord]) -> ConvertedPoll:
         kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
@@ -63,9 +119,12 @@ class RecordSerializer:
                           for r in records]
             else:
                 values = [vconv(r.topic, r.value_schema, r.value) for r in records]
+            plain, with_headers = _scan(records)
+            headers = [self.convert_headers(r) for r in records] if with_headers else None
         except Exception:  # some record cannot be converted: find it, and retry, skip or fail it
             return self._convert_one_by_one(records, None)
-        return ConvertedPoll([r.topic for r in records], keys, values, records, polled=len(records))
+        return ConvertedPoll([r.topic for r in records], keys, values, records, polled=len(records), headers=headers,
+                             plain=plain)
 
     def convert_batch(self, batch: SourceRecordBatch) -> ConvertedPoll:
         """The columnar form: no record objects, one key schema and one value schema for all."""
@@ -95,6 +154,7 @@ class RecordSerializer:
         topics: list[str] = []
         kept: list[SourceRecord] = []
         out.kept = []
+        headers: list[ConvertedHeaders | None] = []
         for index, record in enumerate(records):  # a SourceRecordBatch builds each record on access
             key = run("key converter", partial(kconv, record.topic, record.key_schema, record.key), record)
             if isinstance(key, Skipped):
@@ -104,12 +164,21 @@ class RecordSerializer:
             if isinstance(value, Skipped):
                 out.dropped.append(record)
                 continue
+            converted = run("header converter", partial(self.convert_headers, record), record) if record.headers \
+                else None
+            if isinstance(converted, Skipped):
+                out.dropped.append(record)
+                continue
+            headers.append(converted)
             topics.append(record.topic)
             out.kept.append(index)
             out.keys.append(key)
             out.values.append(value)
             kept.append(record)
         out.topics = topics
+        if any(headers):
+            out.headers = headers
         if batch is None:
             out.records = kept
+            out.plain = _scan(kept)[0]
         return out

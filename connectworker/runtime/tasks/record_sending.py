@@ -47,14 +47,6 @@ def _byte_count(chunks: list[bytes | None]) -> int:
     return sum(map(len, filter(None, chunks)))
 
 
-def _plain(records: Sequence[SourceRecord]) -> bool:
-    """No record sets a partition, a timestamp or headers (the common case)."""
-    for record in records:
-        if record.partition is not None or record.timestamp is not None or record.headers:
-            return False
-    return True
-
-
 class RecordSending:
     """Mixin of `WorkerSourceTask`: the state it uses is set up by the task's constructor."""
 
@@ -123,7 +115,7 @@ class RecordSending:
             self._ensure_topics(topics)
         self._before_produce(producer, topics)
         batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
-        if not self._wants_acks and (converted.records is None or _plain(converted.records)):
+        if not self._wants_acks and converted.plain:
             self._send_columns(producer, converted, sent, batch)
         else:
             self._send_records(producer, converted, sent, batch)
@@ -148,9 +140,11 @@ class RecordSending:
         produce = producer.produce
         per_record = self._wants_acks
         records = converted.records if converted.records is not None else polled
+        all_headers = converted.headers
         for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
             callback = RecordAck(batch, self._as_polled(i, converted, record)) if per_record else None
-            if callback is None and record.partition is None and record.timestamp is None and not record.headers:
+            headers = all_headers[i] if all_headers is not None else None
+            if callback is None and record.partition is None and record.timestamp is None and headers is None:
                 try:
                     produce(record.topic, value, key)  # the common case: positional arguments only, fastest
                     continue
@@ -158,7 +152,7 @@ class RecordSending:
                     pass  # a full queue or a vanished topic: the patient path below waits it out
             try:
                 self._produce_patiently(producer, record.topic, value, key, record.partition, callback,
-                                        record.timestamp, record.headers)
+                                        record.timestamp, headers)
             except BaseException as exc:
                 self._unsent_from(i, exc, polled, converted, batch)
 

@@ -27,6 +27,7 @@ from connectworker.api.task import SourceTask
 from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.transforms import TransformsConfig
 from connectworker.converters.base import Converter
+from connectworker.converters.header_converters import HeaderConverter
 from connectworker.runtime.clients.connectivity import ConnectivityMonitor
 from connectworker.runtime.observability.log_context import log_fields, task_log_context
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -65,6 +66,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
                  offset_flusher: OffsetFlusher | None = None,
                  transforms: TransformsConfig | None = None,
                  metrics: TaskMetrics | None = None,
+                 header_converter: HeaderConverter | None = None,
                  producer_factory: Callable[[dict[str, Any]], Producer] = Producer) -> None:
         self.connector = connector
         self.task_id = task_id
@@ -95,7 +97,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self._poll_origin: tuple[Sequence[SourceRecord] | SourceRecordBatch, list[int]] | None = None
         self._stopping = threading.Event()
         self.tolerance = ToleranceOperator(self._errors, self.name, self._stopping)
-        self._serializer = RecordSerializer(key_converter, value_converter, self.tolerance)
+        self._serializer = RecordSerializer(key_converter, value_converter, self.tolerance, header_converter)
         self._poll_retry = PollRetry(self.name, self._errors.retry_delay_max_ms / 1000)
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
@@ -299,7 +301,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
             self._pump = None  # releases the producer now, not whenever the task object goes
         if self._chain is not None:
             self._chain.close()
-        for converter in (self._key_converter, self._value_converter):
+        for converter in (self._key_converter, self._value_converter, self._serializer.header_converter):
             try:
                 converter.close()
             except Exception:

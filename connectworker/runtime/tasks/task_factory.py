@@ -13,7 +13,8 @@ from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.exactly_once import TransactionSettings
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
-from connectworker.converters.registry import resolve_converter
+from connectworker.converters.header_converters import HeaderConverter
+from connectworker.converters.registry import HEADER_CONVERTER_KEY, resolve_converter, resolve_header_converter
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.observability.kafka_logging import client_log_settings
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -56,7 +57,7 @@ class SourceTaskFactory:
         common: dict[str, Any] = dict(
             connector=config.name, task_id=task_id, task=spec.task_class(), props=spec.props,
             producer_config=producer_config, key_converter=self._converter(config, True),
-            value_converter=self._converter(config, False),
+            value_converter=self._converter(config, False), header_converter=self._header_converter(config),
             topic_gate=self._gates(config), timeouts=self.timeouts, on_topics=on_topics,
             error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms,
             metrics=self._task_metrics(config.name, task_id) if self._task_metrics is not None else None)
@@ -73,3 +74,7 @@ class SourceTaskFactory:
         key = "key.converter" if is_key else "value.converter"
         worker_props = {**self.config.pass_through, key: getattr(self.config, key.replace(".", "_"))}
         return resolve_converter(key, config.props, worker_props)
+
+    def _header_converter(self, config: ConnectorConfig) -> HeaderConverter:
+        worker_props = {**self.config.pass_through, HEADER_CONVERTER_KEY: self.config.header_converter}
+        return resolve_header_converter(config.props, worker_props)

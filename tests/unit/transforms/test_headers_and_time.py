@@ -15,22 +15,24 @@ import pytest
 from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import (
+    BOOLEAN_SCHEMA,
     INT32_SCHEMA,
     INT64_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
     Schema,
+    SchemaAndValue,
     SchemaType,
 )
 from connectworker.api.transform import Transformation
-from connectworker.converters import logical
+from connectworker.converters import SimpleHeaderConverter, logical
+from connectworker.converters.java_date_format import JavaDateParser
+from connectworker.converters.values_text import value_text
 from connectworker.transforms.drop_headers import DropHeaders
 from connectworker.transforms.header_from import HeaderFromKey, HeaderFromValue
 from connectworker.transforms.insert_header import InsertHeader
-from connectworker.transforms.java_date_format import JavaDateParser
 from connectworker.transforms.registry import builtin_transformation
 from connectworker.transforms.timestamp_converter import TimestampConverterKey, TimestampConverterValue
-from connectworker.transforms.values_text import value_text
 
 
 def record(**fields: Any) -> SourceRecord:
@@ -53,6 +55,17 @@ def apply(transform: Transformation, rec: SourceRecord) -> SourceRecord:
 
 def assert_only_headers_changed(original: SourceRecord, transformed: SourceRecord) -> None:
     assert dataclasses.replace(transformed, headers=original.headers) == original
+
+
+def written(headers: list[tuple[str, Any]]) -> list[tuple[str, str | None]]:
+    """The headers as the worker's default header converter, SimpleHeaderConverter, writes them (as text)."""
+    converter = SimpleHeaderConverter()
+    out: list[tuple[str, str | None]] = []
+    for name, value in headers:
+        schema, plain = (value.schema, value.value) if isinstance(value, SchemaAndValue) else (None, value)
+        data = converter.from_connect_header("topic", name, schema, plain)
+        out.append((name, None if data is None else data.decode()))
+    return out
 
 
 # -- builtins are found by Kafka's names --------------------------------------------------------------
@@ -117,21 +130,38 @@ def insert(header: str, literal: str) -> Transformation:
 def test_insertion_with_existing_other_header() -> None:
     original = record(headers=[("existing", "existing-value")])
     transformed = apply(insert("inserted", "inserted-value"), original)
-    assert transformed.headers == [("existing", "existing-value"), ("inserted", "inserted-value")]
+    assert transformed.headers == [("existing", "existing-value"),
+                                   ("inserted", SchemaAndValue(STRING_SCHEMA, "inserted-value"))]
+    assert written(transformed.headers) == [("existing", "existing-value"), ("inserted", "inserted-value")]
     assert_only_headers_changed(original, transformed)
     assert original.headers == [("existing", "existing-value")]
 
 
 def test_insertion_with_existing_same_header() -> None:
     original = record(headers=[("existing", "preexisting-value")])
-    assert apply(insert("existing", "inserted-value"), original).headers == [
+    assert written(apply(insert("existing", "inserted-value"), original).headers) == [
         ("existing", "preexisting-value"), ("existing", "inserted-value")]
 
 
 def test_insertion_with_byte_header() -> None:
     # Kafka parses "1" as an int8 header; its default header converter writes it as "1".
     original = record(headers=[("existing", "existing-value")])
-    assert apply(insert("inserted", "1"), original).headers[-1] == ("inserted", "1")
+    headers = apply(insert("inserted", "1"), original).headers
+    assert headers[-1] == ("inserted", SchemaAndValue(Schema(SchemaType.INT8), 1))
+    assert written(headers)[-1] == ("inserted", "1")
+
+
+@pytest.mark.parametrize(("literal", "schema", "value"), [
+    ("true", BOOLEAN_SCHEMA, True),
+    ("300", Schema(SchemaType.INT16), 300),
+    ("70000", INT32_SCHEMA, 70000),
+    ("5000000000", INT64_SCHEMA, 5_000_000_000),
+    ("1.5", Schema(SchemaType.FLOAT32), 1.5),
+    ("1e300", Schema(SchemaType.FLOAT64), 1e300),  # beyond a float32
+    ("abc", STRING_SCHEMA, "abc"),
+])
+def test_insert_literal_is_typed_as_kafka_reads_it(literal: str, schema: Schema, value: Any) -> None:
+    assert apply(insert("h", literal), record()).headers == [("h", SchemaAndValue(schema, value))]
 
 
 @pytest.mark.parametrize(("props", "missing"), [
@@ -172,7 +202,7 @@ def test_insert_rejects_missing_keys(props: dict[str, str], missing: str) -> Non
     ("", ""),
 ])
 def test_insert_literal_as_kafka_writes_it(literal: str, expected: str | None) -> None:
-    assert apply(insert("h", literal), record()).headers == [("h", expected)]
+    assert written(apply(insert("h", literal), record()).headers) == [("h", expected)]
 
 
 # -- HeaderFrom -------------------------------------------------------------------------------------
@@ -223,11 +253,13 @@ def test_header_from_schemaless(key: bool, description: str, before: list[tuple[
                                 fields: list[str], headers: list[str], operation: str, after: list[str],
                                 added: list[tuple[str, str | None]]) -> None:
     value = {name: v for name, _, v in before}
-    existing = [("header1", "existing-value")]
+    existing: list[tuple[str, Any]] = [("header1", "existing-value")]
     original = with_operand(key, value, None, existing)
     transformed = apply(header_from(key, fields, headers, operation), original)
     expected_value = {name: value[name] for name in after}
-    assert transformed == with_operand(key, expected_value, None, existing + added)
+    typed = [(header, value[field]) for field, header in zip(fields, headers, strict=True)]  # no schema
+    assert transformed == with_operand(key, expected_value, None, existing + typed)
+    assert written(transformed.headers) == existing + added
     assert original.headers == existing and (original.key if key else original.value) == value  # untouched
 
 
@@ -239,17 +271,21 @@ def test_header_from_with_schema(key: bool, description: str, before: list[tuple
                                  added: list[tuple[str, str | None]]) -> None:
     schema = Schema.struct(None, *[(name, s) for name, s, _ in before])
     value = {name: v for name, _, v in before}
-    existing = [("header1", "existing-value")]
+    existing: list[tuple[str, Any]] = [("header1", "existing-value")]
     transformed = apply(header_from(key, fields, headers, operation), with_operand(key, value, schema, existing))
     expected_schema = Schema.struct(None, *[(name, s) for name, s, _ in before if name in after])
     expected_value = {name: value[name] for name in after}
-    assert transformed == with_operand(key, expected_value, expected_schema, existing + added)
+    schemas = {name: s for name, s, _ in before}
+    typed = [(header, SchemaAndValue(schemas[field], value[field]))
+             for field, header in zip(fields, headers, strict=True)]
+    assert transformed == with_operand(key, expected_value, expected_schema, existing + typed)
+    assert written(transformed.headers) == existing + added
 
 
 def test_header_from_copy_with_preexisting_header_adds_another() -> None:
     transform = header_from(False, ["field1"], ["inserted1"], "copy")
     transformed = apply(transform, record(value={"field1": "field1-value"}, headers=[("inserted1", "existing")]))
-    assert transformed.headers == [("inserted1", "existing"), ("inserted1", "field1-value")]
+    assert transformed.headers == [("inserted1", "existing"), ("inserted1", "field1-value")]  # schemaless: plain
 
 
 def test_header_from_schemaless_missing_field_gives_null_header() -> None:
@@ -265,7 +301,8 @@ def test_header_from_move_keeps_schema_name_version_doc_but_not_optional() -> No
     assert transformed.value_schema == Schema(SchemaType.STRUCT, name="com.example.Row", version=3, doc="a row",
                                               fields=Schema.struct(None, ("b", STRING_SCHEMA)).fields)
     assert transformed.value == {"b": "x"}
-    assert transformed.headers == [("h", "7")]
+    assert transformed.headers == [("h", SchemaAndValue(INT32_SCHEMA, 7))]
+    assert written(transformed.headers) == [("h", "7")]
 
 
 def test_header_from_field_missing_from_schema_is_named() -> None:

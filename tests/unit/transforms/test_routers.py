@@ -12,8 +12,8 @@ import pytest
 from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import INT32_SCHEMA, STRING_SCHEMA
+from connectworker.converters.java_date_format import JavaDateFormat
 from connectworker.transforms.filter import Filter
-from connectworker.transforms.java_date_format import JavaDateFormat
 from connectworker.transforms.regex_router import RegexRouter
 from connectworker.transforms.registry import builtin_transformation
 from connectworker.transforms.timestamp_router import TimestampRouter

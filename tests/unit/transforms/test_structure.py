@@ -28,13 +28,13 @@ from connectworker.api.schema import (
 )
 from connectworker.api.transform import Transformation
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
+from connectworker.converters.values_text import java_float_text
 from connectworker.transforms import builtin_transformation
 from connectworker.transforms.cast import CastKey, CastValue, parse_cast_spec
 from connectworker.transforms.extract_field import ExtractFieldKey, ExtractFieldValue, parse_field_path
 from connectworker.transforms.flatten import FlattenKey, FlattenValue
 from connectworker.transforms.hoist_field import HoistFieldKey, HoistFieldValue
 from connectworker.transforms.value_to_key import ValueToKey
-from connectworker.transforms.values_text import java_float_text
 
 INT8_SCHEMA = Schema(SchemaType.INT8)
 INT16_SCHEMA = Schema(SchemaType.INT16)

@@ -20,18 +20,25 @@ from __future__ import annotations
 import base64
 import math
 import struct
+from collections.abc import Callable
 from datetime import date, datetime, time
-from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from connectworker.api.errors import DataError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters import logical
-from connectworker.transforms.java_date_format import JavaDateFormat, TimestampOutOfRange
+from connectworker.converters.java_date_format import JavaDateFormat, TimestampOutOfRange
 
 __all__ = ["JAVA_BLANKS", "float32", "java_float_text", "value_text"]
 
 _MILLIS_PER_DAY = 86_400_000
+_FLOATS = (SchemaType.FLOAT32, SchemaType.FLOAT64)
+_NUMBERS = (int, float)
+_BINARY = (bytes, bytearray, memoryview)
+_SEQUENCES = (list, tuple)
+_TEMPORAL = (date, time)
+_FLOAT32 = struct.Struct("<f")
 # Kafka's `Values` formats: by instant, a time of day, a date or a timestamp.
 _TIME_TEXT = JavaDateFormat.compile("HH:mm:ss.SSS'Z'")
 _DATE_TEXT = JavaDateFormat.compile("yyyy-MM-dd")
@@ -46,6 +53,14 @@ def value_text(value: Any, schema: Schema | None) -> str | None:
     `DataError` for a value Connect has no type for."""
     if value is None:
         return None
+    kind = type(value)  # the common scalars first, without the general walk
+    if kind is str:
+        text: str = value
+        return text
+    if kind is int and (schema is None or schema.type not in _FLOATS):
+        return str(value)
+    if kind is bool:
+        return "true" if value else "false"
     out: list[str] = []
     _append(out, value, schema, embedded=False)
     return "".join(out)
@@ -58,10 +73,10 @@ def _append(out: list[str], value: Any, schema: Schema | None, *, embedded: bool
         out.append("null")
     elif isinstance(value, bool):
         out.append("true" if value else "false")
-    elif isinstance(value, int | float) and kind is SchemaType.FLOAT32:
+    elif isinstance(value, _NUMBERS) and kind is SchemaType.FLOAT32:
         # Python holds a float32 field in a double (or an int); Java holds, and prints, a Float.
         out.append(java_float_text(float32(value), single=True))
-    elif isinstance(value, int | float) and kind is SchemaType.FLOAT64:
+    elif isinstance(value, _NUMBERS) and kind is SchemaType.FLOAT64:
         out.append(java_float_text(float(value), single=False))
     elif isinstance(value, int):
         out.append(str(value))
@@ -69,10 +84,10 @@ def _append(out: list[str], value: Any, schema: Schema | None, *, embedded: bool
         out.append(java_float_text(value, single=False))
     elif isinstance(value, str):
         out.append('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' if embedded else value)
-    elif isinstance(value, bytes | bytearray | memoryview):
+    elif isinstance(value, _BINARY):
         encoded = base64.b64encode(bytes(value)).decode("ascii")
         out.append(f'"{encoded}"' if embedded else encoded)
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, _SEQUENCES):
         items = schema.value_schema if schema is not None else None
         out.append("[")
         for i, item in enumerate(value):
@@ -96,7 +111,7 @@ def _append(out: list[str], value: Any, schema: Schema | None, *, embedded: bool
             out.append(":")
             _append(out, item, values, embedded=True)
         out.append("}")
-    elif isinstance(value, date | time):
+    elif isinstance(value, _TEMPORAL):
         out.append(_instant_text(value))
     else:
         raise DataError(f"Failed to serialize unexpected value type {type(value).__name__}: {value!r}")
@@ -125,7 +140,7 @@ def _instant_text(value: date | time) -> str:
 def float32(number: float) -> float:
     """`number` rounded to the nearest single-precision float (to infinity beyond its range, as Java)."""
     try:
-        rounded: float = struct.unpack("<f", struct.pack("<f", number))[0]
+        rounded: float = _FLOAT32.unpack(_FLOAT32.pack(number))[0]
     except OverflowError:
         return math.copysign(math.inf, number)
     return rounded
@@ -151,20 +166,47 @@ def java_float_text(number: float, *, single: bool) -> str:
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
 
 
+@lru_cache(maxsize=4096)  # numbers in headers and casts repeat; `magnitude` > 0, so -0.0 never meets 0.0 here
 def _shortest_digits(magnitude: float, single: bool) -> tuple[str, int]:
     """The significant digits of `magnitude` and the power of ten of the first one."""
     def reads_back(text: str) -> bool:
         return (float32(float(text)) if single else float(text)) == magnitude
 
-    # A float32 holds at most 9 significant digits; Python's repr is already the shortest for a double.
-    candidates = (f"{magnitude:.{p}e}" for p in range(9)) if single else iter([repr(magnitude)])
-    text = next(t for t in candidates if reads_back(t))
+    # Python's repr is already the shortest for a double; a float32 needs at most 9 significant digits.
+    text = _shortest_single(magnitude, reads_back) if single else repr(magnitude)
+    digits, exponent = _digits_of(text)
     # Java (since JDK 19) writes the closest of the one- and two-digit decimals when one digit would do:
     # 4.9E-324 rather than 5e-324.
-    two_digits = f"{magnitude:.1e}"
-    if len(Decimal(text).normalize().as_tuple().digits) == 1 and reads_back(two_digits):
-        text = two_digits
-    sign_digits_exponent = Decimal(text).normalize().as_tuple()
-    digits = "".join(str(d) for d in sign_digits_exponent.digits)
-    exponent = int(sign_digits_exponent.exponent)
-    return digits, exponent + len(digits) - 1
+    if len(digits) == 1:
+        two_digits = f"{magnitude:.1e}"
+        if reads_back(two_digits):
+            digits, exponent = _digits_of(two_digits)
+    return digits, exponent
+
+
+def _shortest_single(magnitude: float, reads_back: Callable[[str], bool]) -> str:
+    """The shortest of ``d.ddde±nn`` (1 to 9 digits) that reads back to the float32 `magnitude`. Away from
+    powers of two a float's rounding interval is symmetric, so if some count of digits reads back, every
+    larger count does (its closest decimal is no farther): a binary search finds the least. At a power
+    of two the interval below is half the one above, so there the counts are tried in turn."""
+    if math.frexp(magnitude)[0] == 0.5:
+        return next(text for text in (f"{magnitude:.{p}e}" for p in range(9)) if reads_back(text))
+    low, high = 0, 8
+    while low < high:
+        middle = (low + high) // 2
+        if reads_back(f"{magnitude:.{middle}e}"):
+            high = middle
+        else:
+            low = middle + 1
+    return f"{magnitude:.{low}e}"
+
+
+def _digits_of(text: str) -> tuple[str, int]:
+    """The significant digits (no leading or trailing zeros) of a positive float's text (``123.45``,
+    ``0.0001``, ``1e-05``, ``1.50e+16``) and the power of ten of the first one."""
+    mantissa, _, exponent_text = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    all_digits = whole + fraction
+    significant = all_digits.lstrip("0")
+    first = len(whole) - 1 - (len(all_digits) - len(significant)) + (int(exponent_text) if exponent_text else 0)
+    return significant.rstrip("0") or "0", first
