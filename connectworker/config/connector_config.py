@@ -34,7 +34,8 @@ COMMON_CONFIG_DEF = (
     ConfigDef()
     .define("name", ConfigType.STRING, validator=valid_connector_name, importance=Importance.HIGH,
             documentation="Globally unique name to use for this connector: at most 249 characters, no "
-                          "ISO control characters, no '/'.", group=COMMON_GROUP)
+                          "ISO control characters, no '/', not '.' or '..' (nor %2e%2e and the like, which "
+                          "decode to them).", group=COMMON_GROUP)
     .define("connector.class", ConfigType.STRING, importance=Importance.HIGH, group=COMMON_GROUP,
             documentation="Name or alias of the SourceConnector class, e.g. FileStreamSource, DataGen, "
                           "or an importable module.Class path.")

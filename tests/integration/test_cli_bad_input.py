@@ -66,6 +66,18 @@ def test_an_offsets_path_the_worker_cannot_write_is_refused_at_start_up(tmp_path
     assert f"offset.storage.file.filename: cannot write the offsets file: {tmp_path / 'a-dir'} is a directory" in err
 
 
+def test_connector_names_no_url_can_address_are_refused_naming_each_file(tmp_path: Path) -> None:
+    dots, encoded = write_connector(tmp_path, "dots", "DataGen"), write_connector(tmp_path, "encoded", "DataGen")
+    dots.write_text("name=..\nconnector.class=DataGen\n")
+    encoded.write_text("name=%2E.\nconnector.class=DataGen\n")
+    err = assert_refused(run_cli("standalone", str(write_worker(tmp_path)), str(dots), str(encoded)))
+    assert (f"Invalid configuration in {dots}:\n  name: Invalid value '..' for configuration name: Connector name "
+            f"'..' is illegal, it cannot be '.' or '..': a URL path drops such a segment") in err
+    assert (f"Invalid configuration in {encoded}:\n  name: Invalid value '%2E.' for configuration name: Connector "
+            f"name '%2E.' (it decodes to '..') is illegal") in err
+    assert not (tmp_path / "offsets.json").exists()  # nothing started
+
+
 def test_a_bad_environment_value_is_blamed_on_its_variable(tmp_path: Path) -> None:
     connector = write_connector(tmp_path, "gen", "DataGen")
     err = assert_refused(run_cli("standalone", str(write_worker(tmp_path)), str(connector),

@@ -1,5 +1,6 @@
 """What the REST API refuses to take, so that it never stores what it cannot serve back: connector names
-beyond 249 characters, with control characters or '/' (400), request bodies over 1 MiB, declared or
+beyond 249 characters, with control characters or '/', or that are '.' or '..' even once percent-decoded
+(400), request bodies over 1 MiB, declared or
 chunked (413); a bad name an older version stored is skipped at start-up; and an unexpected error
 answers 500 in Kafka's error shape, without a traceback."""
 
@@ -79,6 +80,35 @@ def test_unusable_connector_names_get_400_and_nothing_is_stored(
                                json={"connector.class": "DataGen", "name": "tab\there"})
     errors = {c["value"]["name"]: c["value"]["errors"] for c in validated.json()["configs"]}
     assert "must not contain ISO control characters" in errors["name"][0]
+
+
+def test_names_a_url_cannot_address_get_400_by_body_and_by_url_and_nothing_is_stored(
+        api: RestWorker, config: WorkerConfig, unique: str) -> None:
+    """`..` as a path segment is dropped by URL parsers (and `%2e` is a dot to WHATWG ones): a connector
+    so named could be created but never read, changed or deleted."""
+    unnamed = {k: v for k, v in quiet("x", f"t-{unique}").items() if k != "name"}
+    for name, decoded in ((".", None), ("..", None), ("%2e%2e", ".."), ("%2E.", ".."), (".%2e", ".."),
+                          ("%252e%252e", "..")):
+        posted = api.client.post("/connectors", json={"name": name, "config": unnamed})
+        shown = repr(name) if decoded is None else f"{name!r} (it decodes to {decoded!r})"
+        assert posted.status_code == 400, (name, posted.text)
+        assert posted.json() == {"error_code": 400, "message": f"Connector name {shown} is illegal, it cannot be "
+                                                               f"'.' or '..': a URL path drops such a segment"}
+    # by URL: sent as written (httpx keeps percent-escapes), the server decodes `%2e%2e` to `..`, and
+    # `%252e%252e` (a client quoting '%2e%2e' properly) to '%2e%2e'
+    for path, name in (("%2e%2e", ".."), ("%2E.", ".."), ("%2e", "."), ("%252e%252e", "%2e%2e")):
+        put = api.client.put(f"/connectors/{path}/config", json={"connector.class": "DataGen"})
+        assert put.status_code == 400, (path, put.text)
+        assert put.json()["message"].startswith(f"Connector name {name!r}"), put.text
+        assert "it cannot be '.' or '..'" in put.json()["message"]
+    refused = {".", "..", "%2e%2e", "%2E.", ".%2e", "%252e%252e", "%2e"}
+    assert not refused & set(api.client.get("/connectors").json())
+    assert not refused & stored_names(config)
+    dotted = f"{unique}..v2"  # dots inside a name are fine
+    created = api.client.post("/connectors", json={"name": dotted, "config": quiet(dotted, f"t-{unique}")})
+    assert created.status_code == 201, created.text
+    assert api.client.get(f"/connectors/{dotted}").json()["name"] == dotted
+    assert api.client.delete(f"/connectors/{dotted}").status_code == 204
 
 
 def test_text_and_numbers_that_could_not_be_served_back_get_400(
@@ -170,23 +200,24 @@ def test_bodies_over_one_mib_get_413_whether_declared_or_chunked(
 def test_a_bad_name_stored_by_an_older_version_is_logged_and_skipped_at_start_up(
         broker: Broker, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
-    good, huge, newline = f"good-{unique}", "h" * 200_000, "new\nline"
+    good, huge, newline, dots = f"good-{unique}", "h" * 200_000, "new\nline", "%2e%2e"
 
     def entry(name: str) -> dict[str, Any]:
         return {"config": quiet(name, f"t-{unique}"), "target_state": "PAUSED", "file_digest": None}
 
     assert config.offset_storage_file_filename is not None
     store = store_path_for(config.offset_storage_file_filename)
-    store.write_text(json.dumps({"version": 1, "connectors": {n: entry(n) for n in (good, huge, newline)}}))
+    store.write_text(json.dumps({"version": 1, "connectors": {n: entry(n) for n in (good, huge, newline, dots)}}))
     with caplog.at_level(logging.ERROR), rest_worker(config) as api:
         assert api.client.get("/connectors").json() == [good]
         assert api.client.get(f"/connectors/{good}/status").json()["connector"]["state"] == "PAUSED"
     skipped = [r.getMessage() for r in caplog.records if "from the connector store is not started" in r.getMessage()]
-    assert len(skipped) == 2
+    assert len(skipped) == 3
     assert all(len(message) < 500 and str(store) in message for message in skipped)
     assert any("at most 249 characters; it has 200000" in m for m in skipped)
     assert any("'new\\nline'" in m and "U+000A at position 4" in m for m in skipped)
-    assert stored_names(config) == {good, huge, newline}  # left for the operator to remove, not lost
+    assert any("'%2e%2e' (it decodes to '..') is illegal, it cannot be '.' or '..'" in m for m in skipped)
+    assert stored_names(config) == {good, huge, newline, dots}  # left for the operator to remove, not lost
 
 
 def test_an_unexpected_error_answers_500_in_kafkas_shape_with_secrets_hidden(

@@ -1,5 +1,6 @@
-"""Connector names: at most 249 characters, not blank, no ISO control characters, no '/', for connectors
-from files as much as for those created through the REST API (tests/integration/test_rest_input_limits.py)."""
+"""Connector names: at most 249 characters, not blank, no ISO control characters, no '/', not '.' or '..'
+(also percent-encoded), for connectors from files as much as for those created through the REST API
+(tests/integration/test_rest_input_limits.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from connectworker.config.loading import load_connector_configs
 
 
 def test_names_up_to_249_characters_of_printable_text_are_accepted() -> None:
-    for name in ("a", "orders-eu.v2", "données 東京 ✓", "x" * MAX_CONNECTOR_NAME_LENGTH, "with\u00a0nbsp"):
+    for name in ("a", "orders-eu.v2", "données 東京 ✓", "x" * MAX_CONNECTOR_NAME_LENGTH, "with\u00a0nbsp",
+                 "...", ".hidden", "a..", "%2e%2e%2e", "100%", "%", "%zz", "%ff"):
         assert connector_name_problem(name) is None, name
 
 
@@ -32,9 +34,23 @@ def test_names_up_to_249_characters_of_printable_text_are_accepted() -> None:
     ("del\x7f", "Connector name must not contain ISO control characters; it has U+007F at position 4"),
     ("nel\x85", "Connector name must not contain ISO control characters; it has U+0085 at position 4"),
     ("a/b", "Connector name must not contain '/'"),
+    (".", "Connector name '.' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
+    ("..", "Connector name '..' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
+    ("%2e%2e", "Connector name '%2e%2e' (it decodes to '..') is illegal, it cannot be '.' or '..': a URL path "
+               "drops such a segment"),
 ])
 def test_unusable_names_are_refused_saying_what_is_allowed(name: str, problem: str) -> None:
     assert connector_name_problem(name) == problem
+
+
+@pytest.mark.parametrize(("name", "decoded"), [
+    ("%2E.", ".."), (".%2e", ".."), ("%2E%2E", ".."), ("%2e", "."), ("%252e%252e", ".."), ("%25252E", "."),
+])
+def test_names_that_percent_decode_to_a_dot_segment_are_refused(name: str, decoded: str) -> None:
+    """Any number of decoding rounds: a proxy or client library that decodes once more must not turn a
+    stored name into a path segment that URL parsers drop."""
+    assert connector_name_problem(name) == (f"Connector name {name!r} (it decodes to {decoded!r}) is illegal, "
+                                            f"it cannot be '.' or '..': a URL path drops such a segment")
 
 
 def test_a_connector_file_with_a_bad_name_is_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
