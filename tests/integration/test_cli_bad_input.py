@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.broken_plugins import BROKEN, write_plugin
 
 
@@ -64,6 +66,22 @@ def test_an_offsets_path_the_worker_cannot_write_is_refused_at_start_up(tmp_path
     worker = write_worker(tmp_path, **{"offset.storage.file.filename": str(tmp_path / "a-dir")})
     err = assert_refused(run_cli("standalone", str(worker), str(connector)))
     assert f"offset.storage.file.filename: cannot write the offsets file: {tmp_path / 'a-dir'} is a directory" in err
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_offsets_path_under_proc_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    """Root may write anywhere as far as os.access can tell, /proc included: the probe finds out. Before
+    it, the connector ran and the failure was a traceback at shutdown."""
+    connector = write_connector(tmp_path, "gen", "DataGen")
+    # an embedded broker would be started (and a reachable cluster contacted) if the check came later
+    worker = write_worker(tmp_path, **{"offset.storage.file.filename": "/proc/offsets.json",
+                                       "bootstrap.servers": "embedded"})
+    err = assert_refused(run_cli("standalone", str(worker), str(connector)))
+    naming = [line for line in err.splitlines() if "offset.storage.file.filename" in line]
+    assert naming == ["  offset.storage.file.filename: cannot write the offsets file or the connector store beside "
+                      "it: creating a file in /proc failed: No such file or directory (errno 2)"], err
+    assert err.startswith(f"connectworker: Invalid configuration in {worker}:\n"), err
+    assert "Connector gen" not in err and "Task gen-0" not in err and "Tansu" not in err, err
 
 
 def test_connector_names_no_url_can_address_are_refused_naming_each_file(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ file is loaded, so a bad path stops start-up (exit 2 from the command line) inst
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -72,3 +73,42 @@ def test_a_directory_the_process_may_not_write_is_refused(tmp_path: Path, monkey
     monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path and real_access(path, mode))
     assert problem_of(tmp_path, tmp_path / "offsets.json") == (f"cannot write the offsets file: directory {tmp_path} "
                                                                f"is not writable")
+
+
+# -- the probe: what os.access cannot see --------------------------------------------------------
+
+PROBED = "cannot write the offsets file or the connector store beside it: "
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_path_under_proc_is_refused_even_for_root(tmp_path: Path) -> None:
+    """os.access lets root write into /proc; only creating a file there tells that it takes none."""
+    assert problem_of(tmp_path, Path("/proc/offsets.json")) == (
+        f"{PROBED}creating a file in /proc failed: No such file or directory (errno 2)")
+    assert problem_of(tmp_path, Path("/proc/connectworker/offsets.json")) == (
+        f"{PROBED}creating a directory (for /proc/connectworker) in /proc failed: No such file or directory "
+        f"(errno 2)")
+
+
+@pytest.mark.parametrize(("failing", "step"), [("fsync", "fsyncing a file"), ("replace", "renaming a file")])
+def test_each_step_of_a_commit_is_probed_and_the_probe_leaves_nothing_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, step: str) -> None:
+    """A full or read-only file system fails at one of the steps; the probe names it."""
+    offsets_dir = tmp_path / "offsets"
+    offsets_dir.mkdir()
+
+    def fail(*args: object) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, failing, fail)
+    assert offsets_path_problem(str(offsets_dir / "offsets.json")) == (
+        f"{PROBED}{step} in {offsets_dir} failed: Input/output error (errno 5)")
+    monkeypatch.undo()
+    assert list(offsets_dir.iterdir()) == []
+
+
+def test_a_successful_probe_leaves_no_file_and_creates_no_directory(tmp_path: Path) -> None:
+    (tmp_path / "there").mkdir()
+    assert offsets_path_problem(str(tmp_path / "there" / "offsets.json")) is None
+    assert offsets_path_problem(str(tmp_path / "not" / "yet" / "offsets.json")) is None
+    assert [p.name for p in tmp_path.rglob("*")] == ["there"]
