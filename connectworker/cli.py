@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from connectworker.runtime.herder.standalone import StandaloneRuntime
     from connectworker.runtime.runners.task_runner import TaskHandle
     from connectworker.runtime.status import Status
+    from connectworker.shutdown_signals import ShutdownSignals
 
 log = logging.getLogger("connectworker")
 
@@ -32,6 +33,7 @@ log = logging.getLogger("connectworker")
 EXIT_OK = 0
 EXIT_FAILED = 1  # start-up failed, or a connector or task ended FAILED
 EXIT_CONFIG = 2  # invalid configuration, nothing started
+EXIT_UNCOMMITTED = 3  # stopped, but the offsets of some records were not committed (they come again)
 EXIT_INTERRUPTED = 130  # Ctrl-C before the worker ran; a forced exit is 128 + the signal number
 
 # Kafka's (log4j) level names, and Python's, for --log-level. TRACE is DEBUG here: nothing logs finer.
@@ -95,7 +97,7 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     from connectworker.config.task_limits import check_task_limits
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
     from connectworker.runtime.status import State
-    from connectworker.shutdown_signals import ShutdownSignals
+    from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 
     config = load_worker_config(args.worker)
     _log_format_from(args, config)
@@ -108,8 +110,12 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     tune_gc_for_throughput()
     progress = ShutdownProgress()
     signals = ShutdownSignals(progress.waiting_for).install()
+    waiting = f"the Kafka cluster at bootstrap.servers={config.bootstrap_servers} to answer"
     try:
-        progress.runtime = runtime.start()
+        try:
+            progress.runtime = runtime.start(interrupt=lambda: signals.raise_if_requested(waiting))
+        except StopRequested:
+            return _stopped_during_start_up(signals, waiting)
         try:
             herder = runtime.start_herder(connectors)  # with those saved through REST, reconciled
             if rest is not None:
@@ -139,7 +145,31 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
         log.error("Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
                   EXIT_FAILED, ", ".join(failed))
         return EXIT_FAILED
+    uncommitted = {task.name: count for _, _, task in progress.components
+                   if task is not None and (count := _uncommitted_at_stop(task))}
+    if uncommitted:
+        log.error("Exiting with status %d: the offsets of %d record(s) of %s were not committed (said above, per "
+                  "source partition); those records are produced again after a restart", EXIT_UNCOMMITTED,
+                  sum(uncommitted.values()), ", ".join(f"task {name}" for name in uncommitted))
+        return EXIT_UNCOMMITTED
     return EXIT_OK
+
+
+def _uncommitted_at_stop(task: TaskHandle) -> int:
+    """Records of a stopped `task` whose offsets are not committed: as the task counted them when it
+    stopped, or, for a task abandoned still running (stuck past the stop's bound), all it has in flight."""
+    stats = task.stats()
+    return stats.uncommitted_at_stop if task.join(0) else stats.active
+
+
+def _stopped_during_start_up(signals: ShutdownSignals, waiting: str) -> int:
+    """Ctrl-C or SIGTERM while start-up waited: nothing ran, nothing is left to commit. The status is
+    the one the signal gives a process that does not handle it (130, 143), as before the signal
+    handlers are installed: the worker did not come up, and a supervisor must not take it for a run."""
+    status = 128 + signals.first.value if signals.first is not None else EXIT_INTERRUPTED
+    log.info("Stopped during start-up, while waiting for %s: no connector was started. Exiting with status %d",
+             waiting, status)
+    return status
 
 
 def _rest_server(config: WorkerConfig) -> RestServer | None:
@@ -288,8 +318,11 @@ CONNECT_SPARK_MASTER='local[2]' {SPARK}
 """
 
 STANDALONE_EXIT = (f"exit status: {EXIT_OK} after a clean stop; {EXIT_FAILED} if start-up failed or a connector or "
-                   f"task ended FAILED;\n{EXIT_CONFIG} for invalid configuration; 128 + the signal number after a "
-                   "third Ctrl-C or SIGTERM.")
+                   f"task ended FAILED;\n{EXIT_CONFIG} for invalid configuration; {EXIT_UNCOMMITTED} after a stop that "
+                   "left the offsets of some records uncommitted\n(the cluster did not acknowledge them in time: "
+                   "they are produced again after a restart);\n128 + the signal number (130 for "
+                   "Ctrl-C, 143 for SIGTERM) when stopped during start-up,\nbefore any connector started, or after "
+                   "a third Ctrl-C or SIGTERM.")
 
 
 def build_parser() -> argparse.ArgumentParser:

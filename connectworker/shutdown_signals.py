@@ -19,6 +19,9 @@ signal handler, and the third signal is acted on even while the main thread is b
 
 uvicorn (0.29 and later) installs signal handlers only when it runs in the main thread; the REST
 server runs in its own threads, so it neither replaces nor restores these.
+
+Start-up waits (the cluster check) look at `requested` and raise `StopRequested`, so a stop during
+start-up ends the wait at once instead of after its whole timeout.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 """What `signal.signal` returns: a Python handler, SIG_DFL/SIG_IGN, or None (installed outside Python)."""
 
 
+class StopRequested(Exception):
+    """Raised out of a wait during start-up when Ctrl-C or SIGTERM asked the command to stop."""
+
+
 def _note(signum: int, frame: FrameType | None) -> None:
     """The Python-level handler: nothing to do, the watcher thread reads the signal from the wakeup fd.
     (Installing it is what makes CPython catch the signal and write it to that fd.)"""
@@ -54,6 +61,7 @@ class ShutdownSignals:
         self._signals = tuple(signals)
         self._requested = threading.Event()
         self._received = 0
+        self.first: signal.Signals | None = None  # the signal that asked for the stop
         self._previous: dict[signal.Signals, Handler] = {}
         self._previous_wakeup_fd = -1
         self._reader: socket.socket | None = None
@@ -91,6 +99,11 @@ class ShutdownSignals:
             self._reader.close()
             self._reader = None
 
+    def raise_if_requested(self, doing: str) -> None:
+        """Raise `StopRequested` if a stop was asked for; for waits during start-up (`doing` says which)."""
+        if self._requested.is_set():
+            raise StopRequested(doing)
+
     def wait(self, timeout: float | None = None) -> bool:
         """Whether a stop was asked for, waiting up to `timeout` seconds for one."""
         return self._requested.wait(timeout)
@@ -110,6 +123,7 @@ class ShutdownSignals:
     def _on_signal(self, sig: signal.Signals) -> None:
         self._received += 1
         if self._received == 1:
+            self.first = sig
             log.info("%s received: stopping gracefully (signal again to see what the stop waits for, "
                      "%d times to exit at once)", sig.name, FORCE_AFTER)
             self._requested.set()

@@ -136,7 +136,8 @@ class WorkerConfig(BaseSettings):
     task_shutdown_graceful_timeout_ms: int = Field(
         5_000, ge=0,
         description="How long a stopping task may take (plus offset.flush.timeout.ms for its final "
-                    "commit) before its thread is abandoned with an error.")
+                    "commit) before its thread is abandoned with an error; when the worker stops, one such "
+                    "bound for all its tasks together, which stop side by side.")
     worker_tasks_max: int | None = Field(
         None, ge=1,
         description="The most tasks this worker runs, all connectors together (each connector counts with "

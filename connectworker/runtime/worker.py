@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -198,11 +199,15 @@ class Worker:
                                                                                        task=spec.task_id))
             return UnstartedTask(spec, exc)
 
-    def _stop_tasks(self, running: RunningConnector) -> None:
+    def _stop_tasks(self, running: RunningConnector, deadline: float | None = None) -> None:
+        """Stop `running`'s tasks, waiting for them until `deadline` (monotonic; by default the stop wait
+        from now): one bound for them all, not one each, or stuck tasks would add up."""
         for task in running.tasks:
             task.stop()
+        if deadline is None:
+            deadline = time.monotonic() + self._stop_wait_s
         for task in running.tasks:
-            if not task.join(self._stop_wait_s):
+            if not task.join(max(0.0, deadline - time.monotonic())):
                 log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
                           "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
         if running.connector is not None:
@@ -303,9 +308,10 @@ class Worker:
         for running in self._snapshot():  # ask every task at once, before waiting for any
             for task in list(running.tasks):
                 task.stop()
+        deadline = time.monotonic() + self._stop_wait_s  # for all of them together
         with self._lock:
             for running in self._snapshot():
-                self._stop_tasks(running)
+                self._stop_tasks(running, deadline)
             self._flusher.close()
             try:
                 self.offset_store.flush()

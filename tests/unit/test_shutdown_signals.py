@@ -10,7 +10,9 @@ import subprocess
 import sys
 import textwrap
 
-from connectworker.shutdown_signals import ShutdownSignals
+import pytest
+
+from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 
 # Inside Event.wait() the main thread holds the event's internal lock for a few bytecodes (after each
 # timed-out wait, for instance); a Python-level handler may run right there. Both scripts reproduce that
@@ -26,7 +28,9 @@ print("stop requested:", stop.wait(5), flush=True)
 
 SHUTDOWN_SIGNALS = """
 import signal, time
-from connectworker.shutdown_signals import ShutdownSignals
+import pytest
+
+from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 signals = ShutdownSignals(lambda: "nothing").install()
 with signals._requested._cond:
     signal.raise_signal(signal.SIGINT)
@@ -37,7 +41,9 @@ print("stop requested:", signals.wait(5), flush=True)
 SLOW_SHUTDOWN = """
 import logging, os, signal, sys, time
 logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(message)s")
-from connectworker.shutdown_signals import ShutdownSignals
+import pytest
+
+from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 signals = ShutdownSignals(lambda: "task slow-0 to stop").install()
 os.kill(os.getpid(), signal.SIGINT)
 assert signals.wait(10)
@@ -90,3 +96,17 @@ def test_install_and_uninstall_leave_the_previous_handlers_in_place() -> None:
         signals.uninstall()
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     assert signal.set_wakeup_fd(-1) == -1  # no wakeup fd left behind
+
+
+def test_a_wait_during_start_up_is_ended_by_the_first_signal_which_is_remembered() -> None:
+    signals = ShutdownSignals(lambda: "nothing").install()
+    try:
+        signals.raise_if_requested("the cluster to answer")  # nothing asked yet: no effect
+        assert signals.first is None
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert signals.wait(10)
+        with pytest.raises(StopRequested, match="the cluster to answer"):
+            signals.raise_if_requested("the cluster to answer")
+        assert signals.first is signal.SIGTERM
+    finally:
+        signals.uninstall()

@@ -52,3 +52,16 @@ def test_a_clean_flush_marks_every_batch_delivered_including_columnar_ones() -> 
     submitted.mark_all_delivered()
     offsets, count = submitted.committable()
     assert offsets == {partition_key({"p": 1}): {"n": 2}, partition_key({"p": 3}): {"n": 9}} and count == 4
+
+
+def test_pending_offsets_name_the_newest_uncommitted_offset_of_each_partition() -> None:
+    """What a stop that could not commit everything reports (tests/unit/test_uncommitted_offsets.py)."""
+    submitted, owner = SubmittedRecords(), Owner()
+    first = submitted.submit(records({"p": 1}, 0, 3), owner)
+    submitted.submit(records({"p": 2}, 0, 2), owner)
+    submitted.submit(records({"p": 1}, 3, 2), owner)
+    assert submitted.pending_offsets() == {partition_key({"p": 1}): {"n": 5}, partition_key({"p": 2}): {"n": 2}}
+    first.remaining = 0
+    submitted.committable()
+    assert submitted.pending_offsets() == {partition_key({"p": 2}): {"n": 2}, partition_key({"p": 1}): {"n": 5}}
+    assert submitted.in_flight == 4

@@ -3,14 +3,14 @@
 A worker pointed at the wrong address must say so and exit, not report its connectors RUNNING while
 librdkafka retries behind it. The check asks for the cluster's id (DescribeCluster, which librdkafka
 sends as a metadata request naming no topic: nothing is listed or auto-created) and waits at most
-``bootstrap.timeout.ms``.
+``bootstrap.timeout.ms``, or until `interrupt` raises (a Ctrl-C or SIGTERM meanwhile).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -26,10 +26,12 @@ class ClusterUnreachableError(ConnectError):
     pass
 
 
-def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeout_ms: int) -> str | None:
+def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeout_ms: int, *,
+                  interrupt: Callable[[], None] | None = None) -> str | None:
     """The cluster id (None if the broker does not tell one); raises `ClusterUnreachableError` if no
     broker answered within `timeout_ms`. `admin_config` carries the worker's ``admin.*`` settings
-    (security, …), so the check connects the way the worker will."""
+    (security, …), so the check connects the way the worker will. `interrupt` is called every
+    tenth of a second while the check waits; what it raises ends the wait."""
     errors: deque[KafkaError] = deque(maxlen=20)
     settings: dict[str, Any] = {**admin_config, **client_log_settings("bootstrap check"),
                                 "bootstrap.servers": bootstrap_servers, "error_cb": errors.append}
@@ -40,6 +42,8 @@ def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeo
     future = client.describe_cluster(request_timeout=timeout_ms / 1000)
     deadline = time.monotonic() + timeout_ms / 1000 + 1.0  # the request's own timeout ends it first
     while not future.done() and time.monotonic() < deadline:
+        if interrupt is not None:
+            interrupt()
         client.poll(_POLL_S)  # serves error_cb and the log lines
     client.poll(0)
     failure = future.exception() if future.done() else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
@@ -50,7 +50,10 @@ class StandaloneRuntime:
         self.herder: StandaloneHerder | None = None
         self._redactor: SecretRedactor | None = None
 
-    def start(self) -> StandaloneRuntime:
+    def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
+        """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
+        `interrupt` is called while start-up waits for the cluster; what it raises (a stop asked for)
+        ends the wait, and what was started is stopped again."""
         self.policy = load_topic_policy(self.config)  # a policy that cannot be used stops us first
         store: OffsetBackingStore | None = None
         if not self.config.offset_storage_topic:
@@ -63,8 +66,8 @@ class StandaloneRuntime:
                      self.config.bootstrap_servers)
         try:  # no connector starts against a cluster that does not answer
             self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.prefixed("admin."),
-                                            self.config.bootstrap_timeout_ms)
-        except ConnectError:
+                                            self.config.bootstrap_timeout_ms, interrupt=interrupt)
+        except Exception:  # unreachable, or a stop asked for meanwhile: the embedded broker goes too
             self.stop()
             raise
         log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",

@@ -162,6 +162,15 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if flush or boundary is TransactionBoundary.INTERVAL:
             self._end_transaction(producer, Boundary.COMMIT)
 
+    def _report_uncommitted(self) -> None:
+        """With connector-defined boundaries the stop aborts the transaction the connector had not asked to
+        commit yet, by design: its records are invisible and come again after a restart, exactly once."""
+        if self._transactions.boundary is not TransactionBoundary.CONNECTOR:
+            super()._report_uncommitted()
+        elif uncommitted := self.stats().active:
+            log.info("Task %s stopped: the transaction it had not asked to commit (%d record(s)) was aborted; "
+                     "those records are produced again after a restart", self.name, uncommitted)
+
     # -- transactions ------------------------------------------------------------------------------
     def _end_transaction(self, producer: Producer, boundary: Boundary) -> bool:
         """Commit (or abort, then commit the offsets); False if the task was restarted instead."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from confluent_kafka import Producer
 
+from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.config.error_handling import ErrorHandling
@@ -45,6 +46,7 @@ from connectworker.runtime.tasks.task_metrics import TaskMetrics
 from connectworker.runtime.tasks.task_stats import TaskStats
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.tasks.transform_chain import TransformationChain
+from connectworker.runtime.tasks.uncommitted_offsets import uncommitted_report
 from connectworker.runtime.topic_creation.gate import TopicGate
 from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
 
@@ -116,6 +118,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self.bytes_out = 0  # key and value bytes of the records handed to the producer
         self.commits_succeeded = 0
         self.commits_failed = 0
+        self.uncommitted_at_stop = 0  # set once the task stopped: see _report_uncommitted
         self.metrics = metrics if metrics is not None else TaskMetrics.unregistered()
         self._commit_started: float | None = None  # when the commit in progress began
         self._not_written = 0  # records whose offsets a failed flush left for the next one
@@ -161,7 +164,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
                          bytes_out=self.bytes_out, commits_succeeded=self.commits_succeeded,
                          commits_failed=self.commits_failed, skipped=self.tolerance.skipped,
                          retries=self.tolerance.retries, errors=self.tolerance.errors,
-                         connectivity_note=self.connectivity.note)
+                         connectivity_note=self.connectivity.note, uncommitted_at_stop=self.uncommitted_at_stop)
 
     # -- the task's own thread ------------------------------------------------------------------
     def run(self) -> None:
@@ -279,6 +282,16 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
 
 
 
+    def _report_uncommitted(self) -> None:
+        """Say which offsets the stop leaves uncommitted, if any (their records come again after a restart)."""
+        uncommitted = self.stats().active
+        if uncommitted:
+            self.uncommitted_at_stop = uncommitted
+            log.warning("%s", uncommitted_report(
+                self.name, uncommitted, self._submitted.pending_offsets(), self._store.offsets(self.connector),
+                round(self._timeouts.offset_flush_timeout_s * 1000), self._not_written,
+                transactional=self.transactional_id is not None))
+
     def _fail(self, exc: BaseException) -> None:
         trace = "".join(traceback.format_exception(exc))
         message = str(exc) or type(exc).__name__
@@ -294,8 +307,11 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         if producer is not None:
             try:
                 self._commit(flush=True, wait=True)
+            except (OSError, ConnectError) as exc:  # the offset store could not be written: said in one line
+                log.error("Task %s: the final offset commit failed: %s", self.name, exc)
             except Exception:
                 log.exception("Task %s: final offset commit failed", self.name)
+            self._report_uncommitted()
         if self._pump is not None:
             self._pump.stop()
             self._pump = None  # releases the producer now, not whenever the task object goes

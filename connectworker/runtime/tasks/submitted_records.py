@@ -94,6 +94,13 @@ class SubmittedRecords:
         for batch in self._batches:
             batch.remaining = 0
 
+    def pending_offsets(self) -> dict[str, Any]:
+        """The newest offset per source partition of the batches not committed yet."""
+        offsets: dict[str, Any] = {}
+        for batch in self._batches:  # oldest first: a newer batch's offset wins
+            offsets.update(batch.offsets)
+        return offsets
+
     def committable(self) -> tuple[dict[str, Any], int]:
         """Pop the fully acknowledged prefix of batches: (newest offset per partition, record count)."""
         offsets: dict[str, Any] = {}

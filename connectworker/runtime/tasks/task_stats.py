@@ -17,6 +17,7 @@ class TaskStats:
     retries: int = 0
     errors: int = 0
     connectivity_note: str | None = None  # "Kafka cluster unreachable since …" while it is
+    uncommitted_at_stop: int = 0  # records whose offsets the task's stop left uncommitted (they come again)
 
     @property
     def active(self) -> int:
