@@ -110,13 +110,15 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     tune_gc_for_throughput()
     progress = ShutdownProgress()
     signals = ShutdownSignals(progress.waiting_for).install()
-    waiting = f"the Kafka cluster at bootstrap.servers={config.bootstrap_servers} to answer"
+    waiting = f"while waiting for the Kafka cluster at bootstrap.servers={config.bootstrap_servers} to answer"
     try:
         try:
             progress.runtime = runtime.start(interrupt=lambda: signals.raise_if_requested(waiting))
         except StopRequested:
             return _stopped_during_start_up(signals, waiting)
         try:
+            if signals.requested:  # came while the offsets were opened: start no connector only to stop it
+                return _stopped_during_start_up(signals, "before the connectors were started")
             herder = runtime.start_herder(connectors)  # with those saved through REST, reconciled
             if rest is not None:
                 rest.serve(herder)
@@ -162,13 +164,12 @@ def _uncommitted_at_stop(task: TaskHandle) -> int:
     return stats.uncommitted_at_stop if task.join(0) else stats.active
 
 
-def _stopped_during_start_up(signals: ShutdownSignals, waiting: str) -> int:
+def _stopped_during_start_up(signals: ShutdownSignals, when: str) -> int:
     """Ctrl-C or SIGTERM while start-up waited: nothing ran, nothing is left to commit. The status is
     the one the signal gives a process that does not handle it (130, 143), as before the signal
     handlers are installed: the worker did not come up, and a supervisor must not take it for a run."""
     status = 128 + signals.first.value if signals.first is not None else EXIT_INTERRUPTED
-    log.info("Stopped during start-up, while waiting for %s: no connector was started. Exiting with status %d",
-             waiting, status)
+    log.info("Stopped during start-up, %s: no connector was started. Exiting with status %d", when, status)
     return status
 
 
