@@ -167,7 +167,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         commit yet, by design: its records are invisible and come again after a restart, exactly once."""
         if self._transactions.boundary is not TransactionBoundary.CONNECTOR:
             super()._report_uncommitted()
-        elif uncommitted := self.stats().active:
+        elif uncommitted := self._submitted.in_flight:
             log.info("Task %s stopped: the transaction it had not asked to commit (%d record(s)) was aborted; "
                      "those records are produced again after a restart", self.name, uncommitted)
 

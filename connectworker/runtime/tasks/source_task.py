@@ -283,13 +283,18 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
 
 
     def _report_uncommitted(self) -> None:
-        """Say which offsets the stop leaves uncommitted, if any (their records come again after a restart)."""
-        uncommitted = self.stats().active
+        """Say which offsets the stop leaves uncommitted, if any (their records come again after a restart).
+
+        Counted from what is still submitted and what a failed write left, not from the committed counter,
+        which a write the flusher thread finished just before the final commit may not have counted yet."""
+        with self._committed_lock:
+            not_written = self._not_written
+        uncommitted = self._submitted.in_flight + not_written
         if uncommitted:
             self.uncommitted_at_stop = uncommitted
             log.warning("%s", uncommitted_report(
                 self.name, uncommitted, self._submitted.pending_offsets(), self._store.offsets(self.connector),
-                round(self._timeouts.offset_flush_timeout_s * 1000), self._not_written,
+                round(self._timeouts.offset_flush_timeout_s * 1000), not_written,
                 transactional=self.transactional_id is not None))
 
     def _fail(self, exc: BaseException) -> None:
