@@ -40,9 +40,10 @@ def task_infos(running: RunningConnector) -> list[TaskInfo]:
 def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
     state, trace = task.status.snapshot()
     if restarting:
-        return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=worker_id,
+        return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=task.worker_id or worker_id,
                          transactional_id=task.transactional_id)
-    return TaskState(id=task.task_id, state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact),
+    return TaskState(id=task.task_id, state=state.value, worker_id=task.worker_id or worker_id,
+                     trace=_shown_trace(trace, redact),
                      transactional_id=task.transactional_id)
 
 

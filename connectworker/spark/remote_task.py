@@ -120,7 +120,8 @@ class DriverLink:
         """Report and obey until the task's thread ends; if the driver goes away, stop the task (it
         commits what Kafka acknowledged) and wait for it."""
         first: dict[str, Any] = {"token": self.payload.token, "attempt": self.payload.attempt,
-                                 "executor": f"{socket.gethostname()} (pid {os.getpid()})"}
+                                 "executor": f"{socket.gethostname()} (pid {os.getpid()})",
+                                 "host": socket.gethostname()}
         connected = self._exchange(task, forwarder, first)
         while runner.is_alive():
             runner.join(REPORT_INTERVAL_S)

@@ -26,6 +26,7 @@ class SparkTaskHandle:
         self.status = Status()
         self.status.set(State.UNASSIGNED, waiting_note)
         self.executor: str | None = None  # "host (pid N)" of the Spark task running it, once it reported
+        self.worker_id: str | None = None  # that executor's host, for the REST status
         self._on_topics = on_topics
         self._command = "pause" if paused else "run"
         self._forget_topics = False
@@ -67,6 +68,7 @@ class SparkTaskHandle:
     def on_report(self, report: dict[str, Any]) -> str:
         if "executor" in report:
             self.executor = str(report["executor"])
+            self.worker_id = str(report.get("host") or self.executor)
             log.info("Task %s runs in a Spark task on %s", self.name, self.executor)
         for level, logger, message in report.get("logs", ()):
             logging.getLogger(str(logger)).log(int(level), "%s", message, extra={"executor": self.executor})

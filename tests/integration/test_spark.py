@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -33,6 +34,7 @@ from connectworker.api.topic_settings import TimeUnit, TopicSettings
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
+from connectworker.rest.views import task_state
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
@@ -188,6 +190,8 @@ def test_the_worker_runs_its_tasks_as_spark_tasks_with_rules_hooks_and_commits(
             P0: {"seq": 300}, P1: {"seq": 300}}, timeout=120, what="all 600 records committed")
         tasks = herder.get(name).tasks
         assert [t.status.state for t in tasks] == [State.RUNNING, State.RUNNING]
+        shown = [task_state(t, "the-driver", herder.redact).worker_id for t in tasks]  # REST's task status
+        assert shown == [socket.gethostname()] * 2  # the executor's host, not the driver's worker id
         wait_until(lambda: all(t.stats().committed_records == 300 for t in tasks), timeout=10,
                    what="the counters reported to the driver")
         assert herder.get(name).topics == {f"{prefix}.us-east", f"{prefix}.us-west", f"{prefix}.eu-west"}

@@ -48,8 +48,9 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
     # no PYTHONPATH: the Spark tests put the repository there for their Python workers
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     where = subprocess.run([str(python), "-c", "import connectworker; print(connectworker.__file__)"],
-                           capture_output=True, text=True, check=True, cwd=tmp_path, env=env).stdout.strip()
-    assert where.startswith(str(fresh_site)), where
+                           capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert where.returncode == 0, where.stderr
+    assert where.stdout.strip().startswith(str(fresh_site)), where.stdout
 
     worker = tmp_path / "worker.properties"
     worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"

@@ -65,6 +65,7 @@ class FakeTask:
     """A task handle whose life the test drives: nothing runs."""
 
     transactional_id = None
+    worker_id = None
 
     def __init__(self, spec: TaskSpec, paused: bool) -> None:
         self.spec = spec

@@ -63,8 +63,11 @@ class OffsetFlusher:
                 log.error("Could not write the offsets to %s: %s; the offsets are kept and written at the "
                           "next commit", self.store.describe(), exc)
                 self._call([failed for _, failed in callbacks if failed is not None])
-                continue
-            self._call([written for written, _ in callbacks])
+            else:
+                self._call([written for written, _ in callbacks])
+            # the callbacks hold their task: not kept until the next request (a deleted connector's
+            # last task would otherwise stay in memory until another task commits)
+            del callbacks
 
     @staticmethod
     def _call(callbacks: list[Callable[[], None]]) -> None:

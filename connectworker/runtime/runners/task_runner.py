@@ -37,6 +37,12 @@ class TaskHandle(Protocol):
     @property
     def transactional_id(self) -> str | None: ...
 
+    @property
+    def worker_id(self) -> str | None:
+        """Where the task runs when that is not the worker's own process (a Spark executor's host);
+        None otherwise. The REST status shows it as the task's `worker_id`."""
+        ...
+
     def pause(self) -> None:
         """Stop polling; records in flight are still delivered and committed."""
         ...

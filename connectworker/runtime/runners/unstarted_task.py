@@ -12,6 +12,7 @@ from connectworker.runtime.tasks.task_stats import TaskStats
 
 class UnstartedTask:
     transactional_id: str | None = None
+    worker_id: str | None = None  # runs in the worker's own process
 
     def __init__(self, spec: TaskSpec, error: BaseException) -> None:
         self.connector, self.task_id, self.name, self.props = spec.connector, spec.task_id, spec.name, spec.props

@@ -59,6 +59,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
     """Runs one task: owns its producer and its in-flight records; `run()` blocks for its whole life."""
 
     transactional_id: str | None = None  # set by the exactly-once task
+    worker_id: str | None = None  # runs in the worker's own process
 
     def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
                  producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
@@ -320,6 +321,9 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         if self._pump is not None:
             self._pump.stop()
             self._pump = None  # releases the producer now, not whenever the task object goes
+        # The producer's callbacks are bound to this task: dropped, so that no reference cycle keeps a
+        # stopped task (and what it holds) until the collector's next full run
+        self._producer_config.pop("on_delivery", None)
         if self._chain is not None:
             self._chain.close()
         for converter in (self._key_converter, self._value_converter, self._serializer.header_converter):
