@@ -47,7 +47,9 @@ def wait_until(condition: Callable[[], bool], timeout: float = 30.0,
 
 
 def task_state(worker: Worker, connector: str, task: int = 0) -> tuple[State, str | None]:
-    return worker.get(connector).tasks[task].status.snapshot()
+    """The task's state; UNASSIGNED while a connector created through REST has not started it yet."""
+    tasks = worker.get(connector).tasks
+    return tasks[task].status.snapshot() if task < len(tasks) else (State.UNASSIGNED, None)
 
 
 def wait_committed(worker: Worker, connector: str, records: int, timeout: float = 30.0) -> None:

@@ -80,7 +80,8 @@ def test_topic_creation_vetoes_and_failures_are_counted_by_kind(
         **rules, "topic.creation.default.replication.factor": "9"})
     with rest_worker(config, veto, too_many) as api:
         wait_committed(api.worker, vetoing, 5)
-        wait_until(lambda: api.worker.get(failing).tasks[0].status.state is State.FAILED, 30, "the task to fail")
+        wait_until(lambda: bool(tasks := api.worker.get(failing).tasks) and tasks[0].status.state is State.FAILED,
+                   30, "the task to fail")
         found = samples(api.client.get("/metrics").text)
     assert found[("connectworker_topics_vetoed_total", ())] == 1
     assert found[("connectworker_topic_creation_failures_total", (("kind", "replication_factor"),))] == 1

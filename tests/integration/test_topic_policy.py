@@ -34,7 +34,8 @@ def test_a_refused_topic_fails_its_task_before_any_create_topics_request(
         assert topics is not None and api.runtime.admin is not None
         requests = api.runtime.admin.requests
         assert api.client.post("/connectors", json={"name": bad, "config": refused}).status_code == 201
-        wait_until(lambda: api.worker.get(bad).tasks[0].status.state is State.FAILED, 30, "the task to fail")
+        wait_until(lambda: bool(tasks := api.worker.get(bad).tasks) and tasks[0].status.state is State.FAILED, 30,
+                   "the task to fail")
         trace = api.worker.get(bad).tasks[0].status.trace or ""
         metrics = api.client.get("/metrics").text
         assert api.runtime.admin.requests == requests + 1  # the existence check; no CreateTopics
@@ -52,7 +53,8 @@ def test_a_hook_cannot_get_past_the_policy(broker: Broker, admin: AdminClient, t
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{
         **LIMITS, "topic.creation.policy.allowed.cleanup.policies": "delete"})
     with rest_worker(config, compacting) as api:
-        wait_until(lambda: api.worker.get(name).tasks[0].status.state is State.FAILED, 30, "the task to fail")
+        wait_until(lambda: bool(tasks := api.worker.get(name).tasks) and tasks[0].status.state is State.FAILED, 30,
+                   "the task to fail")
         trace = api.worker.get(name).tasks[0].status.trace or ""
     assert "cleanup.policy 'compact' is not allowed (topic.creation.policy.allowed.cleanup.policies = delete)" \
         in trace

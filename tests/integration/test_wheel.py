@@ -22,13 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fresh_venv(
         broker: Broker, tmp_path: Path) -> None:
+    # No PYTHONPATH anywhere: the Spark tests put the repository there for their Python workers, and pip
+    # would then take the repository's connectworker.egg-info for an installed connectworker.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     source = tmp_path / "source"  # a copy, so the build leaves nothing in the repository
     for part in ("connectworker", "connectors"):
         shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
     for part in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / part, source / part)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "dist"),
-                            str(source)], capture_output=True, text=True, timeout=300)
+                            str(source)], capture_output=True, text=True, timeout=300, env=env)
     assert built.returncode == 0, built.stderr
     assert "Warning" not in built.stdout + built.stderr, built.stdout + built.stderr
     wheel = next((tmp_path / "dist").glob("connectworker-*.whl"))
@@ -38,15 +41,13 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
     # through a .pth line (which adds the folder but runs none of its .pth hooks, so the editable
     # install of the repository stays out of sight).
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60, env=env)
     python = venv / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
-                   check=True, timeout=120)
+                   check=True, timeout=120, env=env)
     fresh_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                                     capture_output=True, text=True, check=True).stdout.strip())
+                                     capture_output=True, text=True, check=True, env=env).stdout.strip())
     (fresh_site / "deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    # no PYTHONPATH: the Spark tests put the repository there for their Python workers
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     where = subprocess.run([str(python), "-c", "import connectworker; print(connectworker.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env=env)
     assert where.returncode == 0, where.stderr
