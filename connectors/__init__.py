@@ -9,6 +9,7 @@ from .file_source import FileStreamSourceConnector, FileStreamSourceTask
 
 _FILE_SOURCE = "connectworker.connectors.file_source.FileStreamSourceConnector"
 _DATAGEN = "connectworker.connectors.datagen.DataGenConnector"
+_SQL_SOURCE = "connectworker.connectors.sql.connector.SqlSourceConnector"  # needs the `sql` extra
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     "FileStreamSource": _FILE_SOURCE,
@@ -17,6 +18,10 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     "org.apache.kafka.connect.file.FileStreamSourceConnector": _FILE_SOURCE,
     "DataGen": _DATAGEN,
     "DataGenConnector": _DATAGEN,
+    "SqlSource": _SQL_SOURCE,
+    "SqlSourceConnector": _SQL_SOURCE,
+    # Confluent's JDBC source, whose connector files run unchanged apart from the broker address
+    "io.confluent.connect.jdbc.JdbcSourceConnector": _SQL_SOURCE,
 }
 """Alias -> dotted path of the connector class."""
 

@@ -7,15 +7,19 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker, running_broker
+from tests.postgres import Postgres, running_postgres
 from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) every Spark test goes to one worker
-    process, which then opens the one shared SparkSession (a JVM of its own) for them all."""
+    process, which then opens the one shared SparkSession (a JVM of its own) for them all; likewise every
+    test of a PostgreSQL server shares one server."""
     for item in items:
         if item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.xdist_group("spark"))
+        elif "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("postgres"))
 
 
 @pytest.fixture(scope="session")
@@ -51,3 +55,10 @@ def proxied_broker() -> Iterator[ProxiedBroker]:
     """An embedded broker reached only through a TCP proxy the test can cut (tests/tcp_proxy.py)."""
     with proxied_embedded_broker() as proxied:
         yield proxied
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL server for this test process (see tests/postgres.py)."""
+    with running_postgres() as server:
+        yield server

@@ -16,6 +16,7 @@ from connectworker.api.config_def import (
     read_config,
 )
 from connectworker.api.connector import SourceConnector
+from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
@@ -34,6 +35,7 @@ __all__ = [
     "ConfigType",
     "ConfigValue",
     "ConnectError",
+    "ConnectorContext",
     "ConnectorTransactionBoundaries",
     "CreateTopicPolicy",
     "DataError",

@@ -6,12 +6,30 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.connector_context import ConnectorContext
+from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 
 class SourceConnector(ABC):
-    """Subclass this, declare `config_def()`, and say which `SourceTask` does the work."""
+    """Subclass this, declare `config_def()`, and say which `SourceTask` does the work.
+
+    The worker calls `initialize` with a `ConnectorContext` before `start`; the connector reaches it
+    as `self.context` (to ask for a task reconfiguration, or to fail)."""
+
+    _context: ConnectorContext | None = None
+
+    def initialize(self, context: ConnectorContext) -> None:
+        self._context = context
+
+    @property
+    def context(self) -> ConnectorContext:
+        """The context `initialize` was given; raises ConnectError when used before it was called."""
+        if self._context is None:
+            raise ConnectError(f"{type(self).__name__}.context was used before the worker initialised the "
+                               f"connector (initialize(context) is called before start())")
+        return self._context
 
     @abstractmethod
     def version(self) -> str: ...

@@ -22,6 +22,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.connector_context import WorkerConnectorContext
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -137,9 +138,7 @@ class Worker:
             if wait:
                 self._start(running)
                 return None
-            if self._starter is None:
-                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="connector-starter")
-            return self._starter.submit(self._start_in_background, running)
+            return self._background().submit(self._start_in_background, running)
 
     def _start_in_background(self, running: RunningConnector) -> None:
         with self._lock:
@@ -157,28 +156,93 @@ class Worker:
         self.metrics.connector_startups.attempted()
         try:
             connector = config.connector_class()
+            context = WorkerConnectorContext(self, running, connector)
+            connector.initialize(context)
             connector.start(config.props)
             running.connector = connector
-            task_configs = self._task_configs(running, connector)
-            running.task_configs = [{**config.props, **task_props} for task_props in task_configs]
+            if context.error is not None:  # raise_error() during start(): a failed start
+                raise context.error
+            running.task_configs = self._full_task_configs(running, connector)
         except Exception as exc:
-            running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
-            log.error("Connector %s FAILED to start: %s", config.name, exc)
+            self._failed(running, exc, "to start")
             self.metrics.connector_startups.failed()
             if running.connector is not None:
                 self._stop_tasks(running)  # it started: give it the chance to release what it holds
             return
         self.metrics.connector_startups.succeeded()
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
+        self._start_tasks(running, connector)
+        log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
+
+    @staticmethod
+    def _failed(running: RunningConnector, exc: BaseException, doing: str) -> None:
+        running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
+        log.error("Connector %s FAILED %s: %s", running.config.name, doing, exc,
+                  extra=log_fields(connector=running.config.name))
+
+    def _full_task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
+        """Each task's props: the connector's config with the task's own config laid over it."""
+        return [{**running.config.props, **task_props} for task_props in self._task_configs(running, connector)]
+
+    def _start_tasks(self, running: RunningConnector, connector: SourceConnector) -> None:
         paused = running.target_state is State.PAUSED
         task_class = connector.task_class()
         for i, props in enumerate(running.task_configs):
             if self._stopping.is_set():  # a stop came in while the tasks were starting: start no more
                 log.info("Connector %s: %d of its %d task(s) not started: the worker is stopping",
-                         config.name, len(running.task_configs) - i, len(running.task_configs))
+                         running.config.name, len(running.task_configs) - i, len(running.task_configs))
                 break
-            running.tasks.append(self._start_task(running, TaskSpec(config, i, props, task_class), paused))
-        log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
+            running.tasks.append(self._start_task(running, TaskSpec(running.config, i, props, task_class), paused))
+
+    # -- what a running connector asks (its ConnectorContext) ----------------------------------
+    def request_task_reconfiguration(self, running: RunningConnector, connector: SourceConnector) -> None:
+        """Queue a reconfiguration of `connector`'s tasks (see `_reconfigure`); returns at once."""
+        if self._stopping.is_set():
+            return
+        try:
+            self._background().submit(self._reconfigure, running, connector)
+        except RuntimeError:  # the worker began stopping since the check: nothing to reconfigure
+            log.debug("Connector %s: task reconfiguration not queued, the worker is stopping", running.config.name)
+
+    def _reconfigure(self, running: RunningConnector, connector: SourceConnector) -> None:
+        """Ask the connector for its task configs again; when they changed, stop its tasks (their offsets
+        committed) and start the new ones, in the connector's target state. Ignored when the instance
+        that asked is no longer the one running (it was stopped, restarted or deleted meanwhile)."""
+        with self._lock:
+            name = running.config.name
+            with self._registry:
+                current = self._connectors.get(name)
+            if current is not running or running.connector is not connector or self._stopping.is_set() \
+                    or running.status.state is State.FAILED:
+                return
+            try:
+                task_configs = self._full_task_configs(running, connector)
+            except Exception as exc:
+                self._failed(running, exc, "in task_configs() during a task reconfiguration")
+                return
+            if task_configs == running.task_configs:
+                log.debug("Connector %s asked for a task reconfiguration; its task configs are unchanged", name)
+                return
+            log.info("Connector %s: task configs changed (%d task(s) before, %d now); restarting its tasks", name,
+                     len(running.task_configs), len(task_configs), extra=log_fields(connector=name))
+            before = len(running.tasks)
+            self._stop_tasks(running, stop_connector=False)
+            if len(task_configs) < before:
+                self.metrics.forget_tasks(name, range(len(task_configs), before))
+            running.task_configs = task_configs
+            self._start_tasks(running, connector)
+
+    def connector_failed(self, running: RunningConnector, connector: SourceConnector, exc: BaseException) -> None:
+        """The connector called `raise_error(exc)`: it is FAILED (during `start()`, its start fails)."""
+        if running.connector is connector:
+            self._failed(running, exc, "(it raised an error through its context)")
+
+    def _background(self) -> ThreadPoolExecutor:
+        """The one thread that applies queued requests (background starts, reconfigurations) in order."""
+        with self._registry:
+            if self._starter is None:
+                self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="connector-starter")
+            return self._starter
 
     def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
         """The connector's task configs, held to `tasks.max` as Kafka's KIP-1004 does (`tasks.max.enforce`)
@@ -209,9 +273,11 @@ class Worker:
                                                                                        task=spec.task_id))
             return UnstartedTask(spec, exc)
 
-    def _stop_tasks(self, running: RunningConnector, deadline: float | None = None) -> None:
+    def _stop_tasks(self, running: RunningConnector, deadline: float | None = None, *,
+                    stop_connector: bool = True) -> None:
         """Stop `running`'s tasks, waiting for them until `deadline` (monotonic; by default the stop wait
-        from now): one bound for them all, not one each, or stuck tasks would add up."""
+        from now): one bound for them all, not one each, or stuck tasks would add up. Then the connector,
+        unless `stop_connector` is false (a task reconfiguration keeps it running)."""
         for task in running.tasks:
             task.stop()
         if deadline is None:
@@ -220,13 +286,13 @@ class Worker:
             if not task.join(max(0.0, deadline - time.monotonic())):
                 log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
                           "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
-        if running.connector is not None:
+        running.tasks = []
+        if stop_connector and running.connector is not None:
             try:
                 running.connector.stop()
             except Exception:
                 log.exception("Connector %s raised from stop()", running.config.name)
-        running.tasks = []
-        running.connector = None
+            running.connector = None
         release_stopped_tasks()
 
     def remove_connector(self, name: str) -> None:

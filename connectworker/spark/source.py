@@ -26,6 +26,7 @@ from pyspark.sql.types import StructType
 
 from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
 from connectworker.spark.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.options import SourceSettings
@@ -106,7 +107,12 @@ class ConnectStreamReader(DataSourceStreamReader):
         if self._config is None:
             config = parse_connector_config(self._settings.connector, source="connect-source options")
             connector = config.connector_class()
+            context = DetachedConnectorContext(config.name, "the connect-source DataFrame source")
+            connector.initialize(context)
             connector.start(config.props)
+            if context.error is not None:
+                connector.stop()
+                raise context.error
             self._connector = connector
             task_configs = connector.task_configs(config.tasks_max)[: config.tasks_max]
             self._task_configs = [{**config.props, **task_props} for task_props in task_configs]

@@ -14,7 +14,8 @@ def test_my_task_reads_three_lines(tmp_path):
   with the connector's `topic.creation.*` rules and the task's `settings_for_new_topic`.
 - `InMemoryTaskContext` is the context a task gets, over props and committed offsets in memory, for
   tests that call the task's methods themselves; `RecordedTransactions` records the commits and
-  aborts a task asks for with `transaction.boundary=connector`.
+  aborts a task asks for with `transaction.boundary=connector`; `RecordedConnectorContext` records a
+  connector's task reconfiguration requests and errors (`SourceConnector.initialize`).
 - `connector_task_props` builds the task props of a connector, as the worker does.
 - `BadPollResultError`, `InvalidSourceOffsetError` and `TopicCreationError` are what the harness (and
   the worker) raise for a poll result, an offset or a `settings_for_new_topic` answer it cannot use.
@@ -28,6 +29,7 @@ from connectworker.runtime.tasks.poll_results import BadPollResultError
 from connectworker.testing.context import (
     InMemoryTaskContext,
     Offsets,
+    RecordedConnectorContext,
     RecordedTransactions,
     offsets_by_key,
     partition_key,
@@ -41,6 +43,7 @@ __all__ = [
     "InMemoryTaskContext",
     "InvalidSourceOffsetError",
     "Offsets",
+    "RecordedConnectorContext",
     "RecordedTransactions",
     "TaskHarness",
     "TopicCreationError",

@@ -8,6 +8,7 @@ so a task sees in a test exactly what it sees in the worker: `context.configs()`
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Mapping
 
 from connectworker.api.exactly_once import TransactionContext
@@ -15,7 +16,8 @@ from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 
-__all__ = ["InMemoryTaskContext", "Offsets", "RecordedTransactions", "offsets_by_key", "partition_key"]
+__all__ = ["InMemoryTaskContext", "Offsets", "RecordedConnectorContext", "RecordedTransactions", "offsets_by_key",
+           "partition_key"]
 
 Offsets = Mapping[str, SourceOffset | None] | Iterable[tuple[SourcePartition | None, SourceOffset | None]]
 """Committed offsets as a test gives them: ``(source_partition, source_offset)`` pairs, e.g.
@@ -88,3 +90,34 @@ class RecordedTransactions(TransactionContext):
 
     def abort_transaction(self, record: SourceRecord | None = None) -> None:
         self.requests.append(("abort", record))
+
+
+class RecordedConnectorContext:
+    """A `ConnectorContext` that records what the connector asked, for tests of a connector that
+    reconfigures itself or fails from its own threads:
+
+    ``connector.initialize(ctx := RecordedConnectorContext()); connector.start(props); ...;
+    assert ctx.wait_for_reconfiguration(timeout=5)``.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.reconfiguration_requests = 0
+        """How many times the connector called `request_task_reconfiguration()`."""
+        self.errors: list[BaseException] = []
+        """What the connector passed to `raise_error`, in order."""
+
+    def request_task_reconfiguration(self) -> None:
+        with self._changed:
+            self.reconfiguration_requests += 1
+            self._changed.notify_all()
+
+    def raise_error(self, exc: BaseException) -> None:
+        with self._changed:
+            self.errors.append(exc)
+            self._changed.notify_all()
+
+    def wait_for_reconfiguration(self, timeout: float, *, beyond: int = 0) -> bool:
+        """Whether more than `beyond` reconfiguration requests were made within `timeout` seconds."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.reconfiguration_requests > beyond, timeout)

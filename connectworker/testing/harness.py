@@ -20,7 +20,13 @@ from connectworker.api.task import SourceTask
 from connectworker.runtime.offsets.source_offsets import newest_offsets
 from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
 from connectworker.runtime.tasks.poll_retry import is_retriable
-from connectworker.testing.context import InMemoryTaskContext, Offsets, offsets_by_key, partition_key
+from connectworker.testing.context import (
+    InMemoryTaskContext,
+    Offsets,
+    RecordedConnectorContext,
+    offsets_by_key,
+    partition_key,
+)
 from connectworker.testing.topic_plan import TopicPlan, parse_rules, plan_topics
 from connectworker.topics.creation import NewTopicHook
 from connectworker.topics.rules import TopicCreationRules
@@ -58,8 +64,12 @@ def _start_connector(connector: type[SourceConnector] | SourceConnector, props: 
         except ValueError:
             raise ConfigError({"tasks.max": f"Invalid value {props['tasks.max']!r}: not an integer"},
                               source=source) from None
+    context = RecordedConnectorContext()
+    instance.initialize(context)
     instance.start(props)
     try:
+        if context.errors:
+            raise context.errors[0]
         task_class = instance.task_class()  # some connectors only know their task class once started
         task_props = [{**props, **own} for own in instance.task_configs(max_tasks)][:max_tasks]
     finally:

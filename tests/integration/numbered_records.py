@@ -13,10 +13,12 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartiti
 from connectworker.runtime.offsets.file_store import partition_key
 
 
-def consume_keys(bootstrap: str, topic: str, count: int, timeout: float = 30.0) -> Counter[int]:
+def consume_keys(bootstrap: str, topic: str, count: int, timeout: float = 30.0, *,
+                 isolation: str = "read_uncommitted") -> Counter[int]:
     """How often each key of `topic` was found, reading until keys 0..count-1 were all seen (or
     `timeout` passed), then a moment longer so duplicates at the end are counted too."""
     consumer = Consumer({
+        "isolation.level": isolation,
         "bootstrap.servers": bootstrap,
         "group.id": f"test-{uuid.uuid4().hex}",  # required, though unused: partitions are assigned, not
         "enable.auto.commit": False,             # subscribed (a group join takes ~20 s on Tansu)

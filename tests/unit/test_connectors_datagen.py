@@ -15,6 +15,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask, region_name
+from connectworker.connectors.sql import SqlSourceConnector
 from tests.unit.task_context_fake import FakeContext
 
 
@@ -274,6 +275,9 @@ def test_builtin_aliases_resolve_to_the_connector_classes() -> None:
         "org.apache.kafka.connect.file.FileStreamSourceConnector": connectors.FileStreamSourceConnector,
         "DataGen": connectors.DataGenConnector,
         "DataGenConnector": connectors.DataGenConnector,
+        "SqlSource": SqlSourceConnector,
+        "SqlSourceConnector": SqlSourceConnector,
+        "io.confluent.connect.jdbc.JdbcSourceConnector": SqlSourceConnector,
     }
     assert set(connectors.BUILTIN_CONNECTORS) == set(expected)
     for alias, dotted in connectors.BUILTIN_CONNECTORS.items():

@@ -176,10 +176,14 @@ class WorkerMetrics:
 
     def forget_connector(self, connector: str, task_ids: range) -> None:
         """Drop a removed connector's series, so a scrape shows only what runs."""
+        self.forget_tasks(connector, task_ids)
+        self._creation_time.remove(connector)
+
+    def forget_tasks(self, connector: str, task_ids: range) -> None:
+        """Drop the series of tasks that no longer exist (a reconfiguration left the connector fewer)."""
         for histogram in (self._poll_time, self._batch_size, self._commit_time):
             for task_id in task_ids:
                 histogram.remove(connector, str(task_id))  # a series it never had is no error
-        self._creation_time.remove(connector)
 
     def watch(self, snapshot: StatusSnapshot, topics: TopicCreationService | None) -> None:
         """Read the worker's connectors and tasks (`Worker.status_snapshot`) and the topic creation at

@@ -36,11 +36,15 @@ class PollRetry:
         self._backoff = RetryBackoff(max_delay_s)
         self._warn = EveryInterval(WARN_INTERVAL_S)
         self.failures = 0  # consecutive failed polls
+        self.note: str | None = None
+        """What a RUNNING task's status says while its polls fail (None once a poll succeeds)."""
 
     def failed(self, exc: BaseException) -> float:
         """Note a retriable failure; return how long to wait before polling again."""
         self.failures += 1
         delay = self._backoff.next_delay()
+        self.note = (f"poll() failed with a retriable error ({self.failures} in a row), retrying with backoff: "
+                     f"{type(exc).__name__}: {exc}")
         if self._warn.due():
             log.warning("Task %s: poll() failed with a retriable error (%d in a row), polling again in %.1f s: "
                         "%s: %s", self._task_name, self.failures, delay, type(exc).__name__, exc)
@@ -50,5 +54,6 @@ class PollRetry:
         if self.failures:
             log.info("Task %s: poll() succeeded again after %d retriable failure(s)", self._task_name, self.failures)
             self.failures = 0
+            self.note = None
             self._backoff.reset()
             self._warn = EveryInterval(WARN_INTERVAL_S)

@@ -243,8 +243,9 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
                 next_commit = time.monotonic() + self.commit_interval_s
 
     def _show_connectivity(self) -> None:
-        """Put "cluster unreachable" in a RUNNING task's status (and take it out again when it is back)."""
-        note = self.connectivity.note
+        """Put "cluster unreachable" (or "poll() keeps failing, retrying") in a RUNNING task's status, and
+        take it out again when it is over."""
+        note = self.connectivity.note or self._poll_retry.note
         if self.status.trace != note:
             self.status.annotate(State.RUNNING, note)
 

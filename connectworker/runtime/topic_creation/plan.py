@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain, TransformError
 from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from connectworker.topics.admin import TopicAdmin
@@ -24,7 +25,12 @@ def started_task_hook(config: ConnectorConfig) -> Iterator[NewTopicHook]:
     """The `settings_for_new_topic` of a started instance of the connector's first task (with no
     committed offsets); the task, then the connector, are stopped on exit."""
     connector = config.connector_class()
+    context = DetachedConnectorContext(config.name, "the topic-creation dry run")
+    connector.initialize(context)
     connector.start(config.props)
+    if context.error is not None:
+        connector.stop()
+        raise context.error
     task_configs = connector.task_configs(config.tasks_max) or [{}]
     task_props = {**config.props, **task_configs[0]}
     task = connector.task_class()()

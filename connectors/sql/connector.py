@@ -1,0 +1,114 @@
+"""`SqlSourceConnector`: reads database tables (or one query) into Kafka, one topic per table.
+
+The Python counterpart of Confluent's JDBC source connector (its keys, its modes, its offsets): see
+docs/sql-source.md. The connector lists the tables, spreads them over at most `tasks.max` tasks, and
+watches for tables created or dropped (`table.poll.interval.ms`), asking the worker for a task
+reconfiguration when the list changes; the tasks do the reading (`task.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import connectworker
+from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.task import SourceTask
+
+from .database import connect_with_retries, create_engine, describe, first_line
+from .settings import CONFIG_DEF, CONNECTION_URL, TABLES, SqlSourceSettings, parse_settings, problems_across_keys
+from .tables import TableMonitor, list_tables, spread
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+
+class SqlSourceConnector(SourceConnector):
+    def __init__(self) -> None:
+        self._settings: SqlSourceSettings | None = None
+        self._engine: Engine | None = None
+        self._monitor: TableMonitor | None = None
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def config_def(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        """Each key, the rules across keys, then (when those hold) that the database answers, as
+        Confluent's connector checks at validation."""
+        values = super().validate(props)
+        if any(v.errors for v in values.values()):
+            return values
+        for key, problem in problems_across_keys({k: v.value for k, v in values.items()}).items():
+            values[key].errors.append(problem)
+        if any(v.errors for v in values.values()):
+            return values
+        try:
+            settings = parse_settings(props)
+            engine = create_engine(settings)
+        except ConfigError as exc:
+            for key, problem in exc.problems.items():
+                values.setdefault(key, ConfigValue(key)).errors.append(problem)
+            return values
+        try:
+            connect_with_retries(engine, _one_attempt(settings))
+        except ConnectError as exc:
+            values[CONNECTION_URL].errors.append(str(exc))
+        finally:
+            engine.dispose()
+        return values
+
+    def start(self, props: Mapping[str, str]) -> None:
+        from sqlalchemy.exc import DBAPIError
+
+        self._settings = settings = parse_settings(props)
+        self._engine = engine = create_engine(settings)
+        connect_with_retries(engine, settings)
+        if settings.query is None:
+            try:
+                tables = list_tables(engine, settings)
+            except DBAPIError as exc:
+                raise ConnectError(f"Cannot list the tables of {describe(engine)}: {first_line(exc)}") from None
+            self._monitor = TableMonitor(engine, settings, tables, self.context.request_task_reconfiguration)
+            self._monitor.start()
+
+    def task_class(self) -> type[SourceTask]:
+        from .task import SqlSourceTask
+        return SqlSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One task for `query`; else the tables spread over at most `max_tasks` tasks (no table, no task:
+        the first table created starts one)."""
+        assert self._settings is not None, "task_configs() before start()"
+        if self._settings.query is not None:
+            return [{TABLES: "[]"}]
+        assert self._monitor is not None
+        return [{TABLES: json.dumps([list(t) for t in group])} for group in spread(self._monitor.tables, max_tasks)]
+
+    def stop(self) -> None:
+        if self._monitor is not None:
+            self._monitor.stop()
+            self._monitor = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Incrementing and timestamp modes resume exactly from their offsets; bulk re-reads the table."""
+        return ExactlyOnceSupport.UNSUPPORTED if props.get("mode") == "bulk" else ExactlyOnceSupport.SUPPORTED
+
+
+def _one_attempt(settings: SqlSourceSettings) -> SqlSourceSettings:
+    from dataclasses import replace
+    return replace(settings, connection_attempts=1)
+
+
+def task_tables(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The (schema, table) pairs of a task config."""
+    return [(schema, table) for schema, table in json.loads(props.get(TABLES) or "[]")]

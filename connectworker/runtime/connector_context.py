@@ -1,0 +1,65 @@
+"""The `ConnectorContext`s the worker hands to connectors.
+
+`WorkerConnectorContext` belongs to one started instance of one connector: what it asks is applied to
+that instance only, so a request from a connector instance that was stopped meanwhile (its monitoring
+thread still winding down) changes nothing. The requests are queued to the worker (which applies
+lifecycle changes one at a time), never applied on the connector's thread: the connector may call
+them from inside `start()` or from a thread the worker is about to join.
+
+`DetachedConnectorContext` is for the places that start a connector briefly, outside a worker (the
+topic-creation dry run, the DataFrame source): a reconfiguration request has nothing to restart there,
+so it is logged; an error is kept for the caller to raise.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Protocol
+
+from connectworker.api.connector import SourceConnector
+
+if TYPE_CHECKING:
+    from connectworker.runtime.worker import RunningConnector
+
+log = logging.getLogger(__name__)
+
+
+class ConnectorRequests(Protocol):
+    """The worker's side of a connector's requests."""
+
+    def request_task_reconfiguration(self, running: RunningConnector, connector: SourceConnector) -> None: ...
+
+    def connector_failed(self, running: RunningConnector, connector: SourceConnector, exc: BaseException) -> None: ...
+
+
+class WorkerConnectorContext:
+    def __init__(self, worker: ConnectorRequests, running: RunningConnector, connector: SourceConnector) -> None:
+        self._worker = worker
+        self._running = running
+        self._connector = connector
+        self.error: BaseException | None = None
+        """What the connector passed to `raise_error`, if anything."""
+
+    def request_task_reconfiguration(self) -> None:
+        self._worker.request_task_reconfiguration(self._running, self._connector)
+
+    def raise_error(self, exc: BaseException) -> None:
+        self.error = exc
+        self._worker.connector_failed(self._running, self._connector, exc)
+
+
+class DetachedConnectorContext:
+    def __init__(self, connector_name: str, where: str) -> None:
+        self._name = connector_name
+        self._where = where
+        self.error: BaseException | None = None
+        self.reconfiguration_requests = 0
+
+    def request_task_reconfiguration(self) -> None:
+        self.reconfiguration_requests += 1
+        log.info("Connector %s asked for a task reconfiguration; %s keeps the task configs it started with",
+                 self._name, self._where)
+
+    def raise_error(self, exc: BaseException) -> None:
+        self.error = exc
+        log.error("Connector %s raised an error through its context (%s): %s", self._name, self._where, exc)
