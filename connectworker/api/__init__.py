@@ -15,6 +15,7 @@ from connectworker.api.config_def import (
     one_of,
     read_config,
 )
+from connectworker.api.config_provider import ConfigProvider
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigDef",
     "ConfigError",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectError",
