@@ -102,7 +102,12 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     config = load_worker_config(args.worker)
     _log_format_from(args, config)
     # every file validated before anything starts
-    connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
+    providers = config.open_config_providers()
+    try:
+        connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled,
+                                            providers=providers)
+    finally:
+        providers.close()
     check_task_limits(config, connectors)
     runtime = runtime_class(config, connectors)
     rest = _rest_server(config)

@@ -20,6 +20,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
+from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig, read_transforms
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter, load_header_converter
@@ -156,29 +157,44 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
 
 
 def parse_connector_config(props: Mapping[str, str], *, source: str | None = None,
-                           exactly_once_worker: bool | None = None) -> ConnectorConfig:
+                           exactly_once_worker: bool | None = None,
+                           providers: ConfigProviders | None = None) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
     Kafka keys that connectworker does not implement (`offsets.storage.topic`, …) are accepted, with one WARN per
     connector naming them (see `connectworker.config.unsupported_keys`).
+
+    With `providers`, `${provider:[path:]key}` references are resolved for the validation, as Kafka
+    validates the values a connector would receive; messages name the reference, not its value. A key
+    whose reference cannot be resolved now is left out of the validation: the connector goes FAILED,
+    naming it, when it starts. `props` (the references as written) is what the config keeps.
     """
-    reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
+    checked: Mapping[str, str] = props
+    resolution = None
+    if providers and any(has_references(value) for value in props.values()):
+        resolution = providers.resolve(props)
+        checked = {k: v for k, v in resolution.props.items() if k not in resolution.problems}
+    reports = validate_connector(checked, exactly_once_worker=exactly_once_worker)
     problems = {name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors}
+    if resolution is not None:
+        problems = {name: (f"cannot be resolved: {resolution.problems[name]}" if name in resolution.problems
+                           else shown_message(message, props, resolution.props, resolution.values))
+                    for name, message in problems.items()}
     if problems:
         raise ConfigError(problems, source=source)
-    connector_class = resolve_connector_class(props["connector.class"])
+    connector_class = resolve_connector_class(checked["connector.class"])
     name = props["name"].strip()
     declared = {*DECLARED_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     return ConnectorConfig(
         name=name,
-        class_name=props["connector.class"],
+        class_name=checked["connector.class"],
         connector_class=connector_class,
         tasks_max=reports["tasks.max"].value.value,
         props=dict(props),
-        topic_rules=parse_topic_creation(props, source=source),
-        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
+        topic_rules=parse_topic_creation(checked, source=source),
+        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in checked.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
-        transforms=read_transforms(props).config or TransformsConfig(),  # validated above
+        transforms=read_transforms(checked).config or TransformsConfig(),  # validated above
         tasks_max_enforce=reports["tasks.max.enforce"].value.value,
     )

@@ -22,6 +22,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.config_resolution import ConnectorConfigResolver, shown_task_config
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -51,11 +52,12 @@ class UnknownConnectorError(ConnectError, LookupError):
 
 @dataclass
 class RunningConnector:
-    config: ConnectorConfig
+    config: ConnectorConfig  # as written: `${provider:...}` references unresolved
     connector: SourceConnector | None = None
     status: Status = field(default_factory=Status)
     tasks: list[TaskHandle] = field(default_factory=list)
-    task_configs: list[dict[str, str]] = field(default_factory=list)
+    task_configs: list[dict[str, str]] = field(default_factory=list)  # as kept and shown (references unresolved)
+    resolved: ConnectorConfig | None = None  # `config` as the running connector received it
     topics: set[str] = field(default_factory=set)
     target_state: State = State.RUNNING
 
@@ -64,8 +66,11 @@ class Worker:
     def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
                  topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker",
                  metrics: WorkerMetrics | None = None, runner: TaskRunner | None = None) -> None:
-        """`runner` runs the tasks; by default each on a thread of this process, built here."""
+        """`runner` runs the tasks; by default each on a thread of this process, built here. The config
+        providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
         self.config = config
+        self.resolver = ConnectorConfigResolver(config.open_config_providers(),
+                                                exactly_once_worker=config.exactly_once_enabled)
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
@@ -155,12 +160,15 @@ class Worker:
             running.status.set(State.STOPPED)
             return
         self.metrics.connector_startups.attempted()
+        task_props: list[dict[str, str]] = []
         try:
+            resolved = running.resolved = self.resolver.connector(config)
             connector = config.connector_class()
-            connector.start(config.props)
+            connector.start(resolved.props)
             running.connector = connector
             task_configs = self._task_configs(running, connector)
-            running.task_configs = [{**config.props, **task_props} for task_props in task_configs]
+            running.task_configs = [shown_task_config(config.props, resolved.props, t) for t in task_configs]
+            task_props = [{**resolved.props, **t} for t in task_configs]
         except Exception as exc:
             running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
             log.error("Connector %s FAILED to start: %s", config.name, exc)
@@ -172,12 +180,12 @@ class Worker:
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
         paused = running.target_state is State.PAUSED
         task_class = connector.task_class()
-        for i, props in enumerate(running.task_configs):
+        for i, props in enumerate(task_props):
             if self._stopping.is_set():  # a stop came in while the tasks were starting: start no more
                 log.info("Connector %s: %d of its %d task(s) not started: the worker is stopping",
-                         config.name, len(running.task_configs) - i, len(running.task_configs))
+                         config.name, len(task_props) - i, len(task_props))
                 break
-            running.tasks.append(self._start_task(running, TaskSpec(config, i, props, task_class), paused))
+            running.tasks.append(self._start_task(running, TaskSpec(resolved, i, props, task_class), paused))
         log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
 
     def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
@@ -227,6 +235,7 @@ class Worker:
                 log.exception("Connector %s raised from stop()", running.config.name)
         running.tasks = []
         running.connector = None
+        running.resolved = None
         release_stopped_tasks()
 
     def remove_connector(self, name: str) -> None:
@@ -237,6 +246,7 @@ class Worker:
             self._stop_tasks(running)
             with self._registry:
                 del self._connectors[name]
+            self.resolver.forget(name)
             self.metrics.forget_connector(name, tasks)
             log.info("Connector %s removed", name)
 
@@ -262,8 +272,17 @@ class Worker:
             old = running.tasks[task_id]
             old.stop()
             old.join(self._stop_wait_s)
-            spec = TaskSpec(running.config, task_id, old.props, running.connector.task_class())
-            running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
+            task_class = running.connector.task_class()
+            kept = running.task_configs[task_id] if task_id < len(running.task_configs) else old.props
+            try:  # resolved again, as the connector's config is at a connector restart
+                resolved = running.resolved = self.resolver.connector(running.config)
+                spec = TaskSpec(resolved, task_id, self.resolver.task(running.config.name, kept), task_class)
+            except ConfigError as exc:
+                log.error("Task %s-%d FAILED to start: %s", name, task_id, exc,
+                          extra=log_fields(connector=name, task=task_id))
+                running.tasks[task_id] = UnstartedTask(TaskSpec(running.config, task_id, kept, task_class), exc)
+            else:
+                running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
             del old
             release_stopped_tasks()
 
@@ -334,6 +353,7 @@ class Worker:
                 self.offset_store.close()
             except Exception as exc:
                 log.error("Could not close the offsets store %s: %s", self.offset_store.describe(), exc)
+            self.resolver.close()
             log.info("Worker stopped")
 
     def _snapshot(self) -> list[RunningConnector]:
