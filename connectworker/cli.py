@@ -211,13 +211,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
     from connectworker.config.topic_policy import load_topic_policy
+    from connectworker.runtime.config_resolution import ConnectorConfigResolver
     from connectworker.runtime.topic_creation.admin_client import open_topic_admin
     from connectworker.runtime.topic_creation.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker
               else WorkerConfig.from_properties({"topic.creation.enable": "true"}))
-    config = parse_connector_config(load_connector_file(args.connector), source=args.connector)
+    resolver = ConnectorConfigResolver(worker.open_config_providers())  # the worker's config providers
+    try:  # the plan starts the connector: with the values it would receive
+        config = resolver.connector(parse_connector_config(load_connector_file(args.connector), source=args.connector,
+                                                           providers=resolver.providers))
+    finally:
+        resolver.close()
     admin = None
     if args.worker and not worker.uses_embedded_broker:
         admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)

@@ -192,3 +192,20 @@ def test_through_the_herder_the_store_and_the_shown_config_hold_references_and_l
     assert hide({**props, "db.password": SECRET})["db.password"] == "[hidden]"
     assert herder.redact(f"login failed for {SECRET}") == "login failed for [hidden]"
     assert herder.redact(f"see {props['db.password']}") == f"see {props['db.password']}"
+
+
+def test_a_key_whose_reference_fails_when_the_config_is_read_is_checked_when_the_connector_starts(
+        worker: Worker, secrets_dir: Path) -> None:
+    missing = f"${{file:{secrets_dir}/gone.properties:n}}"
+    config = _config(worker, _props(secrets_dir, batch=missing, **{"tasks.max": missing}))
+    assert config.tasks_max == 1 and config.props["tasks.max"] == missing  # the default until it resolves
+    worker.start_connector(config)
+    state, trace = worker.get("db").status.snapshot()
+    assert state is State.FAILED and trace is not None and f"tasks.max: cannot be resolved: {missing}" in trace
+
+
+def test_the_connector_class_must_resolve_when_the_config_is_read(worker: Worker, secrets_dir: Path) -> None:
+    missing = f"${{file:{secrets_dir}/gone.properties:class}}"
+    with pytest.raises(ConfigError) as caught:
+        _config(worker, _props(secrets_dir, **{"connector.class": missing}))
+    assert caught.value.problems["connector.class"].startswith(f"cannot be resolved: {missing}: cannot read")
