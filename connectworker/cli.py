@@ -210,8 +210,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
+    from connectworker.config.providers.connector_refs import ConnectorConfigResolver
     from connectworker.config.topic_policy import load_topic_policy
-    from connectworker.runtime.config_resolution import ConnectorConfigResolver
     from connectworker.runtime.topic_creation.admin_client import open_topic_admin
     from connectworker.runtime.topic_creation.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only

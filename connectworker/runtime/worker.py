@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.providers.connector_refs import ConnectorConfigResolver, shown_task_config
 from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.config_resolution import ConnectorConfigResolver, shown_task_config
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore

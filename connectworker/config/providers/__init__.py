@@ -4,6 +4,9 @@ the providers a worker declares in `config.providers` (docs/configuration-provid
 `ConfigProviders` resolves references; `open_config_providers` builds a worker's providers from its
 keys; the built-in providers are Kafka's `FileConfigProvider`, `EnvVarConfigProvider` and
 `DirectoryConfigProvider`. A provider of one's own subclasses `connectworker.api.ConfigProvider`.
+`worker_refs` resolves the worker config's own references when it is loaded, `connector_refs` a
+connector's each time it starts (both imported where used: they build on `worker_config` and
+`connector_config`, which import this package).
 """
 
 from __future__ import annotations
