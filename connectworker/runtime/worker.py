@@ -191,7 +191,7 @@ class Worker:
     def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
         """The connector's task configs, held to `tasks.max` as Kafka's KIP-1004 does (`tasks.max.enforce`)
         and to the worker's task limits."""
-        config = running.config
+        config = running.resolved or running.config  # tasks.max may come from a config provider
         configs = connector.task_configs(config.tasks_max)
         if len(configs) <= config.tasks_max:
             return configs

@@ -209,3 +209,21 @@ def test_the_connector_class_must_resolve_when_the_config_is_read(worker: Worker
     with pytest.raises(ConfigError) as caught:
         _config(worker, _props(secrets_dir, **{"connector.class": missing}))
     assert caught.value.problems["connector.class"].startswith(f"cannot be resolved: {missing}: cannot read")
+
+
+def test_tasks_max_from_a_provider_is_read_again_at_each_start(worker: Worker, secrets_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (secrets_dir / "tasks.properties").write_text("max=1\n")
+    config = _config(worker, _props(secrets_dir, **{"tasks.max": f"${{file:{secrets_dir}/tasks.properties:max}}"}))
+    asked: list[int] = []
+    original = SecretConnector.task_configs
+
+    def recording(self: SecretConnector, max_tasks: int) -> list[dict[str, str]]:
+        asked.append(max_tasks)
+        return original(self, max_tasks)
+
+    monkeypatch.setattr(SecretConnector, "task_configs", recording)
+    worker.start_connector(config)
+    (secrets_dir / "tasks.properties").write_text("max=3\n")
+    worker.restart_connector("db")
+    assert asked == [1, 3]
