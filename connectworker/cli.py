@@ -102,7 +102,12 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     config = load_worker_config(args.worker)
     _log_format_from(args, config)
     # every file validated before anything starts
-    connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled)
+    providers = config.open_config_providers()
+    try:
+        connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled,
+                                            providers=providers)
+    finally:
+        providers.close()
     check_task_limits(config, connectors)
     runtime = runtime_class(config, connectors)
     rest = _rest_server(config)
@@ -205,6 +210,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
+    from connectworker.config.providers.connector_refs import ConnectorConfigResolver
     from connectworker.config.topic_policy import load_topic_policy
     from connectworker.runtime.topic_creation.admin_client import open_topic_admin
     from connectworker.runtime.topic_creation.plan import plan_topics
@@ -212,7 +218,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker
               else WorkerConfig.from_properties({"topic.creation.enable": "true"}))
-    config = parse_connector_config(load_connector_file(args.connector), source=args.connector)
+    resolver = ConnectorConfigResolver(worker.open_config_providers())  # the worker's config providers
+    try:  # the plan starts the connector: with the values it would receive
+        config = resolver.connector(parse_connector_config(load_connector_file(args.connector), source=args.connector,
+                                                           providers=resolver.providers))
+    finally:
+        resolver.close()
     admin = None
     if args.worker and not worker.uses_embedded_broker:
         admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)

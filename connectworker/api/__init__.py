@@ -15,6 +15,7 @@ from connectworker.api.config_def import (
     one_of,
     read_config,
 )
+from connectworker.api.config_provider import ConfigProvider
 from connectworker.api.connector import SourceConnector
 from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
@@ -32,6 +33,7 @@ __all__ = [
     "ConfigDef",
     "ConfigError",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectError",

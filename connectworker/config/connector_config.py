@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from connectworker.api.config_def import (
     ConfigDef,
@@ -20,6 +21,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
+from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig, read_transforms
 from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
 from connectworker.converters.registry import converter_config_for, load_converter, load_header_converter
@@ -28,6 +30,7 @@ from connectworker.topics.rule_parser import parse_topic_creation, topic_creatio
 from connectworker.topics.rules import TopicCreationRules
 
 PRODUCER_OVERRIDE_PREFIX = "producer.override."
+NEEDED_TO_PARSE = frozenset({"name", "connector.class"})  # a reference there must resolve when the config is read
 
 COMMON_GROUP = "Common"
 COMMON_CONFIG_DEF = (
@@ -156,29 +159,56 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
 
 
 def parse_connector_config(props: Mapping[str, str], *, source: str | None = None,
-                           exactly_once_worker: bool | None = None) -> ConnectorConfig:
+                           exactly_once_worker: bool | None = None,
+                           providers: ConfigProviders | None = None) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
     Kafka keys that connectworker does not implement (`offsets.storage.topic`, …) are accepted, with one WARN per
     connector naming them (see `connectworker.config.unsupported_keys`).
+
+    With `providers`, `${provider:[path:]key}` references are resolved for the validation, as Kafka
+    validates the values a connector would receive; messages name the reference, not its value. A key
+    whose reference cannot be resolved now is not checked (the connector goes FAILED, naming it, when it
+    starts). The config keeps `props` as written: that is what is stored and shown.
     """
-    reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
-    problems = {name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors}
+    checked: Mapping[str, str] = props
+    resolution = None
+    if providers and any(has_references(value) for value in props.values()):
+        resolution = providers.resolve(props)
+        checked = resolution.props  # a reference that cannot be resolved is left as written
+    unresolved = resolution.problems if resolution is not None else {}
+    deferred = set(unresolved) - NEEDED_TO_PARSE
+    reports = validate_connector(checked, exactly_once_worker=exactly_once_worker)
+    problems = {name: "; ".join(r.value.errors) for name, r in reports.items()
+                if r.value.errors and name not in deferred}
+    if resolution is not None:
+        problems = {name: shown_message(message, props, resolution.props, resolution.values)
+                    for name, message in problems.items()}
+        problems.update({name: f"cannot be resolved: {unresolved[name]}" for name in NEEDED_TO_PARSE & set(unresolved)})
     if problems:
         raise ConfigError(problems, source=source)
-    connector_class = resolve_connector_class(props["connector.class"])
+    typed = {k: v for k, v in checked.items() if k not in deferred}
+    connector_class = resolve_connector_class(typed["connector.class"])
     name = props["name"].strip()
     declared = {*DECLARED_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     return ConnectorConfig(
         name=name,
-        class_name=props["connector.class"],
+        class_name=typed["connector.class"],
         connector_class=connector_class,
-        tasks_max=reports["tasks.max"].value.value,
+        tasks_max=_typed(reports, "tasks.max", deferred),
         props=dict(props),
-        topic_rules=parse_topic_creation(props, source=source),
-        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in props.items()
+        # with a rule's reference unresolved the rules cannot be read: none until it starts (and fails)
+        topic_rules=parse_topic_creation({} if any(k.startswith("topic.creation.") for k in deferred) else typed,
+                                         source=source),
+        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in typed.items()
                             if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
-        transforms=read_transforms(props).config or TransformsConfig(),  # validated above
-        tasks_max_enforce=reports["tasks.max.enforce"].value.value,
+        transforms=read_transforms(typed).config or TransformsConfig(),  # validated above
+        tasks_max_enforce=_typed(reports, "tasks.max.enforce", deferred),
     )
+
+
+def _typed(reports: Mapping[str, KeyReport], key: str, deferred: set[str]) -> Any:
+    """A common key's typed value; its default while its reference cannot be resolved (the connector
+    fails when it starts, so the default is never used to run it)."""
+    return COMMON_CONFIG_DEF.keys[key].default if key in deferred else reports[key].value.value

@@ -11,6 +11,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.offsets_path import offsets_path_problem
 from connectworker.config.properties import load_connector_file, load_properties
+from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.config.worker_env import variable_for_field
 from connectworker.plugins import add_plugin_paths
@@ -38,16 +39,19 @@ def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -
     return config
 
 
-def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: bool | None = None
-                           ) -> list[ConnectorConfig]:
-    """Parse every connector file; raise one ConfigError covering every bad file and key."""
+def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: bool | None = None,
+                           providers: ConfigProviders | None = None) -> list[ConnectorConfig]:
+    """Parse every connector file; raise one ConfigError covering every bad file and key. With the
+    worker's `providers`, values are validated with their references resolved (see
+    `parse_connector_config`)."""
     configs: list[ConnectorConfig] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
     for path in paths:
         try:
             props = load_connector_file(path)
-            config = parse_connector_config(props, source=str(path), exactly_once_worker=exactly_once_worker)
+            config = parse_connector_config(props, source=str(path), exactly_once_worker=exactly_once_worker,
+                                            providers=providers)
         except ConfigError as exc:
             errors.append(str(exc))
             continue

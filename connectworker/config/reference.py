@@ -85,6 +85,10 @@ PREFIX_NOTES: dict[str, str] = {
     "listeners.https.": "TLS of an `https://` listener, PEM files: `ssl.certfile`, `ssl.keyfile`, "
                         "`ssl.key.password`, `ssl.client.authentication` (`none`, `requested`, `required`), "
                         "`ssl.cafile` (see docs/rest.md).",
+    "config.providers.": "each provider named by `config.providers`: `config.providers.<name>.class` (Kafka's "
+                         "class name or alias, or a Python path) and `config.providers.<name>.param.<key>`, handed "
+                         "to its `configure()` without the prefix, e.g. `config.providers.file.param.allowed.paths` "
+                         "or `config.providers.env.param.allowlist.pattern` (docs/configuration-providers.md).",
     "spark.conf.": "any Spark setting for `connectworker spark`, e.g. `spark.conf.spark.executor.memory=4g` "
                    "(see docs/spark.md).",
 }

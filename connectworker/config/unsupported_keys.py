@@ -42,8 +42,6 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
                 "settings do not apply",
     "metric.reporters": "metrics are served in Prometheus' format at GET /metrics (and metrics.listener)",
     "auto.include.jmx.reporter": "there is no JMX; metrics are served at GET /metrics",
-    "config.providers": "config values are used as written",
-    "config.providers.": "config values are used as written",
     "rest.extension.classes": "",
     "rest.advertised.port": "",
     "rest.advertised.listener": "",

@@ -6,13 +6,17 @@ underscores, as Confluent's images do: ``CONNECT_BOOTSTRAP_SERVERS``, ``CONNECT_
 on the variable.
 
 Keys that have no effect here are reported, never dropped without a word (see `unsupported_keys`).
+`${provider:[path:]key}` references in values, from the file or a variable, are resolved with the
+providers the config declares (`config.providers`) before the values are validated.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -28,6 +32,9 @@ from pydantic_settings import (
 )
 
 from connectworker.api.errors import ConfigError
+from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
+from connectworker.config.providers.references import ConfigProviders
+from connectworker.config.providers.worker_refs import WorkerReferences
 from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
@@ -45,10 +52,13 @@ DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
 PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "header.converter.",
-                         "listeners.https.", "spark.conf.", "topic.creation.policy.")
+                         "listeners.https.", "spark.conf.", "topic.creation.policy.", "config.providers.")
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
+
+# The references of the config being built, so that values read from `CONNECT_*` variables are resolved.
+_REFERENCES: ContextVar[WorkerReferences | None] = ContextVar("worker_config_references", default=None)
 
 
 def worker_key(field: str) -> str:
@@ -62,7 +72,11 @@ class _WorkerEnvSource(EnvSettingsSource):
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
         if field_name in INTERNAL_FIELDS:
             return None, field_name, False
-        return super().get_field_value(field, field_name)
+        value, key, complex_value = super().get_field_value(field, field_name)
+        references = _REFERENCES.get()
+        if references is not None and isinstance(value, str):
+            value = references.resolve_env({worker_key(field_name): value}, os.environ)[worker_key(field_name)]
+        return value, key, complex_value
 
 
 class WorkerConfig(BaseSettings):
@@ -194,6 +208,15 @@ class WorkerConfig(BaseSettings):
         "text",
         description="`text`: one readable line per event; `json`: one JSON object per line, with `connector`, "
                     "`task` and `topic` where the line is about one. `--log-format` overrides it.")
+    config_providers: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated names of config providers, each given a class with "
+                    "`config.providers.<name>.class`: Kafka's `org.apache.kafka.common.config.provider."
+                    "FileConfigProvider`, `...EnvVarConfigProvider`, `...DirectoryConfigProvider`, or the Python "
+                    "path of a `connectworker.api.ConfigProvider` subclass. A value may then hold "
+                    "`${name:[path:]key}` references: in the worker config, resolved when it is loaded; in a "
+                    "connector config, resolved each time the connector starts, and shown and stored as "
+                    "written (docs/configuration-providers.md).")
     spark_master: str = Field(
         "local[*]",
         description="For `connectworker spark`: the Spark master, e.g. `local[N]`, `spark://host:7077`, "
@@ -202,6 +225,7 @@ class WorkerConfig(BaseSettings):
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
     _listeners_from_rest_keys: bool = PrivateAttr(False)
+    _provider_values: frozenset[str] = PrivateAttr(frozenset())
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
@@ -212,7 +236,7 @@ class WorkerConfig(BaseSettings):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return _WorkerEnvSource(settings_cls), init_settings
 
-    @field_validator("plugin_path", mode="before")
+    @field_validator("plugin_path", "config_providers", mode="before")
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -301,6 +325,15 @@ class WorkerConfig(BaseSettings):
         Declared keys are read from the environment by pydantic-settings; `producer.*`/`admin.*` ones
         are read here, since their names cannot be declared in advance.
         """
+        with _references(props, source) as references:
+            config = cls._from_resolved(references.resolve_props(props), references, source=source)
+            config._provider_values = frozenset(references.values)
+        return config
+
+    @classmethod
+    def _from_resolved(cls, props: Mapping[str, str], references: WorkerReferences, *,
+                       source: str | None) -> WorkerConfig:
+        references.check()  # the file's references, before its values are validated
         declared = {worker_key(name) for name in cls.model_fields if name not in INTERNAL_FIELDS}
         values: dict[str, Any] = {}
         pass_through: dict[str, str] = {}
@@ -312,13 +345,19 @@ class WorkerConfig(BaseSettings):
                 pass_through[key] = value
             elif not is_obsolete_worker_key(key):
                 unknown.append(key)
-        pass_through.update(pass_through_from_env(os.environ, PASS_THROUGH_PREFIXES))
+        pass_through.update(references.resolve_env(pass_through_from_env(os.environ, PASS_THROUGH_PREFIXES),
+                                                   os.environ))
+        token = _REFERENCES.set(references)
         try:
             config = cls(**values, pass_through=pass_through, unknown_keys=unknown)
         except ValidationError as exc:
+            references.check()  # a value left unresolved explains its validation error
             raise _config_error(exc, source) from None
         except SettingsError as exc:  # a variable pydantic-settings could not decode at all
             raise ConfigError({"": str(exc)}, source="the environment") from None
+        finally:
+            _REFERENCES.reset(token)
+        references.check()
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
                                "writes its source offsets to that topic in the same transaction as its "
@@ -336,6 +375,15 @@ class WorkerConfig(BaseSettings):
                         config.listeners)
         return config
 
+    def open_config_providers(self) -> ConfigProviders:
+        """The config providers `config.providers` declares, configured; the caller closes them."""
+        return open_config_providers(self.config_providers, self.prefixed(PROVIDERS_PREFIX))
+
+    @property
+    def provider_values(self) -> frozenset[str]:
+        """The values config providers gave the worker config's references: secrets for the log redaction."""
+        return self._provider_values
+
     @property
     def exactly_once_enabled(self) -> bool:
         return self.exactly_once_source_support == "enabled"
@@ -347,6 +395,16 @@ class WorkerConfig(BaseSettings):
     @property
     def uses_embedded_broker(self) -> bool:
         return self.bootstrap_servers == "embedded"
+
+
+@contextmanager
+def _references(props: Mapping[str, str], source: str | None) -> Iterator[WorkerReferences]:
+    """The providers `props` (and the environment) declare, closed again once the config is built."""
+    references = WorkerReferences.open(props, os.environ, source)
+    try:
+        yield references
+    finally:
+        references.close()
 
 
 def _config_error(exc: ValidationError, source: str | None) -> ConfigError:

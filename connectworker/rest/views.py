@@ -32,8 +32,11 @@ def connector_info(running: RunningConnector) -> ConnectorInfo:
 
 
 def task_infos(running: RunningConnector) -> list[TaskInfo]:
+    """Each task's config as kept: config provider references unresolved, secrets hidden."""
     name = running.config.name
-    return [TaskInfo(id=ConnectorTaskId(connector=name, task=t.task_id), config=hide(t.props))
+    kept = running.task_configs
+    return [TaskInfo(id=ConnectorTaskId(connector=name, task=t.task_id),
+                     config=hide(kept[t.task_id] if t.task_id < len(kept) else t.props))
             for t in _tasks(running)]
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.providers.connector_refs import ConnectorConfigResolver, shown_task_config
 from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.connector_context import WorkerConnectorContext
@@ -52,11 +53,12 @@ class UnknownConnectorError(ConnectError, LookupError):
 
 @dataclass
 class RunningConnector:
-    config: ConnectorConfig
+    config: ConnectorConfig  # as written: `${provider:...}` references unresolved
     connector: SourceConnector | None = None
     status: Status = field(default_factory=Status)
     tasks: list[TaskHandle] = field(default_factory=list)
-    task_configs: list[dict[str, str]] = field(default_factory=list)
+    task_configs: list[dict[str, str]] = field(default_factory=list)  # as kept and shown (references unresolved)
+    resolved: ConnectorConfig | None = None  # `config` as the running connector received it
     topics: set[str] = field(default_factory=set)
     target_state: State = State.RUNNING
 
@@ -65,8 +67,11 @@ class Worker:
     def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
                  topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker",
                  metrics: WorkerMetrics | None = None, runner: TaskRunner | None = None) -> None:
-        """`runner` runs the tasks; by default each on a thread of this process, built here."""
+        """`runner` runs the tasks; by default each on a thread of this process, built here. The config
+        providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
         self.config = config
+        self.resolver = ConnectorConfigResolver(config.open_config_providers(),
+                                                exactly_once_worker=config.exactly_once_enabled)
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
@@ -154,15 +159,17 @@ class Worker:
             running.status.set(State.STOPPED)
             return
         self.metrics.connector_startups.attempted()
+        task_props: list[dict[str, str]] = []
         try:
+            resolved = running.resolved = self.resolver.connector(config)
             connector = config.connector_class()
             context = WorkerConnectorContext(self, running, connector)
             connector.initialize(context)
-            connector.start(config.props)
+            connector.start(resolved.props)
             running.connector = connector
             if context.error is not None:  # raise_error() during start(): a failed start
                 raise context.error
-            running.task_configs = self._full_task_configs(running, connector)
+            running.task_configs, task_props = self._task_props(running, connector)
         except Exception as exc:
             self._failed(running, exc, "to start")
             self.metrics.connector_startups.failed()
@@ -171,7 +178,7 @@ class Worker:
             return
         self.metrics.connector_startups.succeeded()
         running.status.set(State.PAUSED if running.target_state is State.PAUSED else State.RUNNING)
-        self._start_tasks(running, connector)
+        self._start_tasks(running, connector, task_props)
         log.info("Connector %s started with %d task(s)", config.name, len(running.tasks))
 
     @staticmethod
@@ -180,19 +187,26 @@ class Worker:
         log.error("Connector %s FAILED %s: %s", running.config.name, doing, exc,
                   extra=log_fields(connector=running.config.name))
 
-    def _full_task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
-        """Each task's props: the connector's config with the task's own config laid over it."""
-        return [{**running.config.props, **task_props} for task_props in self._task_configs(running, connector)]
+    def _task_props(self, running: RunningConnector, connector: SourceConnector
+                    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+        """The connector's task configs as kept and shown (references unresolved), and each task's props
+        as it receives them: the resolved connector config with the task's own config laid over it."""
+        resolved = running.resolved or running.config
+        task_configs = self._task_configs(running, connector)
+        return ([shown_task_config(running.config.props, resolved.props, t) for t in task_configs],
+                [{**resolved.props, **t} for t in task_configs])
 
-    def _start_tasks(self, running: RunningConnector, connector: SourceConnector) -> None:
+    def _start_tasks(self, running: RunningConnector, connector: SourceConnector,
+                     task_props: list[dict[str, str]]) -> None:
         paused = running.target_state is State.PAUSED
         task_class = connector.task_class()
-        for i, props in enumerate(running.task_configs):
+        resolved = running.resolved or running.config
+        for i, props in enumerate(task_props):
             if self._stopping.is_set():  # a stop came in while the tasks were starting: start no more
                 log.info("Connector %s: %d of its %d task(s) not started: the worker is stopping",
-                         running.config.name, len(running.task_configs) - i, len(running.task_configs))
+                         running.config.name, len(task_props) - i, len(task_props))
                 break
-            running.tasks.append(self._start_task(running, TaskSpec(running.config, i, props, task_class), paused))
+            running.tasks.append(self._start_task(running, TaskSpec(resolved, i, props, task_class), paused))
 
     # -- what a running connector asks (its ConnectorContext) ----------------------------------
     def request_task_reconfiguration(self, running: RunningConnector, connector: SourceConnector) -> None:
@@ -216,7 +230,7 @@ class Worker:
                     or running.status.state is State.FAILED:
                 return
             try:
-                task_configs = self._full_task_configs(running, connector)
+                task_configs, task_props = self._task_props(running, connector)
             except Exception as exc:
                 self._failed(running, exc, "in task_configs() during a task reconfiguration")
                 return
@@ -230,7 +244,7 @@ class Worker:
             if len(task_configs) < before:
                 self.metrics.forget_tasks(name, range(len(task_configs), before))
             running.task_configs = task_configs
-            self._start_tasks(running, connector)
+            self._start_tasks(running, connector, task_props)
 
     def connector_failed(self, running: RunningConnector, connector: SourceConnector, exc: BaseException) -> None:
         """The connector called `raise_error(exc)`: it is FAILED (during `start()`, its start fails)."""
@@ -247,7 +261,7 @@ class Worker:
     def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
         """The connector's task configs, held to `tasks.max` as Kafka's KIP-1004 does (`tasks.max.enforce`)
         and to the worker's task limits."""
-        config = running.config
+        config = running.resolved or running.config  # tasks.max may come from a config provider
         configs = connector.task_configs(config.tasks_max)
         if len(configs) <= config.tasks_max:
             return configs
@@ -287,12 +301,14 @@ class Worker:
                 log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
                           "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
         running.tasks = []
-        if stop_connector and running.connector is not None:
-            try:
-                running.connector.stop()
-            except Exception:
-                log.exception("Connector %s raised from stop()", running.config.name)
+        if stop_connector:
+            if running.connector is not None:
+                try:
+                    running.connector.stop()
+                except Exception:
+                    log.exception("Connector %s raised from stop()", running.config.name)
             running.connector = None
+            running.resolved = None
         release_stopped_tasks()
 
     def remove_connector(self, name: str) -> None:
@@ -303,6 +319,7 @@ class Worker:
             self._stop_tasks(running)
             with self._registry:
                 del self._connectors[name]
+            self.resolver.forget(name)
             self.metrics.forget_connector(name, tasks)
             log.info("Connector %s removed", name)
 
@@ -328,8 +345,17 @@ class Worker:
             old = running.tasks[task_id]
             old.stop()
             old.join(self._stop_wait_s)
-            spec = TaskSpec(running.config, task_id, old.props, running.connector.task_class())
-            running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
+            task_class = running.connector.task_class()
+            kept = running.task_configs[task_id] if task_id < len(running.task_configs) else old.props
+            try:  # resolved again, as the connector's config is at a connector restart
+                resolved = running.resolved = self.resolver.connector(running.config)
+                spec = TaskSpec(resolved, task_id, self.resolver.task(running.config.name, kept), task_class)
+            except ConfigError as exc:
+                log.error("Task %s-%d FAILED to start: %s", name, task_id, exc,
+                          extra=log_fields(connector=name, task=task_id))
+                running.tasks[task_id] = UnstartedTask(TaskSpec(running.config, task_id, kept, task_class), exc)
+            else:
+                running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
             del old
             release_stopped_tasks()
 
@@ -400,6 +426,7 @@ class Worker:
                 self.offset_store.close()
             except Exception as exc:
                 log.error("Could not close the offsets store %s: %s", self.offset_store.describe(), exc)
+            self.resolver.close()
             log.info("Worker stopped")
 
     def _snapshot(self) -> list[RunningConnector]:

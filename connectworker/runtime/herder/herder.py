@@ -17,6 +17,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.connector_names import connector_name_problem, shown_name
+from connectworker.config.providers.references import is_reference_only
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.herder.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
 from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
@@ -69,6 +70,8 @@ class StandaloneHerder:
         # Without an installed redactor the logs are not redacted, but REST responses still are.
         self.redactor = redactor if redactor is not None else SecretRedactor()
         self._lock = threading.RLock()
+        self._secrets_lock = threading.Lock()  # one redaction update at a time: the last one is the latest
+        worker.resolver.on_values = self._refresh_secrets  # a connector's provider values, before it can log them
         self._file_digests: dict[str, str] = {}
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
@@ -94,7 +97,8 @@ class StandaloneHerder:
             for name, entry in wanted.items():
                 try:
                     config = parse_connector_config(entry.config, source=f"connector store entry {name!r}",
-                                                    exactly_once_worker=self.config.exactly_once_enabled)
+                                                    exactly_once_worker=self.config.exactly_once_enabled,
+                                                    providers=self.worker.resolver.providers)
                 except ConfigError as exc:
                     log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
@@ -175,7 +179,8 @@ class StandaloneHerder:
 
     def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
         """The dry run for `topics`, as `connectworker plan` prints it (illegal names get their verdict)."""
-        config = self.worker.get(name).config
+        running = self.worker.get(name)
+        config = running.resolved or running.config  # what its connector received, when it runs
         honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
         return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
                            validate_only=validate_only, broker_honours_validate_only=honours, policy=self.policy)
@@ -337,7 +342,8 @@ class StandaloneHerder:
         if problem is not None:
             raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
-            config = parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled)
+            config = parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled,
+                                            providers=self.worker.resolver.providers)
             if (too_many := self.worker.task_limit_problem(config)) is not None:
                 raise ConfigError({"tasks.max": too_many})
             return config
@@ -378,5 +384,11 @@ class StandaloneHerder:
         self._set_secrets(configs)
 
     def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
-        if self.redactor is not None:
-            self.redactor.set_secrets(props[key] for props in configs for key in secret_keys(props))
+        """The redaction's secrets: the values of secret keys (a `${provider:...}` reference is no secret),
+        and every value a config provider gave the worker config or a connector."""
+        if self.redactor is None:
+            return
+        with self._secrets_lock:
+            written = {props[key] for props in configs for key in secret_keys(props)
+                       if not is_reference_only(props[key])}
+            self.redactor.set_secrets(written | self.config.provider_values | self.worker.resolver.values())

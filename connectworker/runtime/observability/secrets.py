@@ -3,7 +3,8 @@
 A key is secret when its name ends in ``password`` or ``secret`` (any case), or is one of the Schema
 Registry's credentials (``…basic.auth.user.info``, ``…bearer.auth.token``), or when the connector
 declares it ``ConfigType.PASSWORD``. Secret values are shown as ``[hidden]`` (Kafka's own marker).
-Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
+A value that is only a config provider reference (``${file:/etc/db.properties:password}``) is shown as
+written. Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
 that already has a value means "keep the current value".
 """
 
@@ -14,6 +15,7 @@ from functools import cache
 
 from connectworker.api.config_def import ConfigType
 from connectworker.api.connector import SourceConnector
+from connectworker.config.providers.references import is_reference_only
 from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 
 HIDDEN = "[hidden]"
@@ -49,9 +51,11 @@ def secret_keys(props: Mapping[str, str]) -> set[str]:
 
 
 def hide(props: Mapping[str, str], keys: Iterable[str] | None = None) -> dict[str, str]:
-    """A copy of `props` with secret values replaced by ``[hidden]``."""
+    """A copy of `props` with secret values replaced by ``[hidden]``. A value that is only a config
+    provider reference (``${file:/etc/db.properties:password}``) is shown as written, as Kafka shows it:
+    it says where the secret lives, not what it is."""
     secret = secret_keys(props) if keys is None else set(keys)
-    return {k: (HIDDEN if k in secret else v) for k, v in props.items()}
+    return {k: (HIDDEN if k in secret and not is_reference_only(v) else v) for k, v in props.items()}
 
 
 def keep_hidden_values(new: Mapping[str, str], current: Mapping[str, str] | None) -> dict[str, str]:
