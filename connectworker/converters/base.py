@@ -7,7 +7,7 @@ back. The worker keeps one key converter and one value converter per task.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectworker.api.config_def import ConfigType, read_config
@@ -45,6 +45,14 @@ class Converter(ABC):
     @abstractmethod
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         """Serialise a key or value for `topic`; `None` means a Kafka null (e.g. a tombstone)."""
+
+    def from_connect_values(self, topics: Sequence[str], schemas: Sequence[Schema | None],
+                            values: Sequence[Any]) -> list[bytes | None]:
+        """Serialise one poll's keys (or values) at once: item *i* is `from_connect_data(topics[i],
+        schemas[i], values[i])`. The worker calls this for every poll; raising means "convert them one by
+        one" (the worker then calls `from_connect_data` for each, so that the error names the record and
+        `errors.tolerance` applies). Converters override it when they can do a whole poll faster."""
+        return list(map(self.from_connect_data, topics, schemas, values))
 
     @abstractmethod
     def to_connect_data(self, topic: str, data: bytes | None) -> tuple[Schema | None, Any]:

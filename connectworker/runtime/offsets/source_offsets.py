@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any, TypeVar
 
 from connectworker.api.errors import ConnectError
@@ -24,6 +26,8 @@ ALLOWED = "dicts of JSON values (str, int, float, bool, None, and lists and dict
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+
+_SOURCE_PARTITION = attrgetter("source_partition")
 
 
 class InvalidSourceOffsetError(ConnectError):
@@ -41,18 +45,39 @@ def newest_offsets(records: Sequence[SourceRecord] | SourceRecordBatch) -> dict[
             return {}
         out = {_key_of(records.source_partition): newest}
     else:
-        out = {}
-        last_partition: object = object()
-        key = ""
-        for record in records:
-            if record.source_offset is None:  # delivered, but nothing to resume from
-                continue
-            if record.source_partition is not last_partition:  # connectors often reuse one dict
-                last_partition = record.source_partition
-                key = _key_of(record.source_partition)
-            out[key] = record.source_offset
+        shared = _shared_partition_newest(records)
+        out = shared if shared is not None else _newest_per_partition(records)
     for key, offset in out.items():
         check_offset(key, offset)
+    return out
+
+
+def _shared_partition_newest(records: Sequence[SourceRecord]) -> dict[str, Any] | None:
+    """The common case in C loops: every record names the same `source_partition` object (connectors
+    usually reuse one dict), so the newest offset is the last one that is not None. None when the
+    records name more than one object."""
+    if not records:
+        return {}
+    partition = records[0].source_partition
+    if not all(map(is_, map(_SOURCE_PARTITION, records), repeat(partition, len(records)))):
+        return None
+    for record in reversed(records):
+        if record.source_offset is not None:  # None: delivered, but nothing to resume from
+            return {_key_of(partition): record.source_offset}
+    return {}
+
+
+def _newest_per_partition(records: Sequence[SourceRecord]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    last_partition: object = object()
+    key = ""
+    for record in records:
+        if record.source_offset is None:  # delivered, but nothing to resume from
+            continue
+        if record.source_partition is not last_partition:  # connectors often reuse one dict
+            last_partition = record.source_partition
+            key = _key_of(record.source_partition)
+        out[key] = record.source_offset
     return out
 
 

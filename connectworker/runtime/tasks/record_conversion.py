@@ -3,11 +3,13 @@
 Every record of a poll is converted first; only then is anything handed to the producer, so a record
 that cannot be converted never leaves a half-sent poll behind whose offsets might be committed.
 
-The common case runs as two list comprehensions (keys, values), with `str` values encoded inline for
-converters that declare a `str_encoding`. Only when one of them raises does the slow path run: record
-by record, through the task's `ToleranceOperator` (retry `RetriableError`, then skip or fail). The
-record that made the fast path fail is thus converted once more before `errors.retry.timeout` counts:
-harmless for errors that repeat, one immediate extra attempt for a retriable one.
+The common case runs in C loops, column by column: the keys (or values) are read off the records with
+`attrgetter`, then encoded all at once, by `str.encode` for converters that declare a `str_encoding`
+(when every one is a `str`) or by the converter's `from_connect_values`. Only when one of them raises
+does the slow path run: record by record, through the task's `ToleranceOperator` (retry
+`RetriableError`, then skip or fail). The record that made the fast path fail is thus converted once
+more before `errors.retry.timeout` counts: harmless for errors that repeat, one immediate extra attempt
+for a retriable one.
 
 Headers go through the task's header converter (`header.converter`) with the key and value, as Kafka
 converts them. Whether a poll has any is learnt in the scan that tells the sender whether its records
@@ -18,9 +20,11 @@ allows it (`SimpleHeaderConverter` does).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
@@ -31,6 +35,30 @@ from connectworker.runtime.tasks.error_tolerance import Skipped, ToleranceOperat
 
 ConvertedHeaders = list[tuple[str, bytes | str | None]]
 """Header names and values for the producer (a `str` value is sent UTF-8 encoded)."""
+
+_TOPIC, _KEY, _VALUE = attrgetter("topic"), attrgetter("key"), attrgetter("value")
+_KEY_SCHEMA, _VALUE_SCHEMA = attrgetter("key_schema"), attrgetter("value_schema")
+
+
+def _encoded(converter: Converter, topics: Sequence[str], schemas: Callable[[], Sequence[Any]],
+             data: Sequence[Any]) -> list[bytes | None]:
+    """`data` (a poll's keys or values) through `converter`, in C loops: `str.encode` when the converter
+    declares a `str_encoding` and every item is a `str`, else its `from_connect_values` (`schemas` gives
+    their schemas, read only then). Raises what the converter raises."""
+    encoding = converter.str_encoding
+    texts = _str_encoded(data, encoding) if encoding else None
+    return texts if texts is not None else converter.from_connect_values(topics, schemas(), data)
+
+
+def _str_encoded(data: Sequence[Any], encoding: str) -> list[bytes | None] | None:
+    """Every item of `data` encoded; None when not all of them are text (or one cannot be encoded), so
+    that the converter says what to do with them."""
+    try:
+        if encoding == "utf-8":
+            return list(map(str.encode, data))
+        return list(map(str.encode, data, repeat(encoding, len(data))))
+    except (TypeError, UnicodeError):
+        return None
 
 
 def _scan(records: Sequence[SourceRecord]) -> tuple[bool, bool]:
@@ -106,46 +134,27 @@ class RecordSerializer:
         return out
 
     def convert_records(self, records: Sequence[SourceRecord]) -> ConvertedPoll:
-        kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
-        kenc, venc = self.key_converter.str_encoding, self.value_converter.str_encoding
         try:
-            if kenc:
-                keys = [k.encode(kenc) if type(k := r.key) is str else kconv(r.topic, r.key_schema, k)
-                        for r in records]
-            else:
-                keys = [kconv(r.topic, r.key_schema, r.key) for r in records]
-            if venc:
-                values = [v.encode(venc) if type(v := r.value) is str else vconv(r.topic, r.value_schema, v)
-                          for r in records]
-            else:
-                values = [vconv(r.topic, r.value_schema, r.value) for r in records]
+            topics = list(map(_TOPIC, records))
+            keys = _encoded(self.key_converter, topics, lambda: list(map(_KEY_SCHEMA, records)),
+                            list(map(_KEY, records)))
+            values = _encoded(self.value_converter, topics, lambda: list(map(_VALUE_SCHEMA, records)),
+                              list(map(_VALUE, records)))
             plain, with_headers = _scan(records)
             headers = [self.convert_headers(r) for r in records] if with_headers else None
         except Exception:  # some record cannot be converted: find it, and retry, skip or fail it
             return self._convert_one_by_one(records, None)
-        return ConvertedPoll([r.topic for r in records], keys, values, records, polled=len(records), headers=headers,
-                             plain=plain)
+        return ConvertedPoll(topics, keys, values, records, polled=len(records), headers=headers, plain=plain)
 
     def convert_batch(self, batch: SourceRecordBatch) -> ConvertedPoll:
         """The columnar form: no record objects, one key schema and one value schema for all."""
-        kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data
-        kenc, venc = self.key_converter.str_encoding, self.value_converter.str_encoding
-        ks, vs = batch.key_schema, batch.value_schema
-        topics = batch.topics
+        topics, count = batch.topics, len(batch)
         try:  # the columns' lengths were checked when the batch was built
-            if kenc:
-                keys = [k.encode(kenc) if type(k) is str else kconv(t, ks, k)
-                        for t, k in zip(topics, batch.keys, strict=True)]
-            else:
-                keys = [kconv(t, ks, k) for t, k in zip(topics, batch.keys, strict=True)]
-            if venc:
-                values = [v.encode(venc) if type(v) is str else vconv(t, vs, v)
-                          for t, v in zip(topics, batch.values, strict=True)]
-            else:
-                values = [vconv(t, vs, v) for t, v in zip(topics, batch.values, strict=True)]
+            keys = _encoded(self.key_converter, topics, lambda: [batch.key_schema] * count, batch.keys)
+            values = _encoded(self.value_converter, topics, lambda: [batch.value_schema] * count, batch.values)
         except Exception:
             return self._convert_one_by_one(batch, batch)
-        return ConvertedPoll(topics, keys, values, None, polled=len(batch))
+        return ConvertedPoll(topics, keys, values, None, polled=count)
 
     def _convert_one_by_one(self, records: Sequence[SourceRecord], batch: SourceRecordBatch | None) -> ConvertedPoll:
         kconv, vconv = self.key_converter.from_connect_data, self.value_converter.from_connect_data

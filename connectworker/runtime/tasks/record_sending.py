@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Sequence
+from functools import partial
+from itertools import islice
+from operator import length_hint
+from typing import Any, NoReturn
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
@@ -40,6 +44,10 @@ QUEUE_FULL_WAIT_S = 0.002
 """How long a task waits when the producer's local queue is full. Short, because without per-record
 delivery reports nothing wakes the wait early when room is made: a 50 ms wait left the broker idle
 for a third of a bulk run."""
+
+
+_consume: Callable[[Iterator[object]], object] = partial(deque, maxlen=0)
+"""Run an iterator to its end in C (the `consume` recipe of itertools)."""
 
 
 def _byte_count(chunks: list[bytes | None]) -> int:
@@ -159,19 +167,26 @@ class RecordSending:
     def _send_columns(self, producer: Producer, converted: ConvertedPoll,
                       polled: Sequence[SourceRecord] | SourceRecordBatch, batch: InFlightBatch) -> None:
         """The fast path, for records without a fixed partition, timestamp or headers and without
-        per-record delivery reports: topic, value and key are all that is produced."""
+        per-record delivery reports: topic, value and key are all that is produced, by `produce` called
+        from a C loop. When it refuses one (a full queue, a vanished topic), the values' iterator tells
+        which: that record takes the patient path, and the C loop goes on from the next one."""
         produce = producer.produce
-        for i, (topic, key, value) in enumerate(zip(converted.topics, converted.keys, converted.values,
-                                                     strict=True)):
+        topics, keys, values = converted.topics, converted.keys, converted.values
+        start = 0
+        while start < len(values):
+            rest = iter(values[start:] if start else values)
             try:
-                produce(topic, value, key)
-                continue
+                _consume(map(produce, islice(topics, start, None), rest, islice(keys, start, None)))
+                return
             except (BufferError, KafkaException):
-                pass  # a full queue or a vanished topic: the patient path below waits it out
-            try:
-                self._produce_patiently(producer, topic, value, key, None, None, None, None)
+                index = len(values) - 1 - length_hint(rest)
             except BaseException as exc:
-                self._unsent_from(i, exc, polled, converted, batch)
+                self._unsent_from(len(values) - 1 - length_hint(rest), exc, polled, converted, batch)
+            try:  # a full queue or a vanished topic: the patient path waits it out
+                self._produce_patiently(producer, topics[index], values[index], keys[index], None, None, None, None)
+            except BaseException as exc:
+                self._unsent_from(index, exc, polled, converted, batch)
+            start = index + 1
 
     def _as_polled(self, index: int, converted: ConvertedPoll, record: SourceRecord) -> SourceRecord:
         """The record as the task returned it, for `commit_record` (Kafka passes the record before its
@@ -182,7 +197,7 @@ class RecordSending:
         return polled[origin[converted.polled_index(index)]]
 
     def _unsent_from(self, index: int, exc: BaseException, polled: Sequence[SourceRecord],
-                     converted: ConvertedPoll, batch: InFlightBatch) -> None:
+                     converted: ConvertedPoll, batch: InFlightBatch) -> NoReturn:
         """Record `index` of `converted` (and every later one) never reached the producer: shrink the
         batch to the records before it, then fail the task saying which record and why."""
         first_unsent = converted.polled_index(index)
