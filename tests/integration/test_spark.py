@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -419,3 +420,42 @@ def test_tasks_beyond_the_clusters_slots_wait_unassigned_with_the_reason(
         runtime.stop()
     assert [t.status.state for t in tasks] == [State.STOPPED] * 3  # the waiting one never ran, and is stopped
     delete_topics(admin, [name])
+
+
+def test_a_connector_reconfiguring_its_tasks_on_spark_starts_the_new_set_as_spark_tasks(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """`ConnectorContext.request_task_reconfiguration()` on Spark: the SQL source sees a table created
+    while it runs; its old Spark task stops (offsets committed) and two new ones read both tables."""
+    db, prefix = tmp_path / "shop.db", f"sq-{unique}-"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)")
+        connection.executemany("INSERT INTO orders (item) VALUES (?)", [(f"o{i}",) for i in range(20)])
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER, "offset.storage.file.filename": str(tmp_path / "o.json"),
+        "offset.flush.interval.ms": "200", "spark.master": "local[2]"})
+    props = {"name": f"sql-{unique}", "connector.class": "SqlSource", "connection.url": f"jdbc:sqlite:{db}",
+             "mode": "incrementing", "incrementing.column.name": "id", "topic.prefix": prefix, "tasks.max": "2",
+             "poll.interval.ms": "100", "table.poll.interval.ms": "300",
+             "transforms": "key", "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
+             "transforms.key.field": "id"}
+    runtime = SparkRuntime(config).start()
+    try:
+        herder = runtime.start_herder([parse_connector_config(props)])
+        running = herder.get(props["name"])
+        wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING], 90, "one Spark task")
+        assert len(consume(broker.bootstrap_servers, [prefix + "orders"], 20)) == 20
+        with sqlite3.connect(db) as connection:
+            connection.execute("CREATE TABLE refunds (id INTEGER PRIMARY KEY, amount REAL)")
+            connection.executemany("INSERT INTO refunds (amount) VALUES (?)", [(i / 2,) for i in range(5)])
+        wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING, State.RUNNING], 90,
+                   "two Spark tasks after the reconfiguration")
+        wait_until(lambda: prefix + "refunds" in existing_topics(admin), 30, "the new table's topic")
+        refunds = consume(broker.bootstrap_servers, [prefix + "refunds"], 5)
+        assert sorted(int(m.key()) for m in refunds) == [1, 2, 3, 4, 5]
+        assert {t.worker_id for t in running.tasks} == {socket.gethostname()}  # Spark tasks, shown by executor
+    finally:
+        runtime.stop()
+    orders = consume(broker.bootstrap_servers, [prefix + "orders"], 20)
+    assert sorted(int(m.key()) for m in orders) == list(range(1, 21))  # none again after the task restart
+    delete_topics(admin, [prefix + "orders", prefix + "refunds"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from tests.broker import Broker
 from tests.integration.harness import running_worker, task_state, wait_until, worker_config
 from tests.integration.numbered_records import consume_keys
 from tests.integration.test_repeated_sigkill import start_worker
+from tests.integration.test_rest_harness import rest_worker, rest_worker_config, wait_for_states
 from tests.integration.topic_checks import partition_count, topic_configs
 from tests.kafka_helpers import consume, existing_topics
 from tests.postgres import Postgres
@@ -334,3 +336,26 @@ def test_exactly_once_killed_mid_table_duplicates_no_row(
         broker: Broker, database: tuple[Postgres, str], tmp_path: Path) -> None:
     seen, rows = _kill_mid_table_with_exactly_once(broker, database, tmp_path)
     assert set(seen) == set(range(rows)) and max(seen.values()) == 1
+
+
+def test_through_rest_a_new_table_starts_a_task_and_a_bad_database_is_a_400_on_connection_url(
+        broker: Broker, tmp_path: Path) -> None:
+    db = tmp_path / "shop.db"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)")
+        connection.execute("INSERT INTO orders (item) VALUES ('tea')")
+    config = {"connector.class": "SqlSource", "connection.url": f"jdbc:sqlite:{db}", "mode": "incrementing",
+              "incrementing.column.name": "id", "topic.prefix": f"rest-{uuid.uuid4().hex[:8]}-", "tasks.max": "4",
+              "poll.interval.ms": "100", "table.poll.interval.ms": "200"}
+    with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
+        refused = api.client.post("/connectors", json={"name": "nowhere", "config": {
+            **config, "connection.url": f"jdbc:sqlite:{tmp_path / 'no' / 'such' / 'dir.db'}"}})
+        assert refused.status_code == 400
+        assert "connection.url" in refused.json()["message"] and "Cannot connect" in refused.json()["message"]
+        assert api.client.post("/connectors", json={"name": "shop", "config": config}).status_code == 201
+        wait_for_states(api, "shop", "RUNNING", ["RUNNING"])
+        with sqlite3.connect(db) as connection:
+            connection.execute("CREATE TABLE refunds (id INTEGER PRIMARY KEY, amount REAL)")
+        wait_for_states(api, "shop", "RUNNING", ["RUNNING", "RUNNING"])
+        tasks = api.client.get("/connectors/shop/tasks").json()
+        assert [json.loads(t["config"]["tables"]) for t in tasks] == [[["main", "orders"]], [["main", "refunds"]]]
