@@ -28,8 +28,6 @@ UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
 
 # Worker keys of Kafka Connect that have no effect in connectworker, with what to do instead (if anything).
 UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
-    "config.storage.": "distributed mode",
-    "status.storage.": "distributed mode",
     "heartbeat.interval.ms": "distributed mode",
     "session.timeout.ms": "distributed mode",
     "rebalance.timeout.ms": "distributed mode",

@@ -35,6 +35,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.providers.worker_refs import WorkerReferences
+from connectworker.config.storage_topics import StorageTopicKeys
 from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
@@ -79,8 +80,9 @@ class _WorkerEnvSource(EnvSettingsSource):
         return value, key, complex_value
 
 
-class WorkerConfig(BaseSettings):
-    """Typed worker keys. Construct with `WorkerConfig.from_properties(props)`."""
+class WorkerConfig(StorageTopicKeys):
+    """Typed worker keys (the storage topics' are in `StorageTopicKeys`). Construct with
+    `WorkerConfig.from_properties(props)`."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", case_sensitive=False)
 
@@ -117,19 +119,6 @@ class WorkerConfig(BaseSettings):
                     "beside it as `<file>.connectors.json`; with offset.storage.topic set the offsets go to "
                     "the topic and this file itself is not written.")
     # Kafka Connect's distributed-mode keys and defaults: offsets in a compacted topic, standalone or Spark.
-    offset_storage_topic: str | None = Field(
-        None,
-        description="Committed source offsets in this compacted Kafka topic instead of the file, in Kafka "
-                    "Connect's format, so that they survive the host; created if missing, and read to its "
-                    "end at start-up (`read_committed`). Its clients take the `admin.*` keys (security "
-                    "settings).")
-    offset_storage_partitions: int = Field(
-        25, ge=1, description="Partitions of the offsets topic when the worker creates it (Kafka's default).")
-    offset_storage_replication_factor: int = Field(  # -1: the broker's default
-        3, ge=-1,
-        description="Replication factor of the offsets topic when the worker creates it; -1 = the "
-                    "broker's default, 0 is refused. A factor above the cluster's broker count stops "
-                    "start-up naming the key (set 1 on a one-broker cluster).")
     offset_flush_interval_ms: int = Field(
         60_000, ge=1,
         description="How often each task commits the source offsets of what Kafka acknowledged (they are "
@@ -241,13 +230,6 @@ class WorkerConfig(BaseSettings):
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [p.strip() for p in value.split(",") if p.strip()]
-        return value
-
-    @field_validator("offset_storage_replication_factor")
-    @classmethod
-    def _replication_factor(cls, value: int) -> int:
-        if value == 0:
-            raise ValueError("must be positive, or -1 for the broker's default")
         return value
 
     @field_validator("bootstrap_servers")

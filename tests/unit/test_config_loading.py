@@ -68,14 +68,14 @@ def test_worker_keys_come_from_file_and_environment_with_the_environment_winning
         config = WorkerConfig.from_properties({
             "bootstrap.servers": "file:9092", "offset.flush.interval.ms": "1500", "producer.acks": "all",
             "admin.request.timeout.ms": "999", "value.converter.schemas.enable": "false",
-            "status.storage.topic": "connect-status"})
+            "heartbeat.interval.ms": "3000"})
     assert config.bootstrap_servers == "broker-from-env:9092"
     assert config.topic_creation_enable is True
     assert config.offset_flush_interval_ms == 1500
     assert config.prefixed("producer.") == {"acks": "all", "linger.ms": "20"}
     assert config.prefixed("admin.") == {"request.timeout.ms": "999"}
-    assert config.unknown_keys == ["status.storage.topic"]
-    assert any("status.storage.topic" in r.message and "ignored" in r.message for r in caplog.records)
+    assert config.unknown_keys == ["heartbeat.interval.ms"]
+    assert any("heartbeat.interval.ms" in r.message and "ignored" in r.message for r in caplog.records)
 
 
 def test_worker_config_errors_name_each_key(tmp_path: Path) -> None:

@@ -48,14 +48,14 @@ def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(
         caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
         WorkerConfig.from_properties({
-            "status.storage.topic": "status", "config.storage.topic": "configs", "metrics.num.samples": "3",
+            "heartbeat.interval.ms": "3000", "session.timeout.ms": "10000", "metrics.num.samples": "3",
             "security.protocol": "SSL", "client.id": "me", "sasl.mechanism": "PLAIN",
             "internal.key.converter": "x", "internal.value.converter.schemas.enable": "false",
             "connector.client.config.override.policy": "All", "admin.listeners": "http://:8084",
             "my.typo.key": "1"}, source="w.properties")
     lines = warnings(caplog)
     implemented_line = next(w for w in lines if "does not implement" in w)
-    for key in ("status.storage.topic", "config.storage.topic", "metrics.num.samples", "security.protocol", "client.id",
+    for key in ("heartbeat.interval.ms", "session.timeout.ms", "metrics.num.samples", "security.protocol", "client.id",
                 "sasl.mechanism", "admin.listeners"):
         assert key in implemented_line
     assert "producer.security.protocol" in implemented_line  # says what to do instead
@@ -90,14 +90,15 @@ def test_a_bad_environment_value_is_blamed_on_its_variable(monkeypatch: pytest.M
 
 def test_environment_variables_that_set_nothing_are_reported(monkeypatch: pytest.MonkeyPatch,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setenv("CONNECT_CONFIG_STORAGE_TOPIC", "configs")
+    monkeypatch.setenv("CONNECT_HEARTBEAT_INTERVAL_MS", "3000")
     monkeypatch.setenv("CONNECT_UNKNOWN_KEYS", "not a list")  # an internal field: no variable sets it
     monkeypatch.setenv("CONNECT_VALUE_CONVERTER_SCHEMAS_ENABLE", "false")
     monkeypatch.setenv("CONNECT_PRODUCER_CLIENT__RACK", "eu-1")  # Confluent's spelling of an underscore
     with caplog.at_level(logging.WARNING):
         config = WorkerConfig.from_properties({})
     lines = warnings(caplog)
-    assert any("CONNECT_CONFIG_STORAGE_TOPIC (config.storage.topic)" in w and "does not implement" in w for w in lines)
+    named = "CONNECT_HEARTBEAT_INTERVAL_MS (heartbeat.interval.ms)"
+    assert any(named in w and "does not implement" in w for w in lines)
     assert any("'CONNECT_UNKNOWN_KEYS (unknown.keys)'" in w and "the environment is ignored" in w for w in lines)
     assert config.unknown_keys == []
     assert config.prefixed("value.converter.") == {"schemas.enable": "false"}

@@ -1,7 +1,9 @@
-"""Persistence of connectors created or changed through the REST API in standalone mode.
+"""Persistence of connectors created or changed through the REST API.
 
-Kafka's standalone worker forgets REST changes when it stops; connectworker keeps them in a JSON file
-beside the offsets file (``<offsets file>.connectors.json``), rewritten atomically like the offsets.
+Kafka's standalone worker forgets REST changes when it stops; connectworker keeps them: in a JSON file
+beside the offsets file (``<offsets file>.connectors.json``, `ConnectorStore`), rewritten atomically
+like the offsets, or, when `config.storage.topic` is set, in that Kafka topic (`KafkaConfigStore`, so a
+worker started on another host finds them). Both are a `ConnectorStoreBase`.
 
 Connectors named on the command line interact with the file through a digest of the command-line
 config: when REST changes (or deletes) such a connector, the entry remembers the digest of the file
@@ -16,6 +18,7 @@ import hashlib
 import json
 import logging
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +66,62 @@ class StartupEntry:
     from_store: bool
 
 
-class ConnectorStore:
-    """Thread-safe; every change is written to disk before the call returns."""
+class ConnectorStoreBase(ABC):
+    """Where REST changes are kept; every change is durable before `put` or `remove` returns."""
+
+    @abstractmethod
+    def entries(self) -> dict[str, StoredConnector]: ...
+
+    @abstractmethod
+    def get(self, name: str) -> StoredConnector | None: ...
+
+    @abstractmethod
+    def put(self, name: str, entry: StoredConnector) -> None: ...
+
+    @abstractmethod
+    def remove(self, name: str) -> None: ...
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the entries are, for messages (a file's path, a topic)."""
+
+    def close(self) -> None:
+        """Release what the store holds (clients of a topic)."""
+
+    def startup_entries(self, file_configs: Sequence[Mapping[str, str]]) -> list[StartupEntry]:
+        """The connectors to run, given the command-line ones; drops entries the files superseded."""
+        result: list[StartupEntry] = []
+        in_files: set[str] = set()
+        for props in file_configs:
+            name = props["name"]
+            in_files.add(name)
+            stored = self.get(name)
+            if stored is None:
+                result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
+            elif stored.file_digest == config_digest(props):
+                if stored.config is None:
+                    log.warning("Connector %s named on the command line was deleted through the REST API and "
+                                "stays deleted; edit its file (or remove its entry from %s) to run it again",
+                                name, self.describe())
+                else:
+                    result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
+            else:
+                log.warning("Connector %s: its command-line file changed since it was last changed through "
+                            "the REST API, so the file's config is used and the REST change is dropped", name)
+                self.remove(name)
+                result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
+        for name, stored in self.entries().items():
+            if name in in_files:
+                continue
+            if stored.config is None:
+                self.remove(name)  # its file is no longer named on the command line: nothing to keep
+            else:
+                result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
+        return result
+
+
+class ConnectorStore(ConnectorStoreBase):
+    """The JSON file. Thread-safe; every change is written to disk before the call returns."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -85,6 +142,9 @@ class ConnectorStore:
                 f"unreadable or corrupt ({exc}). Refusing to start rather than lose those connectors: "
                 f"restore it from a backup, or delete it to run only the connectors named on the command "
                 f"line.") from None
+
+    def describe(self) -> str:
+        return str(self.path)
 
     def entries(self) -> dict[str, StoredConnector]:
         with self._lock:
@@ -109,38 +169,6 @@ class ConnectorStore:
                    "connectors": {name: e.to_json() for name, e in sorted(self._entries.items())}}
         # mkstemp creates the file 0600 and the rename keeps that mode: the file holds secrets.
         write_atomically(self.path, json.dumps(payload, indent=1, sort_keys=True))
-
-    def startup_entries(self, file_configs: Sequence[Mapping[str, str]]) -> list[StartupEntry]:
-        """The connectors to run, given the command-line ones; drops entries the files superseded."""
-        result: list[StartupEntry] = []
-        in_files: set[str] = set()
-        for props in file_configs:
-            name = props["name"]
-            in_files.add(name)
-            stored = self.get(name)
-            if stored is None:
-                result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
-            elif stored.file_digest == config_digest(props):
-                if stored.config is None:
-                    log.warning("Connector %s named on the command line was deleted through the REST API and "
-                                "stays deleted; edit its file (or remove its entry from %s) to run it again",
-                                name, self.path)
-                else:
-                    result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
-            else:
-                log.warning("Connector %s: its command-line file changed since it was last changed through "
-                            "the REST API, so the file's config is used and the REST change is dropped", name)
-                self.remove(name)
-                result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
-        for name, stored in self.entries().items():
-            if name in in_files:
-                continue
-            if stored.config is None:
-                self.remove(name)  # its file is no longer named on the command line: nothing to keep
-            else:
-                result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
-        return result
-
 
 def _entry_from_json(raw: Mapping[str, Any]) -> StoredConnector:
     config = raw["config"]

@@ -19,7 +19,12 @@ from connectworker.config.connector_config import ConnectorConfig, parse_connect
 from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.config.providers.references import is_reference_only
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.herder.connector_store import ConnectorStore, StartupEntry, StoredConnector, config_digest
+from connectworker.runtime.herder.connector_store import (
+    ConnectorStoreBase,
+    StartupEntry,
+    StoredConnector,
+    config_digest,
+)
 from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
@@ -58,7 +63,7 @@ class Health:
 
 class StandaloneHerder:
     def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
-                 store: ConnectorStore | None = None, redactor: SecretRedactor | None = None,
+                 store: ConnectorStoreBase | None = None, redactor: SecretRedactor | None = None,
                  cluster_id: str | None = None, metrics: WorkerMetrics | None = None,
                  topics: TopicCreationService | None = None) -> None:
         self.worker = worker
@@ -120,7 +125,7 @@ class StandaloneHerder:
             name = entry.config.get("name", "")
             problem = connector_name_problem(name)
             if problem is not None:
-                where = self.store.path if self.store is not None else "the connector store"
+                where = self.store.describe() if self.store is not None else "the connector store"
                 log.error("Connector %s from the connector store is not started: %s. Remove its entry from "
                           "%s to silence this message.", shown_name(name), problem, where)
                 continue

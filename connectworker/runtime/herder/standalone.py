@@ -16,8 +16,10 @@ from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.cluster_check import check_cluster
-from connectworker.runtime.herder.connector_store import ConnectorStore
+from connectworker.runtime.herder.connector_store import ConnectorStore, ConnectorStoreBase
 from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.herder.kafka_config_store import KafkaConfigStore
+from connectworker.runtime.herder.status_publisher import StatusPublisher
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -49,6 +51,7 @@ class StandaloneRuntime:
         self.cluster_id: str | None = None  # known once start() checked that the cluster answers
         self.herder: StandaloneHerder | None = None
         self._redactor: SecretRedactor | None = None
+        self._statuses: StatusPublisher | None = None
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
@@ -108,8 +111,7 @@ class StandaloneRuntime:
         by each task once it fenced its predecessor), so that a topic the worker cannot use stops start-up,
         and every task starts from the committed offsets."""
         assert self.config.offset_storage_topic is not None
-        kafka = {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
-        store = KafkaOffsetStore(self.config.offset_storage_topic, kafka,
+        store = KafkaOffsetStore(self.config.offset_storage_topic, self._kafka(),
                                  partitions=self.config.offset_storage_partitions,
                                  replication_factor=self.config.offset_storage_replication_factor,
                                  timeout_s=self.config.bootstrap_timeout_ms / 1000,
@@ -135,20 +137,48 @@ class StandaloneRuntime:
         """Run `connectors` (from the command line) and those saved through the REST API, reconciled
         (docs/rest.md), under a herder that every front door shares; secrets are redacted in the log
         from now on."""
-        assert self.worker is not None and self.config.offset_storage_file_filename is not None
-        store = ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
+        assert self.worker is not None
+        store = self._open_connector_store()
         self._redactor = SecretRedactor()
         self._redactor.install()
         self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
                                        redactor=self._redactor, cluster_id=self.cluster_id,
                                        metrics=self.metrics, topics=self.topics)
         self.herder.start(connectors)
+        if self.config.status_storage_topic:
+            self._statuses = StatusPublisher(
+                self.config.status_storage_topic, self._kafka(), self.worker, self.worker.worker_id,
+                self.herder.redact, partitions=self.config.status_storage_partitions,
+                replication_factor=self.config.status_storage_replication_factor,
+                timeout_s=self.config.bootstrap_timeout_ms / 1000).start()
+            log.info("Connector and task statuses are written to Kafka topic %s", self.config.status_storage_topic)
         return self.herder
 
+    def _kafka(self) -> dict[str, str]:
+        """The config of the worker's own clients (offsets, config and status topics)."""
+        return {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
+
+    def _open_connector_store(self) -> ConnectorStoreBase:
+        """Where REST changes are kept: `config.storage.topic`, else the file beside the offsets file."""
+        topic = self.config.config_storage_topic
+        if not topic:
+            assert self.config.offset_storage_file_filename is not None
+            return ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
+        store = KafkaConfigStore(topic, self._kafka(), replication_factor=self.config.config_storage_replication_factor,
+                                 timeout_s=self.config.bootstrap_timeout_ms / 1000)
+        log.info("Connectors created or changed through the REST API are kept in %s (%d record(s) read)",
+                 store.describe(), store.records_read)
+        return store
+
     def stop(self) -> None:
-        self.herder = None
+        herder, self.herder = self.herder, None
         if self.worker is not None:
             self.worker.stop()
+        if self._statuses is not None:  # after the worker: the final statuses say STOPPED
+            self._statuses.stop()
+            self._statuses = None
+        if herder is not None and herder.store is not None:
+            herder.store.close()
         self._release_runner()
         if self.policy is not None:
             try:
