@@ -32,10 +32,13 @@ from pydantic_settings import (
 )
 
 from connectworker.api.errors import ConfigError
+from connectworker.config.client_security import SECURITY_PROTOCOLS, TOP_LEVEL_PREFIXES, top_level_security
+from connectworker.config.override_policy import OverridePolicy, policy_name
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.providers.worker_refs import WorkerReferences
 from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
+from connectworker.config.worker_clients import check_clients, worker_client_settings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
     pass_through_from_env,
@@ -51,8 +54,9 @@ DEFAULT_REST_HOST = "127.0.0.1"
 DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
-PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "header.converter.",
-                         "listeners.https.", "spark.conf.", "topic.creation.policy.", "config.providers.")
+PASS_THROUGH_PREFIXES = ("producer.", "admin.", *TOP_LEVEL_PREFIXES, "key.converter.", "value.converter.",
+                         "header.converter.", "listeners.https.", "spark.conf.", "topic.creation.policy.",
+                         "config.providers.")
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
@@ -175,6 +179,23 @@ class WorkerConfig(BaseSettings):
                     "`connectworker.topics.policy.LimitsPolicy`, configured with the "
                     "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
                     "POLICY_VIOLATION would, before any CreateTopics request.")
+    security_protocol: str | None = Field(
+        None,
+        description="`PLAINTEXT`, `SSL`, `SASL_PLAINTEXT` or `SASL_SSL` (any case): how every client of the "
+                    "worker talks to the brokers (task producers, the Admin client, the offsets topic's "
+                    "clients), with the top-level `ssl.*` and `sasl.*` keys; `producer.*` and `admin.*` win "
+                    "over them (docs/security.md). Unset: librdkafka's default, `PLAINTEXT`.")
+    connector_client_config_override_policy: str = Field(
+        "All",
+        description="Which client settings a connector may override with `producer.override.*` and "
+                    "`admin.override.*`: `All` (Kafka's default), `None`, `Principal` (`sasl.jaas.config`, "
+                    "`sasl.mechanism`, `security.protocol` only) or `Allowlist` (the keys of "
+                    "`connector.client.config.override.allowlist`); Kafka's class names are accepted too. A "
+                    "connector overriding a key the policy refuses is not created (REST 400, exit status 2 "
+                    "for a file), with Kafka's message.")
+    connector_client_config_override_allowlist: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated client settings connectors may override under the `Allowlist` policy.")
     plugin_path: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated directories (or zip archives) added to the import path for connector "
@@ -236,12 +257,24 @@ class WorkerConfig(BaseSettings):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return _WorkerEnvSource(settings_cls), init_settings
 
-    @field_validator("plugin_path", "config_providers", mode="before")
+    @field_validator("plugin_path", "config_providers", "connector_client_config_override_allowlist", mode="before")
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [p.strip() for p in value.split(",") if p.strip()]
         return value
+
+    @field_validator("security_protocol")
+    @classmethod
+    def _security_protocol(cls, value: str | None) -> str | None:
+        if value is not None and value.strip().upper() not in SECURITY_PROTOCOLS:
+            raise ValueError(f"must be one of {', '.join(SECURITY_PROTOCOLS)}")
+        return value.strip().upper() if value is not None else None
+
+    @field_validator("connector_client_config_override_policy")
+    @classmethod
+    def _override_policy(cls, value: str) -> str:
+        return policy_name(value)
 
     @field_validator("offset_storage_replication_factor")
     @classmethod
@@ -358,6 +391,7 @@ class WorkerConfig(BaseSettings):
         finally:
             _REFERENCES.reset(token)
         references.check()
+        check_clients(config, source)  # the security keys: translated, or refused naming the key
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
                                "writes its source offsets to that topic in the same transaction as its "
@@ -387,6 +421,25 @@ class WorkerConfig(BaseSettings):
     @property
     def exactly_once_enabled(self) -> bool:
         return self.exactly_once_source_support == "enabled"
+
+    @property
+    def override_policy(self) -> OverridePolicy:
+        """`connector.client.config.override.policy`, with its allowlist."""
+        return OverridePolicy(self.connector_client_config_override_policy,
+                              frozenset(self.connector_client_config_override_allowlist))
+
+    @property
+    def security_settings(self) -> dict[str, str]:
+        """The top-level keys every client takes: `security.protocol`, `ssl.*`, `sasl.*`."""
+        protocol = {"security.protocol": self.security_protocol} if self.security_protocol else {}
+        return {**protocol, **top_level_security(self.pass_through)}
+
+    def client_settings(self, client: Literal["producer", "admin"],
+                        overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The librdkafka settings of a `client` the worker makes: the top-level security keys, then
+        `producer.*` or `admin.*`, then a connector's `overrides` (`producer.override.*` or
+        `admin.override.*`, without the prefix), Kafka's keys translated. Raises ConfigError naming the key."""
+        return worker_client_settings(self, client, overrides)
 
     def prefixed(self, prefix: str) -> dict[str, str]:
         """Pass-through keys under `prefix`, with the prefix removed (e.g. 'producer.')."""
