@@ -125,8 +125,8 @@ class WorkerConfig(BaseSettings):
         None,
         description="Committed source offsets in this compacted Kafka topic instead of the file, in Kafka "
                     "Connect's format, so that they survive the host; created if missing, and read to its "
-                    "end at start-up (`read_committed`). Its clients take the `admin.*` keys (security "
-                    "settings).")
+                    "end at start-up (`read_committed`). Its clients take the top-level security keys and "
+                    "`admin.*`.")
     offset_storage_partitions: int = Field(
         25, ge=1, description="Partitions of the offsets topic when the worker creates it (Kafka's default).")
     offset_storage_replication_factor: int = Field(  # -1: the broker's default
