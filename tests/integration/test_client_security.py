@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient
-from cryptography import x509
-from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, load_pem_private_key, pkcs12
 
 from connectworker.runtime.clients.cluster_check import ClusterUnreachableError
 from connectworker.runtime.status import State
@@ -21,7 +19,7 @@ from tests.integration.harness import running_worker, task_state, wait_committed
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
 from tests.integration.topic_checks import partition_count
 from tests.kafka_helpers import consume, delete_topics
-from tests.tls_certs import Certificates, make_certificates
+from tests.tls_certs import Certificates, make_certificates, pkcs12_keystore, pkcs12_truststore
 from tests.tls_proxy import TlsBroker, tls_embedded_broker
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
@@ -38,20 +36,6 @@ def tls_broker(certs: Certificates) -> Iterator[TlsBroker]:
         yield broker
 
 
-def pkcs12_stores(certs: Certificates, directory: Path, password: str) -> tuple[Path, Path]:
-    """A Java-style PKCS12 trust store with the CA, and a PKCS12 key store with the client's key."""
-    ca = x509.load_pem_x509_certificate(certs.ca.read_bytes())
-    trust = directory / "truststore.p12"
-    trust.write_bytes(pkcs12.serialize_java_truststore([pkcs12.PKCS12Certificate(ca, b"ca")],
-                                                       BestAvailableEncryption(password.encode())))
-    pem = certs.client.read_bytes()
-    key = directory / "keystore.p12"
-    key.write_bytes(pkcs12.serialize_key_and_certificates(
-        b"connect", load_pem_private_key(pem, None), x509.load_pem_x509_certificate(pem), None,  # type: ignore[arg-type]
-        BestAvailableEncryption(password.encode())))
-    return trust, key
-
-
 def tls_consumer_settings(certs: Certificates) -> dict[str, str]:
     return {"security.protocol": "SSL", "ssl.ca.location": str(certs.ca),
             "ssl.certificate.location": str(certs.client), "ssl.key.location": str(certs.client)}
@@ -59,7 +43,8 @@ def tls_consumer_settings(certs: Certificates) -> dict[str, str]:
 
 def secured_worker_keys(certs: Certificates, tmp_path: Path, style: str) -> dict[str, str]:
     if style == "pkcs12":
-        trust, key = pkcs12_stores(certs, tmp_path, "store-secret")
+        trust = pkcs12_truststore(certs, tmp_path / "truststore.p12", "store-secret")
+        key = pkcs12_keystore(certs, tmp_path / "keystore.p12", "store-secret")
         return {"ssl.truststore.location": str(trust), "ssl.truststore.type": "PKCS12",
                 "ssl.truststore.password": "store-secret", "ssl.keystore.location": str(key),
                 "ssl.keystore.type": "PKCS12", "ssl.keystore.password": "store-secret"}

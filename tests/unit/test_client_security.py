@@ -8,16 +8,14 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import (
-    BestAvailableEncryption,
     Encoding,
     NoEncryption,
     PrivateFormat,
     load_pem_private_key,
-    pkcs12,
 )
 
 from connectworker.config.client_security import ClientSettings, client_settings
-from tests.tls_certs import Certificates, make_certificates
+from tests.tls_certs import Certificates, make_certificates, pkcs12_keystore, pkcs12_truststore
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -151,22 +149,6 @@ def test_keys_only_java_reads_are_dropped_and_named() -> None:
 
 
 # -- trust stores ----------------------------------------------------------------------------------
-def _truststore_p12(certs: Certificates, path: Path, password: str) -> Path:
-    ca = x509.load_pem_x509_certificate(certs.ca.read_bytes())
-    path.write_bytes(pkcs12.serialize_java_truststore([pkcs12.PKCS12Certificate(ca, b"ca")],
-                                                      BestAvailableEncryption(password.encode())))
-    return path
-
-
-def _keystore_p12(certs: Certificates, path: Path, password: str) -> Path:
-    pem = certs.client.read_bytes()
-    key = load_pem_private_key(pem, None)
-    cert = x509.load_pem_x509_certificate(pem)
-    path.write_bytes(pkcs12.serialize_key_and_certificates(b"client", key, cert, None,  # type: ignore[arg-type]
-                                                           BestAvailableEncryption(password.encode())))
-    return path
-
-
 def _jks(path: Path) -> Path:
     path.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02" + bytes(64))
     return path
@@ -182,7 +164,7 @@ def test_a_pem_truststore_is_the_ca_location_with_or_without_its_type(certs: Cer
 
 
 def test_a_pkcs12_truststore_is_opened_and_handed_on_as_pem(certs: Certificates, tmp_path: Path) -> None:
-    store = _truststore_p12(certs, tmp_path / "trust.p12", "changeit")
+    store = pkcs12_truststore(certs, tmp_path / "trust.p12", "changeit")
     for type_ in ("PKCS12", "JKS"):  # Java's JKS loader reads PKCS12 files too
         converted = settings(producer={"ssl.truststore.location": str(store), "ssl.truststore.type": type_,
                                        "ssl.truststore.password": "changeit"})
@@ -231,7 +213,7 @@ def test_truststore_problems_are_named_with_kafkas_messages(certs: Certificates,
 
 # -- key stores ------------------------------------------------------------------------------------
 def test_a_pkcs12_keystore_is_handed_to_librdkafka(certs: Certificates, tmp_path: Path) -> None:
-    store = str(_keystore_p12(certs, tmp_path / "client.p12", "kpass"))
+    store = str(pkcs12_keystore(certs, tmp_path / "client.p12", "kpass"))
     assert settings(top={"ssl.keystore.type": "PKCS12", "ssl.keystore.location": store,
                          "ssl.keystore.password": "kpass", "ssl.key.password": "kpass"}) == {
         "ssl.key.password": "kpass", "ssl.keystore.location": store, "ssl.keystore.password": "kpass"}

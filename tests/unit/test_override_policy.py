@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from connectworker.config.connector_config import parse_connector_config, valida
 from connectworker.config.override_policy import OverridePolicy, policy_name
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.config_infos import validate
+from tests.tls_certs import make_certificates, pkcs12_truststore
 
 TOPIC_CREATION = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"}
 
@@ -134,3 +136,17 @@ def test_the_validate_endpoint_reports_each_override_like_kafka() -> None:
     reports = validate_connector(props, worker=worker("None"))
     assert {k for k, r in reports.items() if r.value.errors} == {"producer.override.linger.ms",
                                                                  "producer.override.security.protocol"}
+
+
+def test_an_override_is_judged_together_with_the_workers_keys(tmp_path: Path) -> None:
+    store = pkcs12_truststore(make_certificates(tmp_path), tmp_path / "trust.p12", "changeit")
+    props = connector(**{"producer.override.ssl.truststore.password": "changeit"})
+    parse_connector_config(props)  # without the worker, nothing to judge it against
+    with pytest.raises(ConfigError) as info:  # no trust store to open with it
+        parse_connector_config(props, worker=worker())
+    assert info.value.problems == {"producer.override.ssl.truststore.password":
+                                   "SSL trust store is not specified, but trust store password is specified."}
+    with_store = worker(**{"ssl.truststore.location": str(store), "ssl.truststore.type": "PKCS12",
+                           "ssl.truststore.password": "changeit"})
+    config = parse_connector_config(props, worker=with_store)
+    assert list(with_store.client_settings("producer", config.producer_overrides)) == ["ssl.ca.pem"]
