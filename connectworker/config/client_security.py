@@ -57,6 +57,13 @@ JAAS_KEY = "sasl.jaas.config"
 TRANSLATED_KEYS = frozenset({JAAS_KEY, *TRUSTSTORE_KEYS, *KEYSTORE_KEYS})
 
 
+def valid_security_protocol(value: str | None) -> str | None:
+    """The worker's `security.protocol`, upper-cased; raises ValueError naming the allowed values."""
+    if value is not None and value.strip().upper() not in SECURITY_PROTOCOLS:
+        raise ValueError(f"must be one of {', '.join(SECURITY_PROTOCOLS)}")
+    return value.strip().upper() if value is not None else None
+
+
 def top_level_security(props: Mapping[str, str]) -> dict[str, str]:
     """The keys of a worker config that apply to every client: `security.protocol`, `ssl.*`, `sasl.*`."""
     return {k: v for k, v in props.items() if k == "security.protocol" or k.startswith(TOP_LEVEL_PREFIXES)}

@@ -36,7 +36,7 @@ from connectworker.config.unsupported_keys import (
     UNUSED_ADMIN_OVERRIDE_WARNINGS,
     unimplemented_connector_keys,
 )
-from connectworker.config.worker_clients import translated
+from connectworker.config.worker_clients import override_policy, translated
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.registry import converter_config_for, load_converter, load_header_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
@@ -160,7 +160,7 @@ def _client_override_reports(props: Mapping[str, str], worker: WorkerConfig | No
     """One report per client override key, as Kafka's validation gives: the worker's
     `connector.client.config.override.policy` decides which keys are allowed, and a value that cannot be
     translated for librdkafka is an error of its key."""
-    policy = worker.override_policy if worker is not None else OverridePolicy()
+    policy = override_policy(worker) if worker is not None else OverridePolicy()
     for prefix in _override_prefixes(props):
         keys = overrides(props, prefix)
         if not keys:

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from connectworker.api.errors import ConfigError
-from connectworker.config.client_security import ClientSettings, client_settings
+from connectworker.config.client_security import ClientSettings, client_settings, top_level_security
+from connectworker.config.override_policy import OverridePolicy
 from connectworker.config.worker_env import variable_for_key
 
 if TYPE_CHECKING:
@@ -27,10 +28,22 @@ Client = Literal["producer", "admin"]
 CLIENTS: tuple[Client, ...] = ("producer", "admin")
 
 
+def override_policy(config: WorkerConfig) -> OverridePolicy:
+    """The worker's `connector.client.config.override.policy`, with its allowlist."""
+    return OverridePolicy(config.connector_client_config_override_policy,
+                          frozenset(config.connector_client_config_override_allowlist))
+
+
+def security_settings(config: WorkerConfig) -> dict[str, str]:
+    """The top-level keys every client takes: `security.protocol`, `ssl.*`, `sasl.*`."""
+    protocol = {"security.protocol": config.security_protocol} if config.security_protocol else {}
+    return {**protocol, **top_level_security(config.pass_through)}
+
+
 def client_layers(config: WorkerConfig, client: Client,
                   overrides: Mapping[str, str] | None = None) -> list[tuple[str, Mapping[str, str]]]:
     """What a `client`'s settings are made of, least specific first."""
-    return [("", config.security_settings), (f"{client}.", config.prefixed(f"{client}.")),
+    return [("", security_settings(config)), (f"{client}.", config.prefixed(f"{client}.")),
             (f"{client}.override.", overrides or {})]
 
 

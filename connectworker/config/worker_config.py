@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -32,8 +32,8 @@ from pydantic_settings import (
 )
 
 from connectworker.api.errors import ConfigError
-from connectworker.config.client_security import SECURITY_PROTOCOLS, TOP_LEVEL_PREFIXES, top_level_security
-from connectworker.config.override_policy import OverridePolicy, policy_name
+from connectworker.config.client_security import TOP_LEVEL_PREFIXES, valid_security_protocol
+from connectworker.config.override_policy import policy_name
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.providers.worker_refs import WorkerReferences
@@ -179,23 +179,18 @@ class WorkerConfig(BaseSettings):
                     "`connectworker.topics.policy.LimitsPolicy`, configured with the "
                     "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
                     "POLICY_VIOLATION would, before any CreateTopics request.")
-    security_protocol: str | None = Field(
+    security_protocol: Annotated[str | None, AfterValidator(valid_security_protocol)] = Field(
         None,
-        description="`PLAINTEXT`, `SSL`, `SASL_PLAINTEXT` or `SASL_SSL` (any case): how every client of the "
-                    "worker talks to the brokers (task producers, the Admin client, the offsets topic's "
-                    "clients), with the top-level `ssl.*` and `sasl.*` keys; `producer.*` and `admin.*` win "
-                    "over them (docs/security.md). Unset: librdkafka's default, `PLAINTEXT`.")
-    connector_client_config_override_policy: str = Field(
+        description="`PLAINTEXT`, `SSL`, `SASL_PLAINTEXT` or `SASL_SSL` (any case) for every client of the worker, "
+                    "with the top-level `ssl.*` and `sasl.*` keys; `producer.*`/`admin.*` win (docs/security.md).")
+    connector_client_config_override_policy: Annotated[str, AfterValidator(policy_name)] = Field(
         "All",
-        description="Which client settings a connector may override with `producer.override.*` and "
-                    "`admin.override.*`: `All` (Kafka's default), `None`, `Principal` (`sasl.jaas.config`, "
-                    "`sasl.mechanism`, `security.protocol` only) or `Allowlist` (the keys of "
-                    "`connector.client.config.override.allowlist`); Kafka's class names are accepted too. A "
-                    "connector overriding a key the policy refuses is not created (REST 400, exit status 2 "
-                    "for a file), with Kafka's message.")
+        description="Which `producer.override.*`/`admin.override.*` keys a connector may set: `All` (Kafka's "
+                    "default), `None`, `Principal` (`sasl.jaas.config`, `sasl.mechanism`, `security.protocol`) or "
+                    "`Allowlist` (`connector.client.config.override.allowlist`), or Kafka's class names; another "
+                    "key is refused (REST 400, exit status 2) with Kafka's message.")
     connector_client_config_override_allowlist: Annotated[list[str], NoDecode] = Field(
-        default_factory=list,
-        description="Comma-separated client settings connectors may override under the `Allowlist` policy.")
+        default_factory=list, description="Comma-separated keys connectors may override under the `Allowlist` policy.")
     plugin_path: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated directories (or zip archives) added to the import path for connector "
@@ -263,18 +258,6 @@ class WorkerConfig(BaseSettings):
         if isinstance(value, str):
             return [p.strip() for p in value.split(",") if p.strip()]
         return value
-
-    @field_validator("security_protocol")
-    @classmethod
-    def _security_protocol(cls, value: str | None) -> str | None:
-        if value is not None and value.strip().upper() not in SECURITY_PROTOCOLS:
-            raise ValueError(f"must be one of {', '.join(SECURITY_PROTOCOLS)}")
-        return value.strip().upper() if value is not None else None
-
-    @field_validator("connector_client_config_override_policy")
-    @classmethod
-    def _override_policy(cls, value: str) -> str:
-        return policy_name(value)
 
     @field_validator("offset_storage_replication_factor")
     @classmethod
@@ -422,23 +405,9 @@ class WorkerConfig(BaseSettings):
     def exactly_once_enabled(self) -> bool:
         return self.exactly_once_source_support == "enabled"
 
-    @property
-    def override_policy(self) -> OverridePolicy:
-        """`connector.client.config.override.policy`, with its allowlist."""
-        return OverridePolicy(self.connector_client_config_override_policy,
-                              frozenset(self.connector_client_config_override_allowlist))
-
-    @property
-    def security_settings(self) -> dict[str, str]:
-        """The top-level keys every client takes: `security.protocol`, `ssl.*`, `sasl.*`."""
-        protocol = {"security.protocol": self.security_protocol} if self.security_protocol else {}
-        return {**protocol, **top_level_security(self.pass_through)}
-
     def client_settings(self, client: Literal["producer", "admin"],
                         overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The librdkafka settings of a `client` the worker makes: the top-level security keys, then
-        `producer.*` or `admin.*`, then a connector's `overrides` (`producer.override.*` or
-        `admin.override.*`, without the prefix), Kafka's keys translated. Raises ConfigError naming the key."""
+        """librdkafka settings of a worker's `client`, a connector's `overrides` over them (see worker_clients)."""
         return worker_client_settings(self, client, overrides)
 
     def prefixed(self, prefix: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ import pytest
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import parse_connector_config, validate_connector
 from connectworker.config.override_policy import OverridePolicy, policy_name
+from connectworker.config.worker_clients import override_policy
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.config_infos import validate
 from tests.tls_certs import make_certificates, pkcs12_truststore
@@ -37,11 +38,11 @@ def worker(policy: str | None = None, **extra: str) -> WorkerConfig:
 ])
 def test_policies_by_alias_or_class_name(value: str, name: str) -> None:
     assert policy_name(value) == name
-    assert worker(value).override_policy.name == name
+    assert override_policy(worker(value)).name == name
 
 
 def test_kafkas_default_is_all() -> None:
-    assert worker().override_policy == OverridePolicy("All")
+    assert override_policy(worker()) == OverridePolicy("All")
 
 
 def test_an_unknown_policy_stops_the_worker_naming_the_key() -> None:
