@@ -105,7 +105,7 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     providers = config.open_config_providers()
     try:
         connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled,
-                                            providers=providers)
+                                            providers=providers, worker=config)
     finally:
         providers.close()
     check_task_limits(config, connectors)
@@ -218,15 +218,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker
               else WorkerConfig.from_properties({"topic.creation.enable": "true"}))
-    resolver = ConnectorConfigResolver(worker.open_config_providers())  # the worker's config providers
+    resolver = ConnectorConfigResolver(worker.open_config_providers(), worker=worker)  # the worker's providers
     try:  # the plan starts the connector: with the values it would receive
         config = resolver.connector(parse_connector_config(load_connector_file(args.connector), source=args.connector,
-                                                           providers=resolver.providers))
+                                                           providers=resolver.providers, worker=worker))
     finally:
         resolver.close()
     admin = None
     if args.worker and not worker.uses_embedded_broker:
-        admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)
+        admin = open_topic_admin(worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides),
+                                 request_timeout_s=15)
     elif args.validate_only:
         raise ConfigError({"--validate-only": "needs --worker naming a reachable (non-embedded) cluster"})
     policy = load_topic_policy(worker, source=args.worker)

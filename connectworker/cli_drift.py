@@ -39,9 +39,10 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
     if worker.uses_embedded_broker:
         raise ConfigError({"bootstrap.servers": "drift needs a real cluster: the embedded broker starts empty "
                                                 "(set CONNECT_BOOTSTRAP_SERVERS=host:port)"}, source=args.worker)
-    config = parse_connector_config(load_connector_file(args.connector), source=args.connector)
+    config = parse_connector_config(load_connector_file(args.connector), source=args.connector, worker=worker)
     policy = load_topic_policy(worker, source=args.worker)
-    admin = open_topic_admin(worker.bootstrap_servers, worker.prefixed("admin."), request_timeout_s=15)
+    admin = open_topic_admin(worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides),
+                             request_timeout_s=15)
     try:
         topics = args.topic or rule_topics(config, admin)
         report = drift_report(config, topics, admin=admin, policy=policy)

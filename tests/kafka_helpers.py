@@ -10,9 +10,12 @@ from confluent_kafka import Consumer, KafkaError, Message
 from confluent_kafka.admin import AdminClient
 
 
-def consume(bootstrap: str, topics: list[str], expected: int, timeout: float = 30.0) -> list[Message]:
-    """Consume `topics` from the beginning until `expected` records arrived or `timeout` passed."""
+def consume(bootstrap: str, topics: list[str], expected: int, timeout: float = 30.0,
+            config: dict[str, str] | None = None) -> list[Message]:
+    """Consume `topics` from the beginning until `expected` records arrived or `timeout` passed; `config`
+    adds client settings (e.g. TLS)."""
     consumer = Consumer({
+        **(config or {}),
         "bootstrap.servers": bootstrap,
         "group.id": f"test-{uuid.uuid4().hex}",
         "auto.offset.reset": "earliest",

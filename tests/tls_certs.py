@@ -1,6 +1,6 @@
 """Certificates made for a test: a CA, a server certificate for 127.0.0.1 and a client certificate, both
 signed by the CA, written as PEM files (with `cryptography`, which the registry client's OAuth library
-depends on)."""
+depends on), and as the PKCS12 stores a Java user would have."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
 
@@ -69,3 +70,21 @@ def make_certificates(directory: Path) -> Certificates:
     paths.client.write_bytes(_pem(client_cert, client_key))
     paths.client_encrypted.write_bytes(_pem(client_cert, client_key, paths.password))
     return paths
+
+
+def pkcs12_truststore(certs: Certificates, path: Path, password: str) -> Path:
+    """A PKCS12 trust store holding the CA, as Java's keytool writes one (a trusted certificate entry)."""
+    ca = x509.load_pem_x509_certificate(certs.ca.read_bytes())
+    path.write_bytes(pkcs12.serialize_java_truststore([pkcs12.PKCS12Certificate(ca, b"ca")],
+                                                      serialization.BestAvailableEncryption(password.encode())))
+    return path
+
+
+def pkcs12_keystore(certs: Certificates, path: Path, password: str) -> Path:
+    """A PKCS12 key store holding the client's key and certificate."""
+    pem = certs.client.read_bytes()
+    key = serialization.load_pem_private_key(pem, None)
+    assert isinstance(key, ec.EllipticCurvePrivateKey)
+    path.write_bytes(pkcs12.serialize_key_and_certificates(b"connect", key, x509.load_pem_x509_certificate(pem), None,
+                                                           serialization.BestAvailableEncryption(password.encode())))
+    return path

@@ -18,19 +18,39 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
+from connectworker.config.client_security import ClientSettings
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
+from connectworker.config.override_policy import (
+    ADMIN_OVERRIDE_PREFIX,
+    PRODUCER_OVERRIDE_PREFIX,
+    OverridePolicy,
+    overrides,
+)
 from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig, read_transforms
-from connectworker.config.unsupported_keys import CONNECTOR_KEY_WARNINGS, unimplemented_connector_keys
+from connectworker.config.unsupported_keys import (
+    CONNECTOR_KEY_WARNINGS,
+    JAVA_ONLY_KEY_WARNINGS,
+    UNUSED_ADMIN_OVERRIDE_WARNINGS,
+    unimplemented_connector_keys,
+)
+from connectworker.config.worker_clients import override_policy, translated
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.registry import converter_config_for, load_converter, load_header_converter
 from connectworker.plugins import PluginLoadError, PluginNotFoundError, describe_exception, resolve_connector_class
-from connectworker.topics.rule_parser import parse_topic_creation, topic_creation_config_keys, topic_creation_problems
+from connectworker.topics.rule_parser import (
+    has_topic_creation_keys,
+    parse_topic_creation,
+    topic_creation_config_keys,
+    topic_creation_problems,
+)
 from connectworker.topics.rules import TopicCreationRules
 
-PRODUCER_OVERRIDE_PREFIX = "producer.override."
 NEEDED_TO_PARSE = frozenset({"name", "connector.class"})  # a reference there must resolve when the config is read
+__all__ = ["ADMIN_OVERRIDE_PREFIX", "PRODUCER_OVERRIDE_PREFIX", "ConnectorConfig", "KeyReport",
+           "parse_connector_config", "validate_connector"]
 
 COMMON_GROUP = "Common"
 COMMON_CONFIG_DEF = (
@@ -70,6 +90,7 @@ class ConnectorConfig:
     props: dict[str, str]
     topic_rules: TopicCreationRules
     producer_overrides: dict[str, str] = field(default_factory=dict)
+    admin_overrides: dict[str, str] = field(default_factory=dict)  # for its topic creation
     transforms: TransformsConfig = field(default_factory=TransformsConfig)
     tasks_max_enforce: bool = True
 
@@ -120,11 +141,46 @@ def _connector_reports(props: Mapping[str, str], exactly_once_worker: bool | Non
              for name, value in values.items()}, exactly_once)
 
 
-def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | None = None
-                       ) -> dict[str, KeyReport]:
+def _override_prefixes(props: Mapping[str, str]) -> list[str]:
+    """The client override prefixes a source connector uses: its producer's, and its Admin client's when
+    it creates topics (Kafka checks `admin.override.*` only then)."""
+    return [PRODUCER_OVERRIDE_PREFIX, *([ADMIN_OVERRIDE_PREFIX] if has_topic_creation_keys(props) else [])]
+
+
+def _client_settings(props: Mapping[str, str], prefix: str, worker: WorkerConfig | None) -> ClientSettings:
+    """The settings of the client `prefix` overrides, over the worker's; nothing to say without the worker
+    (an override's meaning may depend on the worker's keys: a trust store password, its location)."""
+    if worker is None:
+        return ClientSettings()
+    return translated(worker, "producer" if prefix == PRODUCER_OVERRIDE_PREFIX else "admin", overrides(props, prefix))
+
+
+def _client_override_reports(props: Mapping[str, str], worker: WorkerConfig | None,
+                             reports: dict[str, KeyReport]) -> None:
+    """One report per client override key, as Kafka's validation gives: the worker's
+    `connector.client.config.override.policy` decides which keys are allowed, and a value that cannot be
+    translated for librdkafka is an error of its key."""
+    policy = override_policy(worker) if worker is not None else OverridePolicy()
+    for prefix in _override_prefixes(props):
+        keys = overrides(props, prefix)
+        if not keys:
+            continue
+        problems = {key: [message] for key, message in policy.violations(prefix, keys).items()}
+        for key, message in _client_settings(props, prefix, worker).problems.items():
+            problems.setdefault(key, []).append(message)
+        for key in [*(prefix + k for k in keys), *problems]:
+            if key not in reports:
+                reports[key] = KeyReport(ConfigKey(key, ConfigType.STRING, group="Client Overrides"),
+                                         ConfigValue(key, props.get(key), errors=list(problems.get(key, []))))
+
+
+def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | None = None,
+                       worker: WorkerConfig | None = None) -> dict[str, KeyReport]:
     """Validate every key; never raises. Keys without declarations are not reported.
 
-    `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked against it)."""
+    `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked against it);
+    `worker`, what the client overrides are checked against: its override policy, and its client settings
+    they are merged with (None: Kafka's `All` policy, values not checked)."""
     exactly_once: dict[str, str] = {}
     reports = {
         name: KeyReport(COMMON_CONFIG_DEF.keys[name], value)
@@ -155,12 +211,14 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
         if not value.errors and name in exactly_once:  # a bad value is reported already
             value.errors.append(exactly_once[name])
         reports.setdefault(name, KeyReport(EXACTLY_ONCE_CONFIG_DEF.keys[name], value))
+    _client_override_reports(props, worker, reports)
     return reports
 
 
 def parse_connector_config(props: Mapping[str, str], *, source: str | None = None,
                            exactly_once_worker: bool | None = None,
-                           providers: ConfigProviders | None = None) -> ConnectorConfig:
+                           providers: ConfigProviders | None = None, worker: WorkerConfig | None = None
+                           ) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
     Kafka keys that connectworker does not implement (`offsets.storage.topic`, …) are accepted, with one WARN per
@@ -178,7 +236,7 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         checked = resolution.props  # a reference that cannot be resolved is left as written
     unresolved = resolution.problems if resolution is not None else {}
     deferred = set(unresolved) - NEEDED_TO_PARSE
-    reports = validate_connector(checked, exactly_once_worker=exactly_once_worker)
+    reports = validate_connector(checked, exactly_once_worker=exactly_once_worker, worker=worker)
     problems = {name: "; ".join(r.value.errors) for name, r in reports.items()
                 if r.value.errors and name not in deferred}
     if resolution is not None:
@@ -192,6 +250,11 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
     name = props["name"].strip()
     declared = {*DECLARED_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
+    JAVA_ONLY_KEY_WARNINGS.report(name, [key for prefix in _override_prefixes(typed)
+                                         for key in _client_settings(typed, prefix, worker).ignored
+                                         if key.startswith(prefix)])
+    if not has_topic_creation_keys(props):
+        UNUSED_ADMIN_OVERRIDE_WARNINGS.report(name, sorted(k for k in props if k.startswith(ADMIN_OVERRIDE_PREFIX)))
     return ConnectorConfig(
         name=name,
         class_name=typed["connector.class"],
@@ -201,8 +264,8 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         # with a rule's reference unresolved the rules cannot be read: none until it starts (and fails)
         topic_rules=parse_topic_creation({} if any(k.startswith("topic.creation.") for k in deferred) else typed,
                                          source=source),
-        producer_overrides={k[len(PRODUCER_OVERRIDE_PREFIX):]: v for k, v in typed.items()
-                            if k.startswith(PRODUCER_OVERRIDE_PREFIX)},
+        producer_overrides=overrides(typed, PRODUCER_OVERRIDE_PREFIX),
+        admin_overrides=overrides(typed, ADMIN_OVERRIDE_PREFIX),
         transforms=read_transforms(typed).config or TransformsConfig(),  # validated above
         tasks_max_enforce=_typed(reports, "tasks.max.enforce", deferred),
     )

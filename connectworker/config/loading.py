@@ -40,10 +40,12 @@ def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -
 
 
 def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: bool | None = None,
-                           providers: ConfigProviders | None = None) -> list[ConnectorConfig]:
+                           providers: ConfigProviders | None = None, worker: WorkerConfig | None = None
+                           ) -> list[ConnectorConfig]:
     """Parse every connector file; raise one ConfigError covering every bad file and key. With the
     worker's `providers`, values are validated with their references resolved (see
-    `parse_connector_config`)."""
+    `parse_connector_config`); `worker`'s override policy decides which client overrides a connector
+    may set."""
     configs: list[ConnectorConfig] = []
     errors: list[str] = []
     seen: dict[str, str] = {}
@@ -51,7 +53,7 @@ def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: 
         try:
             props = load_connector_file(path)
             config = parse_connector_config(props, source=str(path), exactly_once_worker=exactly_once_worker,
-                                            providers=providers)
+                                            providers=providers, worker=worker)
         except ConfigError as exc:
             errors.append(str(exc))
             continue

@@ -73,10 +73,20 @@ PREFIX_NOTES: dict[str, str] = {
                               "`min.replication.factor`, `max.replication.factor`, `required.configs`, "
                               "`allowed.cleanup.policies`, `name.pattern`, `max.retention.ms` "
                               "(docs/topic-creation.md).",
-    "producer.": "librdkafka settings of every task's producer (confluent-kafka), e.g. `producer.linger.ms`, "
-                 "`producer.security.protocol`; a connector's `producer.override.*` wins over them.",
-    "admin.": "librdkafka settings of the worker's Admin client (topic creation) and of the offsets topic's "
-              "clients, e.g. `admin.security.protocol`, `admin.sasl.mechanism`.",
+    "producer.": "settings of every task's producer (confluent-kafka's librdkafka keys, or Kafka's security keys, "
+                 "translated), e.g. `producer.linger.ms`, `producer.sasl.jaas.config`; they win over the top-level "
+                 "`security.protocol`, `ssl.*`, `sasl.*`, and a connector's `producer.override.*` wins over them.",
+    "admin.": "settings of the worker's Admin clients (the start-up check, topic creation) and of the offsets "
+              "topic's clients, as `producer.*`, e.g. `admin.security.protocol`; a connector's `admin.override.*` "
+              "wins over them for its topic creation.",
+    "ssl.": "TLS of every client the worker makes, in Kafka's keys (`ssl.truststore.location`, "
+            "`ssl.truststore.type` PEM or PKCS12, `ssl.keystore.*`, `ssl.endpoint.identification.algorithm`; a "
+            "JKS store is refused with how to convert it) or librdkafka's (`ssl.ca.location`, …); Java-only keys "
+            "such as `ssl.keymanager.algorithm` are ignored with a warning (docs/security.md).",
+    "sasl.": "SASL of every client the worker makes: `sasl.mechanism`, and `sasl.jaas.config` in Java's syntax "
+             "(PLAIN, SCRAM, OAUTHBEARER and Kerberos login modules are translated) or librdkafka's "
+             "`sasl.username`/`sasl.password`; Java-only keys such as `sasl.login.class` are ignored with a "
+             "warning (docs/security.md).",
     "key.converter.": "settings of the worker's key converter, e.g. `key.converter.schemas.enable`, "
                       "`key.converter.schema.registry.url`.",
     "value.converter.": "settings of the worker's value converter, e.g. `value.converter.schemas.enable`.",
@@ -185,11 +195,7 @@ def worker_keys_table(model: type[BaseModel] = WorkerConfig) -> list[str]:
 
 
 def _worker_section() -> list[str]:
-    from connectworker.config.unsupported_keys import (
-        OBSOLETE_WORKER_KEYS,
-        OVERRIDE_POLICY_KEY,
-        UNIMPLEMENTED_WORKER_KEYS,
-    )
+    from connectworker.config.unsupported_keys import OBSOLETE_WORKER_KEYS, UNIMPLEMENTED_WORKER_KEYS
 
     lines = ["## Worker keys", "",
              "The worker file (`connectworker standalone WORKER.properties …`, `connectworker spark "
@@ -207,8 +213,6 @@ def _worker_section() -> list[str]:
               "typo):", ""]
     rows = [[_code(pattern + "*" if pattern.endswith(".") else pattern), _text(note)]
             for pattern, note in UNIMPLEMENTED_WORKER_KEYS.items()]
-    rows.append([_code(OVERRIDE_POLICY_KEY), "every `producer.override.*` key of a connector is applied "
-                                             "(Kafka's `All` policy); another value is reported"])
     lines += _table(["key", "instead"], rows)
     obsolete = ", ".join(_code(key) for key in OBSOLETE_WORKER_KEYS)
     lines += ["", f"{obsolete}: used by no current Kafka either, accepted without a word.", ""]
@@ -304,9 +308,10 @@ def _topic_creation_sections() -> list[str]:
 
 
 def _connector_section() -> list[str]:
-    from connectworker.config.connector_config import COMMON_CONFIG_DEF, PRODUCER_OVERRIDE_PREFIX
+    from connectworker.config.connector_config import COMMON_CONFIG_DEF
     from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
     from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF
+    from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, POLICY_KEY, PRODUCER_OVERRIDE_PREFIX
     from connectworker.config.unsupported_keys import UNIMPLEMENTED_CONNECTOR_KEYS
     from connectworker.transforms.registry import PREDICATES, TRANSFORMS
 
@@ -317,7 +322,10 @@ def _connector_section() -> list[str]:
              "### Common", ""]
     lines += config_keys_table(_keys(COMMON_CONFIG_DEF))
     lines += ["", f"`{PRODUCER_OVERRIDE_PREFIX}*`: producer settings of this connector's tasks, over the "
-                  "worker's `producer.*` (every such key is applied, Kafka's `All` policy).", "",
+                  f"worker's `producer.*`. `{ADMIN_OVERRIDE_PREFIX}*`: settings of the Admin client that creates "
+                  f"this connector's topics, over the worker's `admin.*` (checked when the connector has "
+                  f"`topic.creation.*` keys, as Kafka does). Both in librdkafka's or Kafka's keys, and only those "
+                  f"the worker's `{POLICY_KEY}` allows.", "",
               "### Transforms and predicates", "",
               f"`{_ALIAS}` stands for each alias listed in `transforms`, `{_PREDICATE}` for each listed in "
               "`predicates`. Every other `transforms.<alias>.<key>` configures that transform: see "

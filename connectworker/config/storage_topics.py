@@ -21,8 +21,8 @@ class StorageTopicKeys(BaseSettings):
         None,
         description="Committed source offsets in this compacted Kafka topic instead of the file, in Kafka "
                     "Connect's format, so that they survive the host; created if missing, and read to its "
-                    "end at start-up (`read_committed`). Its clients take the `admin.*` keys (security "
-                    "settings).")
+                    "end at start-up (`read_committed`). Its clients take the top-level security keys and "
+                    "`admin.*`.")
     offset_storage_partitions: int = Field(
         25, ge=1, description="Partitions of the offsets topic when the worker creates it (Kafka's default).")
     offset_storage_replication_factor: int = Field(3, ge=-1, description=_FACTOR.format(what="offsets topic"))
@@ -32,7 +32,7 @@ class StorageTopicKeys(BaseSettings):
                     "paused, stopped), in this compacted one-partition Kafka topic in Kafka Connect's record "
                     "format (`connector-<name>`, `target-state-<name>`), instead of the file beside the "
                     "offsets file; created if missing and read at start-up, so a worker started again on "
-                    "another host finds them. Its clients take the `admin.*` keys.")
+                    "another host finds them. Its clients take the top-level security keys and `admin.*`.")
     config_storage_replication_factor: int = Field(3, ge=-1, description=_FACTOR.format(what="config topic"))
     status_storage_topic: str | None = Field(
         None,

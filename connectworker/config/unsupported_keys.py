@@ -20,7 +20,7 @@ log = logging.getLogger("connectworker.config")
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
     "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
     "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
-    "admin.override.", "consumer.override.",   # only producer.override.* is applied
+    "consumer.override.",                      # no consumers: producer.override.*, admin.override.* are applied
     "config.action.reload",
     "connector.plugin.version", "key.converter.plugin.version", "value.converter.plugin.version",
     "header.converter.plugin.version",
@@ -53,15 +53,10 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "spark.trigger.interval.ms": "connectworker spark runs each task as a long-lived Spark task: no streaming "
                                  "query, so no checkpoint and no micro-batches",
     "client.id": "producers are called connector-producer-<connector>-<task>, as in Kafka",
-    "security.protocol": "set it as producer.security.protocol and admin.security.protocol",
-    "ssl.": "set them under producer.ssl.* and admin.ssl.*",
-    "sasl.": "set them under producer.sasl.* and admin.sasl.*",
 }
 
 # Keys that mean nothing to any current Kafka Connect either: accepted without a word.
 OBSOLETE_WORKER_KEYS: tuple[str, ...] = ("internal.key.converter", "internal.value.converter")
-
-OVERRIDE_POLICY_KEY = "connector.client.config.override.policy"
 
 
 def matches(key: str, pattern: str) -> bool:
@@ -94,9 +89,11 @@ def is_obsolete_worker_key(key: str) -> bool:
 
 class ConnectorKeyWarnings:
     """Warns once per connector name and set of ignored keys, so a config parsed again (the command line
-    then the connector store, or an unchanged REST update) is not reported twice."""
+    then the connector store, or an unchanged REST update) is not reported twice. `why` ends the line:
+    ``{verb}`` is "is" or "are"."""
 
-    def __init__(self) -> None:
+    def __init__(self, why: str = "not implemented by this version of connectworker and {verb} ignored") -> None:
+        self._why = why
         self._lock = threading.Lock()
         self._reported: dict[str, frozenset[str]] = {}
 
@@ -105,11 +102,15 @@ class ConnectorKeyWarnings:
             if not keys or self._reported.get(name) == frozenset(keys):
                 return
             self._reported[name] = frozenset(keys)
-        log.warning("Connector %s: %s %s not implemented by this version of connectworker and %s ignored",
-                    name, ", ".join(keys), "is" if len(keys) == 1 else "are", "is" if len(keys) == 1 else "are")
+        verb = "is" if len(keys) == 1 else "are"
+        log.warning("Connector %s: %s %s %s", name, ", ".join(keys), verb, self._why.format(verb=verb))
 
 
 CONNECTOR_KEY_WARNINGS = ConnectorKeyWarnings()
+JAVA_ONLY_KEY_WARNINGS = ConnectorKeyWarnings("read by Java clients only and {verb} ignored (librdkafka has no "
+                                              "equivalent)")
+UNUSED_ADMIN_OVERRIDE_WARNINGS = ConnectorKeyWarnings("ignored: the connector has no topic.creation.* keys, so it "
+                                                      "creates no topics and has no Admin client of its own")
 
 
 def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[str, str] | None = None) -> list[str]:
@@ -122,11 +123,6 @@ def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[
         if is_obsolete_worker_key(key):
             continue
         name = (shown or {}).get(key, key)
-        if key == OVERRIDE_POLICY_KEY:
-            if ignored[key].strip().lower() != "all":
-                lines.append(f"{name}={ignored[key]} in {source} is not implemented: every producer.override.* "
-                             f"key of a connector is applied (Kafka's All policy)")
-            continue
         note = worker_key_note(key)
         if note is None:
             lines.append(f"Unknown worker configuration key {name!r} in {source} is ignored")

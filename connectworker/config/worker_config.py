@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -32,11 +32,14 @@ from pydantic_settings import (
 )
 
 from connectworker.api.errors import ConfigError
+from connectworker.config.client_security import TOP_LEVEL_PREFIXES, valid_security_protocol
+from connectworker.config.override_policy import policy_name
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.providers.worker_refs import WorkerReferences
 from connectworker.config.storage_topics import StorageTopicKeys
 from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
+from connectworker.config.worker_clients import check_clients, worker_client_settings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
     pass_through_from_env,
@@ -52,8 +55,9 @@ DEFAULT_REST_HOST = "127.0.0.1"
 DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
-PASS_THROUGH_PREFIXES = ("producer.", "admin.", "key.converter.", "value.converter.", "header.converter.",
-                         "listeners.https.", "spark.conf.", "topic.creation.policy.", "config.providers.")
+PASS_THROUGH_PREFIXES = ("producer.", "admin.", *TOP_LEVEL_PREFIXES, "key.converter.", "value.converter.",
+                         "header.converter.", "listeners.https.", "spark.conf.", "topic.creation.policy.",
+                         "config.providers.")
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
@@ -118,7 +122,6 @@ class WorkerConfig(StorageTopicKeys):
                     "required in standalone mode: the connector store (REST-created connectors) is kept "
                     "beside it as `<file>.connectors.json`; with offset.storage.topic set the offsets go to "
                     "the topic and this file itself is not written.")
-    # Kafka Connect's distributed-mode keys and defaults: offsets in a compacted topic, standalone or Spark.
     offset_flush_interval_ms: int = Field(
         60_000, ge=1,
         description="How often each task commits the source offsets of what Kafka acknowledged (they are "
@@ -164,6 +167,18 @@ class WorkerConfig(StorageTopicKeys):
                     "`connectworker.topics.policy.LimitsPolicy`, configured with the "
                     "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
                     "POLICY_VIOLATION would, before any CreateTopics request.")
+    security_protocol: Annotated[str | None, AfterValidator(valid_security_protocol)] = Field(
+        None,
+        description="`PLAINTEXT`, `SSL`, `SASL_PLAINTEXT` or `SASL_SSL` (any case) for every client of the worker, "
+                    "with the top-level `ssl.*` and `sasl.*` keys; `producer.*`/`admin.*` win (docs/security.md).")
+    connector_client_config_override_policy: Annotated[str, AfterValidator(policy_name)] = Field(
+        "All",
+        description="Which `producer.override.*`/`admin.override.*` keys a connector may set: `All` (Kafka's "
+                    "default), `None`, `Principal` (`sasl.jaas.config`, `sasl.mechanism`, `security.protocol`) or "
+                    "`Allowlist` (`connector.client.config.override.allowlist`), or Kafka's class names; another "
+                    "key is refused (REST 400, exit status 2) with Kafka's message.")
+    connector_client_config_override_allowlist: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Comma-separated keys connectors may override under the `Allowlist` policy.")
     plugin_path: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated directories (or zip archives) added to the import path for connector "
@@ -225,7 +240,7 @@ class WorkerConfig(StorageTopicKeys):
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return _WorkerEnvSource(settings_cls), init_settings
 
-    @field_validator("plugin_path", "config_providers", mode="before")
+    @field_validator("plugin_path", "config_providers", "connector_client_config_override_allowlist", mode="before")
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -340,6 +355,7 @@ class WorkerConfig(StorageTopicKeys):
         finally:
             _REFERENCES.reset(token)
         references.check()
+        check_clients(config, source)  # the security keys: translated, or refused naming the key
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
                                "writes its source offsets to that topic in the same transaction as its "
@@ -369,6 +385,11 @@ class WorkerConfig(StorageTopicKeys):
     @property
     def exactly_once_enabled(self) -> bool:
         return self.exactly_once_source_support == "enabled"
+
+    def client_settings(self, client: Literal["producer", "admin"],
+                        overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+        """librdkafka settings of a worker's `client`, a connector's `overrides` over them (see worker_clients)."""
+        return worker_client_settings(self, client, overrides)
 
     def prefixed(self, prefix: str) -> dict[str, str]:
         """Pass-through keys under `prefix`, with the prefix removed (e.g. 'producer.')."""

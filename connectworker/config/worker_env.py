@@ -49,3 +49,10 @@ def variables_setting_nothing(environ: Mapping[str, str], fields: Collection[str
     return {name: key_for_variable(name) for name in sorted(environ)
             if name.upper().startswith(ENV_PREFIX) and len(name) > len(ENV_PREFIX)
             and name.upper() not in declared and not name.upper().startswith(env_prefixes)}
+
+
+def variable_for_key(key: str, environ: Mapping[str, str], prefixes: Iterable[str]) -> str | None:
+    """The variable, as spelt in `environ`, that sets the pass-through key `key` (e.g.
+    ``CONNECT_SASL_JAAS_CONFIG`` for ``sasl.jaas.config``), or None."""
+    wanted = tuple(prefixes)
+    return next((name for name in environ if key in pass_through_from_env({name: ""}, wanted)), None)

@@ -13,6 +13,7 @@ from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, conf
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import KeyReport, validate_connector
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from connectworker.runtime.observability.secrets import (
     HIDDEN,
@@ -56,10 +57,11 @@ def _policy_errors(policy: CreateTopicPolicy, props: Mapping[str, str], reports:
 
 
 def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: bool | None = None,
-             policy: CreateTopicPolicy | None = None) -> ConfigInfos:
+             policy: CreateTopicPolicy | None = None, worker: WorkerConfig | None = None) -> ConfigInfos:
     """Every declared key's outcome, secrets hidden; `class_name` names the result. With the worker's
-    create-topic `policy`, the topics the rules name literally are judged too (against the rule's include)."""
-    reports = validate_connector(props, exactly_once_worker=exactly_once_worker)
+    create-topic `policy`, the topics the rules name literally are judged too (against the rule's include);
+    with the `worker`, the client overrides are judged by its override policy."""
+    reports = validate_connector(props, exactly_once_worker=exactly_once_worker, worker=worker)
     if policy is not None:
         _policy_errors(policy, props, reports)
     passwords = declared_passwords(connector_class_of(props)) | {

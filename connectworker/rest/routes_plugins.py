@@ -78,4 +78,4 @@ def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar
     cls = _resolve(props["connector.class"])
     return validate(_dotted(cls) if cls is not None else plugin, props,
                     exactly_once_worker=herder.config.exactly_once_enabled,
-                    policy=herder.policy)
+                    policy=herder.policy, worker=herder.config)

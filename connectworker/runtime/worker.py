@@ -71,7 +71,7 @@ class Worker:
         providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
         self.config = config
         self.resolver = ConnectorConfigResolver(config.open_config_providers(),
-                                                exactly_once_worker=config.exactly_once_enabled)
+                                                exactly_once_worker=config.exactly_once_enabled, worker=config)
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store

@@ -30,7 +30,7 @@ from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.topic_creation.gate import TopicGate
+from connectworker.runtime.topic_creation.gate import TopicGate, connector_admins
 from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.task_channel import MAX_LINE_BYTES, REPORT_INTERVAL_S
 from connectworker.spark.topic_gates import creation_service, topic_gate
@@ -82,12 +82,14 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
 def _build(payload: RemoteTask, link: DriverLink) -> WorkerSourceTask:
     worker = payload.worker
     store = payload.offsets.open()
-    kafka = {**worker.prefixed("admin."), "bootstrap.servers": worker.bootstrap_servers}
+    kafka = {**worker.client_settings("admin"), "bootstrap.servers": worker.bootstrap_servers}
     service = creation_service(kafka, enabled=worker.topic_creation_enable, timeout_ms=worker.topic_creation_timeout_ms,
                                policy=policy_options(worker))
 
+    admins = connector_admins(worker, min(30.0, worker.topic_creation_timeout_ms / 1000))
+
     def gates(config: ConnectorConfig) -> TopicGate:
-        return topic_gate(service, config.name, config.props)
+        return topic_gate(service, config.name, config.props, admins(config))
 
     factory = SourceTaskFactory(worker, store, gates, offset_flusher=OffsetFlusher(store))
     return factory.build(payload.spec, on_topics=link.topics_met)

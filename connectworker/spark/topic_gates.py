@@ -15,7 +15,7 @@ from connectworker.config.topic_policy import policy_from_options
 from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import TopicGate
 from connectworker.spark.process_cache import ProcessCache
-from connectworker.topics.creation import TopicCreationService
+from connectworker.topics.creation import AdminOpener, TopicCreationService
 from connectworker.topics.rule_parser import parse_topic_creation
 
 _services: ProcessCache[TopicCreationService] = ProcessCache()
@@ -40,8 +40,11 @@ def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int
     return _services.get(key, create)
 
 
-def topic_gate(service: TopicCreationService, owner: str, props: Mapping[str, str]) -> TopicGate:
+def topic_gate(service: TopicCreationService, owner: str, props: Mapping[str, str],
+               admin: AdminOpener | None = None) -> TopicGate:
     """The gate of a connector or DataFrame write named `owner` with `props`'s `topic.creation.*` rules
-    (cached, so its INFO lines are logged once per process, not per batch)."""
+    (cached, so its INFO lines are logged once per process, not per batch); `admin` opens the
+    connector's own Admin client (`admin.override.*`) if it has one."""
     key = (id(service), owner, tuple(sorted(props.items())))
-    return _gates.get(key, lambda: service.gate_for_rules(owner, props, parse_topic_creation(props, source=owner)))
+    return _gates.get(key, lambda: service.gate_for_rules(owner, props, parse_topic_creation(props, source=owner),
+                                                          admin))

@@ -45,7 +45,7 @@ def offset_storage_settings(config: WorkerConfig) -> OffsetStorageSettings:
         storage_options[TOPIC_KEY] = config.offset_storage_topic
     elif config.offset_storage_file_filename:
         storage_options[FILE_KEY] = config.offset_storage_file_filename
-    kafka = {**config.prefixed("admin."), "bootstrap.servers": config.bootstrap_servers}
+    kafka = {**config.client_settings("admin"), "bootstrap.servers": config.bootstrap_servers}
     offsets = OffsetStorageSettings.from_options(storage_options, kafka, required=True)
     assert offsets is not None
     return offsets

@@ -180,15 +180,28 @@ def check_replication(settings: TopicSettings, brokers: int) -> str | None:
     return None
 
 
+AdminOpener = Callable[[], TopicAdmin]
+"""Opens the Admin client of one connector whose settings differ from the worker's (`admin.override.*`)."""
+
+
 class CreatingGate:
-    """Creates a connector's missing topics; shared by all tasks of that connector."""
+    """Creates a connector's missing topics; shared by all tasks of that connector. With `admin`, the
+    connector's own Admin client (opened at its first use) sends the requests instead of the worker's."""
 
     recreates_missing_topics = True
 
-    def __init__(self, service: TopicCreationService, connector: str, rules: TopicCreationRules) -> None:
+    def __init__(self, service: TopicCreationService, connector: str, rules: TopicCreationRules,
+                 admin: AdminOpener | None = None) -> None:
         self._service = service
         self._connector = connector
         self._rules = rules
+        self._open_admin = admin
+        self._admin: TopicAdmin | None = None
+
+    def _own_admin(self) -> TopicAdmin | None:
+        if self._open_admin is not None and self._admin is None:
+            self._admin = self._open_admin()
+        return self._admin
 
     def forget(self, topic: str) -> None:
         self._service.known.discard(topic)
@@ -198,13 +211,19 @@ class CreatingGate:
         unknown = self._service.known.unknown(topics)
         if not unknown:
             return
+        admin = self._own_admin()
+        sent_before = admin.requests if admin is not None else 0
         try:
-            self._ensure_unknown(unknown, hook, task_name)
+            self._ensure_unknown(unknown, hook, task_name, admin)
         except TopicCreationError as exc:
             self._service.count_failure(exc.kind)
             raise
+        finally:
+            if admin is not None:
+                self._service.count_requests(admin.requests - sent_before)
 
-    def _ensure_unknown(self, unknown: list[str], hook: NewTopicHook | None, task_name: str) -> None:
+    def _ensure_unknown(self, unknown: list[str], hook: NewTopicHook | None, task_name: str,
+                        admin: TopicAdmin | None) -> None:
         service = self._service
         started = time.monotonic()
         bad = {t: why for t in unknown if (why := validate_topic_name(t))}
@@ -213,7 +232,7 @@ class CreatingGate:
             raise TopicCreationError(f"Task {task_name} produced records for invalid topic names: {details}",
                                      kind="invalid_name")
         backoff = Backoff(time.monotonic() + service.timeout_s)
-        existing, missing = service.describe_with_retry(unknown, backoff)
+        existing, missing = service.describe_with_retry(unknown, backoff, admin)
         service.known.add(existing)
         if not missing:
             return
@@ -228,7 +247,7 @@ class CreatingGate:
         service.known.add(d.topic for d in skipped)
         to_create = [d for d in decisions if d.settings is not None]
         if to_create:
-            service.create_with_retry(to_create, backoff, self._connector, started)
+            service.create_with_retry(to_create, backoff, self._connector, started, admin)
 
 
 class TopicCreationService:
@@ -243,6 +262,7 @@ class TopicCreationService:
         self.known = KnownTopics()
         self._broker_count: int | None = None
         self._lock = threading.Lock()
+        self._other_requests = 0  # sent by connectors' own Admin clients (admin.override.*)
         # what the metrics, the status page and drift checks read
         self.created = 0  # topics this worker created
         self.vetoed = 0  # topics a rule matched and settings_for_new_topic vetoed
@@ -252,8 +272,13 @@ class TopicCreationService:
 
     @property
     def admin_requests(self) -> int:
-        """Admin requests sent so far (0 without an Admin client)."""
-        return self._admin.requests if self._admin is not None else 0
+        """Admin requests sent so far (0 without an Admin client), connectors' own clients included."""
+        return (self._admin.requests if self._admin is not None else 0) + self._other_requests
+
+    def count_requests(self, sent: int) -> None:
+        """`sent` requests of a connector's own Admin client."""
+        with self._lock:
+            self._other_requests += sent
 
     def count_veto(self) -> None:
         with self._lock:
@@ -280,9 +305,10 @@ class TopicCreationService:
             raise TopicCreationError("topic creation needs an Admin client; none is configured")
         return self._admin
 
-    def gate_for_rules(self, owner: str, props: Mapping[str, str],
-                       rules: TopicCreationRules) -> AutoCreateGate | CreatingGate:
-        """The gate for a connector (or, on Spark, a DataFrame write) named `owner` with these rules."""
+    def gate_for_rules(self, owner: str, props: Mapping[str, str], rules: TopicCreationRules,
+                       admin: AdminOpener | None = None) -> AutoCreateGate | CreatingGate:
+        """The gate for a connector (or, on Spark, a DataFrame write) named `owner` with these rules;
+        `admin` opens the connector's own Admin client if it needs one."""
         has_keys = has_topic_creation_keys(props)
         if not self.enabled:
             if has_keys:
@@ -297,27 +323,29 @@ class TopicCreationService:
             return AutoCreateGate()
         for warning in rules.warnings():
             log.warning("Connector %s: %s", owner, warning)
-        return CreatingGate(self, owner, rules)
+        return CreatingGate(self, owner, rules, admin)
 
-    def broker_count(self) -> int:
+    def broker_count(self, admin: TopicAdmin | None = None) -> int:
         if self._broker_count is None:
-            self._broker_count = self.admin.broker_count()
+            self._broker_count = (admin or self.admin).broker_count()
         return self._broker_count
 
-    def describe_with_retry(self, topics: Collection[str], backoff: Backoff) -> tuple[set[str], set[str]]:
+    def describe_with_retry(self, topics: Collection[str], backoff: Backoff,
+                            admin: TopicAdmin | None = None) -> tuple[set[str], set[str]]:
         while True:
             try:
-                return self.admin.describe(topics)
+                return (admin or self.admin).describe(topics)
             except TopicAdminError as exc:
                 if not exc.retriable:
                     raise TopicCreationError(str(exc), kind=error_kind(exc.code)) from exc
                 backoff.wait_or_raise(f"checking topics {sorted(topics)[:5]}", str(exc))
 
     def create_with_retry(self, decisions: list[Decision], backoff: Backoff, connector: str,
-                          started: float) -> None:
-        """Create the topics of `decisions` (each with settings); `started` is when their existence
-        check began, for the latency metric."""
-        brokers = self.broker_count()
+                          started: float, admin: TopicAdmin | None = None) -> None:
+        """Create the topics of `decisions` (each with settings) with `admin` (default: the worker's);
+        `started` is when their existence check began, for the latency metric."""
+        client = admin or self.admin
+        brokers = self.broker_count(client)
         for d in decisions:
             assert d.settings is not None
             if problem := check_replication(d.settings, brokers):
@@ -327,7 +355,7 @@ class TopicCreationService:
         pending = {d.topic: d.settings for d in decisions if d.settings is not None}
         created: set[str] = set()
         while pending:
-            results = self.admin.create(pending.values(), broker_count=brokers)
+            results = client.create(pending.values(), broker_count=brokers)
             retry: dict[str, str] = {}
             auto_created: list[str] = []
             for name, result in results.items():
@@ -351,7 +379,7 @@ class TopicCreationService:
                     retry[name] = str(result.error)
             self.known.add(auto_created)
             done = [n for n in pending if n not in retry and n not in auto_created]
-            self.wait_until_visible(done, backoff)
+            self.wait_until_visible(done, backoff, client)
             self.known.add(done)
             for name in done:
                 if name in created:
@@ -360,12 +388,12 @@ class TopicCreationService:
             if pending:
                 backoff.wait_or_raise(f"creating topics {sorted(pending)[:5]}", "; ".join(retry.values()))
 
-    def wait_until_visible(self, topics: list[str], backoff: Backoff) -> None:
+    def wait_until_visible(self, topics: list[str], backoff: Backoff, admin: TopicAdmin | None = None) -> None:
         """Return once every topic's metadata is visible, so the first produce does not race it."""
         remaining = list(topics)
         delay = 0.02
         while remaining:
-            _, missing = self.describe_with_retry(remaining, backoff)
+            _, missing = self.describe_with_retry(remaining, backoff, admin)
             if not missing:
                 return
             if time.monotonic() >= backoff.deadline:

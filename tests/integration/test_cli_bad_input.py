@@ -122,3 +122,22 @@ def test_connector_files_asking_for_more_tasks_than_the_worker_allows_are_refuse
             "(the worker's worker.tasks.max)") in err
     assert "'small'" not in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started
+
+
+def test_client_security_and_override_policy_problems_are_refused_at_start_up(tmp_path: Path) -> None:
+    connector = tmp_path / "gen.properties"
+    connector.write_text("name=gen\nconnector.class=DataGen\nproducer.override.linger.ms=20\n")
+    worker = write_worker(tmp_path, **{"connector.client.config.override.policy": "None"})
+    err = assert_refused(run_cli("standalone", str(worker), str(connector)))
+    assert (f"Invalid configuration in {connector}:\n  producer.override.linger.ms: The 'None' policy does not "
+            f"allow 'linger.ms' to be overridden in the connector configuration.") in err
+
+    worker = write_worker(tmp_path, **{
+        "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
+        "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" '
+                            'password="the-password"'})
+    err = assert_refused(run_cli("standalone", str(worker)))
+    assert (f"Invalid configuration in {worker}:\n  sasl.jaas.config: JAAS config entry not terminated by "
+            f"semi-colon") in err
+    assert "the-password" not in err
+    assert not (tmp_path / "offsets.json").exists()  # nothing started

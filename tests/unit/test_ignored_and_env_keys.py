@@ -55,21 +55,15 @@ def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(
             "my.typo.key": "1"}, source="w.properties")
     lines = warnings(caplog)
     implemented_line = next(w for w in lines if "does not implement" in w)
-    for key in ("heartbeat.interval.ms", "session.timeout.ms", "metrics.num.samples", "security.protocol", "client.id",
-                "sasl.mechanism", "admin.listeners"):
+    for key in ("heartbeat.interval.ms", "session.timeout.ms", "metrics.num.samples", "client.id", "admin.listeners"):
         assert key in implemented_line
-    assert "producer.security.protocol" in implemented_line  # says what to do instead
+    assert "distributed mode" in implemented_line  # says why
+    # The top-level security keys apply to every client now (tests/unit/test_client_security.py)
+    assert "security.protocol" not in implemented_line and "sasl.mechanism" not in implemented_line
     assert "Unknown worker configuration key 'my.typo.key' in w.properties is ignored" in lines
     # Keys that no current Kafka uses either, and Kafka's default override policy, pass without a word.
     assert not any("internal." in w or "override.policy" in w for w in lines)
     assert len(lines) == 2
-
-
-def test_an_override_policy_other_than_all_is_reported(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING):
-        WorkerConfig.from_properties({"connector.client.config.override.policy": "None"})
-    assert any("connector.client.config.override.policy=None" in w and "is not implemented" in w
-               for w in warnings(caplog))
 
 
 def test_a_bad_environment_value_is_blamed_on_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,8 +136,8 @@ def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytes
 
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        parse_connector_config({**props, "admin.override.client.id": "x"})
+        parse_connector_config({**props, "consumer.override.client.id": "x"})
         parse_connector_config({"name": f"{name}-plain", "connector.class": "DataGen", "errors.tolerance": "all"})
     # A config that ignores another key is reported again; one without such keys is not reported.
-    assert [w for w in warnings(caplog) if "admin.override.client.id" in w] == warnings(caplog)
+    assert [w for w in warnings(caplog) if "consumer.override.client.id" in w] == warnings(caplog)
     assert len(warnings(caplog)) == 1

@@ -147,3 +147,33 @@ def test_a_hook_that_raises_names_the_task() -> None:
 
     with pytest.raises(TopicCreationError, match=r"settings_for_new_topic of task c-0 raised .*'a'"):
         g.ensure({"a"}, hook, "c-0")
+
+
+class CountingAdmin(ScriptedAdmin):
+    """Counts its requests as TopicAdmin does."""
+
+    def describe(self, topics: Iterable[str]) -> tuple[set[str], set[str]]:
+        self.requests += 1
+        return super().describe(topics)
+
+    def create(self, settings: Iterable[TopicSettings], **options: object) -> dict[str, CreateResult]:
+        self.requests += 1
+        return super().create(settings, **options)
+
+
+def test_a_connectors_own_admin_client_is_opened_at_its_first_new_topic_and_sends_its_requests() -> None:
+    worker_admin, own = CountingAdmin([]), CountingAdmin([])
+    opened: list[CountingAdmin] = []
+
+    def open_own() -> CountingAdmin:
+        opened.append(own)
+        return own
+
+    service = TopicCreationService(worker_admin, enabled=True, timeout_s=5)  # type: ignore[arg-type]
+    created = service.gate_for_rules("c", RULES, parse_topic_creation(RULES), open_own)  # type: ignore[arg-type]
+    assert opened == []
+    created.ensure({"a"}, keep, "c-0")
+    created.ensure({"a", "b"}, keep, "c-0")
+    assert opened == [own]
+    assert own.created == [["a"], ["b"]] and worker_admin.created == [] and worker_admin.requests == 0
+    assert service.admin_requests == own.requests > 0  # the metric counts the connector's client too

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.providers.references import ConfigProviders, Resolution, has_references, shown_message
+from connectworker.config.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,12 @@ class ConnectorConfigResolver:
     """Resolves connector and task configs with the worker's providers; remembers, per connector, the
     values they gave (for the log redaction) until the connector is forgotten."""
 
-    def __init__(self, providers: ConfigProviders, *, exactly_once_worker: bool | None = None) -> None:
+    def __init__(self, providers: ConfigProviders, *, exactly_once_worker: bool | None = None,
+                 worker: WorkerConfig | None = None) -> None:
+        """`worker`: what the resolved client overrides are checked against (see `parse_connector_config`)."""
         self.providers = providers
         self._exactly_once_worker = exactly_once_worker
+        self._worker = worker
         self._lock = threading.Lock()
         self._values: dict[str, frozenset[str]] = {}
         self.on_values: Callable[[], None] | None = None  # called when the set of provider values grew
@@ -42,7 +46,8 @@ class ConnectorConfigResolver:
         resolution = self._resolve(config.name, config.props)
         resolved = resolution.check(source=source)
         try:
-            return parse_connector_config(resolved, source=source, exactly_once_worker=self._exactly_once_worker)
+            return parse_connector_config(resolved, source=source, exactly_once_worker=self._exactly_once_worker,
+                                          worker=self._worker)
         except ConfigError as exc:
             raise ConfigError({key: shown_message(message, config.props, resolved, resolution.values)
                                for key, message in exc.problems.items()}, source=source) from None

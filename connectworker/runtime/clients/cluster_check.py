@@ -29,8 +29,8 @@ class ClusterUnreachableError(ConnectError):
 def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeout_ms: int, *,
                   interrupt: Callable[[], None] | None = None) -> str | None:
     """The cluster id (None if the broker does not tell one); raises `ClusterUnreachableError` if no
-    broker answered within `timeout_ms`. `admin_config` carries the worker's ``admin.*`` settings
-    (security, …), so the check connects the way the worker will. `interrupt` is called every
+    broker answered within `timeout_ms`. `admin_config` carries the worker's Admin settings (the
+    security keys, ``admin.*``), so the check connects the way the worker will. `interrupt` is called every
     tenth of a second while the check waits; what it raises ends the wait."""
     errors: deque[KafkaError] = deque(maxlen=20)
     settings: dict[str, Any] = {**admin_config, **client_log_settings("bootstrap check"),
@@ -52,8 +52,8 @@ def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeo
     cause = _cause(errors) or (failure.args[0].str() if isinstance(failure, KafkaException) else "no answer")
     raise ClusterUnreachableError(
         f"Cannot reach the Kafka cluster at bootstrap.servers={bootstrap_servers} within "
-        f"bootstrap.timeout.ms={timeout_ms}: {cause}. Check bootstrap.servers (and the admin.* security "
-        f"settings), or raise bootstrap.timeout.ms for a slow cluster.")
+        f"bootstrap.timeout.ms={timeout_ms}: {cause}. Check bootstrap.servers (and the security settings: "
+        f"security.protocol, ssl.*, sasl.*, admin.*), or raise bootstrap.timeout.ms for a slow cluster.")
 
 
 def _cause(errors: Iterable[KafkaError]) -> str:

@@ -28,7 +28,13 @@ from connectworker.runtime.herder.connector_store import (
 from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
-from connectworker.runtime.observability.secrets import keep_hidden_values, scrub, secret_keys
+from connectworker.runtime.observability.secrets import (
+    is_secret_key,
+    keep_hidden_values,
+    scrub,
+    secret_keys,
+    secret_values,
+)
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.drift import drift_report
@@ -103,7 +109,7 @@ class StandaloneHerder:
                 try:
                     config = parse_connector_config(entry.config, source=f"connector store entry {name!r}",
                                                     exactly_once_worker=self.config.exactly_once_enabled,
-                                                    providers=self.worker.resolver.providers)
+                                                    providers=self.worker.resolver.providers, worker=self.config)
                 except ConfigError as exc:
                     log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
@@ -348,7 +354,8 @@ class StandaloneHerder:
             raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
             config = parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled,
-                                            providers=self.worker.resolver.providers)
+                                            providers=self.worker.resolver.providers,
+                                            worker=self.config)
             if (too_many := self.worker.task_limit_problem(config)) is not None:
                 raise ConfigError({"tasks.max": too_many})
             return config
@@ -389,11 +396,15 @@ class StandaloneHerder:
         self._set_secrets(configs)
 
     def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
-        """The redaction's secrets: the values of secret keys (a `${provider:...}` reference is no secret),
-        and every value a config provider gave the worker config or a connector."""
+        """The redaction's secrets: the values of secret keys (a `${provider:...}` reference is no secret) and
+        the credentials inside a `sasl.jaas.config`, the worker's own client secrets, and every value a config
+        provider gave the worker config or a connector."""
         if self.redactor is None:
             return
+        worker = self.config.pass_through
         with self._secrets_lock:
-            written = {props[key] for props in configs for key in secret_keys(props)
-                       if not is_reference_only(props[key])}
+            written = {value for props in configs
+                       for value in secret_values(props, [key for key in secret_keys(props)
+                                                          if not is_reference_only(props[key])])}
+            written |= set(secret_values(worker, [key for key in worker if is_secret_key(key)]))
             self.redactor.set_secrets(written | self.config.provider_values | self.worker.resolver.values())

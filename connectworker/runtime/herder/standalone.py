@@ -27,7 +27,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.runtime.topic_creation.admin_client import open_topic_admin
-from connectworker.runtime.topic_creation.gate import connector_gates
+from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
@@ -68,15 +68,15 @@ class StandaloneRuntime:
             log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
                      self.config.bootstrap_servers)
         try:  # no connector starts against a cluster that does not answer
-            self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.prefixed("admin."),
+            self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.client_settings("admin"),
                                             self.config.bootstrap_timeout_ms, interrupt=interrupt)
         except Exception:  # unreachable, or a stop asked for meanwhile: the embedded broker goes too
             self.stop()
             raise
         log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",
                  self.config.bootstrap_servers)
-        self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.prefixed("admin."),
-                                      request_timeout_s=min(30.0, self.config.topic_creation_timeout_ms / 1000))
+        self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.client_settings("admin"),
+                                      request_timeout_s=self._admin_timeout_s)
         self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable, policy=self.policy,
                                            timeout_s=self.config.topic_creation_timeout_ms / 1000)
         if store is None:
@@ -91,9 +91,15 @@ class StandaloneRuntime:
             store.close()
             self.stop()
             raise
-        self.worker = Worker(self.config, store, connector_gates(self.topics), metrics=self.metrics, runner=runner)
+        gates = connector_gates(self.topics, connector_admins(self.config, self._admin_timeout_s))
+        self.worker = Worker(self.config, store, gates, metrics=self.metrics, runner=runner)
         self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self
+
+    @property
+    def _admin_timeout_s(self) -> float:
+        """How long one Admin request may take: `topic.creation.timeout.ms`, at most 30 s."""
+        return min(30.0, self.config.topic_creation_timeout_ms / 1000)
 
     def _open_file_store(self, path: str) -> OffsetBackingStore:
         """The offsets file's store (a hook: on Spark the executors write the same file)."""
@@ -156,7 +162,7 @@ class StandaloneRuntime:
 
     def _kafka(self) -> dict[str, str]:
         """The config of the worker's own clients (offsets, config and status topics)."""
-        return {**self.config.prefixed("admin."), "bootstrap.servers": self.config.bootstrap_servers}
+        return {**self.config.client_settings("admin"), "bootstrap.servers": self.config.bootstrap_servers}
 
     def _open_connector_store(self) -> ConnectorStoreBase:
         """Where REST changes are kept: `config.storage.topic`, else the file beside the offsets file."""

@@ -1,10 +1,12 @@
 """Which connector config values are secret, and hiding them in what the REST API shows.
 
-A key is secret when its name ends in ``password`` or ``secret`` (any case), or is one of the Schema
-Registry's credentials (``…basic.auth.user.info``, ``…bearer.auth.token``), or when the connector
-declares it ``ConfigType.PASSWORD``. Secret values are shown as ``[hidden]`` (Kafka's own marker).
-A value that is only a config provider reference (``${file:/etc/db.properties:password}``) is shown as
-written. Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
+A key is secret when its name ends in ``password``, ``passphrase`` or ``secret`` (any case), or is one
+of the Schema Registry's credentials (``…basic.auth.user.info``, ``…bearer.auth.token``), a client's
+``sasl.jaas.config`` (its options hold passwords) or PEM private key (``ssl.keystore.key``,
+``ssl.key.pem``, ``…private.key.pem``), or when the connector declares it ``ConfigType.PASSWORD``.
+Secret values are shown as ``[hidden]`` (Kafka's own marker). A value that is only a config provider
+reference (``${file:/etc/db.properties:password}``) is shown as written.
+Because clients often GET a config, edit it and PUT it back, a ``[hidden]`` value sent for a secret key
 that already has a value means "keep the current value".
 """
 
@@ -15,12 +17,15 @@ from functools import cache
 
 from connectworker.api.config_def import ConfigType
 from connectworker.api.connector import SourceConnector
+from connectworker.config.jaas import secret_options
 from connectworker.config.providers.references import is_reference_only
 from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 
 HIDDEN = "[hidden]"
 MIN_SCRUB_LENGTH = 4
-SECRET_SUFFIXES = ("password", "secret", "basic.auth.user.info", "bearer.auth.token")
+SECRET_SUFFIXES = ("password", "passphrase", "secret", "basic.auth.user.info", "bearer.auth.token",
+                   "sasl.jaas.config", "ssl.keystore.key", "ssl.key.pem", "private.key.pem")
+JAAS_SUFFIX = "sasl.jaas.config"
 
 
 def connector_class_of(props: Mapping[str, str]) -> type[SourceConnector] | None:
@@ -48,6 +53,18 @@ def is_secret_key(key: str, passwords: frozenset[str] = frozenset()) -> bool:
 def secret_keys(props: Mapping[str, str]) -> set[str]:
     passwords = declared_passwords(connector_class_of(props))
     return {key for key in props if is_secret_key(key, passwords)}
+
+
+def secret_values(props: Mapping[str, str], keys: Iterable[str] | None = None) -> list[str]:
+    """The values of the secret keys of `props` (all of `keys` if given), and the credentials inside each
+    ``sasl.jaas.config`` among them: what the log redactor must hide."""
+    values: list[str] = []
+    for key in (secret_keys(props) if keys is None else keys):
+        value = props[key]
+        values.append(value)
+        if key.lower().endswith(JAAS_SUFFIX):
+            values += secret_options(value)
+    return values
 
 
 def hide(props: Mapping[str, str], keys: Iterable[str] | None = None) -> dict[str, str]:

@@ -48,8 +48,7 @@ class SourceTaskFactory:
         config, task_id = spec.config, spec.task_id
         producer_config = {
             **PRODUCER_DEFAULTS,
-            **self.config.prefixed("producer."),
-            **config.producer_overrides,
+            **self.config.client_settings("producer", config.producer_overrides),
             "bootstrap.servers": self.config.bootstrap_servers,
             "client.id": f"connector-producer-{config.name}-{task_id}",
             **client_log_settings(f"Task {spec.name} producer"),

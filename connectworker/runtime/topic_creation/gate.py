@@ -11,7 +11,13 @@ from collections.abc import Callable, Collection
 from typing import Protocol
 
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.topics.creation import NewTopicHook, TopicCreationService
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+from connectworker.topics.admin import TopicAdmin
+from connectworker.topics.creation import AdminOpener, NewTopicHook, TopicCreationService
+
+ConnectorAdmins = Callable[[ConnectorConfig], AdminOpener | None]
+"""Opens a connector's own Admin client when its `admin.override.*` keys ask for one (else None)."""
 
 
 class TopicGate(Protocol):
@@ -32,10 +38,33 @@ class TopicGate(Protocol):
         ...
 
 
-def connector_gates(service: TopicCreationService) -> Callable[[ConnectorConfig], TopicGate]:
-    """The worker's gate factory: each connector's gate, from its name, props and parsed rules."""
+def connector_admins(worker: WorkerConfig, request_timeout_s: float) -> ConnectorAdmins:
+    """Each connector with `admin.override.*` keys gets an Admin client of its own for its topic creation
+    (named `connector-adminclient-<connector>` unless it sets client.id), with the worker's Admin settings
+    and its overrides over them, as Kafka gives each source task; the others share the worker's."""
+
+    def admin_for(connector: ConnectorConfig) -> AdminOpener | None:
+        if not connector.admin_overrides:
+            return None
+
+        def open_admin() -> TopicAdmin:
+            settings = {"client.id": f"connector-adminclient-{connector.name}",
+                        **worker.client_settings("admin", connector.admin_overrides)}
+            return open_topic_admin(worker.bootstrap_servers, settings, request_timeout_s=request_timeout_s,
+                                    client_name=f"Connector {connector.name} admin")
+
+        return open_admin
+
+    return admin_for
+
+
+def connector_gates(service: TopicCreationService,
+                    admins: ConnectorAdmins | None = None) -> Callable[[ConnectorConfig], TopicGate]:
+    """The worker's gate factory: each connector's gate, from its name, props and parsed rules, and its
+    own Admin client if `admins` opens one for it."""
 
     def gate_for(config: ConnectorConfig) -> TopicGate:
-        return service.gate_for_rules(config.name, config.props, config.topic_rules)
+        admin = admins(config) if admins is not None else None
+        return service.gate_for_rules(config.name, config.props, config.topic_rules, admin)
 
     return gate_for
