@@ -22,12 +22,13 @@ __all__ = ["load_connector_configs", "load_worker_config"]
 def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -> WorkerConfig:
     """The worker config of `path`, its offsets path checked writable, its `plugin.path` importable."""
     config = WorkerConfig.from_properties(load_properties(path), source=str(path))
-    if require_offsets_file:
+    in_kafka = bool(config.offset_storage_topic and config.config_storage_topic)  # nothing kept on disk
+    if require_offsets_file and not (in_kafka and not config.offset_storage_file_filename):
         if not config.offset_storage_file_filename:
-            raise ConfigError({"offset.storage.file.filename": "required in standalone mode: the file where "
-                               "source offsets are committed (with offset.storage.topic, offsets go to the "
-                               "topic and this file only places the connector store, <file>.connectors.json)"},
-                              source=str(path))
+            raise ConfigError({"offset.storage.file.filename": "required unless offset.storage.topic and "
+                               "config.storage.topic are both set: the file where source offsets are committed "
+                               "(with offset.storage.topic, offsets go to the topic and this file only places "
+                               "the connector store, <file>.connectors.json)"}, source=str(path))
         problem = offsets_path_problem(config.offset_storage_file_filename)
         if problem is not None:  # found now, not at the first commit
             variable = variable_for_field("offset_storage_file_filename", os.environ)

@@ -4,7 +4,8 @@ driver) whose tasks run as long-lived Spark tasks (`task_runner.py`) instead of 
 The driver opens the Spark session before any connector starts, and a channel the tasks report to
 (`task_channel.py`). With `offset.storage.file.filename` (a local master) the executors write the
 same offsets file as the driver, each flush merging under a lock; on a cluster, `offset.storage.topic`
-is where the tasks commit, as Kafka Connect's distributed workers do.
+is where the tasks commit, as Kafka Connect's distributed workers do, and `config.storage.topic` keeps
+the connectors created through the REST API, so that a driver restarted on another host finds them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from pyspark import SparkContext
 
 from connectworker.api.errors import ConnectError
+from connectworker.runtime.herder.connector_store import ConnectorStoreBase
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
@@ -46,6 +48,14 @@ class SparkRuntime(StandaloneRuntime):
             log.warning("Offsets are kept in %s, which the executors write: on a cluster every executor must "
                         "see the same file. Set offset.storage.topic instead.", path)
         return FileOffsetStore(path, shared=True)  # the executors' tasks write it too
+
+    def _open_connector_store(self) -> ConnectorStoreBase:
+        store = super()._open_connector_store()
+        if not self.config.spark_master.startswith("local") and not self.config.config_storage_topic:
+            log.warning("Connectors created through the REST API are kept in %s, on this host only: a driver "
+                        "started on another host would not find them. Set config.storage.topic to keep them in "
+                        "Kafka.", store.describe())
+        return store
 
     def _task_runner(self) -> TaskRunner:
         self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))

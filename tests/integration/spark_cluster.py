@@ -114,8 +114,8 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
 
 
 @contextmanager
-def spark_cluster(work: Path, workers: int = 2, python: str = sys.executable) -> Iterator[SparkCluster]:
-    """A master and `workers` one-core workers on 127.0.0.1; stopped (workers first) at exit."""
+def spark_cluster(work: Path, workers: int = 2, python: str = sys.executable, cores: int = 1) -> Iterator[SparkCluster]:
+    """A master and `workers` workers of `cores` cores each on 127.0.0.1; stopped (workers first) at exit."""
     work.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": python, "SPARK_LOG_DIR": str(work), "SPARK_WORKER_DIR": str(work / "worker")}
@@ -131,8 +131,8 @@ def spark_cluster(work: Path, workers: int = 2, python: str = sys.executable) ->
         _wait_for(master, work / "master.log", "I have been elected leader")
         for n in range(workers):
             log = work / f"worker-{n}.log"
-            started.append(_start(["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
-                                   "--memory", "1g", "--webui-port", str(free_loopback_port()),
+            started.append(_start(["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                                   "--cores", str(cores), "--memory", "1g", "--webui-port", str(free_loopback_port()),
                                    "--work-dir", str(work / f"worker-{n}"), url], log, env))
         for n, proc in enumerate(started):
             _wait_for(proc, work / f"worker-{n}.log", "Successfully registered with master")

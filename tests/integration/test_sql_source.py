@@ -28,7 +28,7 @@ from connectworker.testing import TaskHarness, connector_task_props
 from tests.broker import Broker
 from tests.integration.harness import running_worker, task_state, wait_until, worker_config
 from tests.integration.numbered_records import consume_keys
-from tests.integration.test_repeated_sigkill import start_worker
+from tests.integration.test_repeated_sigkill import run_to_completion, start_worker
 from tests.integration.test_rest_harness import rest_worker, rest_worker_config, wait_for_states
 from tests.integration.topic_checks import partition_count, topic_configs
 from tests.kafka_helpers import consume, existing_topics
@@ -226,16 +226,8 @@ def test_a_confluent_jdbc_source_file_killed_mid_table_and_restarted_loses_no_ro
         proc.wait(timeout=30)
     committed_at_kill = _offset_id(tmp_path / "offsets.json")
     assert committed_at_kill < rows - 1, "the kill should land mid-table"
-    proc = start_worker(worker, connector, log)
-    try:
-        seen = consume_keys(broker.bootstrap_servers, topic, rows, timeout=90)
-        wait_until(lambda: _offset_id(tmp_path / "offsets.json") == rows - 1, 30, "the last row committed")
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    run_to_completion(worker, connector, log, lambda: _offset_id(tmp_path / "offsets.json") == rows - 1, 90)
+    seen = consume_keys(broker.bootstrap_servers, topic, rows, timeout=60)
     assert set(seen) == set(range(rows)), f"lost: {sorted(set(range(rows)) - set(seen))[:20]}"
     twice = sorted(key for key, count in seen.items() if count > 1)
     assert all(key > committed_at_kill for key in twice), "only rows after the last commit may come twice"
@@ -310,16 +302,8 @@ def _kill_mid_table_with_exactly_once(broker: Broker, database: tuple[Postgres, 
         finally:  # (the killed worker's open transaction hides the topic's end until the next one fences it)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
-        proc = start_worker(worker, connector, log)
-        try:
-            wait_until(lambda: committed() == rows - 1, 90, "the last row committed")
-            seen = consume_keys(broker.bootstrap_servers, topic, rows, timeout=60, isolation="read_committed")
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        run_to_completion(worker, connector, log, lambda: committed() == rows - 1, 90)
+        seen = consume_keys(broker.bootstrap_servers, topic, rows, timeout=60, isolation="read_committed")
     finally:
         store.close()
     return seen, rows

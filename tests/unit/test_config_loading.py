@@ -113,3 +113,12 @@ def test_producer_overrides_are_collected_from_the_connector_config() -> None:
                                      "producer.override.compression.type": "zstd",
                                      "producer.override.linger.ms": "50"})
     assert config.producer_overrides == {"compression.type": "zstd", "linger.ms": "50"}
+
+
+def test_the_offsets_file_may_be_left_out_when_offsets_and_configs_are_kept_in_kafka(tmp_path: Path) -> None:
+    worker = tmp_path / "w.properties"
+    worker.write_text("bootstrap.servers=b:9092\noffset.storage.topic=offsets\n")
+    with pytest.raises(ConfigError, match=r"required unless offset\.storage\.topic and config\.storage\.topic"):
+        load_worker_config(worker)
+    worker.write_text("bootstrap.servers=b:9092\noffset.storage.topic=offsets\nconfig.storage.topic=configs\n")
+    assert load_worker_config(worker).offset_storage_file_filename is None

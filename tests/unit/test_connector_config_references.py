@@ -25,7 +25,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import Worker
 from tests.integration.harness import wait_until
-from tests.unit.test_worker_task_runner import FakeRunner, SplitTask
+from tests.unit.fake_runner import FakeRunner, SplitTask
 
 SECRET = "s3cr3t-Pa55word"
 ROTATED = "r0tated-Pa55word"

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,13 +13,11 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.api.task import SourceTask
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
-from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import Worker
 from connectworker.testing import RecordedConnectorContext, connector_task_props
 from tests.integration.harness import wait_until
-from tests.unit.test_worker_task_runner import FakeRunner, SplitTask
+from tests.unit.fake_runner import FakeRunner, SplitTask
 
 
 class ShardConnector(SourceConnector):
@@ -63,23 +59,6 @@ def fresh_shards() -> Iterator[None]:
 def shard_connector(tasks_max: int = 4) -> ConnectorConfig:
     return parse_connector_config({"name": "shards", "connector.class": f"{__name__}.ShardConnector",
                                    "tasks.max": str(tasks_max)}, source="test")
-
-
-@pytest.fixture
-def runner() -> FakeRunner:
-    return FakeRunner()
-
-
-@pytest.fixture
-def worker(tmp_path: Path, runner: FakeRunner) -> Iterator[Worker]:
-    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json")})
-
-    def no_gate(_: ConnectorConfig) -> Any:
-        raise AssertionError("the fake runner builds no task, so no topic gate")
-
-    w = Worker(config, FileOffsetStore(tmp_path / "offsets.json"), no_gate, runner=runner)
-    yield w
-    w.stop()
 
 
 def shards_running(worker: Worker) -> list[str]:

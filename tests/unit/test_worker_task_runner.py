@@ -1,141 +1,27 @@
-"""The Worker over a fake task runner: the seam carries the whole lifecycle (start, pause, resume,
+"""The Worker over a fake task runner (tests/unit/fake_runner.py; the `runner` and `worker` fixtures are in
+conftest.py): the seam carries the whole lifecycle (start, pause, resume,
 restart, reconfigure, stop, failure) without a thread or a broker."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from connectworker.api.config_def import ConfigDef
-from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
-from connectworker.api.record import SourceRecord
-from connectworker.api.task import SourceTask
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.file_store import FileOffsetStore
-from connectworker.runtime.status import State, Status
-from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.tasks.task_stats import TaskStats
+from connectworker.runtime.status import State
 from connectworker.runtime.worker import Worker
 from tests.integration.harness import wait_until
-
-
-class SplitTask(SourceTask):
-    def version(self) -> str:
-        return "1"
-
-    def start(self, props: dict[str, str]) -> None:
-        pass
-
-    def poll(self) -> list[SourceRecord] | None:
-        return None
-
-    def stop(self) -> None:
-        pass
-
-
-class SplitConnector(SourceConnector):
-    """One task per `tasks.max`, each told its share."""
-
-    def version(self) -> str:
-        return "1"
-
-    def config_def(self) -> ConfigDef:
-        return ConfigDef()
-
-    def start(self, props: dict[str, str]) -> None:
-        self.props = props
-
-    def task_class(self) -> type[SourceTask]:
-        return SplitTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{"share": f"{i}/{max_tasks}"} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        pass
-
-
-class FakeTask:
-    """A task handle whose life the test drives: nothing runs."""
-
-    transactional_id = None
-    worker_id = None
-
-    def __init__(self, spec: TaskSpec, paused: bool) -> None:
-        self.spec = spec
-        self.connector, self.task_id, self.name, self.props = spec.connector, spec.task_id, spec.name, spec.props
-        self.status = Status()
-        self.status.set(State.PAUSED if paused else State.RUNNING)
-        self.stopped = False
-        self.reported_again = False
-
-    def pause(self) -> None:
-        if self.status.state is State.RUNNING:
-            self.status.set(State.PAUSED)
-
-    def resume(self) -> None:
-        if self.status.state is State.PAUSED:
-            self.status.set(State.RUNNING)
-
-    def stop(self) -> None:
-        self.stopped = True
-        if self.status.state is not State.FAILED:
-            self.status.set(State.STOPPED)
-
-    def join(self, timeout: float | None) -> bool:
-        return self.stopped
-
-    def forget_reported_topics(self) -> None:
-        self.reported_again = True
-
-    def stats(self) -> TaskStats:
-        return TaskStats(produced=10, committed_records=7)
-
-    def fail(self, message: str) -> None:
-        self.status.set(State.FAILED, message)
-
-
-class FakeRunner:
-    def __init__(self) -> None:
-        self.started: list[FakeTask] = []
-        self.refuse: Callable[[TaskSpec], Exception | None] = lambda spec: None
-
-    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> FakeTask:
-        refusal = self.refuse(spec)
-        if refusal is not None:
-            raise refusal
-        task = FakeTask(spec, paused)
-        on_topics({f"topic-of-{spec.name}"})
-        self.started.append(task)
-        return task
+from tests.unit.fake_runner import FakeRunner, SplitConnector, SplitTask
 
 
 def connector(tasks_max: int = 2, name: str = "split") -> ConnectorConfig:
-    return parse_connector_config({"name": name, "connector.class": f"{__name__}.SplitConnector",
+    return parse_connector_config({"name": name, "connector.class": "tests.unit.fake_runner.SplitConnector",
                                    "tasks.max": str(tasks_max)}, source="test")
-
-
-@pytest.fixture
-def runner() -> FakeRunner:
-    return FakeRunner()
-
-
-@pytest.fixture
-def worker(tmp_path: Path, runner: FakeRunner) -> Iterator[Worker]:
-    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json")})
-
-    def no_gate(_: ConnectorConfig) -> Any:
-        raise AssertionError("the fake runner builds no task, so no topic gate")
-
-    w = Worker(config, FileOffsetStore(tmp_path / "offsets.json"), no_gate, runner=runner)
-    yield w
-    w.stop()
 
 
 def states(worker: Worker) -> dict[str, State]:
