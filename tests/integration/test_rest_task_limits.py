@@ -59,7 +59,7 @@ def test_a_connector_with_100000_tasks_is_refused_at_once_and_the_worker_is_unch
     assert took < 5, f"the refusal took {took:.1f} s"  # generous: a refusal starts nothing
     assert api.client.get(f"/connectors/{name}").status_code == 404
     assert name not in api.client.get("/connectors").json()
-    assert threading.active_count() == threads_before
+    assert threading.active_count() <= threads_before  # the refusal started nothing (a worker thread may end)
     assert status_of(api, running)["tasks"][0]["state"] == "RUNNING"
     assert wait_for_records(broker.bootstrap_servers, topic, 50) >= 50  # still producing
     assert api.client.delete(f"/connectors/{running}").status_code == 204

@@ -178,6 +178,8 @@ class StandaloneRuntime:
 
     def stop(self) -> None:
         herder, self.herder = self.herder, None
+        if self._statuses is not None:
+            self._statuses.stop_watching()
         if self.worker is not None:
             self.worker.stop()
         if self._statuses is not None:  # after the worker: the final statuses say STOPPED

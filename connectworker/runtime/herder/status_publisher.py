@@ -122,10 +122,15 @@ class StatusPublisher:
             else:
                 self._written[key] = value
 
-    def stop(self) -> None:
-        """Write the final statuses (every task STOPPED after a graceful stop) and release the clients."""
+    def stop_watching(self) -> None:
+        """Stop the periodic looks (before the worker stops, so that its tasks, gone from the worker once
+        stopped, are not taken for deleted ones); `stop` then writes what the worker ran UNASSIGNED."""
         self._stop.set()
-        if self._thread.is_alive():
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(self._timeout_s)
+
+    def stop(self) -> None:
+        """Write the final statuses (see `publish(shutdown=True)`) and release the clients."""
+        self.stop_watching()
         self.publish(shutdown=True)
         self._log.close(self._timeout_s)
