@@ -27,6 +27,8 @@ _JDBC_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psy
                  "mysql": "mysql+pymysql", "mariadb": "mariadb+pymysql", "sqlserver": "mssql+pyodbc",
                  "oracle": "oracle+oracledb"}
 _PLAIN_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg"}
+CONNECT_TIMEOUT_S = 10
+"""How long a PostgreSQL connection attempt may take (unless the URL sets `connect_timeout`)."""
 # JDBC URL parameters that are credentials, not driver options
 _CREDENTIAL_PARAMS = {"user": "username", "password": "password"}
 
@@ -91,8 +93,11 @@ def create_engine(settings: SqlSourceSettings) -> Engine:
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
     url = sqlalchemy_url(settings)
+    connect_args: dict[str, object] = {}
+    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S  # libpq waits forever for a host that never answers
     try:
-        return sqlalchemy.create_engine(url, pool_pre_ping=True)
+        return sqlalchemy.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     except (NoSuchModuleError, ArgumentError, ImportError) as exc:
         raise ConfigError({CONNECTION_URL: f"cannot use {url.render_as_string(hide_password=True)}: {exc} "
                            f"(install the database's SQLAlchemy driver)"}) from None

@@ -1,7 +1,8 @@
-"""`connectworker spark` on a Spark standalone cluster (a master and two one-core workers from the
-pyspark wheel, `spark_cluster.py`), offsets in a Kafka topic, a connector from `plugin.path`.
+"""`connectworker spark` on a Spark standalone cluster (a master and two two-core workers from the
+pyspark wheel, `spark_cluster.py`, the `cluster` fixture of conftest.py), offsets in a Kafka topic, a
+connector from `plugin.path`.
 
-One cluster for the module; each test runs the command in its own process (its own driver JVM):
+One cluster for the run; each test runs the command in its own process (its own driver JVM):
 the pipeline survives an executor killed mid-stream and a driver killed mid-stream, losing nothing;
 executors whose Python lacks connectworker stop the command with one message saying how to fix it.
 """
@@ -14,7 +15,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
-from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
+from tests.integration.spark_cluster import SparkCluster, alive, descendants
 from tests.kafka_helpers import consume, delete_topics
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster]
@@ -35,12 +36,6 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 RECORDS = 800  # per task
 BATCH_RECORDS = 100  # more than a task produces in one offset.flush.interval.ms: what a failure can redo
 STALL_AT = 250  # each task attempt that reaches this record stalls for 3 s: its executor is killed then
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
-    with spark_cluster(tmp_path_factory.mktemp("spark-cluster")) as running:
-        yield running
 
 
 def write_files(work: Path, worker: Mapping[str, str], connector: Mapping[str, str]) -> None:

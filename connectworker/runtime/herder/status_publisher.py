@@ -45,6 +45,13 @@ def status_records(worker: Worker, worker_id: str, redact: Callable[[str], str])
     return out
 
 
+def _connector_of(key: str) -> str:
+    """The connector a status key is about (`status-connector-<name>`, `status-task-<name>-<id>`)."""
+    if key.startswith("status-connector-"):
+        return key[len("status-connector-"):]
+    return key[len("status-task-"):].rpartition("-")[0]
+
+
 class StatusPublisher:
     def __init__(self, topic: str, kafka: Mapping[str, Any], worker: Worker, worker_id: str,
                  redact: Callable[[str], str], *, partitions: int = 5, replication_factor: int = 3,
@@ -93,9 +100,11 @@ class StatusPublisher:
         `shutdown`, every connector and task this worker ran is written UNASSIGNED, as Kafka's worker does
         when it leaves: nothing runs them until a worker starts them again."""
         now = status_records(self._worker, self._worker_id, self._redact)
-        if shutdown:
+        if shutdown:  # what the worker still has, and the tasks of its connectors that stopped with it
+            live = set(self._worker.connector_names())
+            kept = {key for key in self._written if _connector_of(key) in live}
             now = {key: {**self._written.get(key, {}), **now.get(key, {}), "state": "UNASSIGNED", "trace": None,
-                         "generation": 0} for key in {*now, *self._written}}
+                         "generation": 0} for key in {*now, *kept}}
             now = {key: value for key, value in now.items() if "worker_id" in value}
         changes: dict[str, StatusRecord | None] = {k: v for k, v in now.items() if self._written.get(k) != v}
         changes.update({k: None for k in self._written if k not in now})
