@@ -69,8 +69,10 @@ def _unreadable(what: str, path: str, exc: OSError) -> ConfigError:
     return ConfigError(f"cannot read {what} {path}: {exc.strerror or type(exc).__name__}")
 
 
-class FileConfigProvider(ConfigProvider):
-    """`${file:/path/to/file.properties:key}`: `key` of a Java properties file (read as UTF-8)."""
+class _PathConfigProvider(ConfigProvider):
+    """A provider whose references name a path, restricted by `allowed.paths` as Kafka's are."""
+
+    _usage = ""  # what a reference looks like, for the message when it names no path
 
     def __init__(self) -> None:
         self._allowed: AllowedPaths | None = None
@@ -78,12 +80,22 @@ class FileConfigProvider(ConfigProvider):
     def configure(self, configs: Mapping[str, str]) -> None:
         self._allowed = AllowedPaths(configs.get(ALLOWED_PATHS))
 
-    def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
+    def _readable(self, path: str) -> str:
+        """`path` as it may be read; ConfigError when it is missing or outside `allowed.paths`."""
         if self._allowed is None:
             raise ConfigError("the provider has not been configured yet")
         if not path:
-            raise ConfigError("a file reference needs the file's path: ${provider:/path/to/file.properties:key}")
-        readable = self._allowed.check(path)
+            raise ConfigError(self._usage)
+        return self._allowed.check(path)
+
+
+class FileConfigProvider(_PathConfigProvider):
+    """`${file:/path/to/file.properties:key}`: `key` of a Java properties file (read as UTF-8)."""
+
+    _usage = "a file reference needs the file's path: ${provider:/path/to/file.properties:key}"
+
+    def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
+        readable = self._readable(path)
         try:
             with open(readable, encoding="utf-8") as fh:
                 data = javaproperties.load(fh)
@@ -97,23 +109,15 @@ class FileConfigProvider(ConfigProvider):
         return f"{path} has no key {key!r}"
 
 
-class DirectoryConfigProvider(ConfigProvider):
+class DirectoryConfigProvider(_PathConfigProvider):
     """`${directory:/run/secrets:db-password}`: the content of the regular file `db-password` in the
     directory `/run/secrets` (read as UTF-8, whole, trailing newline included, as Kafka does). A key is a
     file name of that directory, never a path into another one."""
 
-    def __init__(self) -> None:
-        self._allowed: AllowedPaths | None = None
-
-    def configure(self, configs: Mapping[str, str]) -> None:
-        self._allowed = AllowedPaths(configs.get(ALLOWED_PATHS))
+    _usage = "a directory reference needs the directory: ${provider:/path/to/dir:file-name}"
 
     def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
-        if self._allowed is None:
-            raise ConfigError("the provider has not been configured yet")
-        if not path:
-            raise ConfigError("a directory reference needs the directory: ${provider:/path/to/dir:file-name}")
-        directory = self._allowed.check(path)
+        directory = self._readable(path)
         try:
             entries = {entry.name: entry for entry in os.scandir(directory)}
         except NotADirectoryError:
