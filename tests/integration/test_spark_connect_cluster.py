@@ -1,5 +1,6 @@
 """`connectworker spark` as a Kafka Connect cluster: the REST API on the driver, driven by a third-party
-Kafka Connect client (`kafkaconnect`), connectors created at run time on a Spark standalone cluster,
+Kafka Connect client (`kafkaconnect`), connectors created at run time on a Spark standalone cluster (three
+one-core workers: three task slots for the three long-lived tasks, one of them paused),
 their configs and target states in `config.storage.topic`, and a driver killed with SIGKILL and started
 again elsewhere (an empty directory) finding them all, with no record lost and none produced while paused.
 """
