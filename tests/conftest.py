@@ -12,14 +12,13 @@ from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (`make test` runs `-n 4 --dist loadgroup`) every Spark test goes to one worker
-    process, which then opens the one shared SparkSession (a JVM of its own) for them all; the Spark
-    cluster tests (each module starts a cluster of its own) go to another, and every test of a PostgreSQL
-    server to a third, sharing one server."""
+    """Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) every Spark test goes to one worker
+    process, which then opens the one shared SparkSession (a JVM of its own) for them all (the Spark
+    cluster tests, each module with a cluster of its own, run there too: two Spark groups at once on two
+    cores made executor-loss recovery time out); every test of a PostgreSQL server goes to one process,
+    sharing one server."""
     for item in items:
-        if item.get_closest_marker("spark_cluster") is not None:  # their own clusters, no shared session
-            item.add_marker(pytest.mark.xdist_group("spark_cluster"))
-        elif item.get_closest_marker("spark") is not None:
+        if item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.xdist_group("spark"))
         elif "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("postgres"))

@@ -1,8 +1,7 @@
-"""`connectworker spark` on a Spark standalone cluster (a master and three one-core workers from the
-pyspark wheel, `spark_cluster.py`, the `cluster` fixture of conftest.py), offsets in a Kafka topic, a
-connector from `plugin.path`.
+"""`connectworker spark` on a Spark standalone cluster (a master and two one-core workers from the
+pyspark wheel, `spark_cluster.py`), offsets in a Kafka topic, a connector from `plugin.path`.
 
-One cluster for the run; each test runs the command in its own process (its own driver JVM):
+One cluster for the module; each test runs the command in its own process (its own driver JVM):
 the pipeline survives an executor killed mid-stream and a driver killed mid-stream, losing nothing;
 executors whose Python lacks connectworker stop the command with one message saying how to fix it.
 """
@@ -15,7 +14,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
-from tests.integration.spark_cluster import SparkCluster, alive, descendants
+from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
 from tests.kafka_helpers import consume, delete_topics
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster]
@@ -41,6 +40,12 @@ STALL_AT = 250  # each task attempt that reaches this record stalls for 3 s: its
 def write_files(work: Path, worker: Mapping[str, str], connector: Mapping[str, str]) -> None:
     for name, props in (("worker.properties", worker), ("connector.properties", connector)):
         (work / name).write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
+    with spark_cluster(tmp_path_factory.mktemp("spark-cluster")) as running:
+        yield running
 
 
 def cluster_worker(cluster: SparkCluster, broker: Broker, offsets_topic: str, work: Path) -> dict[str, str]:
@@ -106,7 +111,7 @@ def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_withou
         os.kill(victim, signal.SIGKILL)  # the executor running task 0, mid-stream
         at_loss = committed()
         wait_until(lambda: progressed_past(max(at_loss.values()) + 2 * BATCH_RECORDS, first, "first.log"),
-                   timeout=150, what="the query to go on after the executor loss")  # slow under load
+                   timeout=150, what="the query to go on after the executor loss")
         kill_with_children(first)  # the driver crashes mid-stream
         at_crash = committed()
         assert min(at_crash.values()) < RECORDS, at_crash  # the crash left work for the restart

@@ -1,6 +1,6 @@
 """`connectworker spark` as a Kafka Connect cluster: the REST API on the driver, driven by a third-party
-Kafka Connect client (`kafkaconnect`), connectors created at run time on a Spark standalone cluster (three
-one-core workers: three task slots for the three long-lived tasks, one of them paused),
+Kafka Connect client (`kafkaconnect`), connectors created at run time on a Spark standalone cluster (two
+two-core workers: four task slots for the three long-lived tasks, one of them paused),
 their configs and target states in `config.storage.topic`, and a driver killed with SIGKILL and started
 again elsewhere (an empty directory) finding them all, with no record lost and none produced while paused.
 """
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.integration.numbered_records import consume_keys
-from tests.integration.spark_cluster import SparkCluster, alive, descendants
+from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
 from tests.kafka_helpers import delete_topics
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster]
@@ -39,6 +40,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster]
 PLUGIN = Path(__file__).parent / "spark_plugin" / "paced_source.py"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 PAUSED_RECORDS, GROWN_RECORDS = 3000, 1500  # per task
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
+    with spark_cluster(tmp_path_factory.mktemp("connect-cluster"), workers=2, cores=2) as running:
+        yield running
 
 
 def start_driver(work: Path, worker: dict[str, str]) -> subprocess.Popen[bytes]:
