@@ -204,6 +204,7 @@ def test_a_confluent_jdbc_source_file_killed_mid_table_and_restarted_loses_no_ro
     worker = tmp_path / "worker.properties"
     worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
                       f"offset.storage.file.filename={tmp_path / 'offsets.json'}\noffset.flush.interval.ms=200\n"
+                      "listeners=\n"
                       "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
                       "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
     connector = tmp_path / "jdbc-source.properties"
@@ -276,7 +277,7 @@ def _kill_mid_table_with_exactly_once(broker: Broker, database: tuple[Postgres, 
     worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
                       f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
                       f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
-                      "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\n"
+                      "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
                       "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
                       "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
     connector = tmp_path / "ledger.properties"
