@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from connectworker.api.errors import ConfigError
 from connectworker.config.client_security import ClientSettings, client_settings, top_level_security
 from connectworker.config.override_policy import OverridePolicy
-from connectworker.config.worker_env import variable_for_key
+from connectworker.config.worker_env import blamed_error, variable_for_key
 
 if TYPE_CHECKING:
     from connectworker.config.worker_config import WorkerConfig
@@ -70,20 +70,9 @@ def check_clients(config: WorkerConfig, source: str | None) -> None:
         result = translated(config, client)
         problems.update(result.problems)
         ignored += [key for key in result.ignored if key not in ignored]
-    if problems:
-        blamed: dict[str, str] = {}
-        from_env = from_file = False
-        for key, message in problems.items():
-            variable = variable_for_key(key, os.environ, PASS_THROUGH_PREFIXES)  # the environment wins
-            if variable is not None:
-                blamed[f"{variable} (sets {key})"] = message
-                from_env = True
-            else:
-                blamed[key] = message
-                from_file = True
-        where = source if not from_env else (f"{source} and the environment" if from_file and source
-                                             else "the environment")
-        raise ConfigError(blamed, source=where)
+    if problems:  # the environment wins over the file: a key a variable set is blamed on the variable
+        raise blamed_error(((key, variable_for_key(key, os.environ, PASS_THROUGH_PREFIXES), message)
+                            for key, message in problems.items()), source)
     if ignored:
         log.warning("Kafka client keys in %s that only Java clients read are ignored (librdkafka has no "
                     "equivalent): %s", source or "worker config", ", ".join(ignored))

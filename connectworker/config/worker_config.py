@@ -42,6 +42,7 @@ from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker
 from connectworker.config.worker_clients import check_clients, worker_client_settings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
+    blamed_error,
     pass_through_from_env,
     variable_for_field,
     variables_setting_nothing,
@@ -412,20 +413,9 @@ def _references(props: Mapping[str, str], source: str | None) -> Iterator[Worker
 
 def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
     """Each problem against its key, or against the `CONNECT_*` variable that set the value."""
-    problems: dict[str, str] = {}
-    from_env = from_file = False
-    for err in exc.errors():
+    def problem(err: Any) -> tuple[str, str | None, str]:
         field = str(err["loc"][0]) if err["loc"] else ""
-        key = worker_key(field)
-        variable = variable_for_field(field, os.environ) if field else None
-        message = f"{err['msg']} (got {err.get('input')!r})"
-        if variable is not None:
-            problems[f"{variable} (sets {key})"] = message
-            from_env = True
-        else:
-            problems[key] = message
-            from_file = True
-    if from_env:
-        where = "the environment" if not from_file or not source else f"{source} and the environment"
-        return ConfigError(problems, source=where)
-    return ConfigError(problems, source=source)
+        return (worker_key(field), variable_for_field(field, os.environ) if field else None,
+                f"{err['msg']} (got {err.get('input')!r})")
+
+    return blamed_error(map(problem, exc.errors()), source)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping
 
+from connectworker.api.errors import ConfigError
+
 ENV_PREFIX = "CONNECT_"
 
 
@@ -56,3 +58,21 @@ def variable_for_key(key: str, environ: Mapping[str, str], prefixes: Iterable[st
     ``CONNECT_SASL_JAAS_CONFIG`` for ``sasl.jaas.config``), or None."""
     wanted = tuple(prefixes)
     return next((name for name in environ if key in pass_through_from_env({name: ""}, wanted)), None)
+
+
+def blamed_error(problems: Iterable[tuple[str, str | None, str]], source: str | None) -> ConfigError:
+    """A ConfigError with each (key, variable that set it or None, message) against the key, or against
+    the `CONNECT_*` variable when one set the value; its source names the file, the environment or both."""
+    blamed: dict[str, str] = {}
+    from_env = from_file = False
+    for key, variable, message in problems:
+        if variable is not None:
+            blamed[f"{variable} (sets {key})"] = message
+            from_env = True
+        else:
+            blamed[key] = message
+            from_file = True
+    if from_env:
+        return ConfigError(blamed, source="the environment" if not from_file or not source
+                           else f"{source} and the environment")
+    return ConfigError(blamed, source=source)
