@@ -87,6 +87,10 @@ class TableQuerier:
         self._key_indexes = [self._shape.names.index(k) for k in key]
         self._timestamp_naive = any(
             not getattr(c["type"], "timezone", False) for c in source_columns if c["name"] in self._ts_columns)
+        names = self._shape.names
+        inc = self._settings.incrementing_column
+        self._inc_at = names.index(inc) if self._settings.incrementing and inc else None
+        self._ts_at = [names.index(name) for name in self._ts_columns]
         return source
 
     @property
@@ -118,8 +122,8 @@ class TableQuerier:
             if name not in by_name:
                 raise ConnectError(f"{key}: {name!r} is not a column of {self.name} (its columns: "
                                    f"{', '.join(by_name)})")
-            if self._settings.validate_non_null and by_name[name].get("nullable") and self.partition != \
-                    query_partition():
+            # a query's columns have no NOT NULL to check (a view reports every column nullable)
+            if self._settings.validate_non_null and by_name[name].get("nullable") and "table" in self.partition:
                 raise ConnectError(f"{key}: column {name!r} of {self.name} may hold NULL, and a row with NULL "
                                    f"there would never be read; make it NOT NULL or set validate.non.null=false")
 
@@ -204,8 +208,7 @@ class TableQuerier:
     def _records(self, rows: Sequence[Any]) -> SourceRecordBatch:
         shape, values = self._shape, []
         offsets: list[dict[str, Any] | None] = []
-        inc_at = shape.names.index(self._settings.incrementing_column) if self._settings.incrementing else None
-        ts_at = [shape.names.index(name) for name in self._ts_columns]
+        inc_at, ts_at = self._inc_at, self._ts_at
         offset = self._offset
         for row in rows:
             values.append(shape.value(row))

@@ -132,18 +132,16 @@ class KafkaConfigStore(ConnectorStoreBase):
             state = _TO_KAFKA[entry.target_state]
             records = [(CONNECTOR + name, config),
                        (TARGET_STATE + name, {"state": "PAUSED" if state == "STOPPED" else state, "state.v2": state})]
-            if name in self._deleted:
-                records.append((DELETED + name, None))
         self._write(name, records)
 
     def remove(self, name: str) -> None:
-        records: list[tuple[str, dict[str, Any] | None]] = [(CONNECTOR + name, None), (TARGET_STATE + name, None)]
-        if name in self._deleted:
-            records.append((DELETED + name, None))
-        self._write(name, records)
+        self._write(name, [(CONNECTOR + name, None), (TARGET_STATE + name, None)])
 
     def _write(self, name: str, records: list[tuple[str, dict[str, Any] | None]]) -> None:
+        """Produce `records` and wait for them; a connector kept again is no longer remembered as deleted."""
         with self._lock:
+            if name in self._deleted and not any(key == DELETED + name for key, _ in records):
+                records = [*records, (DELETED + name, None)]
             failures: list[KafkaError] = []
             for key, value in records:
                 self._log.produce(key.encode(), _json(value), failures)
