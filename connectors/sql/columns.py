@@ -36,7 +36,7 @@ class UnsupportedColumnError(ConnectError):
 class ColumnPlan:
     name: str
     schema: Schema
-    convert: Convert | None  # None: the driver's value is used as it is
+    convert: Convert | None  # None: the driver's value is used as it is; never called with None
 
 
 def _schema(kind: SchemaType, nullable: bool, name: str | None = None) -> Schema:
@@ -57,22 +57,21 @@ def _numeric(precision: int | None, scale: int | None, mapping: str, nullable: b
     return _schema(SchemaType.STRING, nullable), _decimal_text
 
 
+# Conversions are called for values that are not None only (`RowShape.value`: a NULL stays None).
 def _to_int(value: Any) -> Any:
-    return None if value is None else int(value)
+    return int(value)
 
 
 def _to_float(value: Any) -> Any:
-    return None if value is None else float(value)
+    return float(value)
 
 
 def _decimal_text(value: Any) -> Any:
-    if value is None:
-        return None
     return format(value, "f") if isinstance(value, Decimal) else str(value)
 
 
 def _text(value: Any) -> Any:
-    if value is None or isinstance(value, str):
+    if isinstance(value, str):
         return value
     if isinstance(value, uuid.UUID):
         return str(value)
