@@ -61,6 +61,7 @@ class RecordPath:
     task: Callable[[], SourceTask]
     raw_encodes_json: bool = False
     target: float = 0.8
+    ceiling: bool = False  # also run `run_inline`: the connector polled in the producing loop, no worker
 
 
 def datagen_props(topic: str, records: int) -> dict[str, str]:
@@ -90,9 +91,9 @@ PATHS = [
     RecordPath("columnar", "DataGen `SourceRecordBatch` → StringConverter", STRING, datagen_props, _datagen_task,
                target=0.85),
     RecordPath("ordinary", "`list[SourceRecord]`, str values → StringConverter", STRING, ordinary_props("string"),
-               _ordinary_task, target=0.8),
+               _ordinary_task, target=0.8, ceiling=True),
     RecordPath("json", "`list[SourceRecord]`, dict values → JsonConverter (schemas.enable=false)", JSON,
-               ordinary_props("json"), _ordinary_task, raw_encodes_json=True, target=0.9),
+               ordinary_props("json"), _ordinary_task, raw_encodes_json=True, target=0.9, ceiling=True),
 ]
 
 
@@ -148,6 +149,38 @@ def run_raw(bootstrap: str, topic: str, payload: list[tuple[bytes, Any]], encode
     return len(payload) / elapsed, cpu / len(payload) * 1e6, len(payload) / (last - first)
 
 
+def run_inline(bootstrap: str, topic: str, path: RecordPath, count: int) -> Run:
+    """No worker: the connector's task polled in the producing loop, each record encoded as the raw run's
+    payload was and produced; no transforms, offsets, reports or checks. What any runtime that runs a
+    Python connector's `poll()` on the producing thread (under one GIL) can reach at most."""
+    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    props = {**path.connector(topic, count), "task.id": "0"}
+    task = path.task()
+    task.initialize(PlanTaskContext(props))
+    start, cpu = time.perf_counter(), time.process_time()
+    task.start(props)
+    producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap})
+    produce = producer.produce
+    first, sent = time.perf_counter(), 0
+    while sent < count:
+        for record in task.poll() or ():
+            data = dumps(record.value).encode() if path.raw_encodes_json else str(record.value).encode()
+            while True:
+                try:
+                    produce(topic, data, str(record.key).encode())
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+            sent += 1
+        producer.poll(0)
+    last = time.perf_counter()
+    if producer.flush(60):
+        raise RuntimeError("inline producer did not deliver everything")
+    task.stop()
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return count / elapsed, cpu / count * 1e6, count / (last - first)
+
+
 def run_worker(bootstrap: str, topic: str, path: RecordPath, count: int, workdir: Path, n: int) -> Run:
     """A standalone worker running `path`'s connector to completion (see `Run`; the producing span is
     read off the task's counter every millisecond)."""
@@ -194,24 +227,28 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
             del records
         raw: dict[str, list[Run]] = {p.name: [] for p in PATHS}
         worker: dict[str, list[Run]] = {p.name: [] for p in PATHS}
+        inline: dict[str, list[Run]] = {p.name: [] for p in PATHS}
         for n in range(rounds):  # interleaved so drift on a noisy machine hits every path alike
             for path in PATHS:
-                for kind in ("raw", "worker"):
+                for kind in ("raw", "inline", "worker") if path.ceiling else ("raw", "worker"):
                     topic = f"bench-{path.name}-{kind}-{n}"
                     admin.create([TopicSettings(topic, PARTITIONS, 1)])
                     if kind == "raw":
                         raw[path.name].append(run_raw(broker.bootstrap_servers, topic, prepared[path.name][0],
                                                       path.raw_encodes_json))
+                    elif kind == "inline":
+                        inline[path.name].append(run_inline(broker.bootstrap_servers, topic, path, count))
                     else:
                         worker[path.name].append(run_worker(broker.bootstrap_servers, topic, path, count,
                                                             Path(tmp), n))
                     admin.delete([topic])  # Tansu keeps every byte in memory
-        write_section("Worker throughput vs raw producer", report(count, rounds, raw, worker, prepared))
+        write_section("Worker throughput vs raw producer", report(count, rounds, raw, worker, prepared, inline))
 
 
 def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
            worker: Mapping[str, list[Run]],
-           prepared: Mapping[str, tuple[list[tuple[bytes, Any]], float]]) -> str:
+           prepared: Mapping[str, tuple[list[tuple[bytes, Any]], float]],
+           inline: Mapping[str, list[Run]]) -> str:
     lines = [f"`python -m bench.bench_worker_throughput {count} {rounds}`: {count:,} records per run, ~100-byte "
              f"values, {PARTITIONS} partitions, acks=all with idempotence, embedded Tansu broker, {rounds} "
              f"interleaved rounds. CPU = this process's CPU time per record (all threads; the broker is "
@@ -224,6 +261,10 @@ def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
     summary = ["", "| path | worker / raw | each round | target | worker CPU µs/record - connector's - raw's | "
                "wall gap µs/record (worker - raw) | of which CPU | while producing: worker / raw (each round) |",
                "|---|---|---|---|---|---|---|---|"]
+    ceiling = ["", "*Ceiling*: the connector's `poll()` run in the raw producer's own loop, nothing else (no worker: "
+               "`run_inline`): the most any runtime that polls a Python connector on the producing thread can reach, "
+               "against the raw producer (which never runs the connector) and against the worker.", "",
+               "| path | ceiling / raw (each round) | worker / ceiling (each round) |", "|---|---|---|"]
     for path in PATHS:
         raw_name = "raw producer, json-encoding the dicts" if path.raw_encodes_json else "raw producer, same bytes"
         lines.append(_row(f"{path.name}: {raw_name}", raw[path.name]))
@@ -240,7 +281,16 @@ def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
         summary.append(f"| {path.name} | **{ratio:.2f}** | {rounds_ratios} | ≥ {path.target} ({verdict}) | "
                        f"{_median(worker[path.name], 1):.2f} - {connector_cpu:.2f} - {_median(raw[path.name], 1):.2f}"
                        f" = {worker_own:.2f} | {wall_gap:.2f} | {cpu_gap:.2f} | {steady:.2f} ({steady_rounds}) |")
-    return "\n".join(lines + summary) + "\n"
+        if inline[path.name]:
+            lines.append(_row(f"{path.name}: ceiling, the connector polled in the raw loop", inline[path.name]))
+            top = _median(inline[path.name], 0)
+            ceiling.append(
+                f"| {path.name} | **{top / _median(raw[path.name], 0):.2f}** ("
+                + ", ".join(f"{c[0] / r[0]:.2f}" for c, r in zip(inline[path.name], raw[path.name], strict=True))
+                + f") | **{_median(worker[path.name], 0) / top:.2f}** ("
+                + ", ".join(f"{w[0] / c[0]:.2f}" for w, c in zip(worker[path.name], inline[path.name], strict=True))
+                + ") |")
+    return "\n".join(lines + summary + ceiling) + "\n"
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import os
 import queue
 import socket
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 FORWARDED_LOGGERS = "connectworker"  # INFO and up of these reach the driver's log
 CONNECT_TIMEOUT_S = 30.0
+NEWS_CHECK_INTERVAL_S = 0.02
+"""How often the Spark task looks for news to report at once (a state change, the first commit), between
+the regular reports of every `REPORT_INTERVAL_S`."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ class DriverLink:
         self._sock: socket.socket | None = None
         self._topics: set[str] = set()
         self._topics_lock = threading.Lock()
+        self._reported: tuple[State, bool] = (State.UNASSIGNED, False)  # state, and whether anything committed
 
     def __enter__(self) -> DriverLink:
         self._sock = socket.create_connection(self.payload.driver, timeout=CONNECT_TIMEOUT_S)
@@ -125,18 +130,31 @@ class DriverLink:
                                  "executor": f"{socket.gethostname()} (pid {os.getpid()})",
                                  "host": socket.gethostname()}
         connected = self._exchange(task, forwarder, first)
+        due = time.monotonic() + REPORT_INTERVAL_S
         while runner.is_alive():
-            runner.join(REPORT_INTERVAL_S)
-            if connected:
+            runner.join(NEWS_CHECK_INTERVAL_S)
+            if connected and (time.monotonic() >= due or self._news(task)):
                 connected = self._exchange(task, forwarder, {})
+                due = time.monotonic() + REPORT_INTERVAL_S
         if connected:
             self._exchange(task, forwarder, {"done": True})
+
+    def _news(self, task: WorkerSourceTask) -> bool:
+        """What the driver should hear before the next regular report: a new state, a first commit, a
+        topic met (so that the driver's console and status follow the task as it happens)."""
+        with self._topics_lock:
+            if self._topics:
+                return True
+        return task.status.snapshot()[0] != self._reported[0] or (
+            not self._reported[1] and task.stats().committed_records > 0)
 
     def _exchange(self, task: WorkerSourceTask, forwarder: LogForwarder, extra: dict[str, Any]) -> bool:
         with self._topics_lock:
             topics, self._topics = self._topics, set()
         state, trace = task.status.snapshot()
-        report = {**extra, "state": state.value, "trace": trace, "stats": asdict(task.stats()),
+        stats = task.stats()
+        self._reported = (state, stats.committed_records > 0)
+        report = {**extra, "state": state.value, "trace": trace, "stats": asdict(stats),
                   "topics": sorted(topics), "logs": forwarder.drain()}
         try:
             self._file.write(json.dumps(report).encode() + b"\n")

@@ -14,6 +14,7 @@ import logging
 import shutil
 import signal
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from pyspark import SparkContext
@@ -26,7 +27,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.spark.executor_check import check_executors, runs_driver_python
 from connectworker.spark.plugin_shipping import ship_plugin_paths
-from connectworker.spark.session import open_context
+from connectworker.spark.session import JvmLaunch, open_context
 from connectworker.spark.task_channel import TaskChannel
 from connectworker.spark.task_runner import SparkTaskRunner
 from connectworker.spark.worker_settings import offset_storage_settings
@@ -42,6 +43,23 @@ class SparkRuntime(StandaloneRuntime):
     _channel: TaskChannel | None = None
     _runner: SparkTaskRunner | None = None
     _state_dir: Path | None = None
+    _jvm: JvmLaunch | None = None
+
+    def start(self, *, interrupt: Callable[[], None] | None = None) -> SparkRuntime:
+        """As the standalone runtime's, with Spark's JVM launched first, on a thread: its start-up
+        overlaps the embedded broker's, the cluster check and the offsets' reading."""
+        self._jvm = JvmLaunch.begin(self.config)
+        try:
+            super().start(interrupt=interrupt)
+        except BaseException:
+            self._discard_jvm()
+            raise
+        return self
+
+    def _discard_jvm(self) -> None:
+        jvm, self._jvm = self._jvm, None
+        if jvm is not None:
+            jvm.discard()
 
     def _open_file_store(self, path: str) -> OffsetBackingStore:
         if not self.config.spark_master.startswith("local"):
@@ -60,7 +78,7 @@ class SparkRuntime(StandaloneRuntime):
     def _task_runner(self) -> TaskRunner:
         self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
         sigint = signal.getsignal(signal.SIGINT)
-        self.context, self._owns_session = open_context(self.config, self._state_dir)
+        self.context, self._owns_session = open_context(self.config, self._state_dir, self._jvm)
         # The SparkContext installs a SIGINT handler that cancels every job: the tasks would be killed
         # without committing. Ctrl-C stops the worker as in standalone mode instead.
         signal.signal(signal.SIGINT, sigint)
@@ -78,6 +96,7 @@ class SparkRuntime(StandaloneRuntime):
         return self._runner
 
     def _release_runner(self) -> None:
+        self._discard_jvm()
         if self._runner is not None:
             self._runner.close()
             self._runner = None

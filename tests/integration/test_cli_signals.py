@@ -116,9 +116,9 @@ class Cli:
 
 
 @contextmanager
-def running_cli(worker: Path, *connectors: Path) -> Iterator[Cli]:
-    """`connectworker standalone WORKER CONNECTOR...` in a process of its own, killed if still running."""
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker),
+def running_cli(worker: Path, *connectors: Path, command: str = "standalone") -> Iterator[Cli]:
+    """`connectworker COMMAND WORKER CONNECTOR...` in a process of its own, killed if still running."""
+    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", command, str(worker),
                              *(str(c) for c in connectors)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from connectworker.embedded_broker import free_loopback_port
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
@@ -63,6 +65,7 @@ def outage_note_in_status(task: WorkerSourceTask) -> str | None:
     return trace if state is State.RUNNING and trace and "Kafka cluster unreachable" in trace else None
 
 
+@pytest.mark.long
 def test_a_30_s_outage_mid_stream_is_waited_out_and_no_record_is_lost(
         proxied_broker: ProxiedBroker, tmp_path: Path, unique: str) -> None:
     records, name, topic = 6000, f"outage-{unique}", f"outage-{unique}"

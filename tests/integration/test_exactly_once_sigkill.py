@@ -12,6 +12,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+import pytest
 from confluent_kafka.admin import AdminClient
 
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
@@ -29,6 +30,7 @@ from tests.integration.test_repeated_sigkill import (
 from tests.kafka_helpers import delete_topics
 
 
+@pytest.mark.long
 def test_ten_sigkills_lose_nothing_and_duplicate_nothing_for_read_committed_readers(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name = topic = f"eos-kill-{unique}"

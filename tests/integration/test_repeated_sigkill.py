@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker
@@ -53,6 +54,7 @@ def wait_for_commit(proc: subprocess.Popen[bytes], offsets: Path, connector: str
     assert proc.poll() is None, f"the worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
 
 
+@pytest.mark.long
 def test_ten_sigkills_at_random_points_lose_no_record(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name, topic = f"kill-{unique}", f"kill-{unique}"

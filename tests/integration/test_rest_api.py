@@ -33,6 +33,7 @@ def api(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
         yield served
 
 
+@pytest.mark.long
 def test_create_pause_resume_reconfigure_delete_drive_the_records(
         api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
     name, topic, topic2 = f"gen-{unique}", f"rest-{unique}", f"rest2-{unique}"

@@ -97,6 +97,24 @@ def test_local_python_workers_import_the_installed_pyspark_and_keep_the_users_pa
     assert is_launcher(spark.sparkContext.pythonExec or "")
 
 
+def test_local_python_workers_fork_from_a_daemon_that_preloaded_the_task_runtime_on_one_thread(
+        spark: SparkSession) -> None:
+    """The daemon of a local master imports connectworker's task runtime once, before it forks a worker
+    per task (`worker_daemon.py`); a fork keeps only the forking thread, so it must run no other."""
+    def daemon(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for _ in batches:
+            pass
+        parent = Path(f"/proc/{os.getppid()}")
+        yield pa.RecordBatch.from_pylist([{"command": (parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(),
+                                           "threads": len(list((parent / "task").iterdir()))}])
+
+    rows = spark.range(0, 2, 1, 2).mapInArrow(daemon, "command STRING, threads BIGINT").collect()
+    assert len(rows) == 2
+    for row in rows:
+        assert "-m connectworker.spark.worker_daemon" in row.command, row.command
+        assert row.threads == 1, row
+
+
 class RetentionDataGenConnector(DataGenConnector):
     def task_class(self) -> type[SourceTask]:
         return RetentionDataGenTask
@@ -338,6 +356,7 @@ def test_streaming_write_creates_its_topic_and_writes_every_micro_batch(
     delete_topics(admin, [topic])
 
 
+@pytest.mark.long
 def test_a_crashed_then_stopped_query_resumes_from_committed_offsets_without_loss(
         spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     """Offsets in a compacted Kafka topic (the cluster setting), one checkpoint for three runs: a crash

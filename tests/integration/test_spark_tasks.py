@@ -19,10 +19,12 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from connectworker.api import SourceRecord
+from connectworker.embedded_broker import free_loopback_port
 from tests.broker import Broker
 from tests.integration.counting_source import CountingSource, CountingTask
 from tests.integration.harness import wait_until
 from tests.integration.numbered_records import assert_none_lost, consume_keys
+from tests.integration.test_cli_signals import running_cli, write_properties
 from tests.kafka_helpers import delete_topics
 
 pytestmark = pytest.mark.spark
@@ -59,6 +61,7 @@ def committed_next(offsets_file: Path, name: str) -> int:
     return int(next(iter(stored.values()), {}).get("next", 0))
 
 
+@pytest.mark.long
 def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     steady, broken = f"steady-{unique}", f"broken-{unique}"
@@ -110,6 +113,7 @@ def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1
     delete_topics(admin, [steady, broken])
 
 
+@pytest.mark.long
 def test_exactly_once_on_spark_survives_a_killed_python_worker(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     """`exactly.once.source.support=enabled` on Spark: the re-run task takes over its transactional id
@@ -166,3 +170,65 @@ def test_exactly_once_on_spark_survives_a_killed_python_worker(
         assert_none_lost(seen, RECORDS)
         assert sum(n - 1 for n in seen.values()) == 0  # every record once
     delete_topics(admin, [name, offsets_topic])
+
+
+def processes_naming(marker: Path) -> list[int]:
+    """Processes whose command line holds `marker` (a path unique to the test)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and str(marker).encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+def test_a_stop_while_start_up_waits_for_the_cluster_also_ends_the_spark_jvm_launched_meanwhile(
+        tmp_path: Path) -> None:
+    """`connectworker spark` launches Spark's JVM while it checks the cluster (its start-up overlaps the
+    check); a stop during the check ends that JVM too, though no session was ever opened on it."""
+    servers = f"127.0.0.1:{free_loopback_port()}"  # closed: every connection is refused
+    marker = tmp_path / "spark-local-dir"  # on the JVM's command line (spark.local.dir)
+    worker = write_properties(tmp_path / "worker.properties", {
+        "bootstrap.servers": servers, "bootstrap.timeout.ms": "600000", "listeners": "",
+        "offset.storage.file.filename": str(tmp_path / "offsets.json"), "task.shutdown.graceful.timeout.ms": "3000",
+        "spark.master": "local[2]", "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.local.dir": str(marker)})
+    connector = write_properties(tmp_path / "gen.properties", {"name": "gen", "connector.class": "DataGen"})
+    with running_cli(worker, connector, command="spark") as cli:
+        cli.wait_for(r"bootstrap check: .*Connection refused")
+        wait_until(lambda: bool(processes_naming(marker)), 60, "Spark's JVM, launched alongside the check")
+        cli.proc.send_signal(signal.SIGTERM)
+        assert cli.exit_status(timeout=30) == 128 + signal.SIGTERM, cli.stderr
+    wait_until(lambda: not processes_naming(marker), 15, "Spark's JVM to exit with the command")
+    assert "Stopped during start-up, while waiting for the Kafka cluster" in cli.stderr
+    assert "Traceback" not in cli.stderr, cli.stderr
+
+
+def test_a_start_up_refused_before_the_session_opened_ends_the_jvm_launched_for_it(tmp_path: Path) -> None:
+    """The same in a process that lives on (an embedding application): the JVM launched for a start-up
+    that failed (here: no cluster within bootstrap.timeout.ms) is ended before `start()` raises."""
+    marker = tmp_path / "spark-local-dir"
+    props = {"bootstrap.servers": f"127.0.0.1:{free_loopback_port()}", "bootstrap.timeout.ms": "1000",
+             "offset.storage.file.filename": str(tmp_path / "offsets.json"), "spark.master": "local[2]",
+             "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.local.dir": str(marker)}
+    script = (
+        "import sys\n"
+        "from connectworker.config.worker_config import WorkerConfig\n"
+        "from connectworker.spark.spark_runtime import SparkRuntime\n"
+        "try:\n"
+        f"    SparkRuntime(WorkerConfig.from_properties({props!r})).start()\n"
+        "except Exception as exc:\n"
+        "    print('refused:', exc, flush=True)\n"
+        "sys.stdin.readline()\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("refused: ") and "bootstrap.servers" in line, line
+        left = [pid for pid in processes_naming(marker) if pid != proc.pid]  # the script names it too
+        assert left == [], "the JVM launched for the session outlived the failed start-up"
+    finally:
+        proc.kill()
+        proc.wait()
