@@ -31,6 +31,10 @@ from tests.kafka_helpers import delete_topics
 
 
 @pytest.mark.long
+@pytest.mark.requires_apache_kafka(
+    "on Tansu a killed instance's unfinished transaction can surface: its offsets record is read back by the "
+    "next instance while a data batch of the same transaction never arrived (seen twice in six loaded runs: "
+    "~60 records of one partition missing, the offsets past them); Apache Kafka aborts it whole")
 def test_ten_sigkills_lose_nothing_and_duplicate_nothing_for_read_committed_readers(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name = topic = f"eos-kill-{unique}"
