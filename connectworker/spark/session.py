@@ -90,7 +90,7 @@ def open_context(config: WorkerConfig, work_dir: Path, jvm: JvmLaunch | None = N
         log.info("Using the running SparkContext (master %s); spark.master and spark.conf.* of the worker "
                  "file do not apply to it", running.master)
         return running, False
-    conf = spark_conf(config)
+    conf = jvm.conf if jvm is not None else spark_conf(config)  # the one the JVM was launched with
     # PySpark keeps the first JVM gateway of the process for every later SparkContext, so a second
     # session in the same process (tests, benchmarks) must not launch a JVM it would never use.
     gateway = SparkContext._gateway or (jvm.gateway() if jvm is not None else _launch_jvm(conf))
@@ -111,7 +111,7 @@ class JvmLaunch:
     offsets) instead of following them. `open_context` takes it over; `discard()` ends one never used."""
 
     def __init__(self, config: WorkerConfig) -> None:
-        self._conf = spark_conf(config)
+        self.conf = spark_conf(config)
         self._gateway: JavaGateway | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._launch, name="spark-jvm-launch", daemon=True)
@@ -126,7 +126,7 @@ class JvmLaunch:
 
     def _launch(self) -> None:
         try:
-            self._gateway = _launch_jvm(self._conf)
+            self._gateway = _launch_jvm(self.conf)
         except BaseException as exc:  # raised to whoever asks for the gateway
             self._error = exc
 

@@ -24,6 +24,7 @@ from tests.broker import Broker
 from tests.integration.counting_source import CountingSource, CountingTask
 from tests.integration.harness import wait_until
 from tests.integration.numbered_records import assert_none_lost, consume_keys
+from tests.integration.spark_cluster import command_line
 from tests.integration.test_cli_signals import running_cli, write_properties
 from tests.kafka_helpers import delete_topics
 
@@ -174,14 +175,8 @@ def test_exactly_once_on_spark_survives_a_killed_python_worker(
 
 def processes_naming(marker: Path) -> list[int]:
     """Processes whose command line holds `marker` (a path unique to the test)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and str(marker).encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:  # ended meanwhile
-            continue
-    return found
+    pids = (int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit())
+    return [pid for pid in pids if str(marker) in command_line(pid)]
 
 
 def test_a_stop_while_start_up_waits_for_the_cluster_also_ends_the_spark_jvm_launched_meanwhile(
