@@ -35,7 +35,7 @@ test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (uni
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
 	$(BIN)/mypy --strict connectworker/api connectworker/topics connectworker/transforms
-	$(BIN)/python -m pytest -n 3 --dist worksteal
+	$(BIN)/python -m pytest -n 6 --dist worksteal
 
 bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md
 	$(BIN)/python -m bench.run_all

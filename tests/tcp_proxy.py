@@ -140,6 +140,8 @@ class TcpProxy:
             client.close()
             return
         upstream.settimeout(None)
+        for sock in (client, upstream):  # forward each chunk at once, as the Kafka clients' own sockets do
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:
             if self._cut or self._closed:  # cut while connecting: this connection must not survive
                 _close(client)

@@ -39,7 +39,10 @@ def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
     """Bind in the caller's thread, so a busy port fails start-up with a clear message naming `key` (and
     port 0 yields the port actually chosen)."""
     family = socket.AF_INET6 if ":" in listener.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on connections of a TCP
+    # socket that says so, and with Nagle on, a response's body waits for the client's delayed ACK of its
+    # headers: 40 ms on every request of a kept-alive connection.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((listener.host, listener.port))

@@ -65,7 +65,7 @@ def outage_note_in_status(task: WorkerSourceTask) -> str | None:
     return trace if state is State.RUNNING and trace and "Kafka cluster unreachable" in trace else None
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=36)
 def test_a_30_s_outage_mid_stream_is_waited_out_and_no_record_is_lost(
         proxied_broker: ProxiedBroker, tmp_path: Path, unique: str) -> None:
     records, name, topic = 6000, f"outage-{unique}", f"outage-{unique}"

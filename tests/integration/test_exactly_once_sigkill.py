@@ -30,7 +30,7 @@ from tests.integration.test_repeated_sigkill import (
 from tests.kafka_helpers import delete_topics
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=60)
 @pytest.mark.requires_apache_kafka(
     "on Tansu a killed instance's unfinished transaction can surface: its offsets record is read back by the "
     "next instance while a data batch of the same transaction never arrived (seen twice in six loaded runs: "

@@ -54,7 +54,7 @@ def wait_for_commit(proc: subprocess.Popen[bytes], offsets: Path, connector: str
     assert proc.poll() is None, f"the worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=40)
 def test_ten_sigkills_at_random_points_lose_no_record(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name, topic = f"kill-{unique}", f"kill-{unique}"

@@ -33,7 +33,7 @@ def api(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
         yield served
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=20)
 def test_create_pause_resume_reconfigure_delete_drive_the_records(
         api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
     name, topic, topic2 = f"gen-{unique}", f"rest-{unique}", f"rest2-{unique}"
@@ -235,6 +235,10 @@ def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
     config = datagen(name, f"secret-{unique}", rate="1", **{"db.password": secret, "client.Secret": secret})
     created = api.client.post("/connectors", json={"name": name, "config": config})
     assert created.status_code == 201
+    # The connector starts in the background (its tasks are listed once started): every answer is read
+    # once the task shows, so the task's config is among them.
+    wait_until(lambda: api.client.get(f"/connectors/{name}/tasks").json() != [], timeout=30,
+               what="the task to be listed")
     shown = [created.text, *(api.client.get(path).text for path in (
         f"/connectors/{name}", f"/connectors/{name}/config", f"/connectors/{name}/tasks",
         "/connectors?expand=info"))]

@@ -51,7 +51,7 @@ def served(broker: Broker, admin: AdminClient, tmp_path: Path) -> Iterator[RestW
         delete_topics(admin, sorted(existing_topics(admin) - topics_before))
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=85)
 def test_fuzzing_finds_no_5xx_and_no_answer_off_the_document(served: RestWorker, tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "schemathesis.cli", "run", f"{served.url}/openapi.json",

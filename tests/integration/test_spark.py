@@ -356,7 +356,7 @@ def test_streaming_write_creates_its_topic_and_writes_every_micro_batch(
     delete_topics(admin, [topic])
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=55)
 def test_a_crashed_then_stopped_query_resumes_from_committed_offsets_without_loss(
         spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     """Offsets in a compacted Kafka topic (the cluster setting), one checkpoint for three runs: a crash

@@ -76,6 +76,7 @@ def kill_with_children(proc: subprocess.Popen[bytes]) -> None:
     wait_until(lambda: not any(alive(pid) for pid in family), timeout=30, what="the driver JVM to exit")
 
 
+@pytest.mark.long(seconds=80)
 def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_without_loss(
         cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name, topic, offsets_topic = f"cl-{unique}", f"cl-{unique}", f"cl-offsets-{unique}"
@@ -165,6 +166,7 @@ def bare_python(work: Path) -> str:
     return python
 
 
+@pytest.mark.long(seconds=35)
 def test_executors_without_connectworker_stop_the_command_with_one_clear_message(
         cluster: SparkCluster, broker: Broker, tmp_path: Path, unique: str) -> None:
     (tmp_path / "plugins").mkdir()

@@ -92,6 +92,7 @@ def paced(name: str, topic: str, records: int, tasks: int) -> dict[str, Any]:
             "records": str(records), "batch.size": "10", "poll.pause.ms": "20", "name": name}
 
 
+@pytest.mark.long(seconds=90)
 def test_a_connect_cluster_on_spark_keeps_its_connectors_and_states_across_a_killed_driver(
         cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     topics = {"config.storage.topic": f"cc-configs-{unique}", "status.storage.topic": f"cc-status-{unique}",

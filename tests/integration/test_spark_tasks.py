@@ -62,7 +62,7 @@ def committed_next(offsets_file: Path, name: str) -> int:
     return int(next(iter(stored.values()), {}).get("next", 0))
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=20)
 def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     steady, broken = f"steady-{unique}", f"broken-{unique}"
@@ -114,7 +114,7 @@ def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1
     delete_topics(admin, [steady, broken])
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=22)
 def test_exactly_once_on_spark_survives_a_killed_python_worker(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     """`exactly.once.source.support=enabled` on Spark: the re-run task takes over its transactional id
