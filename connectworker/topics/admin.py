@@ -23,7 +23,7 @@ from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient
 
 # confluent_kafka.admin re-exports these without declaring them; imported from where they are defined
-# (and typed), so that mypy --strict checks their use.
+# (and typed), so that the strict checks of this package (pyproject.toml) check their use.
 from confluent_kafka.admin._config import AlterConfigOpType, ConfigEntry, ConfigResource
 from confluent_kafka.admin._resource import ResourceType
 from confluent_kafka.admin._topic import TopicDescription
