@@ -2,8 +2,9 @@
 
 The worker on Spark, `connectworker spark WORKER [CONNECTOR...]`: the standalone worker whose tasks
 run as long-lived Spark tasks. `spark_runtime.py` (the driver: herder, REST, offsets) →
-`task_runner.py` (one Spark job per task) → `remote_task.py` (the task loop on an executor) ⇄
-`task_channel.py` / `task_handle.py` (status, counters and log lines to the driver; pause/stop back).
+`task_runner.py` (one Spark job per task, each running the runtime's remote task loop,
+`connectworker.runtime.runners.remote_task`, which reports to the driver over the same channel as a
+standalone worker's task processes).
 
 The DataFrame formats, for PySpark code (Python Data Source API, Spark 4):
 - ``connect-source``: a connector's tasks as a streaming source (`source.py`, `task_poll.py`);

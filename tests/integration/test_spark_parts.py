@@ -28,6 +28,7 @@ from connectworker.converters import StringConverter, load_header_converter
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
+from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.record_conversion import RecordSerializer
 from connectworker.spark.columns import SinkColumns
@@ -39,7 +40,6 @@ from connectworker.spark.offset_commit import (
     committer_storage,
     merge_newest,
 )
-from connectworker.spark.offset_storage import OffsetStorageSettings
 from connectworker.spark.options import SinkSettings, SourceSettings
 from connectworker.spark.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
