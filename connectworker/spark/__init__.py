@@ -11,7 +11,8 @@ The DataFrame formats, for PySpark code (Python Data Source API, Spark 4):
 - ``connect-kafka``: any DataFrame with Spark's Kafka-sink columns written to Kafka with
   confluent-kafka, creating missing topics by the connector's rules (`sink.py`, `kafka_writer.py`).
 
-Call `register(spark)` once per session before using the two formats. PySpark is an optional
+Call `register(spark)` once per session before using the two formats; any thread may then use them
+(`active_session.py` says why that needs doing). PySpark is an optional
 dependency (``pip install connectworker[spark]``), imported only when this package is used.
 """
 
@@ -27,12 +28,16 @@ SINK_FORMAT = "connect-kafka"
 
 
 def register(spark: SparkSession) -> None:
-    """Make ``connect-source`` and ``connect-kafka`` available as formats in `spark`."""
+    """Make ``connect-source`` and ``connect-kafka`` available as formats in `spark`, to queries built
+    on any thread: Spark finds a written-to Python data source only through the calling JVM thread's
+    active session, which PySpark's writers now set to their own session (`active_session.py`)."""
+    from connectworker.spark import active_session
     from connectworker.spark.sink import ConnectKafka
     from connectworker.spark.source import ConnectSource
 
     spark.dataSource.register(ConnectSource)
     spark.dataSource.register(ConnectKafka)
+    active_session.install()
 
 
 __all__ = ["SINK_FORMAT", "SOURCE_FORMAT", "register"]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
 from connectworker.config.offsets_path import store_path_for
 from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
@@ -72,6 +73,8 @@ class StandaloneRuntime:
             assert self.config.offset_storage_file_filename is not None
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
         if self.config.uses_embedded_broker:
+            if self.config.exactly_once_enabled:
+                log.warning("%s", EMBEDDED_BROKER_CAVEAT)
             self.embedded = EmbeddedBroker().start()
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
             log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
