@@ -21,6 +21,7 @@ from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_committed, wait_until, worker_config
 from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
 from tests.integration.test_cli_signals import Cli, running_cli, write_properties
+from tests.kafka_helpers import delete_topics
 from tests.process_checks import children_of, ended, wait_ended
 
 RUNS_IN = r"Task {name}-{task} runs in a task process on \S+ \(pid (\d+)\)"
@@ -254,3 +255,38 @@ def test_task_processes_zero_runs_tasks_as_threads_of_the_worker(
         wait_committed(runtime.worker, name, 200)
         assert runtime.task_processes is None
         assert {type(task).__name__ for task in runtime.worker.get(name).tasks} == {"WorkerSourceTask"}
+
+
+def test_exactly_once_in_a_task_process_killed_mid_stream_is_fenced_and_resumed_by_a_restart(
+        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """The task process dies with a transaction open; the restarted task's producer takes over its
+    transactional id (fencing the dead one's) and resumes from the offsets committed in transactions."""
+    from tests.integration.test_exactly_once import COUNTING, committed_next, numbers, read_values
+
+    name, topic, offsets_topic, records = f"eos-{unique}", f"eos-{unique}", f"eos-offsets-{unique}", 4000
+    config = worker_config(broker.bootstrap_servers, tmp_path, **{
+        "exactly.once.source.support": "enabled", "offset.storage.topic": offsets_topic,
+        "offset.storage.partitions": "3", "offset.storage.replication.factor": "1", "task.processes": "1"})
+    connector = {"name": name, "connector.class": COUNTING, "topic": topic, "records": str(records),
+                 "batch.size": "50", "poll.pause.ms": "20"}
+    try:
+        with running_worker(config, connector) as runtime:
+            assert runtime.worker is not None and runtime.task_processes is not None
+            task = runtime.worker.get(name).tasks[0]
+            assert task.transactional_id == f"connect-standalone-{name}-0"
+            wait_committed(runtime.worker, name, 500)
+            [victim] = runtime.task_processes.pids
+            os.kill(victim, signal.SIGKILL)
+            wait_until(lambda: task.status.snapshot()[0].value == "FAILED", what="the task FAILED")
+            assert "was killed by SIGKILL" in str(task.status.snapshot()[1])
+            runtime.worker.restart_task(name, 0)
+            wait_until(lambda: committed_next(broker, offsets_topic, name) == records, timeout=60,
+                       what="every offset committed in a transaction")
+            assert runtime.worker.get(name).tasks[0].status.snapshot()[0].value == "RUNNING"
+            assert runtime.task_processes.pids != [victim]
+        if broker.is_tansu:  # it keeps a dead producer's transaction open for read_committed readers
+            assert_none_lost(consume_keys(broker.bootstrap_servers, topic, records), records)
+        else:  # the dead process's open transaction was aborted: every record once, in order
+            assert numbers(read_values(broker.bootstrap_servers, topic, until=records)) == list(range(records))
+    finally:
+        delete_topics(admin, [topic, offsets_topic])
