@@ -7,11 +7,11 @@ one and every process already hosts a task, else to the process with the fewest 
 the remote task loop (`remote_task.py`) and reports to the worker over the task channel; the worker
 keeps the herder, REST, metrics, the offsets' owner and the topic-creation cache.
 
-Processes are started with fork-and-exec by the one long-lived spawner thread of `child_processes.py`
-(never a bare `fork()` of this process, which runs librdkafka's and uvicorn's threads), and die with
-the worker (`PR_SET_PDEATHSIG`). A process that dies makes its tasks FAILED, with a trace saying so;
-as in Kafka Connect they stay FAILED until restarted through the REST API, and then resume from their
-committed offsets.
+Processes are started by the one long-lived spawner thread of `child_processes.py` with fork-and-exec
+and no Python code in between (never a bare `fork()` of this process, which runs librdkafka's and
+uvicorn's threads), and die with the worker (`PR_SET_PDEATHSIG`, which each sets for itself first). A
+process that dies makes its tasks FAILED, with a trace saying so; as in Kafka Connect they stay FAILED
+until restarted through the REST API, and then resume from their committed offsets.
 """
 
 from __future__ import annotations
@@ -21,13 +21,12 @@ import logging
 import pickle
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from connectworker.api.errors import ConnectError
-from connectworker.child_processes import spawn
+from connectworker.child_processes import spawn_python
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
@@ -53,9 +52,8 @@ class TaskProcess:
         self.handles: dict[str, RemoteTaskHandle] = {}
         self._lock = threading.Lock()
         self._on_exit = on_exit
-        self.popen: subprocess.Popen[bytes] = spawn(
-            [sys.executable, "-m", "connectworker.runtime.runners.task_host"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.popen: subprocess.Popen[bytes] = spawn_python("connectworker.runtime.runners.task_host",
+                                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.pid = self.popen.pid
         threading.Thread(target=self._listen, name=f"task-process-{number}", daemon=True).start()
         log.info("Started task process %d (pid %d)", number, self.pid)

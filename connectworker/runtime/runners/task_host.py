@@ -9,8 +9,8 @@ A connector's `print()` goes to the worker's standard error, never into that pip
 
 Ctrl-C in a terminal reaches every process of the group: this one ignores SIGINT and SIGTERM, because
 the worker stops its tasks itself (they flush and commit), then closes standard input, and this
-process exits once its tasks have ended. If the worker dies, `PR_SET_PDEATHSIG` (set when the worker
-started this process, see `child_processes.py`) ends it at once.
+process exits once its tasks have ended. If the worker dies, `PR_SET_PDEATHSIG` (which this process
+sets first thing, see `child_processes.py`) ends it at once.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import threading
 import traceback
 from typing import Any, BinaryIO
 
+from connectworker.child_processes import die_with_parent
 from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, run_remote_task
 
 EXIT_WAIT_S = 5.0  # after standard input closed, how long tasks still running may take before we exit
@@ -90,6 +91,7 @@ def _failure(summary: str, exc: BaseException) -> str:
 
 
 def main() -> None:
+    die_with_parent(sys.argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     control = os.fdopen(os.dup(1), "wb")
