@@ -33,6 +33,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from bench.ordinary_source import string_values
 from bench.results import ratio_table, verdict, write_section
+from bench.scaling_source import rounds_for
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
@@ -69,12 +70,13 @@ def worker(bootstrap: str, workdir: Path, processes: str | None, **extra: str) -
     return StandaloneRuntime(WorkerConfig.from_properties(props)).start()
 
 
-def run_connector(runtime: StandaloneRuntime, bootstrap: str, tasks: int, records: int, work_us: int) -> float:
+def run_connector(runtime: StandaloneRuntime, bootstrap: str, tasks: int, records: int, work_rounds: int) -> float:
     """Records/s of one connector run to completion (created -> every offset committed)."""
     assert runtime.worker is not None
     name = f"scale-{uuid.uuid4().hex[:8]}"
     config = parse_connector_config({"name": name, "connector.class": SOURCE, "topic": create_topic(bootstrap),
-                                     "records": str(records), "work.us": str(work_us), "tasks.max": str(tasks)})
+                                     "records": str(records), "work.rounds": str(work_rounds),
+                                     "tasks.max": str(tasks)})
     start = time.perf_counter()
     runtime.worker.start_connector(config)
     while True:
@@ -90,16 +92,16 @@ def run_connector(runtime: StandaloneRuntime, bootstrap: str, tasks: int, record
     return records / elapsed
 
 
-def scaling(bootstrap: str, workdir: Path, records: int, work_us: int, rounds: int) -> dict[str, list[float]]:
-    runtimes = {label: worker(bootstrap, workdir / f"w{n}-{work_us}", processes)
+def scaling(bootstrap: str, workdir: Path, records: int, work_rounds: int, rounds: int) -> dict[str, list[float]]:
+    runtimes = {label: worker(bootstrap, workdir / f"w{n}-{work_rounds}", processes)
                 for n, (label, (processes, _)) in enumerate(VARIANTS.items())}
     try:
         for label, runtime in runtimes.items():  # task processes up and warm, as in a long-running worker
-            run_connector(runtime, bootstrap, VARIANTS[label][1], 2_000, work_us)
+            run_connector(runtime, bootstrap, VARIANTS[label][1], 2_000, work_rounds)
         results: dict[str, list[float]] = {label: [] for label in VARIANTS}
         for _ in range(rounds):
             for label, runtime in runtimes.items():
-                results[label].append(run_connector(runtime, bootstrap, VARIANTS[label][1], records, work_us))
+                results[label].append(run_connector(runtime, bootstrap, VARIANTS[label][1], records, work_rounds))
         return results
     finally:
         for runtime in runtimes.values():
@@ -225,7 +227,7 @@ def main(scale: float = 1.0, rounds: int = 3) -> None:
     work_records, fast_records = int(300_000 * scale), int(2_000_000 * scale)
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
         bootstrap, workdir = broker.bootstrap_servers, Path(tmp)
-        work = scaling(bootstrap, workdir, work_records, 20, rounds)
+        work = scaling(bootstrap, workdir, work_records, rounds_for(20), rounds)
         fast = scaling(bootstrap, workdir, fast_records, 0, rounds)
         raw = {"1 raw producer process": [], "2 raw producer processes": []}  # type: dict[str, list[float]]
         for _ in range(rounds):

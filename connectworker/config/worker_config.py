@@ -370,7 +370,7 @@ class WorkerConfig(StorageTopicKeys):
         finally:
             _REFERENCES.reset(token)
         references.check()
-        check_clients(config, source)  # the security keys: translated, or refused naming the key
+        check_clients(config, source, PASS_THROUGH_PREFIXES)  # the security keys: translated, or refused naming the key
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
                                "writes its source offsets to that topic in the same transaction as its "

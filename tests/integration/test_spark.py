@@ -43,9 +43,9 @@ from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from connectworker.spark import register
-from connectworker.spark.python_launcher import is_launcher
-from connectworker.spark.session import open_session
-from connectworker.spark.spark_runtime import SparkRuntime
+from connectworker.spark.runner.python_launcher import is_launcher
+from connectworker.spark.runner.session import open_session
+from connectworker.spark.runner.spark_runtime import SparkRuntime
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
@@ -112,7 +112,7 @@ def test_local_python_workers_fork_from_a_daemon_that_preloaded_the_task_runtime
     rows = spark.range(0, 2, 1, 2).mapInArrow(daemon, "command STRING, threads BIGINT").collect()
     assert len(rows) == 2
     for row in rows:
-        assert "-m connectworker.spark.worker_daemon" in row.command, row.command
+        assert "-m connectworker.spark.runner.worker_daemon" in row.command, row.command
         assert row.threads == 1, row
 
 

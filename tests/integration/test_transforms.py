@@ -92,8 +92,8 @@ def test_the_plan_shows_the_routed_name_and_the_rule_that_matches_it(unique: str
 def test_the_spark_source_applies_the_same_chain(broker: Broker, tmp_path: Path, unique: str,
                                                  cleanup: list[str]) -> None:
     """One micro-batch of one task, as an executor runs it (no JVM needed for this part)."""
-    from connectworker.spark.options import SourceSettings
-    from connectworker.spark.task_poll import TaskPartition, poll_task
+    from connectworker.spark.formats.options import SourceSettings
+    from connectworker.spark.formats.task_poll import TaskPartition, poll_task
 
     cleanup += [f"clean-{unique}-20231114", f"raw-{unique}"]
     props = routed(unique, records=50)

@@ -27,10 +27,10 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.storage_settings import offset_storage_settings
 from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
-from connectworker.spark.executor_check import check_executors, runs_driver_python
-from connectworker.spark.plugin_shipping import ship_plugin_paths
-from connectworker.spark.session import JvmLaunch, open_context
-from connectworker.spark.task_runner import SparkTaskRunner
+from connectworker.spark.runner.executor_check import check_executors, runs_driver_python
+from connectworker.spark.runner.plugin_shipping import ship_plugin_paths
+from connectworker.spark.runner.session import JvmLaunch, open_context
+from connectworker.spark.runner.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from pyspark import SparkContext
 
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.spark.python_launcher import runs_this_interpreter
+from connectworker.spark.runner.python_launcher import runs_this_interpreter
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from connectworker.api.record import SourceOffset
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.source_offsets import newest_indexed
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
-from connectworker.spark.process_cache import ProcessCache
+from connectworker.spark.formats.process_cache import ProcessCache
 
 log = logging.getLogger(__name__)
 
