@@ -25,10 +25,10 @@ from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
 from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.herder.standalone import StandaloneRuntime
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.topics.admin import TopicAdmin
 
 

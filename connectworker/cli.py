@@ -212,8 +212,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.properties import load_connector_file
     from connectworker.config.providers.connector_refs import ConnectorConfigResolver
     from connectworker.config.topic_policy import load_topic_policy
-    from connectworker.runtime.topic_creation.admin_client import open_topic_admin
-    from connectworker.runtime.topic_creation.plan import plan_topics
+    from connectworker.runtime.clients.admin_client import open_topic_admin
+    from connectworker.runtime.topic_planning.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
 
     worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker

@@ -28,8 +28,8 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
     from connectworker.config.topic_policy import load_topic_policy
-    from connectworker.runtime.topic_creation.admin_client import open_topic_admin
-    from connectworker.runtime.topic_creation.drift import apply_fixes, drift_report, rule_topics
+    from connectworker.runtime.clients.admin_client import open_topic_admin
+    from connectworker.runtime.topic_planning.drift import apply_fixes, drift_report, rule_topics
     from connectworker.topics.admin import UnsupportedCallError
 
     if bool(args.topic) == args.all_known:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from connectworker.runtime.status import State, Status
     from connectworker.runtime.tasks.record_conversion import RecordSerializer
     from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
-    from connectworker.runtime.topic_creation.plan import plan_topics
+    from connectworker.runtime.topic_planning.plan import plan_topics
     from connectworker.runtime.worker import UnknownConnectorError, Worker
 
 _EXPORTS = {
@@ -45,7 +45,7 @@ _EXPORTS = {
     "UnknownConnectorError": "worker",
     "Worker": "worker",
     "WorkerTaskContext": "tasks.task_context",
-    "plan_topics": "topic_creation.plan",
+    "plan_topics": "topic_planning.plan",
 }
 __all__ = [
     "ConnectorExistsError",

@@ -41,7 +41,7 @@ from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.status import State
-from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
+from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from connectworker.spark import register
 from connectworker.spark.runner.python_launcher import is_launcher
 from connectworker.spark.runner.session import open_session

@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from connectworker.config.connector_config import parse_connector_config
-from connectworker.runtime.topic_creation.plan import plan_topics
+from connectworker.runtime.topic_planning.plan import plan_topics
 from tests.broker import Broker
 from tests.integration.counting_source import PARTITION
 from tests.integration.harness import committed_offset, running_worker, wait_until, worker_config

@@ -13,6 +13,7 @@ from confluent_kafka import Producer
 
 from connectworker.api.errors import ConfigError
 from connectworker.embedded_broker import free_loopback_port
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.cluster_check import check_cluster
 from connectworker.runtime.observability.kafka_logging import (
     KAFKA_LOGGER,
@@ -21,7 +22,6 @@ from connectworker.runtime.observability.kafka_logging import (
     client_log_settings,
     normalised,
 )
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 
 REFUSED = "Connect to ipv4#127.0.0.1:{port} failed: Connection refused"
 

@@ -18,7 +18,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_
 from connectworker.runtime.offsets.kafka_store import BARRIER, parse_record, record_key, record_value
 from connectworker.runtime.offsets.source_offsets import newest_indexed
 from connectworker.runtime.tasks.task_context import TaskOffsetReader
-from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
+from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from tests.offset_store_contract import CONTRACT, KA, KB
 
 

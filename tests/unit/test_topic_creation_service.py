@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka import KafkaError
 
 from connectworker.api import TopicSettings
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.topics.admin import CreateResult, Outcome, explain_create_error
 from connectworker.topics.creation import CreatingGate, TopicCreationError, TopicCreationService
 from connectworker.topics.rule_parser import parse_topic_creation

@@ -27,8 +27,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.observability.kafka_logging import client_log_settings
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.topics.admin import Outcome, TopicAdminError
 
 log = logging.getLogger(__name__)

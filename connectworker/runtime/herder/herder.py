@@ -38,8 +38,8 @@ from connectworker.runtime.observability.secrets import (
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
-from connectworker.runtime.topic_creation.drift import drift_report
-from connectworker.runtime.topic_creation.plan import plan_topics
+from connectworker.runtime.topic_planning.drift import drift_report
+from connectworker.runtime.topic_planning.plan import plan_topics
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import CreatedTopic, TopicCreationService

@@ -16,6 +16,7 @@ from connectworker.config.offsets_path import store_path_for
 from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.cluster_check import check_cluster
 from connectworker.runtime.herder.connector_store import ConnectorStore, ConnectorStoreBase
 from connectworker.runtime.herder.herder import StandaloneHerder
@@ -31,7 +32,6 @@ from connectworker.runtime.runners.process_runner import ProcessTaskRunner
 from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.runtime.tasks.task_factory import TopicGateFactory
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin

@@ -2,5 +2,5 @@
 compacted-topic store (Kafka Connect's format), the writer thread that flushes a store off the task
 thread, and the checks on the offsets a task returns.
 
-May import: api, topics (admin), and runtime's `clients` and `topic_creation.admin_client`.
+May import: api, topics (admin), and runtime's `clients`.
 """

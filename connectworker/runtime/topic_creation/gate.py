@@ -12,7 +12,7 @@ from typing import Protocol
 
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import AdminOpener, NewTopicHook, TopicCreationService
 

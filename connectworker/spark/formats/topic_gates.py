@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connectworker.config.topic_policy import policy_from_options
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import TopicGate
 from connectworker.spark.formats.process_cache import ProcessCache
 from connectworker.topics.creation import AdminOpener, TopicCreationService

@@ -14,7 +14,7 @@ from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain, TransformError
-from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
+from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import NewTopicHook
 from connectworker.topics.plan import PlanEntry, plan_new_topics

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.runtime.topic_creation.plan import started_task_hook
+from connectworker.runtime.topic_planning.plan import started_task_hook
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationError, decide
 from connectworker.topics.drift import TopicDrift, compare
