@@ -1,0 +1,84 @@
+"""Helpers of the PostgreSQL change data capture tests: a database per test (its replication slots dropped
+before it), statements run on it, and the connector's props."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg2
+
+from tests.postgres import Postgres
+
+
+class CdcDatabase:
+    def __init__(self, server: Postgres, name: str) -> None:
+        self.server, self.name = server, name
+        self.slot = f"slot_{name}"
+
+    def connect(self, database: str | None = None, user: str | None = None, password: str | None = None) -> Any:
+        connection = psycopg2.connect(host=self.server.host, port=self.server.port, dbname=database or self.name,
+                                      user=user or self.server.user, password=password or self.server.password)
+        connection.autocommit = True
+        return connection
+
+    def execute(self, *statements: str) -> None:
+        """Run `statements` in one transaction."""
+        connection = self.connect()
+        try:
+            connection.autocommit = False
+            with connection.cursor() as cursor:
+                for statement in statements:
+                    cursor.execute(statement)
+            connection.commit()
+        finally:
+            connection.close()
+
+    def query(self, statement: str) -> list[tuple[Any, ...]]:
+        connection = self.connect()
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+                return list(cursor.fetchall())
+        finally:
+            connection.close()
+
+    def confirmed_flush_lsn(self) -> int:
+        [(lsn,)] = self.query(f"SELECT confirmed_flush_lsn - '0/0' FROM pg_replication_slots "
+                              f"WHERE slot_name = '{self.slot}'")
+        return int(lsn)
+
+    def props(self, **overrides: str) -> dict[str, str]:
+        return {"name": f"cdc-{self.name}", "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+                "database.hostname": self.server.host, "database.port": str(self.server.port),
+                "database.user": self.server.user, "database.password": self.server.password,
+                "database.dbname": self.name, "database.sslmode": "disable", "topic.prefix": self.name,
+                "plugin.name": "pgoutput", "slot.name": self.slot, "poll.interval.ms": "100", **overrides}
+
+
+@contextmanager
+def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
+    """A database of its own for the test; its slots are dropped (their clients ended) before it is."""
+    name = f"c_{uuid.uuid4().hex[:12]}"
+    database = CdcDatabase(server, name)
+    admin = database.connect("postgres")
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE {name}")
+        yield database
+    finally:
+        with admin.cursor() as cursor:
+            for _ in range(200):  # a client's walsender ends a moment after the client closed its connection
+                cursor.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
+                               "WHERE database = %s AND active_pid IS NOT NULL", (name,))
+                cursor.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                               "WHERE database = %s AND NOT active", (name,))
+                cursor.execute("SELECT count(*) FROM pg_replication_slots WHERE database = %s", (name,))
+                if cursor.fetchone()[0] == 0:
+                    break
+                time.sleep(0.05)
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
