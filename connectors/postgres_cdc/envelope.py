@@ -13,6 +13,7 @@ from typing import Any
 
 import connectworker
 from connectworker.api.schema import Schema, SchemaType
+from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
 from .columns import ColumnType, TypeOptions, require_type
 from .database import CatalogColumn
@@ -58,7 +59,8 @@ class TableShape:
             SchemaType.STRUCT, name=f"{self.topic}.Envelope", version=1, fields=Schema.struct(
                 None, ("before", self.row_schema), ("after", self.row_schema), ("source", SOURCE_SCHEMA),
                 ("op", Schema(SchemaType.STRING)), ("ts_ms", _OPT_INT64), ("transaction", TRANSACTION_SCHEMA)).fields)
-        self._parsers = [(c.position, c.name, c.type.parse, c.type.schema.type) for c in columns]
+        self._parsers = [(c.position, c.name, c.type.parse, c.type.schema.type,
+                          None if c.optional else _fallback(c.type.schema)) for c in columns]
 
     @property
     def keyed(self) -> bool:
@@ -66,9 +68,11 @@ class TableShape:
 
     def row(self, values: Sequence[Any], previous: Sequence[Any] | None = None) -> dict[str, Any]:
         """The struct value of a tuple of text values; an unchanged TOASTed value is taken from `previous`
-        (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder."""
+        (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT NULL column a tuple leaves
+        out (the old key of a delete without REPLICA IDENTITY FULL holds the key only) gets its type's zero
+        value, as Debezium fills it, since its schema does not allow null."""
         out: dict[str, Any] = {}
-        for position, name, parse, kind in self._parsers:
+        for position, name, parse, kind, fallback in self._parsers:
             text = values[position]
             if text is UNCHANGED_TOAST:
                 text = previous[position] if previous is not None else UNCHANGED_TOAST
@@ -76,11 +80,24 @@ class TableShape:
                     out[name] = (UNAVAILABLE if kind is SchemaType.STRING
                                  else UNAVAILABLE.encode() if kind is SchemaType.BYTES else None)
                     continue
-            out[name] = None if text is None else parse(text)
+            out[name] = fallback if text is None else parse(text)
         return out
 
     def key(self, row: dict[str, Any]) -> dict[str, Any] | None:
         return {c.name: row[c.name] for c in self.key_columns} if self.key_columns else None
+
+
+_FALLBACK: dict[SchemaType, Any] = {
+    SchemaType.INT8: 0, SchemaType.INT16: 0, SchemaType.INT32: 0, SchemaType.INT64: 0, SchemaType.FLOAT32: 0.0,
+    SchemaType.FLOAT64: 0.0, SchemaType.BOOLEAN: False, SchemaType.STRING: "", SchemaType.BYTES: b"",
+    SchemaType.ARRAY: []}
+
+
+def _fallback(schema: Schema) -> Any:
+    from datetime import UTC, date, datetime, time
+
+    logical = {DATE: date(1970, 1, 1), TIME: time(0), TIMESTAMP: datetime(1970, 1, 1, tzinfo=UTC)}
+    return logical[schema.name] if schema.name in logical else _FALLBACK.get(schema.type)
 
 
 def _field(column: Column) -> Schema:
