@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
+import javaproperties
 import pytest
 
 from connectworker.api.errors import ConfigError, ConnectError
@@ -14,8 +16,9 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
 from connectworker.plugins import resolve_connector_class
-from connectworker.testing import TaskHarness, connector_task_props
+from connectworker.testing import TaskHarness, connector_task_props, parse_rules
 from tests.integration.cdc_helpers import CdcDatabase, cdc_database
+from tests.integration.test_cli_bad_input import assert_refused, run_cli, write_worker
 from tests.postgres import Postgres, running_postgres
 
 
@@ -236,11 +239,32 @@ def test_a_user_without_replication_is_refused_naming_the_user_and_the_privilege
         db.execute("DROP ROLE reader")
 
 
-def test_wal_level_not_logical_is_a_validation_error_naming_wal_level() -> None:
+def test_wal_level_not_logical_is_a_validation_error_naming_wal_level_and_the_command_line_exits_2(
+        tmp_path: Path) -> None:
     with running_postgres(wal_level="replica") as server:
         if server.data_dir is None:
             pytest.skip("needs a server the tests start")
         with cdc_database(server) as db:
             values = PostgresCdcConnector().validate(db.props())
+            connector = tmp_path / "cdc.properties"
+            connector.write_text("".join(f"{k}={v}\n" for k, v in db.props().items()))
+            result = run_cli("standalone", str(write_worker(tmp_path)), str(connector))
     [error] = values["database.hostname"].errors
     assert "wal_level=replica" in error and "wal_level=logical" in error and "restart" in error
+    stderr = assert_refused(result)
+    assert "database.hostname" in stderr and "wal_level=logical" in stderr
+
+
+def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rules() -> None:
+    path = Path(__file__).parents[2] / "config" / "connectors" / "postgres-cdc.properties"
+    props = javaproperties.loads(path.read_text())
+    rules = parse_rules(props, source=str(path))
+    orders, heartbeat = rules.match("inventory.public.orders"), rules.match("__debezium-heartbeat.inventory")
+    assert orders is not None and orders.rule == "orders" and orders.settings.partitions == 12
+    assert heartbeat is not None and heartbeat.rule == "heartbeats"
+    other = rules.match("inventory.public.customers")
+    assert other is not None and other.rule == "default" and other.settings.partitions == 3
+    declared = set(PostgresCdcConnector().config_def().names())
+    assert {k for k in props if not k.startswith("topic.creation.")} - declared == {
+        "name", "connector.class", "tasks.max"}
+    assert resolve_connector_class(props["connector.class"]) is PostgresCdcConnector
