@@ -178,7 +178,7 @@ class ChangeStream:
         offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid,
                   "ts_usec": epoch_micros(begin.commit_time)}
         source = source_struct(self._settings, shape, ts_ms=ts_ms, snapshot="false", tx_id=begin.xid, lsn=lsn,
-                               sequence=json.dumps([str(self._resume_lsn), str(lsn)]))
+                               sequence=json.dumps([str(self._resume_lsn) if self._resume_lsn else None, str(lsn)]))
         now = int(time.time() * 1000)
         if isinstance(change, pg.Insert):
             after = shape.row(change.new)

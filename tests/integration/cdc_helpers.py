@@ -68,8 +68,12 @@ def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
     try:
         with admin.cursor() as cursor:
             cursor.execute(f"CREATE DATABASE {name}")
+    finally:
+        admin.close()
+    try:
         yield database
     finally:
+        admin = database.connect("postgres")  # a new one: the server may have been restarted meanwhile
         with admin.cursor() as cursor:
             for _ in range(200):  # a client's walsender ends a moment after the client closed its connection
                 cursor.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "

@@ -38,10 +38,10 @@ def db(postgres: Postgres) -> Iterator[CdcDatabase]:
 def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> list[Any]:
     """(key, value) of the topic's messages, JSON-decoded, from the beginning until `done(key, value)`."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"cdc-{topic}", "auto.offset.reset": "earliest",
-                         "enable.auto.commit": False})
-    consumer.subscribe([topic])
+                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
     out: list[Any] = []
     try:
+        assign_all(consumer, topic, timeout)
         def step() -> bool:
             for message in consumer.consume(500, timeout=0.5):
                 if message.error():
@@ -58,12 +58,26 @@ def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> li
     return out
 
 
+def assign_all(consumer: Consumer, topic: str, timeout: float) -> None:
+    """Every partition of `topic` (once it exists) from its start: no consumer group to join."""
+    from confluent_kafka import TopicPartition
+
+    partitions: list[int] = []
+
+    def exists() -> bool:
+        metadata = consumer.list_topics(topic, timeout=5).topics.get(topic)
+        partitions[:] = list(metadata.partitions) if metadata is not None and metadata.error is None else []
+        return bool(partitions)
+    wait_until(exists, timeout, f"the topic {topic}")
+    consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+
+
 def read_all(bootstrap: str, topic: str) -> list[Any]:
     """(key, value) of every message the topic holds now (to each partition's high watermark), JSON-decoded."""
     from confluent_kafka import TopicPartition
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"all-{topic}", "auto.offset.reset": "earliest",
-                         "enable.auto.commit": False})
+                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
     try:
         partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
         ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
@@ -168,10 +182,12 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
 
             db.execute("CREATE TABLE refunds (id int PRIMARY KEY, amount numeric(8, 2))",
                        "INSERT INTO refunds SELECT n, n * 1.5 FROM generate_series(1, 5) n")
-            made = read_until(broker.bootstrap_servers, refunds, lambda k, v: k == {"id": 5})
-            assert [(k["id"], v["payload"]["after"]["amount"]) for k, v in made] == [
-                (1, "1.50"), (2, "3.00"), (3, "4.50"), (4, "6.00"), (5, "7.50")]
-            last_lsn = made[-1][1]["payload"]["source"]["lsn"]
+            made: dict[int, Any] = {}
+            read_until(broker.bootstrap_servers, refunds,  # 3 partitions: read until every row is seen
+                       lambda k, v: made.update({k["id"]: v["payload"]}) or len(made) == 5)
+            assert {i: p["after"]["amount"] for i, p in made.items()} == {
+                1: "1.50", 2: "3.00", 3: "4.50", 4: "6.00", 5: "7.50"}
+            last_lsn = max(p["source"]["lsn"] for p in made.values())
             wait_until(lambda: db.confirmed_flush_lsn() > last_lsn, 30,
                        lambda: f"the slot confirmed past {last_lsn} (at {db.confirmed_flush_lsn()})")
 
@@ -210,20 +226,25 @@ def test_the_worker_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDat
                     cursor.execute("INSERT INTO events SELECT n, 'event' FROM generate_series(%s, %s) n",
                                    (written[0], written[0] + 9))
                     written[0] += 10
+                    stop.wait(0.002)  # paced: the kill must land while changes are being streamed
         finally:
             connection.close()
 
     thread = threading.Thread(target=insert)
     proc = start_worker(worker, connector, log)
     try:
+        wait_until(lambda: db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'")
+                   == [(1,)] or proc.poll() is not None, 60, "the slot")
         thread.start()
         wait_until(lambda: _streamed_lsn(offsets) is not None or proc.poll() is not None, 60, "a streamed commit")
         assert proc.poll() is None, log.read_text()[-3000:]
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
+        at_kill = written[0]
         stop.set()
         thread.join()
+    assert 0 < at_kill < 30_000, "the kill should land while rows are written"
     last = written[0] - 1
     with KeyWatch(broker.bootstrap_servers, topic) as watch:
         run_to_completion(worker, connector, log, lambda: watch.seen(last), 120)
@@ -258,8 +279,9 @@ class KeyWatch:
 
     def __init__(self, bootstrap: str, topic: str) -> None:
         self._consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"watch-{topic}",
-                                   "auto.offset.reset": "earliest", "enable.auto.commit": False})
-        self._consumer.subscribe([topic])
+                                   "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                                   "topic.metadata.refresh.interval.ms": 500})
+        assign_all(self._consumer, topic, 60)
         self._keys: set[int] = set()
 
     def seen(self, key: int) -> bool:
@@ -273,3 +295,79 @@ class KeyWatch:
 
     def __exit__(self, *exc: object) -> None:
         self._consumer.close()
+
+
+def read_ids(bootstrap: str, topic: str, ids: range, timeout: float = 60) -> set[int]:
+    """The row ids of the topic's change events, read until every one of `ids` was seen."""
+    seen: set[int] = set()
+
+    def done(key: Any, value: Any) -> bool:
+        if value is not None:
+            seen.add(key["id"])
+        return seen >= set(ids)
+    read_until(bootstrap, topic, done, timeout)
+    return seen
+
+
+def _numbered(db: CdcDatabase, first: int, last: int) -> None:
+    db.execute(f"INSERT INTO events SELECT n, 'event' FROM generate_series({first}, {last}) n")
+
+
+def test_the_slot_held_by_another_client_is_retried_with_backoff_until_it_is_free(
+        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    import psycopg2.extras
+
+    db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
+    db.query(f"SELECT pg_create_logical_replication_slot('{db.slot}', 'pgoutput')")
+    db.execute("CREATE PUBLICATION dbz_publication FOR ALL TABLES")
+    holder = psycopg2.connect(host=db.server.host, port=db.server.port, dbname=db.name, user=db.server.user,
+                              password=db.server.password,
+                              connection_factory=psycopg2.extras.LogicalReplicationConnection)
+    holder.cursor().start_replication(slot_name=db.slot, decode=False,
+                                      options={"proto_version": "1", "publication_names": "dbz_publication"})
+    props = db.props(**{"snapshot.mode": "no_data", "errors.retry.delay.max.ms": "500",
+                        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+                        "key.converter.schemas.enable": "false",
+                        "value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    topic = f"{db.name}.public.events"
+    try:
+        with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
+            assert runtime.worker is not None
+            wait_until(lambda: "is active for PID" in (task_state(runtime.worker, props["name"])[1] or ""), 30,
+                       lambda: f"the status to name the slot in use ({task_state(runtime.worker, props['name'])})")
+            state, note = task_state(runtime.worker, props["name"])
+            assert state is State.RUNNING and db.slot in (note or "")
+            _numbered(db, 0, 9)
+            holder.close()
+            assert read_ids(broker.bootstrap_servers, topic, range(10)) == set(range(10))
+    finally:
+        holder.close()
+
+
+def test_the_database_restarted_mid_stream_is_waited_out_and_nothing_is_lost(
+        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    if db.server.data_dir is None:
+        pytest.skip("the server was not started by the tests, so they cannot restart it")
+    db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
+    _numbered(db, 0, 99)
+    props = db.props(**{"errors.retry.delay.max.ms": "1000",
+                        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+                        "key.converter.schemas.enable": "false",
+                        "value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    topic = f"{db.name}.public.events"
+    with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
+        assert runtime.worker is not None
+        read_ids(broker.bootstrap_servers, topic, range(100))
+        _numbered(db, 100, 199)
+        read_ids(broker.bootstrap_servers, topic, range(200))
+        db.server.pg_ctl("stop", "-m", "fast")
+        try:
+            wait_until(lambda: "retrying with backoff" in (task_state(runtime.worker, props["name"])[1] or ""), 30,
+                       "the task's status to say it is retrying")
+            assert task_state(runtime.worker, props["name"])[0] is State.RUNNING
+        finally:
+            db.server.pg_ctl("start")
+        _numbered(db, 200, 299)
+        assert read_ids(broker.bootstrap_servers, topic, range(300)) == set(range(300))
+        wait_until(lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None), 30,
+                   "the retry note to leave the task's status")
