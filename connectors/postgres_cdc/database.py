@@ -160,7 +160,22 @@ def slot_exists(connection: psycopg2.extensions.connection, slot: str) -> bool:
         return cursor.fetchone() is not None
 
 
-def drop_slot(connection: psycopg2.extensions.connection, slot: str) -> None:
+def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: float = 5.0) -> None:
+    """Drops the slot once no client streams it: our own walsender ends a moment after we closed its
+    connection. A slot still in use after `wait_s` raises SetupError."""
+    import time
+
+    deadline = time.monotonic() + wait_s
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                       "WHERE slot_name = %s AND NOT active", (slot,))
+        while True:
+            cursor.execute("SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+            row = cursor.fetchone()
+            if row is None:
+                return
+            if not row[0]:
+                cursor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+                return
+            if time.monotonic() > deadline:
+                raise SetupError("slot.name", f"The replication slot {slot!r} is in use by another client: stop "
+                                 f"it, or give this connector another slot.name")
+            time.sleep(0.1)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import connectworker
+from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
@@ -165,12 +166,16 @@ class PostgresCdcTask(SourceTask):
                 self._stream.close()
             settings = self._settings
         if settings is not None and settings.slot_drop_on_stop:
-            connection = connect(settings)
             try:
-                drop_slot(connection, settings.slot)
+                connection = connect(settings)
+                try:
+                    drop_slot(connection, settings.slot)
+                finally:
+                    connection.close()
+            except ConnectError as exc:  # stop() must not fail: the slot stays, say so
+                log.warning("slot.drop.on.stop: could not drop slot %s: %s", settings.slot, exc)
+            else:
                 log.info("Dropped slot %s (slot.drop.on.stop)", settings.slot)
-            finally:
-                connection.close()
 
     def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
         """With compact.keyed.table.topics, a keyed table's topic is compacted: each record's key is the row's

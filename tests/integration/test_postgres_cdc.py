@@ -268,3 +268,55 @@ def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rule
     assert {k for k in props if not k.startswith("topic.creation.")} - declared == {
         "name", "connector.class", "tasks.max"}
     assert resolve_connector_class(props["connector.class"]) is PostgresCdcConnector
+
+
+def test_a_transaction_larger_than_a_batch_comes_in_parts_resuming_before_it_until_its_last_record(
+        db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)")
+    with harness(db, **{"snapshot.mode": "no_data", "max.batch.size": "100"}) as h:
+        db.execute("INSERT INTO t VALUES (0)")
+        [before] = _poll(h, 1)
+        db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n")
+        records = _poll(h, 250)
+    assert sorted(r.key["id"] for r in records) == list(range(1, 251))
+    assert max(len(p) for p in h.polls) == 100
+    assert {r.source_offset["lsn"] for r in records[:-1]} == {before.source_offset["lsn"]}
+    assert records[-1].source_offset["lsn"] > before.source_offset["lsn"]
+
+
+def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE kept (id int PRIMARY KEY, secret text, note text)", "CREATE TABLE other (id int)")
+    props = {"table.include.list": r"public\.kept", "column.exclude.list": r"public\.kept\.secret",
+             "heartbeat.interval.ms": "200", "snapshot.mode": "no_data"}
+    with harness(db, **props) as h:
+        db.execute("INSERT INTO kept VALUES (1, 's', 'n')", "INSERT INTO other VALUES (1)")
+        [created] = _poll(h, 1)
+        assert created.value["after"] == {"id": 1, "note": "n"}
+        db.execute("UPDATE kept SET id = 2 WHERE id = 1")
+        deleted, tombstone, recreated = [r for r in _poll(h, 3)]
+        assert (deleted.value["op"], deleted.key, tombstone.value, recreated.value["op"], recreated.key) == (
+            "d", {"id": 1}, None, "c", {"id": 2})
+        db.execute("INSERT INTO other VALUES (2)")  # not captured: only a heartbeat tells the slot to move on
+        [lsn] = db.query("SELECT pg_current_wal_lsn() - '0/0'")[0]
+        for _ in range(100):
+            beats = [r for r in _poll(h, 1) if r.topic == f"__debezium-heartbeat.{db.name}"]
+            if beats and beats[-1].source_offset["lsn"] >= lsn:
+                break
+        assert beats and beats[-1].source_offset["lsn"] >= lsn
+        assert beats[-1].key == {"serverName": db.name} and set(beats[-1].value) == {"ts_ms"}
+    assert all(r.topic in (created.topic, f"__debezium-heartbeat.{db.name}") for r in h.records)
+
+
+def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1), (2)")
+    with harness(db, **{"snapshot.mode": "initial_only"}) as h:
+        assert sorted(r.key["id"] for r in _poll(h, 2)) == [1, 2]
+        db.execute("INSERT INTO t VALUES (3)")
+        for _ in range(5):
+            h.poll()
+        assert len(h.records) == 2
+    offsets = h.committed_offsets
+    with TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**{
+            "snapshot.mode": "always", "slot.drop.on.stop": "true"}))[0], offsets=offsets) as again:
+        assert sorted((r.value["op"], r.key["id"]) for r in _poll(again, 3)) == [("r", 1), ("r", 2), ("r", 3)]
+    assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]
