@@ -14,7 +14,6 @@ the last transaction handed on.
 
 from __future__ import annotations
 
-import json
 import logging
 import select
 import threading
@@ -22,18 +21,20 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from connectworker.api.errors import ConnectError, RetriableError
-from connectworker.api.record import SourceRecord
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 
 from . import pgoutput as pg
 from .database import connect, enum_type_oids, first_line, table_columns
-from .envelope import TableShape, envelope, shape_of, source_struct
+from .envelope import VERSION, TableShape, envelope, shape_of
 from .settings import CdcSettings
 
 if TYPE_CHECKING:
     import psycopg2.extensions
 
 log = logging.getLogger(__name__)
+
+_MORE_S = 0.002  # how long a poll with records waits for more before returning them
 
 HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
 HEARTBEAT_VALUE = Schema.struct("io.debezium.connector.common.Heartbeat", ("ts_ms", Schema(SchemaType.INT64)))
@@ -53,6 +54,7 @@ class ChangeStream:
         self._cursor: Any = None
         self._shapes: dict[int, TableShape | None] = {}
         self._begin: pg.Begin | None = None
+        self._begin_usec = 0
         self._open: list[SourceRecord] = []  # records of the open transaction not handed on yet
         self._ready: list[SourceRecord] = []
         self._flush_lock = threading.Lock()
@@ -106,28 +108,32 @@ class ChangeStream:
             log.debug("Confirmed LSN %s to slot %s", pg.format_lsn(lsn), self._settings.slot)
 
     # -- reading -------------------------------------------------------------------------------
-    def read(self, stopping: threading.Event) -> list[SourceRecord]:
+    def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
         """The records available within `poll.interval.ms`, at most `max.batch.size` of them."""
         import psycopg2
 
         self._ensure_started()
         deadline = time.monotonic() + self._settings.poll_s
+        max_batch, ready, handle = self._settings.max_batch, self._ready, self._handle
+        read_message, socket = self._cursor.read_message, [self._cursor.connection.fileno()]
         try:
             self._send_flush()
-            while len(self._ready) < self._settings.max_batch and not stopping.is_set():
-                message = self._cursor.read_message()
+            while len(ready) < max_batch and not stopping.is_set():
+                message = read_message()
                 if message is not None:
-                    self._handle(message)
+                    handle(message)
                     continue
-                if self._ready:
+                if ready:  # more may be on its way (a backlog): a short look before handing these on
+                    if select.select(socket, [], [], _MORE_S)[0]:
+                        continue
                     break
                 self._heartbeat()
-                if self._ready:
+                if ready:
                     break
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                select.select([self._cursor.connection.fileno()], [], [], min(left, 0.5))
+                select.select(socket, [], [], min(left, 0.5))
         except psycopg2.Error as exc:
             self.close()
             raise RetriableError(f"The replication stream of slot {self._settings.slot!r} broke: "
@@ -135,13 +141,19 @@ class ChangeStream:
         if len(self._ready) < self._settings.max_batch and len(self._open) >= self._settings.max_batch:
             self._ready.extend(self._open)  # a large transaction: handed on in parts
             self._open = []
-        out, self._ready = self._ready[:self._settings.max_batch], self._ready[self._settings.max_batch:]
-        return out
+        out = ready[:max_batch]
+        del ready[:max_batch]
+        return as_batch(out)
 
     def _handle(self, message: Any) -> None:
         decoded = pg.decode(message.payload)
-        if isinstance(decoded, pg.Begin):
+        if isinstance(decoded, pg.Insert | pg.Update | pg.Delete):
+            shape = self._shapes.get(decoded.relid)
+            if shape is not None:
+                self._change(shape, decoded, message.data_start)
+        elif isinstance(decoded, pg.Begin):
             self._begin = decoded
+            self._begin_usec = epoch_micros(decoded.commit_time)
         elif isinstance(decoded, pg.Commit):
             if self._open:
                 self._open[-1].source_offset = {**(self._open[-1].source_offset or {}), "lsn": decoded.end_lsn}
@@ -151,10 +163,6 @@ class ChangeStream:
             self._begin = None
         elif isinstance(decoded, pg.Relation):
             self._shapes[decoded.relid] = self._shape(decoded)
-        elif isinstance(decoded, pg.Insert | pg.Update | pg.Delete):
-            shape = self._shapes.get(decoded.relid)
-            if shape is not None:
-                self._change(shape, decoded, message.data_start)
         elif isinstance(decoded, pg.Truncate):
             log.info("TRUNCATE of relation(s) %s not sent (Debezium skips truncates by default)", decoded.relids)
 
@@ -174,11 +182,13 @@ class ChangeStream:
         begin = self._begin
         if begin is None:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
-        ts_ms = epoch_micros(begin.commit_time) // 1000
-        offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid,
-                  "ts_usec": epoch_micros(begin.commit_time)}
-        source = source_struct(self._settings, shape, ts_ms=ts_ms, snapshot="false", tx_id=begin.xid, lsn=lsn,
-                               sequence=json.dumps([str(self._resume_lsn) if self._resume_lsn else None, str(lsn)]))
+        ts_usec = self._begin_usec
+        offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
+        previous = f'"{self._resume_lsn}"' if self._resume_lsn else "null"
+        source = {"version": VERSION, "connector": "postgresql", "name": self._settings.topic_prefix,
+                  "ts_ms": ts_usec // 1000, "snapshot": "false", "db": self._settings.dbname,
+                  "sequence": f'[{previous},"{lsn}"]', "schema": shape.schema_name, "table": shape.table,
+                  "txId": begin.xid, "lsn": lsn, "xmin": None}
         now = int(time.time() * 1000)
         if isinstance(change, pg.Insert):
             after = shape.row(change.new)
@@ -190,8 +200,8 @@ class ChangeStream:
             if shape.keyed and old_key is not None and old_key != new_key:  # as Debezium: delete, then create
                 self._emit(shape, offset, old_key, envelope(before, None, source, "d", now))
                 if self._settings.tombstones:
-                    self._emit(shape, offset, old_key, None)
-                self._emit(shape, offset, new_key, envelope(None, after, source, "c", now))
+                    self._emit(shape, dict(offset), old_key, None)
+                self._emit(shape, dict(offset), new_key, envelope(None, after, source, "c", now))
             else:
                 self._emit(shape, offset, new_key, envelope(before, after, source, "u", now))
         else:
@@ -199,11 +209,11 @@ class ChangeStream:
             key = shape.key(before)
             self._emit(shape, offset, key, envelope(before, None, source, "d", now))
             if self._settings.tombstones:
-                self._emit(shape, offset, key, None)
+                self._emit(shape, dict(offset), key, None)
 
     def _emit(self, shape: TableShape, offset: dict[str, Any], key: Any, value: Any) -> None:
         self._open.append(SourceRecord(
-            self._partition, dict(offset), shape.topic, value, key, key_schema=shape.key_schema,
+            self._partition, offset, shape.topic, value, key, key_schema=shape.key_schema,
             value_schema=shape.envelope_schema if value is not None else None))
 
     def _heartbeat(self) -> None:
@@ -220,3 +230,18 @@ class ChangeStream:
             self._partition, {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}, self._settings.heartbeat_topic,
             {"ts_ms": int(time.time() * 1000)}, {"serverName": self._settings.topic_prefix},
             key_schema=HEARTBEAT_KEY, value_schema=HEARTBEAT_VALUE))
+
+
+def as_batch(records: list[SourceRecord]) -> list[SourceRecord] | SourceRecordBatch:
+    """Records of one table with one schema (no tombstone, no heartbeat) as a `SourceRecordBatch`, which the
+    worker produces from without a record object each; others as they are."""
+    if len(records) < 2:
+        return records
+    first = records[0]
+    topic, key_schema, value_schema = first.topic, first.key_schema, first.value_schema
+    if value_schema is None or any(r.topic != topic or r.value_schema is not value_schema
+                                   or r.key_schema is not key_schema for r in records):
+        return records
+    return SourceRecordBatch(first.source_partition, [r.source_offset for r in records], [topic] * len(records),
+                             [r.key for r in records], [r.value for r in records], key_schema=key_schema,
+                             value_schema=value_schema)

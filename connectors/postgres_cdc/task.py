@@ -17,7 +17,7 @@ from typing import Any
 
 import connectworker
 from connectworker.api.errors import ConnectError
-from connectworker.api.record import SourceRecord
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
@@ -76,6 +76,9 @@ class PostgresCdcTask(SourceTask):
                 exists = False
         finally:
             connection.close()
+        if settings.snapshot_mode == "initial_only" and not snapshot:
+            log.info("snapshot.mode=initial_only and the snapshot was taken: nothing more to read")
+            return
         resume = int(committed["lsn"]) if committed and not snapshot and committed.get("lsn") else 0
         if not exists:
             if committed and not snapshot:
@@ -101,7 +104,7 @@ class PostgresCdcTask(SourceTask):
         log.info("Created slot %s at %s (exported snapshot %s)", settings.slot, consistent_point, snapshot_name)
         return pg.parse_lsn(consistent_point), snapshot_name
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
         with self._lock:
             if self._stopping.is_set() or self._settings is None:
                 return None
@@ -126,7 +129,15 @@ class PostgresCdcTask(SourceTask):
                 last = out[-1]
                 last.source_offset = {**(last.source_offset or {}), "last_snapshot_record": True}
                 last.value["source"]["snapshot"] = "last"
-            log.info("Snapshot done; streaming from %s", pg.format_lsn(self._snapshot_lsn))
+            if settings.snapshot_mode == "initial_only":  # a slot nobody reads would keep WAL for ever
+                connection = connect(settings)
+                try:
+                    drop_slot(connection, settings.slot)
+                finally:
+                    connection.close()
+                log.info("Snapshot done (snapshot.mode=initial_only): slot %s dropped", settings.slot)
+            else:
+                log.info("Snapshot done; streaming from %s", pg.format_lsn(self._snapshot_lsn))
             return out
         shape, rows = batch
         ts_ms = self._snapshot_started // 1000

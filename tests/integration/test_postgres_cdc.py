@@ -124,6 +124,11 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         [full] = _poll(h, 1)
         assert full.value["before"] == {"id": 3, "item": "jam", "qty": 1}
 
+        db.execute("ALTER TABLE orders ADD COLUMN price numeric(6, 2)", "INSERT INTO orders VALUES (4, 'oil', 1, 2.5)")
+        [widened] = _poll(h, 1)
+        assert widened.value["after"] == {"id": 4, "item": "oil", "qty": 1, "price": "2.50"}
+        assert [f.name for f in widened.value_schema.fields[1].schema.fields] == ["id", "item", "qty", "price"]
+
 
 def test_no_tombstone_with_tombstones_on_delete_false_and_a_keyless_table_has_a_null_key(db: CdcDatabase) -> None:
     db.execute("CREATE TABLE notes (body text)", "ALTER TABLE notes REPLICA IDENTITY FULL")
@@ -315,6 +320,7 @@ def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDat
         for _ in range(5):
             h.poll()
         assert len(h.records) == 2
+    assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]
     offsets = h.committed_offsets
     with TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**{
             "snapshot.mode": "always", "slot.drop.on.stop": "true"}))[0], offsets=offsets) as again:
