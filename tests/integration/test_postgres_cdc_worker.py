@@ -137,7 +137,7 @@ def writer(db: CdcDatabase, stop: threading.Event, seed: int) -> None:
         connection.close()
 
 
-@pytest.mark.long(seconds=100)
+@pytest.mark.long(seconds=20)
 def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_the_rules(
         broker: Broker, admin: AdminClient, db: CdcDatabase, tmp_path: Path) -> None:
     db.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance int NOT NULL, note text)",
@@ -204,7 +204,7 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
     assert topic_configs(admin, refunds).get("cleanup.policy") == "compact"
 
 
-@pytest.mark.long(seconds=90)
+@pytest.mark.long(seconds=15)
 def test_the_worker_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
     db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     offsets = tmp_path / "offsets.json"
