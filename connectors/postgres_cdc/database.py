@@ -35,8 +35,12 @@ def first_line(exc: BaseException) -> str:
 
 
 def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.extensions.connection:
-    import psycopg2
-    import psycopg2.extras
+    try:
+        import psycopg2
+        import psycopg2.extras
+    except ImportError:
+        raise ConnectError("The PostgreSQL CDC connector needs psycopg2 (its replication protocol API): "
+                           "pip install 'connectworker[sql]'") from None
 
     kwargs: dict[str, Any] = {}
     if replication:

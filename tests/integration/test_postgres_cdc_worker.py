@@ -371,3 +371,21 @@ def test_the_database_restarted_mid_stream_is_waited_out_and_nothing_is_lost(
         assert read_ids(broker.bootstrap_servers, topic, range(300)) == set(range(300))
         wait_until(lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None), 30,
                    "the retry note to leave the task's status")
+
+
+def test_through_rest_a_user_without_replication_is_a_400_naming_the_user_and_the_privilege(
+        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    from tests.integration.test_rest_harness import rest_worker, rest_worker_config
+
+    db.execute("DROP ROLE IF EXISTS plain_reader", "CREATE ROLE plain_reader LOGIN PASSWORD 'reader-secret'")
+    config = {k: v for k, v in db.props(**{"database.user": "plain_reader",
+                                           "database.password": "reader-secret"}).items() if k != "name"}
+    try:
+        with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
+            refused = api.client.post("/connectors", json={"name": "cdc", "config": config})
+    finally:
+        db.execute("DROP ROLE plain_reader")
+    assert refused.status_code == 400
+    message = refused.json()["message"]
+    assert "database.user" in message and "'plain_reader'" in message and "REPLICATION" in message
+    assert "reader-secret" not in message
