@@ -13,6 +13,7 @@ import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 from .database import SetupError, check_setup, connect
@@ -80,3 +81,9 @@ class PostgresCdcConnector(SourceConnector):
 
     def stop(self) -> None:
         self._props = {}
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Streaming resumes exactly after the committed change (a transaction cut short is skipped up to
+        it); a snapshot cut short is read again from the start, so only modes without one qualify."""
+        mode = (props.get("snapshot.mode") or "initial").strip().lower()
+        return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED

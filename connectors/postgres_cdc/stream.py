@@ -45,7 +45,8 @@ def epoch_micros(moment: Any) -> int:
 
 
 class ChangeStream:
-    def __init__(self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int) -> None:
+    def __init__(self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int,
+                 committed: dict[str, Any] | None = None) -> None:
         self._settings = settings
         self._partition = partition
         self._resume_lsn = resume_lsn  # the end of the last transaction handed on whole
@@ -55,6 +56,12 @@ class ChangeStream:
         self._shapes: dict[int, TableShape | None] = {}
         self._begin: pg.Begin | None = None
         self._begin_usec = 0
+        self._serial = 0  # records of the current change so far (a delete and its tombstone: 2)
+        # The change last committed mid-transaction: (txId, lsn_proc, event_serial_no). Its transaction comes
+        # again whole on a restart; its records up to that one are skipped, so none comes twice.
+        self._skip: tuple[int, int, int] | None = None
+        if committed and committed.get("lsn_proc") is not None and committed.get("txId") is not None:
+            self._skip = (int(committed["txId"]), int(committed["lsn_proc"]), int(committed.get("event_serial_no", 1)))
         self._open: list[SourceRecord] = []  # records of the open transaction not handed on yet
         self._ready: list[SourceRecord] = []
         self._flush_lock = threading.Lock()
@@ -161,6 +168,7 @@ class ChangeStream:
                 self._open = []
             self._resume_lsn = decoded.end_lsn
             self._begin = None
+            self._skip = None  # the committed transaction was passed (or is not coming again)
         elif isinstance(decoded, pg.Relation):
             self._shapes[decoded.relid] = self._shape(decoded)
         elif isinstance(decoded, pg.Truncate):
@@ -190,6 +198,7 @@ class ChangeStream:
                   "sequence": f'[{previous},"{lsn}"]', "schema": shape.schema_name, "table": shape.table,
                   "txId": begin.xid, "lsn": lsn, "xmin": None}
         now = int(time.time() * 1000)
+        self._serial = 0
         if isinstance(change, pg.Insert):
             after = shape.row(change.new)
             self._emit(shape, offset, shape.key(after), envelope(None, after, source, "c", now))
@@ -200,8 +209,8 @@ class ChangeStream:
             if shape.keyed and old_key is not None and old_key != new_key:  # as Debezium: delete, then create
                 self._emit(shape, offset, old_key, envelope(before, None, source, "d", now))
                 if self._settings.tombstones:
-                    self._emit(shape, dict(offset), old_key, None)
-                self._emit(shape, dict(offset), new_key, envelope(None, after, source, "c", now))
+                    self._emit(shape, offset, old_key, None)
+                self._emit(shape, offset, new_key, envelope(None, after, source, "c", now))
             else:
                 self._emit(shape, offset, new_key, envelope(before, after, source, "u", now))
         else:
@@ -209,11 +218,16 @@ class ChangeStream:
             key = shape.key(before)
             self._emit(shape, offset, key, envelope(before, None, source, "d", now))
             if self._settings.tombstones:
-                self._emit(shape, dict(offset), key, None)
+                self._emit(shape, offset, key, None)
 
     def _emit(self, shape: TableShape, offset: dict[str, Any], key: Any, value: Any) -> None:
+        self._serial += 1
+        if self._skip is not None and self._skip[0] == offset["txId"] and \
+                (offset["lsn_proc"], self._serial) <= self._skip[1:]:
+            return  # committed before a restart: sent already
         self._open.append(SourceRecord(
-            self._partition, offset, shape.topic, value, key, key_schema=shape.key_schema,
+            self._partition, {**offset, "event_serial_no": self._serial} if self._serial > 1 else offset,
+            shape.topic, value, key, key_schema=shape.key_schema,
             value_schema=shape.envelope_schema if value is not None else None))
 
     def _heartbeat(self) -> None:

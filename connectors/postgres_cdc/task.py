@@ -91,7 +91,7 @@ class PostgresCdcTask(SourceTask):
             resume = max(resume, slot_lsn)
             self._slot_connection.close()  # the snapshot is imported (or not wanted)
             self._slot_connection = None
-        self._stream = ChangeStream(settings, partition, resume)
+        self._stream = ChangeStream(settings, partition, resume, None if snapshot else committed)
         log.info("PostgreSQL CDC task for %s starts with %s", settings.topic_prefix,
                  "a snapshot" if self._snapshot else f"the stream at {pg.format_lsn(resume)}")
 

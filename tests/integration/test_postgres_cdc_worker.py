@@ -389,3 +389,73 @@ def test_through_rest_a_user_without_replication_is_a_400_naming_the_user_and_th
     message = refused.json()["message"]
     assert "database.user" in message and "'plain_reader'" in message and "REPLICATION" in message
     assert "reader-secret" not in message
+
+
+def _kill_mid_stream_with_exactly_once(broker: Broker, db: CdcDatabase, tmp_path: Path) -> tuple[list[int], int]:
+    """Stream inserts with exactly-once delivery, SIGKILL the worker mid-stream, run it again until the last
+    change is committed; the ids a read_committed reader sees, and how many rows were written."""
+    from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+
+    db.execute("CREATE TABLE ledger (id bigint PRIMARY KEY, note text)")
+    offsets_topic = f"{db.name}-offsets"
+    worker = tmp_path / "worker.properties"
+    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
+                      f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+                      f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
+                      "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
+                      "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\n"
+                      "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
+    connector = tmp_path / "ledger.properties"
+    connector.write_text("".join(f"{k}={v}\n" for k, v in db.props(**{
+        "snapshot.mode": "no_data", "exactly.once.support": "required", "max.batch.size": "100"}).items()))
+    store = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
+                             replication_factor=1)
+
+    def committed_proc() -> int:
+        store.refresh()
+        offset = store.offset(f"cdc-{db.name}", {"server": db.name})
+        return int(offset.get("lsn_proc") or 0) if offset else 0
+
+    rows, log, topic = 5_000, tmp_path / "worker.log", f"{db.name}.public.ledger"
+    try:
+        proc = start_worker(worker, connector, log)
+        try:
+            wait_until(lambda: db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'")
+                       == [(1,)] or proc.poll() is not None, 60, "the slot")
+            for first in range(0, rows - 1, 50):  # transactions of 50 rows, so commits land mid-transaction too
+                db.execute(f"INSERT INTO ledger SELECT n, 'x' FROM generate_series({first}, "
+                           f"{min(first + 49, rows - 2)}) n")
+                if first == 1000:
+                    wait_until(lambda: committed_proc() > 0 or proc.poll() is not None, 60, "a committed change")
+            [(before_last,)] = db.query("SELECT pg_current_wal_insert_lsn() - '0/0'")
+            db.execute(f"INSERT INTO ledger VALUES ({rows - 1}, 'last')")  # the only change after before_last
+            assert proc.poll() is None, log.read_text()[-3000:]
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        # the last row's change starts at the insert position read before it
+        run_to_completion(worker, connector, log, lambda: committed_proc() >= int(before_last), 90)
+        from confluent_kafka import TopicPartition
+        consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": f"eos-{topic}",
+                             "isolation.level": "read_committed", "enable.auto.commit": False})
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+        seen: list[int] = []
+        wait_until(lambda: seen.extend(json.loads(m.key())["id"] for m in consumer.consume(1000, timeout=0.5)
+                                       if not m.error()) or len(set(seen)) >= rows, 60, "every row")
+        consumer.close()
+    finally:
+        store.close()
+    return seen, rows
+
+
+@pytest.mark.long(seconds=30)
+def test_exactly_once_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    seen, rows = _kill_mid_stream_with_exactly_once(broker, db, tmp_path)
+    assert set(seen) == set(range(rows)), f"lost: {sorted(set(range(rows)) - set(seen))[:20]}"
+
+
+@pytest.mark.requires_apache_kafka("Tansu shows aborted transactions to read_committed readers")
+def test_exactly_once_killed_mid_stream_duplicates_no_change(broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    seen, rows = _kill_mid_stream_with_exactly_once(broker, db, tmp_path)
+    assert sorted(seen) == list(range(rows))
