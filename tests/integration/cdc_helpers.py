@@ -3,6 +3,7 @@ before it), statements run on it, and the connector's props."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -10,7 +11,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg2
+from confluent_kafka import Consumer, TopicPartition
 
+from tests.integration.harness import wait_until
 from tests.postgres import Postgres
 
 
@@ -86,3 +89,78 @@ def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
                 time.sleep(0.05)
             cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         admin.close()
+
+
+# -- reading the topics back ---------------------------------------------------------------------
+def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> list[Any]:
+    """(key, value) of the topic's messages, JSON-decoded, from the beginning until `done(key, value)`."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"cdc-{topic}", "auto.offset.reset": "earliest",
+                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
+    out: list[Any] = []
+    try:
+        assign_all(consumer, topic, timeout)
+        def step() -> bool:
+            for message in consumer.consume(500, timeout=0.5):
+                if message.error():
+                    continue
+                key = json.loads(message.key()) if message.key() else None
+                value = json.loads(message.value()) if message.value() is not None else None
+                out.append((key, value))
+                if done(key, value):
+                    return True
+            return False
+        wait_until(step, timeout, lambda: f"the end of {topic} ({len(out)} messages read)")
+    finally:
+        consumer.close()
+    return out
+
+
+def assign_all(consumer: Consumer, topic: str, timeout: float) -> None:
+    """Every partition of `topic` (once it exists) from its start: no consumer group to join."""
+
+    partitions: list[int] = []
+
+    def exists() -> bool:
+        metadata = consumer.list_topics(topic, timeout=5).topics.get(topic)
+        partitions[:] = list(metadata.partitions) if metadata is not None and metadata.error is None else []
+        return bool(partitions)
+    wait_until(exists, timeout, f"the topic {topic}")
+    consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+
+
+def read_all(bootstrap: str, topic: str) -> list[Any]:
+    """(key, value) of every message the topic holds now (to each partition's high watermark), JSON-decoded."""
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"all-{topic}", "auto.offset.reset": "earliest",
+                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+        out: list[Any] = []
+        seen = dict.fromkeys(partitions, 0)
+
+        def step() -> bool:
+            for message in consumer.consume(500, timeout=0.5):
+                if message.error():
+                    continue
+                seen[message.partition()] = message.offset() + 1
+                key = json.loads(message.key()) if message.key() else None
+                out.append((key, json.loads(message.value()) if message.value() is not None else None))
+            return all(seen[p] >= ends[p] for p in partitions)
+        wait_until(step, 60, lambda: f"{topic} read to its end ({len(out)} messages)")
+        return out
+    finally:
+        consumer.close()
+
+
+def read_ids(bootstrap: str, topic: str, ids: range, timeout: float = 60) -> set[int]:
+    """The row ids of the topic's change events, read until every one of `ids` was seen."""
+    seen: set[int] = set()
+
+    def done(key: Any, value: Any) -> bool:
+        if value is not None:
+            seen.add(key["id"])
+        return seen >= set(ids)
+    read_until(bootstrap, topic, done, timeout)
+    return seen
