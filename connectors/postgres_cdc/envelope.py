@@ -59,8 +59,9 @@ class TableShape:
             SchemaType.STRUCT, name=f"{self.topic}.Envelope", version=1, fields=Schema.struct(
                 None, ("before", self.row_schema), ("after", self.row_schema), ("source", SOURCE_SCHEMA),
                 ("op", Schema(SchemaType.STRING)), ("ts_ms", _OPT_INT64), ("transaction", TRANSACTION_SCHEMA)).fields)
-        self._parsers = [(c.position, c.name, c.type.parse, c.type.schema.type,
+        self._parsers = [(c.position, c.name, None if c.type.parse is str else c.type.parse, c.type.schema.type,
                           None if c.optional else _fallback(c.type.schema)) for c in columns]
+        self._key_names = tuple(c.name for c in self.key_columns)
 
     @property
     def keyed(self) -> bool:
@@ -80,11 +81,11 @@ class TableShape:
                     out[name] = (UNAVAILABLE if kind is SchemaType.STRING
                                  else UNAVAILABLE.encode() if kind is SchemaType.BYTES else None)
                     continue
-            out[name] = fallback if text is None else parse(text)
+            out[name] = fallback if text is None else text if parse is None else parse(text)
         return out
 
     def key(self, row: dict[str, Any]) -> dict[str, Any] | None:
-        return {c.name: row[c.name] for c in self.key_columns} if self.key_columns else None
+        return {name: row[name] for name in self._key_names} if self._key_names else None
 
 
 _FALLBACK: dict[SchemaType, Any] = {

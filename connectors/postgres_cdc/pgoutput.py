@@ -130,27 +130,6 @@ class _Reader:
         self.pos = end + 1
         return value
 
-    def tuple_data(self) -> Tuple:
-        (count,) = self.unpack(_INT16)
-        values: Tuple = []
-        data = self.data
-        for _ in range(count):
-            kind = chr(data[self.pos])
-            self.pos += 1
-            if kind == "n":
-                values.append(None)
-            elif kind == "u":
-                values.append(UNCHANGED_TOAST)
-            elif kind in ("t", "b"):
-                (length,) = _INT32.unpack_from(data, self.pos)
-                start = self.pos + 4
-                self.pos = start + length
-                raw = data[start:self.pos]
-                values.append(raw.decode() if kind == "t" else bytes(raw))
-            else:
-                raise PgOutputError(f"unknown tuple column kind {kind!r}")
-        return values
-
 
 _INT16 = struct.Struct("!h")
 _INT32 = struct.Struct("!i")
@@ -162,24 +141,52 @@ _RELID = struct.Struct("!I")
 _TRUNCATE = struct.Struct("!Ib")
 
 
+def _tuple_at(data: bytes, pos: int) -> tuple[Tuple, int]:
+    """The TupleData at `pos`, and the position after it (the hot path: a function, no reader object)."""
+    (count,) = _INT16.unpack_from(data, pos)
+    pos += 2
+    values: Tuple = []
+    append, int32 = values.append, _INT32.unpack_from
+    for _ in range(count):
+        kind = data[pos]
+        pos += 1
+        if kind == 116:  # 't'
+            (length,) = int32(data, pos)
+            start = pos + 4
+            pos = start + length
+            append(data[start:pos].decode())
+        elif kind == 110:  # 'n'
+            append(None)
+        elif kind == 117:  # 'u'
+            append(UNCHANGED_TOAST)
+        elif kind == 98:  # 'b'
+            (length,) = int32(data, pos)
+            start = pos + 4
+            pos = start + length
+            append(bytes(data[start:pos]))
+        else:
+            raise PgOutputError(f"unknown tuple column kind {chr(kind)!r}")
+    return values, pos
+
+
 def decode(payload: bytes) -> Message:
     """One pgoutput message."""
+    first = payload[0]
+    if first == 73:  # 'I': relid, 'N', the new tuple
+        return Insert(_RELID.unpack_from(payload, 1)[0], _tuple_at(payload, 6)[0])
+    if first == 85:  # 'U': relid, optional 'K'/'O' + old tuple, 'N' + new tuple
+        relid = _RELID.unpack_from(payload, 1)[0]
+        tag, pos, old = payload[5], 6, None
+        if tag in (75, 79):
+            old, pos = _tuple_at(payload, 6)
+            tag, pos = payload[pos], pos + 1
+        if tag != 78:
+            raise PgOutputError(f"Update without its new tuple (tag {chr(tag)!r})")
+        return Update(relid, old, _tuple_at(payload, pos)[0])
+    if first == 68:  # 'D': relid, 'K'/'O', the old tuple
+        return Delete(_RELID.unpack_from(payload, 1)[0], _tuple_at(payload, 6)[0])
     reader = _Reader(payload)
     kind = reader.byte()
-    if kind in ("I", "U", "D"):
-        (relid,) = reader.unpack(_RELID)
-        tag = reader.byte()
-        if kind == "I":
-            return Insert(relid, reader.tuple_data())
-        if kind == "D":
-            return Delete(relid, reader.tuple_data())
-        old = None
-        if tag in ("K", "O"):
-            old = reader.tuple_data()
-            tag = reader.byte()
-        if tag != "N":
-            raise PgOutputError(f"Update without its new tuple (tag {tag!r})")
-        return Update(relid, old, reader.tuple_data())
     if kind == "B":
         final_lsn, micros, xid = reader.unpack(_BEGIN)
         return Begin(final_lsn, pg_time(micros), xid)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_CHANGES = (pg.Insert, pg.Update, pg.Delete)
 _MORE_S = 0.002  # how long a poll with records waits for more before returning them
 
 HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
@@ -154,7 +155,7 @@ class ChangeStream:
 
     def _handle(self, message: Any) -> None:
         decoded = pg.decode(message.payload)
-        if isinstance(decoded, pg.Insert | pg.Update | pg.Delete):
+        if isinstance(decoded, _CHANGES):
             shape = self._shapes.get(decoded.relid)
             if shape is not None:
                 self._change(shape, decoded, message.data_start)
@@ -201,7 +202,8 @@ class ChangeStream:
         self._serial = 0
         if isinstance(change, pg.Insert):
             after = shape.row(change.new)
-            self._emit(shape, offset, shape.key(after), envelope(None, after, source, "c", now))
+            self._emit(shape, offset, shape.key(after), {"before": None, "after": after, "source": source, "op": "c",
+                                                         "ts_ms": now, "transaction": None})
         elif isinstance(change, pg.Update):
             before = shape.row(change.old) if change.old is not None else None
             after = shape.row(change.new, change.old)
