@@ -45,6 +45,8 @@ def run(bootstrap: str, workdir: Path, count: int, worker_keys: dict[str, str],
     first record produced)."""
     run_id = uuid.uuid4().hex[:8]
     config = WorkerConfig.from_properties({
+        # the record path in this process: its CPU measured, the task's counters read every millisecond
+        "task.processes": "0",
         "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
         "offset.storage.topic": f"bench-offsets-{run_id}", "offset.storage.partitions": "1",
         "offset.storage.replication.factor": "1", "key.converter": STRING, "value.converter": STRING,

@@ -111,7 +111,7 @@ def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int
 def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, master: str, mode: str) -> Run:
     """`props` on `master` through `SparkRuntime`, exactly what `connectworker spark` runs: the worker's
     tasks as long-lived Spark tasks; offsets in a file (local) or a Kafka topic (cluster)."""
-    from connectworker.spark.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import SparkRuntime
 
     local = master.startswith("local")
     offsets = work / f"{props['name']}.offsets"
@@ -149,7 +149,7 @@ def run_dataframes(bootstrap: str, work: Path, props: dict[str, str], total: int
     """The same connector through the DataFrame formats on `local[2]`, as section 2 of docs/spark.md
     writes it: `readStream.format("connect-source")` into `writeStream.format("connect-kafka")`."""
     from connectworker.spark import register
-    from connectworker.spark.session import open_session
+    from connectworker.spark.runner.session import open_session
 
     offsets = work / f"{props['name']}.offsets"
     config = WorkerConfig.from_properties({

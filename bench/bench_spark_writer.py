@@ -23,9 +23,9 @@ from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
 from bench.results import write_section
 from connectworker.embedded_broker import EmbeddedBroker
-from connectworker.spark.columns import SinkColumns
-from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer
-from connectworker.spark.options import SinkSettings
+from connectworker.spark.formats.columns import SinkColumns
+from connectworker.spark.formats.kafka_writer import KafkaRowWriter, drop_producer
+from connectworker.spark.formats.options import SinkSettings
 
 TOPIC = "bench-spark-writer"
 SCHEMA = StructType([StructField("topic", StringType()), StructField("key", BinaryType()),

@@ -185,6 +185,8 @@ def run_worker(bootstrap: str, topic: str, path: RecordPath, count: int, workdir
     """A standalone worker running `path`'s connector to completion (see `Run`; the producing span is
     read off the task's counter every millisecond)."""
     config = WorkerConfig.from_properties({
+        # the record path in this process: its CPU measured, the task's counters read every millisecond
+        "task.processes": "0",
         "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
         "key.converter": STRING, "value.converter": path.value_converter, "offset.flush.interval.ms": "1000"})
     runtime = StandaloneRuntime(config).start()

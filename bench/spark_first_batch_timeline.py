@@ -46,7 +46,7 @@ def since_start() -> float:
 
 def run_floor(work: Path, bootstrap: str) -> dict[str, float]:
     from connectworker.config.worker_config import WorkerConfig
-    from connectworker.spark.session import open_context
+    from connectworker.spark.runner.session import open_context
 
     context, _ = open_context(WorkerConfig.from_properties(session_properties(work, bootstrap)), work)
     session = since_start()
@@ -59,7 +59,7 @@ def run_floor(work: Path, bootstrap: str) -> dict[str, float]:
 def run_worker(work: Path, bootstrap: str) -> dict[str, float]:
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.worker_config import WorkerConfig
-    from connectworker.spark.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import SparkRuntime
 
     props = connector("first", "first", 2, 10**9, 100)
     runtime = SparkRuntime(WorkerConfig.from_properties(session_properties(work, bootstrap))).start()

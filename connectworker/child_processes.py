@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-__all__ = ["DIES_WITH_PARENT", "spawn"]
+__all__ = ["DIES_WITH_PARENT", "die_with_parent", "spawn", "spawn_python"]
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -121,3 +121,31 @@ def spawn(args: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:
         raise ValueError("spawn() sets preexec_fn itself")
     preexec = _die_with(os.getpid())
     return _SPAWNER.run(lambda: subprocess.Popen(args, preexec_fn=preexec, **popen_kwargs))
+
+
+PARENT_PID_ARG = "--parent-pid"
+
+
+def spawn_python(module: str, **popen_kwargs: Any) -> subprocess.Popen[bytes]:
+    """`python -m MODULE` with this interpreter, for a child that calls `die_with_parent()` itself first
+    thing. No Python runs between fork and exec here (no `preexec_fn`): in a process with many threads,
+    Python code run in the forked child (a `preexec_fn`) releases the other threads' thread-local and
+    context objects there, whose finalizers can act on descriptors the child shares with this process
+    (sockets, epoll sets). The child is still started by the long-lived spawner thread, so that the
+    kernel's "parent" (the forking thread) lives as long as this process."""
+    args = [sys.executable, "-m", module, PARENT_PID_ARG, str(os.getpid())]
+    if _PRCTL is None:
+        return subprocess.Popen(args, **popen_kwargs)
+    return _SPAWNER.run(lambda: subprocess.Popen(args, **popen_kwargs))
+
+
+def die_with_parent(argv: Sequence[str]) -> None:
+    """In a child started by `spawn_python`: be sent SIGKILL when the worker dies (Linux), and exit at
+    once if it already has (the parent's pid is in `argv`, after `--parent-pid`)."""
+    if PARENT_PID_ARG not in argv:
+        return
+    parent = int(argv[list(argv).index(PARENT_PID_ARG) + 1])
+    if _PRCTL is not None and _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # it died before the call above: nobody would signal us
+        os._exit(125)

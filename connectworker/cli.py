@@ -87,7 +87,7 @@ def cmd_standalone(args: argparse.Namespace) -> int:
 
 def cmd_spark(args: argparse.Namespace) -> int:
     """The standalone worker whose tasks run as Spark tasks (docs/spark.md)."""
-    from connectworker.spark.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import SparkRuntime
 
     return run_worker(args, SparkRuntime)
 

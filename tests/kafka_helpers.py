@@ -23,6 +23,9 @@ def consume(bootstrap: str, topics: list[str], expected: int, timeout: float = 3
         "session.timeout.ms": 2000,
         "heartbeat.interval.ms": 500,
         "allow.auto.create.topics": False,
+        # a topic the worker has not created yet when this subscribes (its task process is still starting)
+        # is found within half a second, not at librdkafka's default refresh of five minutes
+        "topic.metadata.refresh.interval.ms": 500,
     })
     out: list[Message] = []
     try:

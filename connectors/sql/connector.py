@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
@@ -107,8 +107,3 @@ class SqlSourceConnector(SourceConnector):
 def _one_attempt(settings: SqlSourceSettings) -> SqlSourceSettings:
     from dataclasses import replace
     return replace(settings, connection_attempts=1)
-
-
-def task_tables(props: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The (schema, table) pairs of a task config."""
-    return [(schema, table) for schema, table in json.loads(props.get(TABLES) or "[]")]

@@ -7,14 +7,15 @@ either, exactly or as a regular expression (`orders_.*`). Tables are looked for 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .database import describe, first_line
-from .settings import SqlSourceSettings
+from .settings import TABLES, SqlSourceSettings
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -49,6 +50,11 @@ def list_tables(engine: Engine, settings: SqlSourceSettings) -> list[TableId]:
         names = [n for n in names if any(_matches(e, schema, n) for e in settings.include)]
     names = [n for n in names if not any(_matches(e, schema, n) for e in settings.exclude)]
     return sorted((schema, name) for name in set(names))
+
+
+def task_tables(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The (schema, table) pairs of a task config (the connector writes them under `tables`, spread)."""
+    return [(schema, table) for schema, table in json.loads(props.get(TABLES) or "[]")]
 
 
 def spread(tables: list[TableId], max_tasks: int) -> list[list[TableId]]:

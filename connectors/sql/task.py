@@ -20,11 +20,11 @@ from connectworker.api.record import SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
-from .connector import task_tables
 from .database import connect_with_retries, create_engine, first_line
 from .offsets import query_partition, table_partition
 from .querier import TableQuerier
 from .settings import parse_settings
+from .tables import task_tables
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

@@ -19,6 +19,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 
 __all__ = [
+    "EMBEDDED_BROKER_CAVEAT",
     "EXACTLY_ONCE_CONFIG_DEF",
     "SUPPORT_KEY",
     "ExactlyOnceRequest",
@@ -31,6 +32,16 @@ SUPPORT_KEY = "exactly.once.support"
 BOUNDARY_KEY = "transaction.boundary"
 INTERVAL_KEY = "transaction.boundary.interval.ms"
 GROUP = "Exactly Once Support"
+
+EMBEDDED_BROKER_CAVEAT = (
+    "exactly.once.source.support=enabled cannot hold with bootstrap.servers=embedded: the embedded Tansu "
+    "broker shows records of aborted transactions to read_committed consumers, so they may read records "
+    "twice, and a task restarted after a crash or kill may resume from the offsets of a transaction that "
+    "never committed, losing records. Records and offsets are still written in transactions. For "
+    "exactly-once delivery, point bootstrap.servers at an Apache Kafka cluster (host:port).")
+"""Logged as a warning when a worker starts the embedded broker with exactly-once enabled, and printed
+in docs/configuration.md and the README (Tansu 0.6 measured: produce, flush, abort, and a
+read_committed consumer still reads the record)."""
 
 
 class ExactlyOnceRequest(StrEnum):

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
 __all__ = ["ENVIRONMENT_RULE", "PREFIX_NOTES", "REFERENCE_DOC", "REGENERATE", "allowed_values", "config_keys_table",
-           "main", "render", "worker_keys_table"]
+           "embedded_broker_caveat", "main", "render", "worker_keys_table"]
 
 REFERENCE_DOC = "docs/configuration.md"
 REGENERATE = f".venv/bin/python -m connectworker.config.reference > {REFERENCE_DOC}"
@@ -337,11 +337,21 @@ def _connector_section() -> list[str]:
     lines += config_keys_table(_keys(ERROR_HANDLING_CONFIG_DEF))
     lines += [""]
     lines += _topic_creation_sections()
-    lines += ["### Exactly once", "", "Used on a worker with `exactly.once.source.support=enabled`.", ""]
+    lines += ["### Exactly once", "", "Used on a worker with `exactly.once.source.support=enabled`.", "",
+              f"**The embedded broker:** {embedded_broker_caveat()}", ""]
     lines += config_keys_table(_keys(EXACTLY_ONCE_CONFIG_DEF))
     lines += ["", "### Kafka connector keys that have no effect", "",
               f"Accepted and named in one warning per connector: {ignored}.", ""]
     return lines
+
+
+def embedded_broker_caveat() -> str:
+    """The warning a worker logs when it starts the embedded broker with exactly-once enabled, in Markdown
+    (keys, values and the isolation level as code), as this page and the README show it."""
+    from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
+
+    return re.sub(r"\b(exactly\.once\.source\.support=enabled|bootstrap\.servers(?:=embedded)?|read_committed)",
+                  r"`\1`", EMBEDDED_BROKER_CAVEAT)
 
 
 def _builtin_connectors() -> list[tuple[type[Any], list[str]]]:

@@ -12,15 +12,30 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.client_security import ClientSettings, client_settings, top_level_security
 from connectworker.config.override_policy import OverridePolicy
 from connectworker.config.worker_env import blamed_error, variable_for_key
 
-if TYPE_CHECKING:
-    from connectworker.config.worker_config import WorkerConfig
+
+class ClientKeys(Protocol):
+    """What the worker config (`WorkerConfig`, whose module uses this one) offers its clients."""
+
+    @property
+    def security_protocol(self) -> str | None: ...
+
+    @property
+    def connector_client_config_override_policy(self) -> str: ...
+
+    @property
+    def connector_client_config_override_allowlist(self) -> list[str]: ...
+
+    @property
+    def pass_through(self) -> dict[str, str]: ...
+
+    def prefixed(self, prefix: str) -> dict[str, str]: ...
 
 log = logging.getLogger("connectworker.config")
 
@@ -28,30 +43,30 @@ Client = Literal["producer", "admin"]
 CLIENTS: tuple[Client, ...] = ("producer", "admin")
 
 
-def override_policy(config: WorkerConfig) -> OverridePolicy:
+def override_policy(config: ClientKeys) -> OverridePolicy:
     """The worker's `connector.client.config.override.policy`, with its allowlist."""
     return OverridePolicy(config.connector_client_config_override_policy,
                           frozenset(config.connector_client_config_override_allowlist))
 
 
-def security_settings(config: WorkerConfig) -> dict[str, str]:
+def security_settings(config: ClientKeys) -> dict[str, str]:
     """The top-level keys every client takes: `security.protocol`, `ssl.*`, `sasl.*`."""
     protocol = {"security.protocol": config.security_protocol} if config.security_protocol else {}
     return {**protocol, **top_level_security(config.pass_through)}
 
 
-def client_layers(config: WorkerConfig, client: Client,
+def client_layers(config: ClientKeys, client: Client,
                   overrides: Mapping[str, str] | None = None) -> list[tuple[str, Mapping[str, str]]]:
     """What a `client`'s settings are made of, least specific first."""
     return [("", security_settings(config)), (f"{client}.", config.prefixed(f"{client}.")),
             (f"{client}.override.", overrides or {})]
 
 
-def translated(config: WorkerConfig, client: Client, overrides: Mapping[str, str] | None = None) -> ClientSettings:
+def translated(config: ClientKeys, client: Client, overrides: Mapping[str, str] | None = None) -> ClientSettings:
     return client_settings(client_layers(config, client, overrides))
 
 
-def worker_client_settings(config: WorkerConfig, client: Client,
+def worker_client_settings(config: ClientKeys, client: Client,
                            overrides: Mapping[str, str] | None = None) -> dict[str, str]:
     result = translated(config, client, overrides)
     if result.problems:
@@ -59,11 +74,10 @@ def worker_client_settings(config: WorkerConfig, client: Client,
     return result.settings
 
 
-def check_clients(config: WorkerConfig, source: str | None) -> None:
-    """Raise ConfigError for every problem of the worker's own client settings; warn once about the
-    Java-only keys they hold."""
-    from connectworker.config.worker_config import PASS_THROUGH_PREFIXES
-
+def check_clients(config: ClientKeys, source: str | None, prefixes: tuple[str, ...]) -> None:
+    """Raise ConfigError for every problem of the worker's own client settings (blaming a key set by a
+    `CONNECT_*` variable of one of the worker's pass-through `prefixes` on that variable); warn once about
+    the Java-only keys they hold."""
     problems: dict[str, str] = {}
     ignored: list[str] = []
     for client in CLIENTS:
@@ -71,7 +85,7 @@ def check_clients(config: WorkerConfig, source: str | None) -> None:
         problems.update(result.problems)
         ignored += [key for key in result.ignored if key not in ignored]
     if problems:  # the environment wins over the file: a key a variable set is blamed on the variable
-        raise blamed_error(((key, variable_for_key(key, os.environ, PASS_THROUGH_PREFIXES), message)
+        raise blamed_error(((key, variable_for_key(key, os.environ, prefixes), message)
                             for key, message in problems.items()), source)
     if ignored:
         log.warning("Kafka client keys in %s that only Java clients read are ignored (librdkafka has no "

@@ -151,6 +151,13 @@ class WorkerConfig(StorageTopicKeys):
                     "its `tasks.max`). A connector that would go beyond it is refused (REST 400, exit status "
                     "2 for files). Default: 32 per CPU core (each task holds a producer: a few threads and "
                     "megabytes).")
+    task_processes: int | None = Field(
+        None, ge=0,
+        description="How many Python processes of their own the tasks run in, each hosting several tasks as "
+                    "threads (tasks are dealt to the least busy process; a process starts when a task needs "
+                    "it). Python runs one thread at a time per process, so this is what lets tasks use more "
+                    "than one core. `0` runs every task as a thread of the worker's own process. Default: one "
+                    "per CPU core.")
     connector_tasks_max_limit: int | None = Field(
         None, ge=1,
         description="The most tasks one connector may ask for with `tasks.max`; a higher `tasks.max` is "
@@ -298,6 +305,13 @@ class WorkerConfig(StorageTopicKeys):
         return self.worker_tasks_max if self.worker_tasks_max is not None else 32 * (os.cpu_count() or 1)
 
     @property
+    def task_process_count(self) -> int:
+        """`task.processes`, or its default: one per CPU core this process may use (0: tasks as threads)."""
+        if self.task_processes is not None:
+            return self.task_processes
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+    @property
     def max_tasks_per_connector(self) -> int:
         """`connector.tasks.max.limit`, or its default, `worker.tasks.max` (never above it)."""
         limit = self.connector_tasks_max_limit
@@ -356,7 +370,7 @@ class WorkerConfig(StorageTopicKeys):
         finally:
             _REFERENCES.reset(token)
         references.check()
-        check_clients(config, source)  # the security keys: translated, or refused naming the key
+        check_clients(config, source, PASS_THROUGH_PREFIXES)  # the security keys: translated, or refused naming the key
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
                                "writes its source offsets to that topic in the same transaction as its "

@@ -1,4 +1,5 @@
-"""The `ConnectorContext`s the worker hands to connectors.
+"""The `ConnectorContext`s the worker hands to connectors, and `RunningConnector`, the worker's record
+of one connector that a context names back to the worker.
 
 `WorkerConnectorContext` belongs to one started instance of one connector: what it asks is applied to
 that instance only, so a request from a connector instance that was stopped meanwhile (its monitoring
@@ -14,14 +15,27 @@ so it is logged; an error is kept for the caller to raise.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from connectworker.api.connector import SourceConnector
-
-if TYPE_CHECKING:
-    from connectworker.runtime.worker import RunningConnector
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.runtime.runners.task_runner import TaskHandle
+from connectworker.runtime.status import State, Status
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunningConnector:
+    config: ConnectorConfig  # as written: `${provider:...}` references unresolved
+    connector: SourceConnector | None = None
+    status: Status = field(default_factory=Status)
+    tasks: list[TaskHandle] = field(default_factory=list)
+    task_configs: list[dict[str, str]] = field(default_factory=list)  # as kept and shown (references unresolved)
+    resolved: ConnectorConfig | None = None  # `config` as the running connector received it
+    topics: set[str] = field(default_factory=set)
+    target_state: State = State.RUNNING
 
 
 class ConnectorRequests(Protocol):

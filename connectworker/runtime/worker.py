@@ -15,7 +15,6 @@ import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
@@ -23,7 +22,7 @@ from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.providers.connector_refs import ConnectorConfigResolver, shown_task_config
 from connectworker.config.task_limits import task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.connector_context import WorkerConnectorContext
+from connectworker.runtime.connector_context import RunningConnector, WorkerConnectorContext
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
@@ -49,18 +48,6 @@ def release_stopped_tasks() -> None:
 
 class UnknownConnectorError(ConnectError, LookupError):
     pass
-
-
-@dataclass
-class RunningConnector:
-    config: ConnectorConfig  # as written: `${provider:...}` references unresolved
-    connector: SourceConnector | None = None
-    status: Status = field(default_factory=Status)
-    tasks: list[TaskHandle] = field(default_factory=list)
-    task_configs: list[dict[str, str]] = field(default_factory=list)  # as kept and shown (references unresolved)
-    resolved: ConnectorConfig | None = None  # `config` as the running connector received it
-    topics: set[str] = field(default_factory=set)
-    target_state: State = State.RUNNING
 
 
 class Worker:

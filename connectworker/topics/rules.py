@@ -83,6 +83,12 @@ class TopicCreationRule:
         object.__setattr__(self, "_include_patterns", tuple(compile_pattern(p) for p in include))
         object.__setattr__(self, "_exclude_patterns", tuple(compile_pattern(p) for p in exclude))
 
+    def __reduce__(self) -> tuple[type[TopicCreationRule], tuple[object, ...]]:
+        """Pickled by its fields (a task process receives its connector's rules): the read-only view
+        of `configs` and the compiled patterns are rebuilt on the other side."""
+        return (TopicCreationRule, (self.name, self.include, self.exclude, self.partitions,
+                                    self.replication_factor, dict(self.configs)))
+
     @property
     def is_default(self) -> bool:
         return self.name == DEFAULT_GROUP

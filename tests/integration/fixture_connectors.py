@@ -3,8 +3,9 @@ settings through `settings_for_new_topic`, and a source that writes to topics na
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import ClassVar
+from pathlib import Path
 
 from connectworker.api import (
     CleanupPolicy,
@@ -96,12 +97,27 @@ class NamedTopicsSource(SourceConnector):
 
 
 class RecordingTask(DataGenTask):
-    """Remembers every `commit_record` call, so tests can check the metadata Kafka returned."""
+    """Writes every `commit_record` call to the file `acks.file` names (one JSON line: the key and the
+    metadata Kafka returned), so tests can check it wherever the task runs (a task process)."""
 
-    acknowledged: ClassVar[list[tuple[str, RecordMetadata | None]]] = []
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        self._acks = open(props["acks.file"], "a", encoding="utf-8")  # closed by stop()
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        RecordingTask.acknowledged.append((record.key, metadata))
+        shown = None if metadata is None else [metadata.topic, metadata.partition, metadata.offset]
+        self._acks.write(json.dumps([record.key, shown]) + "\n")
+        self._acks.flush()
+
+    def stop(self) -> None:
+        super().stop()
+        self._acks.close()
+
+
+def acknowledged(path: Path) -> list[tuple[str, tuple[str, int, int] | None]]:
+    """What `RecordingTask` wrote to `path`: each record's key and (topic, partition, offset)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [(key, None if shown is None else (shown[0], shown[1], shown[2])) for key, shown in lines]
 
 
 class RecordingDataGen(DataGenConnector):

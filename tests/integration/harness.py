@@ -7,9 +7,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from connectworker.api.record import SourceOffset, SourcePartition
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.offsets.backing_store import read_committed
+from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import Worker
 
@@ -50,6 +53,13 @@ def task_state(worker: Worker, connector: str, task: int = 0) -> tuple[State, st
     """The task's state; UNASSIGNED while a connector created through REST has not started it yet."""
     tasks = worker.get(connector).tasks
     return tasks[task].status.snapshot() if task < len(tasks) else (State.UNASSIGNED, None)
+
+
+def committed_offset(worker: Worker | None, connector: str, partition: SourcePartition) -> SourceOffset | None:
+    """`connector`'s committed offset of `partition`, as any process committed it (tasks commit in
+    task processes: the worker's own copy is read again first)."""
+    assert worker is not None
+    return read_committed(worker.offset_store, connector).get(partition_key(partition))
 
 
 def wait_committed(worker: Worker, connector: str, records: int, timeout: float = 30.0) -> None:

@@ -13,7 +13,7 @@ from confluent_kafka.admin import AdminClient
 from connectworker.converters import AvroConverter
 from tests.broker import Broker
 from tests.fake_schema_registry import RegistryState, fake_registry
-from tests.integration.harness import running_worker, wait_until, worker_config
+from tests.integration.harness import committed_offset, running_worker, wait_until, worker_config
 from tests.integration.header_source import ORDER, PARTITION
 from tests.kafka_helpers import consume, delete_topics
 
@@ -35,7 +35,7 @@ def test_avro_values_with_schema_ids_from_an_authenticated_registry(
         try:
             with running_worker(config, connector) as runtime:
                 assert runtime.worker is not None
-                wait_until(lambda: runtime.worker.offset_store.offset(topic, PARTITION) == {"next": RECORDS},  # type: ignore[union-attr]
+                wait_until(lambda: committed_offset(runtime.worker, topic, PARTITION) == {"next": RECORDS},
                            30, "every offset committed")
             values = [m.value() for m in consume(broker.bootstrap_servers, [topic], RECORDS)]
         finally:

@@ -35,7 +35,8 @@ def test_removed_and_restarted_tasks_are_freed_at_once(
         broker: Broker, tmp_path: Path, unique: str, command_gc_settings: None) -> None:
     config = WorkerConfig.from_properties({"bootstrap.servers": broker.bootstrap_servers,
                                            "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-                                           "offset.flush.interval.ms": "200"})
+                                           "offset.flush.interval.ms": "200",
+                                           "task.processes": "0"})  # the task objects live here
     with StandaloneRuntime(config) as runtime:
         worker = runtime.worker
         assert worker is not None

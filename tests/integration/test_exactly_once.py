@@ -5,6 +5,10 @@ aborts, a commit that fails (aborted, task restarted from the committed offsets)
 Tansu hides open transactions from `read_committed` readers but not aborted ones (measured with tansu
 0.6.0: produce, flush, abort, and the record is still read). Assertions about aborted records being
 invisible therefore run on Apache Kafka only; what holds on both is asserted on both.
+
+These tests look at the task object (its transaction counts) and patch its producer, so their workers
+run tasks as threads (`task.processes=0`); the same loop in a task process, with fencing by a restart,
+is tested in test_task_processes.py.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ def eos_worker(broker: Broker, tmp_path: Path, offsets_topic: str, **overrides: 
     return worker_config(broker.bootstrap_servers, tmp_path, **{
         "exactly.once.source.support": "enabled", "offset.storage.topic": offsets_topic,
         "offset.storage.partitions": "3", "offset.storage.replication.factor": "1",
-        "topic.creation.enable": "true", **overrides})
+        "topic.creation.enable": "true", "task.processes": "0", **overrides})
 
 
 def counting(name: str, topic: str, records: int, **props: str) -> dict[str, str]:

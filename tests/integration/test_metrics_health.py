@@ -129,7 +129,8 @@ def test_health_follows_the_cluster_through_a_cut_proxy(proxied_broker: ProxiedB
 def test_health_is_503_naming_the_task_while_the_cluster_is_unreachable(
         broker: Broker, tmp_path: Path, unique: str) -> None:
     name = f"health-{unique}"
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    # the task's producer is told of the outage below: it runs on a thread of this process
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "0"})
     with rest_worker(config, datagen(name, name, records="10", rate="0")) as api:
         assert api.runtime.herder is not None and api.runtime.worker is not None
         wait_committed(api.runtime.worker, name, 10)

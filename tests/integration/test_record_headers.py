@@ -10,7 +10,7 @@ from pathlib import Path
 from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker
-from tests.integration.harness import running_worker, wait_until, worker_config
+from tests.integration.harness import committed_offset, running_worker, wait_until, worker_config
 from tests.integration.header_source import PARTITION
 from tests.kafka_helpers import consume, delete_topics
 
@@ -51,7 +51,7 @@ def test_typed_and_transformed_headers_arrive_as_kafkas_header_converters_write_
                             ) as runtime:
             assert runtime.worker is not None
             for name in (simple, json):
-                wait_until(lambda n=name: runtime.worker.offset_store.offset(n, PARTITION) == {"next": RECORDS},  # type: ignore[union-attr, misc]
+                wait_until(lambda n=name: committed_offset(runtime.worker, n, PARTITION) == {"next": RECORDS},
                            30, f"the offsets of {name} committed")
         text = headers_by_key(broker.bootstrap_servers, simple)
         enveloped = headers_by_key(broker.bootstrap_servers, json)

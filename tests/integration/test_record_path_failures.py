@@ -48,7 +48,7 @@ def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_the_re
         assert runtime.worker is not None
         wait_until(lambda: committed(tmp_path, name) == {"n": 3}, 30, "offset n=3 committed")
         task = runtime.worker.get(name).tasks[0]
-        assert task.status.snapshot()[0] is State.RUNNING and task.tolerance.skipped == 1
+        assert task.status.snapshot()[0] is State.RUNNING and task.stats().skipped == 1
     assert sorted(m.value() for m in consume(broker.bootstrap_servers, [topic], 2)) == [b'"a"', b'"c"']
 
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -42,9 +43,9 @@ from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.plan_context import PlanTaskContext
 from connectworker.spark import register
-from connectworker.spark.python_launcher import is_launcher
-from connectworker.spark.session import open_session
-from connectworker.spark.spark_runtime import SparkRuntime
+from connectworker.spark.runner.python_launcher import is_launcher
+from connectworker.spark.runner.session import open_session
+from connectworker.spark.runner.spark_runtime import SparkRuntime
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
@@ -111,7 +112,7 @@ def test_local_python_workers_fork_from_a_daemon_that_preloaded_the_task_runtime
     rows = spark.range(0, 2, 1, 2).mapInArrow(daemon, "command STRING, threads BIGINT").collect()
     assert len(rows) == 2
     for row in rows:
-        assert "-m connectworker.spark.worker_daemon" in row.command, row.command
+        assert "-m connectworker.spark.runner.worker_daemon" in row.command, row.command
         assert row.threads == 1, row
 
 
@@ -354,6 +355,45 @@ def test_streaming_write_creates_its_topic_and_writes_every_micro_batch(
     assert got == Counter((f"f{f}-{n}", f"row {f}.{n}") for f in range(3) for n in range(40))
     assert describe(admin, [topic])[topic][0] == 3
     delete_topics(admin, [topic])
+
+
+def test_formats_registered_on_one_thread_serve_queries_started_on_another(
+        spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    """Registered on this thread, used from a thread pool's: py4j serves a new Python thread from a new JVM
+    thread, where no session is active, and Spark looks a written-to Python data source up through the
+    calling thread's active session (connectworker/spark/active_session.py)."""
+    register(spark)
+    name, topic, batch_topic = f"thr-{unique}", f"thr-{unique}", f"thr-batch-{unique}"
+    offsets_file = tmp_path / "connect.offsets"
+    kafka = {"kafka.bootstrap.servers": broker.bootstrap_servers, "offset.storage.file.filename": str(offsets_file)}
+    source = {"name": name, "connector.class": "DataGen", "tasks.max": "1", "topic.pattern": topic,
+              "topic.count": "1", "records": "200", "rate": "0", "batch.size": "50",
+              "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER, **kafka}
+    batch = spark.range(3).selectExpr("CAST(id AS STRING) AS key", "CONCAT('row ', id) AS value")
+
+    def on_another_thread() -> StreamingQuery:
+        assert SparkSession.getActiveSession() is None  # what the user's thread has: else this proves nothing
+        batch.write.format("connect-kafka").mode("append").options(**kafka).option("topic", batch_topic).save()
+        rows = spark.readStream.format("connect-source").options(**source).load()
+        return (rows.writeStream.format("connect-kafka").options(**kafka)
+                .option("checkpointLocation", str(tmp_path / "checkpoint"))
+                .trigger(processingTime="200 milliseconds").start())
+
+    with ThreadPoolExecutor(1, thread_name_prefix="user-pool") as pool:
+        query = pool.submit(on_another_thread).result(timeout=120)
+    storage = FileOffsetStore(offsets_file, shared=True)
+    try:
+        wait_until(running(query, lambda: offsets_file.exists() and read_committed(storage, name) == {
+            P0: {"seq": 200}}), timeout=120, what="the 200 records of the query started on the pool's thread")
+    finally:
+        query.stop()
+
+    streamed = consume(broker.bootstrap_servers, [topic], 200)
+    assert {int(m.key()) for m in streamed} == set(range(200))
+    written = consume(broker.bootstrap_servers, [batch_topic], 3)
+    assert sorted((m.key().decode(), m.value().decode()) for m in written) == [
+        ("0", "row 0"), ("1", "row 1"), ("2", "row 2")]
+    delete_topics(admin, [topic, batch_topic])
 
 
 @pytest.mark.long(seconds=55)

@@ -186,7 +186,7 @@ def test_executors_without_connectworker_stop_the_command_with_one_clear_message
     message = next((line for line in err.splitlines() if "executors cannot import" in line), None)
     assert message is not None, err[-3000:]
     assert f"Executor Python: {python} (Python {'.'.join(map(str, sys.version_info[:3]))}) on " in message
-    assert ("connectworker.spark.remote_task (needed by connectworker[spark]): "
+    assert ("connectworker.runtime.runners.remote_task (needed by connectworker[spark]): "
             "ModuleNotFoundError: No module named 'connectworker'") in message
     assert "paced_source (needed by connector.class paced_source.PacedSource" in message
     for remedy in ("PYSPARK_PYTHON", "spark.archives=env.tar.gz#env", "--py-files", "plugin.path"):

@@ -28,20 +28,20 @@ from connectworker.converters import StringConverter, load_header_converter
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, OffsetStoreError, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
+from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.record_conversion import RecordSerializer
-from connectworker.spark.columns import SinkColumns
-from connectworker.spark.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
-from connectworker.spark.offset_commit import (
+from connectworker.spark.formats.columns import SinkColumns
+from connectworker.spark.formats.kafka_writer import KafkaRowWriter, drop_producer, newest_rows
+from connectworker.spark.formats.offset_commit import (
     SinkCommitMessage,
     close_committer_storage,
     commit_offsets,
     committer_storage,
     merge_newest,
 )
-from connectworker.spark.offset_storage import OffsetStorageSettings
-from connectworker.spark.options import SinkSettings, SourceSettings
-from connectworker.spark.task_poll import Coalescer, RowBuilder
+from connectworker.spark.formats.options import SinkSettings, SourceSettings
+from connectworker.spark.formats.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 

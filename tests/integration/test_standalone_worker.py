@@ -86,20 +86,22 @@ def test_task_that_raises_goes_failed_with_the_error_and_commits_what_was_acked(
 
 def test_commit_record_gets_kafka_metadata_for_every_record(
         broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    from tests.integration.fixture_connectors import RecordingTask
+    from tests.integration.fixture_connectors import acknowledged
 
-    RecordingTask.acknowledged.clear()
-    topic = f"acks-{unique}"
+    topic, acks = f"acks-{unique}", tmp_path / "acks.jsonl"
     connector = {"name": f"acks-{unique}", "connector.class": "tests.integration.fixture_connectors.RecordingDataGen",
-                 "topic.pattern": topic, "topic.count": "1", "records": "200", "rate": "0", "batch.size": "50"}
+                 "topic.pattern": topic, "topic.count": "1", "records": "200", "rate": "0", "batch.size": "50",
+                 "acks.file": str(acks)}
     with running_worker(worker_config(broker.bootstrap_servers, tmp_path), connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 200)
-    keys = [key for key, _ in RecordingTask.acknowledged]
+    calls = acknowledged(acks)  # written by the task, in its task process
+    keys = [key for key, _ in calls]
     assert sorted(keys, key=int) == [str(i) for i in range(200)]
-    metadata = [m for _, m in RecordingTask.acknowledged]
-    assert all(m is not None and m.topic == topic and m.offset >= 0 and m.partition >= 0 for m in metadata)
+    metadata = [m for _, m in calls]
+    assert all(m is not None and m[0] == topic and m[2] >= 0 and m[1] >= 0 for m in metadata)
     by_partition: dict[int, list[int]] = {}
     for m in metadata:
-        by_partition.setdefault(m.partition, []).append(m.offset)
+        assert m is not None
+        by_partition.setdefault(m[1], []).append(m[2])
     assert all(len(set(offsets)) == len(offsets) for offsets in by_partition.values())  # distinct positions
     delete_topics(admin, [topic])

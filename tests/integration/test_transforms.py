@@ -15,7 +15,7 @@ from connectworker.config.connector_config import parse_connector_config
 from connectworker.runtime.topic_creation.plan import plan_topics
 from tests.broker import Broker
 from tests.integration.counting_source import PARTITION
-from tests.integration.harness import running_worker, wait_until, worker_config
+from tests.integration.harness import committed_offset, running_worker, wait_until, worker_config
 from tests.integration.topic_checks import partition_count
 from tests.kafka_helpers import consume, delete_topics, existing_topics
 
@@ -53,7 +53,7 @@ def test_a_routing_chain_creates_the_routed_topic_with_its_rule_and_never_the_em
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, routed(unique)) as runtime:
         assert runtime.worker is not None
-        wait_until(lambda: runtime.worker.offset_store.offset(f"route-{unique}", PARTITION) == {"next": 200},  # type: ignore[union-attr]
+        wait_until(lambda: committed_offset(runtime.worker, f"route-{unique}", PARTITION) == {"next": 200},
                    30, "every offset committed")
         assert runtime.worker.get(f"route-{unique}").topics == {target}
     assert partition_count(admin, target) == 2  # the clean group's rule, matched on the routed name
@@ -75,7 +75,7 @@ def test_filter_with_a_predicate_drops_records_and_their_offsets_still_advance(
     config = worker_config(broker.bootstrap_servers, tmp_path)
     with running_worker(config, props) as runtime:
         assert runtime.worker is not None
-        wait_until(lambda: runtime.worker.offset_store.offset(f"filter-{unique}", PARTITION) == {"next": 300},  # type: ignore[union-attr]
+        wait_until(lambda: committed_offset(runtime.worker, f"filter-{unique}", PARTITION) == {"next": 300},
                    30, "the offset of the last record (a dropped tombstone) committed")
     values = [(m.value() or b"").decode() for m in consume(broker.bootstrap_servers, [topic], 200)]
     assert sorted(int(v.split(":")[1]) for v in values) == [n for n in range(300) if n % 3 != 2]
@@ -92,8 +92,8 @@ def test_the_plan_shows_the_routed_name_and_the_rule_that_matches_it(unique: str
 def test_the_spark_source_applies_the_same_chain(broker: Broker, tmp_path: Path, unique: str,
                                                  cleanup: list[str]) -> None:
     """One micro-batch of one task, as an executor runs it (no JVM needed for this part)."""
-    from connectworker.spark.options import SourceSettings
-    from connectworker.spark.task_poll import TaskPartition, poll_task
+    from connectworker.spark.formats.options import SourceSettings
+    from connectworker.spark.formats.task_poll import TaskPartition, poll_task
 
     cleanup += [f"clean-{unique}-20231114", f"raw-{unique}"]
     props = routed(unique, records=50)

@@ -14,10 +14,12 @@ from pydantic import Field
 
 from connectworker.config.connector_config import COMMON_CONFIG_DEF
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
+from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
 from connectworker.config.reference import (
     PREFIX_NOTES,
     REGENERATE,
     allowed_values,
+    embedded_broker_caveat,
     render,
     worker_keys_table,
 )
@@ -41,6 +43,19 @@ def test_the_committed_reference_is_the_generators_output() -> None:
         raise AssertionError(f"docs/configuration.md is stale; regenerate it with\n    {REGENERATE}\n"
                              f"from the repository root, and commit it.\n{diff}")
     assert result.stdout.startswith("<!-- Generated") and REGENERATE in result.stdout.splitlines()[1]
+
+
+def test_the_reference_and_the_readme_say_what_the_worker_warns_about_exactly_once_on_the_embedded_broker() -> None:
+    """The same words as the warning a worker logs at start (only keys set as code), in the exactly-once
+    section of docs/configuration.md and below the README's embedded-broker paragraph."""
+    shown = embedded_broker_caveat()
+    assert shown.replace("`", "") == EMBEDDED_BROKER_CAVEAT
+    assert "`exactly.once.source.support=enabled` cannot hold with `bootstrap.servers=embedded`" in shown
+    exactly_once = DOC.read_text(encoding="utf-8").split("### Exactly once")[1].split("\n### ")[0]
+    assert f"**The embedded broker:** {shown}" in exactly_once
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start")[1].split("\n## ")[0]
+    assert f"`bootstrap.servers=embedded` still starts, with this warning:\n\n> {shown}\n" in quick_start
 
 
 def _rows(text: str) -> dict[str, str]:

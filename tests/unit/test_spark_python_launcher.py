@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from connectworker.spark.python_launcher import is_launcher, spark_zips, write_launcher
+from connectworker.spark.runner.python_launcher import is_launcher, spark_zips, write_launcher
 
 SHOW = "import json, os, sys; print(json.dumps([os.environ.get('PYTHONPATH'), sys.prefix, sys.argv[1:]]))"
 

@@ -35,6 +35,7 @@ from connectworker.runtime.observability.secrets import (
     secret_keys,
     secret_values,
 )
+from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.drift import drift_report
@@ -177,7 +178,7 @@ class StandaloneHerder:
 
     def offsets(self, name: str) -> list[tuple[object, object]]:
         self.worker.get(name)
-        stored = self.worker.offset_store.offsets(name)
+        stored = read_committed(self.worker.offset_store, name)  # the tasks commit in their own processes
         return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
 
     def created_topics(self, name: str) -> list[CreatedTopic]:

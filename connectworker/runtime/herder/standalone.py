@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
 from connectworker.config.offsets_path import store_path_for
 from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
@@ -25,7 +26,11 @@ from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
+from connectworker.runtime.offsets.storage_settings import offset_storage_settings
+from connectworker.runtime.runners.process_runner import ProcessTaskRunner
+from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
+from connectworker.runtime.tasks.task_factory import TopicGateFactory
 from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
 from connectworker.runtime.worker import Worker
@@ -33,6 +38,8 @@ from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.creation import TopicCreationService
 
 log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"  # where task processes reach the worker's task channel
 
 
 class StandaloneRuntime:
@@ -52,6 +59,9 @@ class StandaloneRuntime:
         self.herder: StandaloneHerder | None = None
         self._redactor: SecretRedactor | None = None
         self._statuses: StatusPublisher | None = None
+        self.gates: TopicGateFactory | None = None  # each connector's topic gate, once start() made the service
+        self.task_processes: ProcessTaskRunner | None = None  # task.processes > 0
+        self._channel: TaskChannel | None = None
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
@@ -63,6 +73,8 @@ class StandaloneRuntime:
             assert self.config.offset_storage_file_filename is not None
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
         if self.config.uses_embedded_broker:
+            if self.config.exactly_once_enabled:
+                log.warning("%s", EMBEDDED_BROKER_CAVEAT)
             self.embedded = EmbeddedBroker().start()
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
             log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
@@ -85,13 +97,13 @@ class StandaloneRuntime:
             except ConnectError:
                 self.stop()
                 raise
+        self.gates = gates = connector_gates(self.topics, connector_admins(self.config, self._admin_timeout_s))
         try:
             runner = self._task_runner()
         except BaseException:
             store.close()
             self.stop()
             raise
-        gates = connector_gates(self.topics, connector_admins(self.config, self._admin_timeout_s))
         self.worker = Worker(self.config, store, gates, metrics=self.metrics, runner=runner)
         self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self
@@ -102,15 +114,30 @@ class StandaloneRuntime:
         return min(30.0, self.config.topic_creation_timeout_ms / 1000)
 
     def _open_file_store(self, path: str) -> OffsetBackingStore:
-        """The offsets file's store (a hook: on Spark the executors write the same file)."""
-        return FileOffsetStore(path)
+        """The offsets file's store (a hook: on Spark the executors write the same file). Task processes
+        commit to it too: then it is shared (each flush merges under a lock)."""
+        return FileOffsetStore(path, shared=self.config.task_process_count > 0)
 
     def _task_runner(self) -> TaskRunner | None:
-        """Where tasks run (a hook): None, the Worker's threads."""
-        return None
+        """Where tasks run (a hook): task processes (`task.processes`, by default one per core), or with
+        `task.processes=0` None, the Worker's threads."""
+        if self.config.task_process_count == 0:
+            return None
+        assert self.gates is not None
+        self._channel = TaskChannel(LOOPBACK)
+        self.task_processes = ProcessTaskRunner(self.config, offset_storage_settings(self.config), self._channel,
+                                                self.gates, self.metrics.for_task)
+        log.info("Tasks run in up to %d task process(es) (task.processes)", self.task_processes.limit)
+        return self.task_processes
 
     def _release_runner(self) -> None:
         """Release what `_task_runner` holds, once the worker stopped its tasks (a hook)."""
+        runner, self.task_processes = self.task_processes, None
+        if runner is not None:
+            runner.close()
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.close()
 
     def _open_offsets_topic(self) -> KafkaOffsetStore:
         """`offset.storage.topic`: created if missing (compacted), and read to its end now (with exactly-once,

@@ -112,6 +112,11 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self._resumed = threading.Event()
         self._resumed.set()
         self._started = threading.Event()  # run() was called
+        # As Kafka Connect does, the connector task's stop() is called only once its start() returned: a
+        # stop asked for during start() is deferred until then (a task process may hear "stop" first).
+        self._start_lock = threading.Lock()
+        self._start_returned = False
+        self._stop_deferred = False
         self._ended = threading.Event()  # run() returned
         self.produced = 0
         self.polled = 0  # records the task returned, transformed or dropped alike
@@ -128,17 +133,20 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
 
     # -- lifecycle (called from the worker's threads) --------------------------------------------
 
-    def pause(self) -> None:
-        """Stop polling (records in flight are still delivered); works before `start` too."""
+    def pause(self, *, announce: bool = True) -> None:
+        """Stop polling (records in flight are still delivered); works before `start` too. `announce`:
+        log it (a task in another process is announced by the worker, when it asks)."""
         self._resumed.clear()
         if self.status.state is State.RUNNING:
             self.status.set(State.PAUSED)
-            log.info("Task %s paused", self.name, extra=self._log_fields)
+            if announce:
+                log.info("Task %s paused", self.name, extra=self._log_fields)
 
-    def resume(self) -> None:
+    def resume(self, *, announce: bool = True) -> None:
         if self.status.state is State.PAUSED:
             self.status.set(State.RUNNING)
-            log.info("Task %s resumed", self.name, extra=self._log_fields)
+            if announce:
+                log.info("Task %s resumed", self.name, extra=self._log_fields)
         self._resumed.set()
 
     def stop(self) -> None:
@@ -147,6 +155,13 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
             return
         self._stopping.set()
         self._resumed.set()
+        with self._start_lock:
+            if not self._start_returned:
+                self._stop_deferred = True  # `_run` calls the task's stop() once its start() returned
+                return
+        self._stop_task()
+
+    def _stop_task(self) -> None:
         try:
             self.task.stop()
         except Exception:
@@ -191,6 +206,11 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
             self._before_task_start(producer)
             self.task.initialize(self._task_context())
             self.task.start(self.props)
+            with self._start_lock:
+                self._start_returned = True
+                deferred = self._stop_deferred
+            if deferred:  # a stop came before start() returned: the task's stop() is called now
+                self._stop_task()
             if not self._stopping.is_set():
                 self.status.set(State.RUNNING if self._resumed.is_set() else State.PAUSED)
             log.info("Task %s started", self.name)

@@ -23,11 +23,11 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import StructType
 
 from connectworker.api.errors import ConfigError
-from connectworker.spark.columns import SinkColumns
-from connectworker.spark.kafka_writer import WRITER_NAME, KafkaRowWriter
-from connectworker.spark.offset_commit import SinkCommitMessage, commit_offsets
-from connectworker.spark.offset_storage import FILE_KEY, TOPIC_KEY
-from connectworker.spark.options import SinkSettings
+from connectworker.runtime.offsets.storage_settings import FILE_KEY, TOPIC_KEY
+from connectworker.spark.formats.columns import SinkColumns
+from connectworker.spark.formats.kafka_writer import WRITER_NAME, KafkaRowWriter
+from connectworker.spark.formats.offset_commit import SinkCommitMessage, commit_offsets
+from connectworker.spark.formats.options import SinkSettings
 from connectworker.topics.rule_parser import parse_topic_creation
 
 log = logging.getLogger(__name__)

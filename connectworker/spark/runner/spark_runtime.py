@@ -24,13 +24,13 @@ from connectworker.runtime.herder.connector_store import ConnectorStoreBase
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.offsets.storage_settings import offset_storage_settings
+from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
-from connectworker.spark.executor_check import check_executors, runs_driver_python
-from connectworker.spark.plugin_shipping import ship_plugin_paths
-from connectworker.spark.session import JvmLaunch, open_context
-from connectworker.spark.task_channel import TaskChannel
-from connectworker.spark.task_runner import SparkTaskRunner
-from connectworker.spark.worker_settings import offset_storage_settings
+from connectworker.spark.runner.executor_check import check_executors, runs_driver_python
+from connectworker.spark.runner.plugin_shipping import ship_plugin_paths
+from connectworker.spark.runner.session import JvmLaunch, open_context
+from connectworker.spark.runner.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ LOOPBACK = "127.0.0.1"
 class SparkRuntime(StandaloneRuntime):
     context: SparkContext | None = None
     _owns_session = False
-    _channel: TaskChannel | None = None
     _runner: SparkTaskRunner | None = None
     _state_dir: Path | None = None
     _jvm: JvmLaunch | None = None
@@ -90,7 +89,9 @@ class SparkRuntime(StandaloneRuntime):
         local = self.config.spark_master.startswith("local")
         host = LOOPBACK if local else context.getConf().get("spark.driver.host", LOOPBACK)
         self._channel = TaskChannel(host)
-        self._runner = SparkTaskRunner(context, self.config, offset_storage_settings(self.config), self._channel)
+        assert self.gates is not None
+        self._runner = SparkTaskRunner(context, self.config, offset_storage_settings(self.config), self._channel,
+                                       self.gates, self.metrics.for_task)
         log.info("Tasks run as Spark tasks (master %s, %d task slot(s)); they report to %s:%d",
                  context.master, self._runner.slots, *self._channel.address)
         return self._runner

@@ -31,11 +31,11 @@ from pyspark import SparkContext
 
 from connectworker.api.errors import ConnectError
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.spark.python_launcher import runs_this_interpreter
+from connectworker.spark.runner.python_launcher import runs_this_interpreter
 
 log = logging.getLogger(__name__)
 
-RUNTIME_MODULES = ("connectworker.spark.remote_task",)  # what Spark unpickles in the tasks' jobs
+RUNTIME_MODULES = ("connectworker.runtime.runners.remote_task",)  # what Spark unpickles in the tasks' jobs
 HOW_TO_SHIP = (
     "Make them importable on every executor: point PYSPARK_PYTHON (or spark.conf.spark.pyspark.python) at "
     "an interpreter with connectworker[spark] and your connectors installed; or ship a packed virtualenv "

@@ -24,11 +24,11 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from connectworker.api.errors import ConnectError
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.offsets.source_offsets import newest_indexed
-from connectworker.spark.columns import SinkColumns
-from connectworker.spark.offset_commit import Newest, SinkCommitMessage
-from connectworker.spark.options import SinkSettings
-from connectworker.spark.process_cache import ProcessCache
-from connectworker.spark.topic_gates import creation_service, topic_gate
+from connectworker.spark.formats.columns import SinkColumns
+from connectworker.spark.formats.offset_commit import Newest, SinkCommitMessage
+from connectworker.spark.formats.options import SinkSettings
+from connectworker.spark.formats.process_cache import ProcessCache
+from connectworker.spark.formats.topic_gates import creation_service, topic_gate
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)

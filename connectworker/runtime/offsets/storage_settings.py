@@ -1,5 +1,6 @@
-"""Where a Spark run keeps committed source offsets: the `offset.storage.*` options, opened as the
-runtime's `OffsetBackingStore` (the standalone worker's stores, `connectworker.runtime`).
+"""Where committed source offsets live, as settings a task in another process can open: the
+`offset.storage.*` keys (of a worker file, or of Spark data source options), opened as an
+`OffsetBackingStore`. Task processes, Spark tasks and the DataFrame formats all use it.
 
 On Spark only the driver touches the offsets: the stream reader's `partitions()` reads them to tell
 each task where to resume, and the sink's `commit()` saves them once every write task of the batch
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import PARTITIONS_KEY, REPLICATION_KEY, KafkaOffsetStore
@@ -89,3 +91,18 @@ class OffsetStorageSettings:
         assert self.topic is not None
         return KafkaOffsetStore(self.topic, self.kafka, partitions=self.topic_partitions,
                                 replication_factor=self.topic_replication_factor)
+
+
+def offset_storage_settings(config: WorkerConfig) -> OffsetStorageSettings:
+    """Where a worker file says committed offsets live: the topic when `offset.storage.topic` is set,
+    else the file (opened shared: the worker and its task processes write it)."""
+    storage_options = {TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
+                       TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor)}
+    if config.offset_storage_topic:
+        storage_options[TOPIC_KEY] = config.offset_storage_topic
+    elif config.offset_storage_file_filename:
+        storage_options[FILE_KEY] = config.offset_storage_file_filename
+    kafka = {**config.client_settings("admin"), "bootstrap.servers": config.bootstrap_servers}
+    offsets = OffsetStorageSettings.from_options(storage_options, kafka, required=True)
+    assert offsets is not None
+    return offsets

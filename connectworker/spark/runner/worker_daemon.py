@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pyspark.daemon
 
-import connectworker.spark.remote_task  # noqa: F401  (imported for the forks to inherit)
+import connectworker.runtime.runners.remote_task  # noqa: F401  (imported for the forks to inherit)
 
 if __name__ == "__main__":
     pyspark.daemon.manager()

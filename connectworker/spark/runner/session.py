@@ -29,7 +29,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.spark.python_launcher import runs_this_interpreter, write_launcher
+from connectworker.spark.runner.python_launcher import runs_this_interpreter, write_launcher
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ SUBMIT_GATEWAY_ENV = "PYSPARK_GATEWAY_PORT"  # set when spark-submit runs this p
 CONSOLE_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
 """Settings of our own sessions unless the worker file's `spark.conf.*` names them."""
 DAEMON_MODULE_KEY = "spark.python.daemon.module"
-PRELOADING_DAEMON = "connectworker.spark.worker_daemon"
+PRELOADING_DAEMON = "connectworker.spark.runner.worker_daemon"
 """The Python worker daemon of a local master, which imports the task runtime once, before it forks."""
 QUIET_LOGGERS = (  # the trigger's "Current batch is falling behind" (Spark 4.1+, then Spark 4.0)
     "org.apache.spark.sql.execution.streaming.runtime.ProcessingTimeExecutor",

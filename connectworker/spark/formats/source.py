@@ -28,9 +28,9 @@ from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
-from connectworker.spark.columns import SOURCE_SCHEMA_DDL
-from connectworker.spark.options import SourceSettings
-from connectworker.spark.task_poll import TaskPartition, poll_task
+from connectworker.spark.formats.columns import SOURCE_SCHEMA_DDL
+from connectworker.spark.formats.options import SourceSettings
+from connectworker.spark.formats.task_poll import TaskPartition, poll_task
 
 log = logging.getLogger(__name__)
 

@@ -19,26 +19,32 @@ from pathlib import Path
 from pyspark import SparkContext
 
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
+from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
+from connectworker.runtime.runners.remote_task import RemoteTask, run_remote_tasks
+from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.exactly_once_task import transactional_id
+from connectworker.runtime.tasks.task_factory import TaskMetricsFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.spark.offset_storage import OffsetStorageSettings
-from connectworker.spark.remote_task import RemoteTask, run_remote_tasks
-from connectworker.spark.task_channel import TaskChannel
-from connectworker.spark.task_handle import SparkTaskHandle
 
 log = logging.getLogger(__name__)
+
+PLACEMENT = "a Spark task"
 
 
 class SparkTaskRunner:
     def __init__(self, context: SparkContext, worker: WorkerConfig, offsets: OffsetStorageSettings,
-                 channel: TaskChannel) -> None:
+                 channel: TaskChannel, topic_gates: TopicGateFactory,
+                 task_metrics: TaskMetricsFactory | None = None) -> None:
         self.context = context
+        self._gates = topic_gates
+        self._metrics = task_metrics
         self.worker = worker
         self.offsets = offsets
         self.channel = channel
         self._plugin_paths = tuple(str(Path(p).resolve()) for p in worker.plugin_path)
-        self._running: dict[str, SparkTaskHandle] = {}
+        self._running: dict[str, RemoteTaskHandle] = {}
         self._lock = threading.Lock()
 
     @property
@@ -46,13 +52,17 @@ class SparkTaskRunner:
         """Task slots the cluster offers now (Spark's default parallelism: cores of the executors)."""
         return max(1, self.context.defaultParallelism)
 
-    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> SparkTaskHandle:
+    def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> RemoteTaskHandle:
         eos_id = (transactional_id(self.worker.group_id, spec.connector, spec.task_id)
                   if self.worker.exactly_once_enabled else None)
-        handle = SparkTaskHandle(spec, on_topics, paused=paused, transactional_id=eos_id,
-                                 waiting_note="Submitted to Spark; waiting for its task to start")
+        handle = RemoteTaskHandle(
+            spec, on_topics, paused=paused, transactional_id=eos_id,
+            waiting_note="Submitted to Spark; waiting for its task to start", placement=PLACEMENT,
+            topic_gate=lambda: self._gates(spec.config),
+            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None)
         payload = RemoteTask(spec, self.worker, self.offsets, self.channel.address, self.channel.token,
-                             handle.attempt, paused, self._plugin_paths)
+                             handle.attempt, paused, self._plugin_paths, placement=PLACEMENT,
+                             log_level=logging.getLogger().getEffectiveLevel())
         self.channel.register(handle.attempt, handle)
         with self._lock:
             self._running[handle.attempt] = handle
@@ -69,7 +79,7 @@ class SparkTaskRunner:
                          daemon=True).start()
         return handle
 
-    def _run_job(self, handle: SparkTaskHandle, payload: RemoteTask) -> None:
+    def _run_job(self, handle: RemoteTaskHandle, payload: RemoteTask) -> None:
         failure: str | None = None
         try:
             self.context.setJobGroup(handle.attempt, f"connectworker task {handle.name}", interruptOnCancel=True)
@@ -80,9 +90,11 @@ class SparkTaskRunner:
             self.channel.unregister(handle.attempt)
             with self._lock:
                 self._running.pop(handle.attempt, None)
-            handle.job_ended(failure)
+            if failure is not None:
+                log.error("Task %s FAILED: Spark gave up on the task: %s", handle.name, failure.splitlines()[0])
+            handle.ended_with(failure)
 
-    def cancel(self, handle: SparkTaskHandle) -> None:
+    def cancel(self, handle: RemoteTaskHandle) -> None:
         """End a task's Spark job now (its process is interrupted: what it did not commit is redone)."""
         self.context.cancelJobGroup(handle.attempt)
 

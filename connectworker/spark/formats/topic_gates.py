@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from connectworker.config.topic_policy import policy_from_options
 from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import TopicGate
-from connectworker.spark.process_cache import ProcessCache
+from connectworker.spark.formats.process_cache import ProcessCache
 from connectworker.topics.creation import AdminOpener, TopicCreationService
 from connectworker.topics.rule_parser import parse_topic_creation
 

@@ -14,13 +14,7 @@ from pathlib import Path
 from connectworker.config.properties import load_properties
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.plugins import add_plugin_paths
-from connectworker.spark.offset_storage import (
-    FILE_KEY,
-    TOPIC_KEY,
-    TOPIC_PARTITIONS_KEY,
-    TOPIC_REPLICATION_KEY,
-    OffsetStorageSettings,
-)
+from connectworker.runtime.offsets.storage_settings import TOPIC_KEY, OffsetStorageSettings, offset_storage_settings
 
 log = logging.getLogger(__name__)
 
@@ -34,21 +28,6 @@ class SparkWorker:
         config = self.config.model_copy(update={"bootstrap_servers": bootstrap_servers})
         offsets = replace(self.offsets, kafka={**self.offsets.kafka, "bootstrap.servers": bootstrap_servers})
         return SparkWorker(config, offsets)
-
-
-def offset_storage_settings(config: WorkerConfig) -> OffsetStorageSettings:
-    """Where the worker file says committed offsets live, as the Spark side names it: the topic when
-    `offset.storage.topic` is set, else the file."""
-    storage_options = {TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
-                       TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor)}
-    if config.offset_storage_topic:
-        storage_options[TOPIC_KEY] = config.offset_storage_topic
-    elif config.offset_storage_file_filename:
-        storage_options[FILE_KEY] = config.offset_storage_file_filename
-    kafka = {**config.client_settings("admin"), "bootstrap.servers": config.bootstrap_servers}
-    offsets = OffsetStorageSettings.from_options(storage_options, kafka, required=True)
-    assert offsets is not None
-    return offsets
 
 
 def load_spark_worker(path: str | Path) -> SparkWorker:

@@ -26,8 +26,8 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.source_offsets import newest_indexed
-from connectworker.spark.offset_storage import OffsetStorageSettings
-from connectworker.spark.process_cache import ProcessCache
+from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
+from connectworker.spark.formats.process_cache import ProcessCache
 
 log = logging.getLogger(__name__)
 

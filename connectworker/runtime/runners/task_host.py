@@ -1,0 +1,105 @@
+"""A task process: hosts some of the worker's tasks, each on a thread, each running the remote task loop
+(`remote_task.py`) that reports to the worker over its task channel.
+
+Started by the worker's `ProcessTaskRunner` as ``python -m connectworker.runtime.runners.task_host``.
+The worker sends each task down this process's standard input, a JSON header line and the pickled
+`RemoteTask` (so nothing of a task's config, secrets included, is ever in a command line or an
+environment that `ps` shows); this process answers on a control pipe, a JSON line per task that ended.
+A connector's `print()` goes to the worker's standard error, never into that pipe.
+
+Ctrl-C in a terminal reaches every process of the group: this one ignores SIGINT and SIGTERM, because
+the worker stops its tasks itself (they flush and commit), then closes standard input, and this
+process exits once its tasks have ended. If the worker dies, `PR_SET_PDEATHSIG` (which this process
+sets first thing, see `child_processes.py`) ends it at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import signal
+import sys
+import threading
+import traceback
+from typing import Any, BinaryIO
+
+from connectworker.child_processes import die_with_parent
+from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, run_remote_task
+
+EXIT_WAIT_S = 5.0  # after standard input closed, how long tasks still running may take before we exit
+
+
+class TaskHost:
+    def __init__(self, control: BinaryIO) -> None:
+        self._control = control
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    def serve(self, commands: BinaryIO) -> None:
+        """Start each task the worker sends, until it closes `commands`; then wait for the tasks."""
+        while header_line := commands.readline():
+            header: dict[str, Any] = json.loads(header_line)
+            data = commands.read(int(header["size"]))
+            for entry in reversed(header.get("sys_path", ())):
+                if entry not in sys.path:
+                    sys.path.insert(0, entry)
+            thread = threading.Thread(target=self._run, args=(str(header["attempt"]), str(header["name"]), data),
+                                      name=f"task-host-{header.get('name', '')}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+        for thread in self._threads:
+            thread.join(EXIT_WAIT_S)
+
+    def _run(self, attempt: str, name: str, data: bytes) -> None:
+        """Run one task; tell the worker when it ended, and why if it failed outside its own loop (its
+        classes cannot be imported here, it cannot be built): the worker marks it FAILED with that."""
+        failure: str | None = None
+        try:
+            payload: RemoteTask = pickle.loads(data)  # imports the connector's modules in this process
+        except BaseException as exc:
+            failure = _failure(f"Task {name} could not be started in its task process (pid {os.getpid()}): "
+                               f"{_first_line(exc)}", exc)
+        else:
+            logging.getLogger().setLevel(payload.log_level)
+            try:
+                run_remote_task(payload)
+            except TaskNotBuilt as exc:
+                failure = _failure(f"Task {name} could not be started: {exc}", exc.__cause__ or exc)
+            except BaseException as exc:
+                failure = _failure(f"Task {name} failed in its task process (pid {os.getpid()}): "
+                                   f"{_first_line(exc)}", exc)
+        self._send({"ended": attempt, "failure": failure})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            try:
+                self._control.write(json.dumps(message).encode() + b"\n")
+                self._control.flush()
+            except OSError as exc:  # the worker is gone; PR_SET_PDEATHSIG ends us, if it has not yet
+                logging.getLogger(__name__).debug("Control pipe to the worker closed: %s", exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    return traceback.format_exception_only(exc)[-1].strip()
+
+
+def _failure(summary: str, exc: BaseException) -> str:
+    """A FAILED task's trace: what happened, then the traceback (as Kafka Connect shows a task's)."""
+    return f"{summary}\n{''.join(traceback.format_exception(exc))}"
+
+
+def main() -> None:
+    die_with_parent(sys.argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    control = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # print() of a connector goes to the worker's stderr, not into the control pipe
+    sys.stdout = sys.stderr
+    TaskHost(control).serve(sys.stdin.buffer)
+    control.close()
+
+
+if __name__ == "__main__":
+    main()
