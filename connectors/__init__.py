@@ -10,6 +10,7 @@ from .file_source import FileStreamSourceConnector, FileStreamSourceTask
 _FILE_SOURCE = "connectworker.connectors.file_source.FileStreamSourceConnector"
 _DATAGEN = "connectworker.connectors.datagen.DataGenConnector"
 _SQL_SOURCE = "connectworker.connectors.sql.connector.SqlSourceConnector"  # needs the `sql` extra
+_POSTGRES_CDC = "connectworker.connectors.postgres_cdc.connector.PostgresCdcConnector"  # needs the `sql` extra
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     "FileStreamSource": _FILE_SOURCE,
@@ -22,6 +23,10 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     "SqlSourceConnector": _SQL_SOURCE,
     # Confluent's JDBC source, whose connector files run unchanged apart from the broker address
     "io.confluent.connect.jdbc.JdbcSourceConnector": _SQL_SOURCE,
+    "PostgresCdc": _POSTGRES_CDC,
+    "PostgresCdcConnector": _POSTGRES_CDC,
+    # Debezium's PostgreSQL connector, whose connector files run unchanged (docs/cdc.md says what differs)
+    "io.debezium.connector.postgresql.PostgresConnector": _POSTGRES_CDC,
 }
 """Alias -> dotted path of the connector class."""
 

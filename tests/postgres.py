@@ -2,7 +2,9 @@
 
 In order: a server named by CONNECTWORKER_TEST_POSTGRES_URL (an SQLAlchemy URL of a database the tests
 may fill), else a cluster of our own: `initdb` into a temporary directory and `pg_ctl start` on a free
-loopback port, with password authentication (so wrong credentials can be tested). PostgreSQL refuses
+loopback port, with password authentication (so wrong credentials can be tested) and logical decoding
+(`wal_level=logical`, replication slots and WAL senders, and initdb's `host replication` pg_hba lines) for
+the change data capture tests. PostgreSQL refuses
 to run as root, so as root the cluster belongs to, and runs as, the `postgres` system user (`runuser`).
 The server is stopped (`pg_ctl stop`, our own process only) and its directory removed at the end.
 """
@@ -74,9 +76,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_postgres() -> Iterator[Postgres]:
+def running_postgres(wal_level: str = "logical") -> Iterator[Postgres]:
     named = os.environ.get(URL_ENV)
-    if named:
+    if named and wal_level == "logical":
         from sqlalchemy.engine import make_url
         url = make_url(named)
         yield Postgres(url.host or "127.0.0.1", url.port or 5432, url.database or "postgres",
@@ -96,7 +98,7 @@ def running_postgres() -> Iterator[Postgres]:
               "--auth=scram-sha-256", "--encoding=UTF8", "--no-sync"], run_as)
         with (data / "postgresql.conf").open("a") as conf:  # kept for a restart mid-test
             conf.write(f"listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{base}'\n"
-                       "fsync = off\n")
+                       f"fsync = off\nwal_level = {wal_level}\nmax_replication_slots = 20\nmax_wal_senders = 20\n")
         server.pg_ctl("start")
         yield server
     finally:

@@ -15,6 +15,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask, region_name
+from connectworker.connectors.postgres_cdc import PostgresCdcConnector
 from connectworker.connectors.sql import SqlSourceConnector
 from tests.unit.task_context_fake import FakeContext
 
@@ -278,6 +279,9 @@ def test_builtin_aliases_resolve_to_the_connector_classes() -> None:
         "SqlSource": SqlSourceConnector,
         "SqlSourceConnector": SqlSourceConnector,
         "io.confluent.connect.jdbc.JdbcSourceConnector": SqlSourceConnector,
+        "PostgresCdc": PostgresCdcConnector,
+        "PostgresCdcConnector": PostgresCdcConnector,
+        "io.debezium.connector.postgresql.PostgresConnector": PostgresCdcConnector,
     }
     assert set(connectors.BUILTIN_CONNECTORS) == set(expected)
     for alias, dotted in connectors.BUILTIN_CONNECTORS.items():

@@ -1,0 +1,231 @@
+"""From PostgreSQL column types to Connect schemas, and from a value's text form to its Connect value.
+
+Both the snapshot and the stream read values in their text form (the type's output function, with the
+session settings `replication.SESSION_OPTIONS` fixes: ISO dates, UTC, hex bytea), so one parser per type
+serves both. The schemas are Debezium's for its default settings (see docs/cdc.md for the differences):
+temporal types as `io.debezium.time.*` integers (`time.precision.mode=adaptive`) or Connect's logical
+types (`connect`), `timestamptz` as an ISO-8601 `ZonedTimestamp` string, uuid and json as named strings.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.schema import Schema, SchemaType
+from connectworker.converters.logical import DATE, TIME, TIMESTAMP
+
+Parse = Callable[[str], Any]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+
+# Type OIDs of pg_catalog's built-in types (fixed across PostgreSQL versions).
+BOOL, BYTEA, CHAR, NAME, INT8, INT2, INT4, TEXT, OID = 16, 17, 18, 19, 20, 21, 23, 25, 26
+JSON, XML, FLOAT4, FLOAT8, BPCHAR, VARCHAR, DATE_OID, TIME_OID = 114, 142, 700, 701, 1042, 1043, 1082, 1083
+TIMESTAMP_OID, TIMESTAMPTZ, TIMETZ, NUMERIC, UUID, JSONB = 1114, 1184, 1266, 1700, 2950, 3802
+# array type OID -> element type OID
+ARRAYS = {1000: BOOL, 1005: INT2, 1007: INT4, 1016: INT8, 1009: TEXT, 1015: VARCHAR, 1014: BPCHAR,
+          1021: FLOAT4, 1022: FLOAT8, 1231: NUMERIC, 2951: UUID, 1182: DATE_OID}
+
+
+class UnsupportedTypeError(ConnectError):
+    pass
+
+
+@dataclass(frozen=True)
+class TypeOptions:
+    decimal_handling: str = "precise"  # precise | double | string
+    time_precision: str = "adaptive"  # adaptive | adaptive_time_microseconds | connect
+    binary_handling: str = "bytes"  # bytes | base64 | base64-url-safe | hex
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    schema: Schema  # not optional; the column's nullability makes it so
+    parse: Parse
+
+
+def _bool(text: str) -> bool:
+    return text == "t"
+
+
+def _numeric_text(text: str) -> str:
+    return text
+
+
+def _days(text: str) -> int:
+    return date.fromisoformat(text).toordinal() - _EPOCH_DAY
+
+
+def _micros_of_day(text: str) -> int:
+    t = time.fromisoformat(text)
+    return ((t.hour * 60 + t.minute) * 60 + t.second) * 1_000_000 + t.microsecond
+
+
+def _epoch_micros(text: str) -> int:
+    moment = datetime.fromisoformat(text)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    delta = moment - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _zoned(text: str) -> str:
+    """Debezium's ZonedTimestamp: the instant in UTC, ISO-8601, fraction without trailing zeros."""
+    moment = datetime.fromisoformat(text).astimezone(UTC)
+    out = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        out += f".{moment.microsecond:06d}".rstrip("0")
+    return out + "Z"
+
+
+def _zoned_time(text: str) -> str:
+    clock, sign, zone = text.rpartition("+") if "+" in text else text.rpartition("-")
+    offset = int(zone.split(":")[0]) * 60 + (int(zone.split(":")[1]) if ":" in zone else 0)
+    offset = offset if sign == "+" else -offset
+    micros = (_micros_of_day(clock) - offset * 60_000_000) % 86_400_000_000
+    hours, rest = divmod(micros, 3_600_000_000)
+    minutes, rest = divmod(rest, 60_000_000)
+    seconds, fraction = divmod(rest, 1_000_000)
+    out = f"{hours:02d}:{minutes:02d}:{seconds:02d}"
+    return out + (f".{fraction:06d}".rstrip("0") if fraction else "") + "Z"
+
+
+def _bytea(text: str) -> bytes:
+    if text.startswith("\\x"):
+        return bytes.fromhex(text[2:])
+    raise ValueError("bytea not in hex form (bytea_output=hex)")
+
+
+def _binary(mode: str) -> tuple[SchemaType, Parse]:
+    if mode == "bytes":
+        return SchemaType.BYTES, _bytea
+    if mode == "hex":
+        return SchemaType.STRING, lambda text: _bytea(text).hex()
+    if mode == "base64-url-safe":
+        return SchemaType.STRING, lambda text: base64.urlsafe_b64encode(_bytea(text)).decode()
+    return SchemaType.STRING, lambda text: base64.b64encode(_bytea(text)).decode()
+
+
+def _precision(modifier: int, default: int = 6) -> int:
+    return default if modifier < 0 else modifier
+
+
+def _temporal(oid: int, modifier: int, mode: str) -> ColumnType:
+    if mode == "connect":
+        if oid == DATE_OID:
+            return ColumnType(Schema(SchemaType.INT32, name=DATE), date.fromisoformat)
+        if oid == TIME_OID:
+            return ColumnType(Schema(SchemaType.INT32, name=TIME), time.fromisoformat)
+        return ColumnType(Schema(SchemaType.INT64, name=TIMESTAMP),
+                          lambda text: datetime.fromisoformat(text).replace(tzinfo=UTC))
+    if oid == DATE_OID:
+        return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Date"), _days)
+    if oid == TIME_OID:
+        if mode == "adaptive" and _precision(modifier) <= 3:
+            return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Time"),
+                              lambda text: _micros_of_day(text) // 1000)
+        return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTime"), _micros_of_day)
+    if _precision(modifier) <= 3:
+        return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.Timestamp"),
+                          lambda text: _epoch_micros(text) // 1000)
+    return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTimestamp"), _epoch_micros)
+
+
+def _scalar(oid: int, modifier: int, options: TypeOptions) -> ColumnType | None:
+    if oid == BOOL:
+        return ColumnType(Schema(SchemaType.BOOLEAN), _bool)
+    if oid == INT2:
+        return ColumnType(Schema(SchemaType.INT16), int)
+    if oid in (INT4, OID):
+        return ColumnType(Schema(SchemaType.INT32 if oid == INT4 else SchemaType.INT64), int)
+    if oid == INT8:
+        return ColumnType(Schema(SchemaType.INT64), int)
+    if oid == FLOAT4:
+        return ColumnType(Schema(SchemaType.FLOAT32), float)
+    if oid == FLOAT8:
+        return ColumnType(Schema(SchemaType.FLOAT64), float)
+    if oid == NUMERIC:
+        if options.decimal_handling == "double":
+            return ColumnType(Schema(SchemaType.FLOAT64), float)
+        return ColumnType(Schema(SchemaType.STRING), _numeric_text)
+    if oid in (TEXT, VARCHAR, BPCHAR, NAME, CHAR):
+        return ColumnType(Schema(SchemaType.STRING), str)
+    if oid == UUID:
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Uuid"), str)
+    if oid in (JSON, JSONB):
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Json"), str)
+    if oid == XML:
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Xml"), str)
+    if oid == BYTEA:
+        kind, parse = _binary(options.binary_handling)
+        return ColumnType(Schema(kind), parse)
+    if oid in (DATE_OID, TIME_OID, TIMESTAMP_OID):
+        return _temporal(oid, modifier, options.time_precision)
+    if oid == TIMESTAMPTZ:
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.time.ZonedTimestamp"), _zoned)
+    if oid == TIMETZ:
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.time.ZonedTime"), _zoned_time)
+    return None
+
+
+def parse_array(text: str) -> list[str | None]:
+    """The elements of a one-dimensional array's text form (`{1,NULL,"a b"}`), as text or None."""
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError(f"not an array literal: {text[:40]!r}")
+    body, i = text[1:-1], 0
+    items: list[str | None] = []
+    if not body:
+        return []
+    while i <= len(body):
+        if i < len(body) and body[i] == "{":
+            raise ValueError("multi-dimensional arrays are not supported")
+        if i < len(body) and body[i] == '"':
+            i += 1
+            chars = []
+            while body[i] != '"':
+                if body[i] == "\\":
+                    i += 1
+                chars.append(body[i])
+                i += 1
+            items.append("".join(chars))
+            i += 2  # the closing quote and the comma
+        else:
+            end = body.find(",", i)
+            end = len(body) if end < 0 else end
+            raw = body[i:end]
+            items.append(None if raw == "NULL" else raw)
+            i = end + 1
+    return items
+
+
+def column_type(oid: int, modifier: int, options: TypeOptions, enum_oids: frozenset[int] = frozenset()
+                ) -> ColumnType | None:
+    """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping."""
+    if oid in enum_oids:
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Enum"), str)
+    if oid in ARRAYS:
+        element = _scalar(ARRAYS[oid], -1, options)
+        if element is None:
+            return None
+        parse_element = element.parse
+
+        def parse(text: str) -> list[Any]:
+            return [None if item is None else parse_element(item) for item in parse_array(text)]
+        return ColumnType(Schema.array(element.schema.as_optional()), parse)
+    return _scalar(oid, modifier, options)
+
+
+def require_type(table: str, column: str, oid: int, modifier: int, type_name: str, options: TypeOptions,
+                 enum_oids: frozenset[int] = frozenset()) -> ColumnType:
+    found = column_type(oid, modifier, options, enum_oids)
+    if found is None:
+        raise UnsupportedTypeError(
+            f"Column {column!r} of table {table} has the type {type_name} (oid {oid}) that the PostgreSQL CDC "
+            f"connector cannot map to a Connect schema. Leave the column out (column.exclude.list) or the table "
+            f"(table.exclude.list), or change the column's type.")
+    return found

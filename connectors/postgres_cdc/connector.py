@@ -1,0 +1,89 @@
+"""`PostgresCdcConnector`: change data capture from PostgreSQL, Debezium's PostgreSQL connector in Python.
+
+One task (a replication slot is read by one client). Validation checks, beyond each key, that the server
+decodes logically (`wal_level=logical`) and that the user may replicate, so a REST create answers 400 and
+`connectworker standalone` exits 2 naming the setting to change. See docs/cdc.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import connectworker
+from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.connector import SourceConnector
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.task import SourceTask
+
+from .database import SetupError, check_setup, connect
+from .settings import (
+    CONFIG_DEF,
+    DEBEZIUM_KEY_WARNINGS,
+    HOSTNAME,
+    parse_settings,
+    problems_across_keys,
+    unimplemented_keys,
+)
+
+
+class PostgresCdcConnector(SourceConnector):
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def config_def(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        values = super().validate(props)
+        if any(v.errors for v in values.values()):
+            return values
+        for key, problem in problems_across_keys({k: v.value for k, v in values.items()}).items():
+            values[key].errors.append(problem)
+        if any(v.errors for v in values.values()):
+            return values
+        try:
+            settings = parse_settings(props)
+            connection = connect(settings)
+        except ConfigError as exc:
+            for key, problem in exc.problems.items():
+                values.setdefault(key, ConfigValue(key)).errors.append(problem)
+            return values
+        except SetupError as exc:
+            values[exc.key].errors.append(str(exc))
+            return values
+        except ConnectError as exc:
+            values[HOSTNAME].errors.append(str(exc))
+            return values
+        try:
+            check_setup(connection, settings)
+        except SetupError as exc:
+            values[exc.key].errors.append(str(exc))
+        finally:
+            connection.close()
+        return values
+
+    def start(self, props: Mapping[str, str]) -> None:
+        parse_settings(props)
+        self._props = dict(props)
+        DEBEZIUM_KEY_WARNINGS.report(props.get("name", "postgres-cdc"), unimplemented_keys(props))
+
+    def task_class(self) -> type[SourceTask]:
+        from .task import PostgresCdcTask
+        return PostgresCdcTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One task whatever tasks.max says, as Debezium: a slot streams to one client."""
+        return [{}]
+
+    def stop(self) -> None:
+        self._props = {}
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Streaming resumes exactly after the committed change (a transaction cut short is skipped up to
+        it); a snapshot cut short is read again from the start, so only modes without one qualify."""
+        mode = (props.get("snapshot.mode") or "initial").strip().lower()
+        return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED

@@ -1,0 +1,185 @@
+"""Connections to PostgreSQL (psycopg2) and what the connector asks of its catalog.
+
+Two kinds of connection: a plain one (catalog, publication, snapshot) and a replication one
+(`LogicalReplicationConnection`: the slot and its stream). Both fix the session settings the value
+parsers of `columns.py` rely on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from connectworker.api.errors import ConnectError
+
+from .settings import CdcSettings
+
+if TYPE_CHECKING:
+    import psycopg2.extensions
+
+SESSION_OPTIONS = ("-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 "
+                   "-c IntervalStyle=postgres")
+
+
+class SetupError(ConnectError):
+    """The server or the user is not set up for logical decoding; `key` is the config key to blame."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.extensions.connection:
+    try:
+        import psycopg2
+        import psycopg2.extras
+    except ImportError:
+        raise ConnectError("The PostgreSQL CDC connector needs psycopg2 (its replication protocol API): "
+                           "pip install 'connectworker[sql]'") from None
+
+    kwargs: dict[str, Any] = {}
+    if replication:
+        kwargs["connection_factory"] = psycopg2.extras.LogicalReplicationConnection
+    try:
+        connection = psycopg2.connect(host=settings.host, port=settings.port, user=settings.user,
+                                      password=settings.password, dbname=settings.dbname, sslmode=settings.sslmode,
+                                      options=SESSION_OPTIONS, connect_timeout=10,
+                                      application_name="connectworker-cdc", **kwargs)
+    except psycopg2.OperationalError as exc:
+        message = first_line(exc)
+        if replication and "replication" in message and ("pg_hba" in message or "permission" in message):
+            raise SetupError("database.user", f"PostgreSQL refused a replication connection for user "
+                             f"{settings.user!r}: {message}. It needs the REPLICATION privilege (ALTER ROLE "
+                             f"{settings.user} REPLICATION) and a 'host replication' line in pg_hba.conf") from None
+        raise ConnectError(f"Cannot connect to PostgreSQL at {settings.host}:{settings.port} "
+                           f"(database {settings.dbname}, user {settings.user!r}): {message}") from None
+    if not replication:
+        connection.autocommit = True
+    return connection
+
+
+def check_setup(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
+    """Raises SetupError when the server cannot decode logically or the user may not replicate."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW wal_level")
+        (wal_level,) = cursor.fetchone()
+        if wal_level != "logical":
+            raise SetupError(
+                "database.hostname",
+                f"PostgreSQL at {settings.host}:{settings.port} has wal_level={wal_level}; change data capture "
+                f"needs wal_level=logical: set it in postgresql.conf (or ALTER SYSTEM SET wal_level = logical) "
+                f"and restart the server")
+        cursor.execute("SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user")
+        (may_replicate,) = cursor.fetchone()
+        if not may_replicate:
+            raise SetupError(
+                "database.user",
+                f"User {settings.user!r} lacks the REPLICATION privilege that reading a replication slot needs: "
+                f"ALTER ROLE {settings.user} REPLICATION (or use a superuser)")
+
+
+@dataclass(frozen=True)
+class CatalogColumn:
+    name: str
+    type_oid: int
+    type_modifier: int
+    type_name: str
+    nullable: bool
+    primary_key: bool
+
+
+_COLUMNS = """
+SELECT a.attname, a.atttypid, a.atttypmod, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
+       COALESCE(a.attnum = ANY(i.indkey), false)
+FROM pg_attribute a
+LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+ORDER BY a.attnum"""
+
+
+def table_columns(connection: psycopg2.extensions.connection, relid: int) -> list[CatalogColumn]:
+    with connection.cursor() as cursor:
+        cursor.execute(_COLUMNS, (relid,))
+        return [CatalogColumn(*row) for row in cursor.fetchall()]
+
+
+def relation_id(connection: psycopg2.extensions.connection, schema: str, table: str) -> int | None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                       "WHERE n.nspname = %s AND c.relname = %s", (schema, table))
+        row = cursor.fetchone()
+        return int(row[0]) if row else None
+
+
+def enum_type_oids(connection: psycopg2.extensions.connection) -> frozenset[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT oid FROM pg_type WHERE typtype = 'e'")
+        return frozenset(int(oid) for (oid,) in cursor.fetchall())
+
+
+def list_tables(connection: psycopg2.extensions.connection, settings: CdcSettings) -> list[tuple[int, str, str]]:
+    """The captured ordinary and partitioned tables: (oid, schema, name), in name order."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.oid, n.nspname, c.relname FROM pg_class c "
+                       "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                       "WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
+                       "AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 2, 3")
+        return [(int(oid), schema, name) for oid, schema, name in cursor.fetchall()
+                if settings.captures(schema, name)]
+
+
+def quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def ensure_publication(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
+    """The publication exists, created as publication.autocreate.mode says."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_publication WHERE pubname = %s", (settings.publication,))
+        if cursor.fetchone() is not None:
+            return
+        mode = settings.publication_autocreate
+        if mode == "disabled":
+            raise SetupError("publication.name", f"The publication {settings.publication!r} does not exist and "
+                             f"publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
+                             f"{settings.publication} FOR ...)")
+        if mode == "all_tables":
+            cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR ALL TABLES")
+            return
+        tables = ", ".join(f"{quote(s)}.{quote(t)}" for _, s, t in list_tables(connection, settings))
+        if not tables:
+            raise SetupError("table.include.list", "publication.autocreate.mode=filtered needs at least one "
+                             "captured table to exist")
+        cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR TABLE {tables}")
+
+
+def slot_exists(connection: psycopg2.extensions.connection, slot: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+        return cursor.fetchone() is not None
+
+
+def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: float = 5.0) -> None:
+    """Drops the slot once no client streams it: our own walsender ends a moment after we closed its
+    connection. A slot still in use after `wait_s` raises SetupError."""
+    import time
+
+    deadline = time.monotonic() + wait_s
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute("SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+            row = cursor.fetchone()
+            if row is None:
+                return
+            if not row[0]:
+                cursor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+                return
+            if time.monotonic() > deadline:
+                raise SetupError("slot.name", f"The replication slot {slot!r} is in use by another client: stop "
+                                 f"it, or give this connector another slot.name")
+            time.sleep(0.1)

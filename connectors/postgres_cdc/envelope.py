@@ -1,0 +1,136 @@
+"""Debezium's change event: the key struct, the `{before, after, source, op, ts_ms, transaction}` envelope.
+
+A `TableShape` is built for each captured table (from the catalog for the snapshot, from pgoutput's
+Relation message while streaming): the kept columns, their Connect types, the primary key, the topic and
+the three schemas Debezium names `<topic>.Key`, `<topic>.Value` and `<topic>.Envelope`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import connectworker
+from connectworker.api.schema import Schema, SchemaType
+from connectworker.converters.logical import DATE, TIME, TIMESTAMP
+
+from .columns import ColumnType, TypeOptions, require_type
+from .database import CatalogColumn
+from .pgoutput import UNCHANGED_TOAST
+from .settings import CdcSettings
+
+UNAVAILABLE = "__debezium_unavailable_value"  # Debezium's placeholder for an unchanged TOASTed value
+
+_OPT_STRING = Schema(SchemaType.STRING, optional=True)
+_OPT_INT64 = Schema(SchemaType.INT64, optional=True)
+SOURCE_SCHEMA = Schema.struct(
+    "io.debezium.connector.postgresql.Source",
+    ("version", Schema(SchemaType.STRING)), ("connector", Schema(SchemaType.STRING)),
+    ("name", Schema(SchemaType.STRING)), ("ts_ms", Schema(SchemaType.INT64)),
+    ("snapshot", Schema(SchemaType.STRING, optional=True, name="io.debezium.data.Enum", version=1)),
+    ("db", Schema(SchemaType.STRING)), ("sequence", _OPT_STRING), ("schema", Schema(SchemaType.STRING)),
+    ("table", Schema(SchemaType.STRING)), ("txId", _OPT_INT64), ("lsn", _OPT_INT64), ("xmin", _OPT_INT64))
+TRANSACTION_SCHEMA = Schema.struct(
+    "event.block", ("id", Schema(SchemaType.STRING)), ("total_order", Schema(SchemaType.INT64)),
+    ("data_collection_order", Schema(SchemaType.INT64)), optional=True)
+VERSION = f"connectworker-{connectworker.__version__}"
+
+
+@dataclass(frozen=True)
+class Column:
+    position: int  # in the relation's tuple (pgoutput) or the snapshot's SELECT list
+    name: str
+    type: ColumnType
+    optional: bool
+    key: bool
+
+
+class TableShape:
+    def __init__(self, settings: CdcSettings, schema: str, table: str, columns: Sequence[Column]) -> None:
+        self.schema_name, self.table = schema, table
+        self.topic = settings.topic(schema, table)
+        self.columns = tuple(columns)
+        self.key_columns = tuple(c for c in columns if c.key)
+        self.key_schema = (Schema.struct(f"{self.topic}.Key", *((c.name, _field(c)) for c in self.key_columns))
+                           if self.key_columns else None)
+        self.row_schema = Schema.struct(f"{self.topic}.Value", *((c.name, _field(c)) for c in columns), optional=True)
+        self.envelope_schema = Schema(
+            SchemaType.STRUCT, name=f"{self.topic}.Envelope", version=1, fields=Schema.struct(
+                None, ("before", self.row_schema), ("after", self.row_schema), ("source", SOURCE_SCHEMA),
+                ("op", Schema(SchemaType.STRING)), ("ts_ms", _OPT_INT64), ("transaction", TRANSACTION_SCHEMA)).fields)
+        self._parsers = [(c.position, c.name, None if c.type.parse is str else c.type.parse, c.type.schema.type,
+                          None if c.optional else _fallback(c.type.schema)) for c in columns]
+        self._key_names = tuple(c.name for c in self.key_columns)
+
+    @property
+    def keyed(self) -> bool:
+        return bool(self.key_columns)
+
+    def row(self, values: Sequence[Any], previous: Sequence[Any] | None = None) -> dict[str, Any]:
+        """The struct value of a tuple of text values; an unchanged TOASTed value is taken from `previous`
+        (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT NULL column a tuple leaves
+        out (the old key of a delete without REPLICA IDENTITY FULL holds the key only) gets its type's zero
+        value, as Debezium fills it, since its schema does not allow null."""
+        out: dict[str, Any] = {}
+        for position, name, parse, kind, fallback in self._parsers:
+            text = values[position]
+            if text is UNCHANGED_TOAST:
+                text = previous[position] if previous is not None else UNCHANGED_TOAST
+                if text is UNCHANGED_TOAST:
+                    out[name] = (UNAVAILABLE if kind is SchemaType.STRING
+                                 else UNAVAILABLE.encode() if kind is SchemaType.BYTES else None)
+                    continue
+            out[name] = fallback if text is None else text if parse is None else parse(text)
+        return out
+
+    def key(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        return {name: row[name] for name in self._key_names} if self._key_names else None
+
+
+_FALLBACK: dict[SchemaType, Any] = {
+    SchemaType.INT8: 0, SchemaType.INT16: 0, SchemaType.INT32: 0, SchemaType.INT64: 0, SchemaType.FLOAT32: 0.0,
+    SchemaType.FLOAT64: 0.0, SchemaType.BOOLEAN: False, SchemaType.STRING: "", SchemaType.BYTES: b"",
+    SchemaType.ARRAY: []}
+
+
+def _fallback(schema: Schema) -> Any:
+    from datetime import UTC, date, datetime, time
+
+    logical = {DATE: date(1970, 1, 1), TIME: time(0), TIMESTAMP: datetime(1970, 1, 1, tzinfo=UTC)}
+    return logical[schema.name] if schema.name in logical else _FALLBACK.get(schema.type)
+
+
+def _field(column: Column) -> Schema:
+    return column.type.schema.as_optional() if column.optional else column.type.schema
+
+
+def shape_of(settings: CdcSettings, schema: str, table: str, names: Sequence[tuple[str, int, int]],
+             catalog: Sequence[CatalogColumn], enum_oids: frozenset[int], options: TypeOptions) -> TableShape:
+    """The shape of a table whose tuples hold the columns `names` ((name, type oid, typmod) in order), with
+    nullability, primary key and type names from the catalog; raises UnsupportedTypeError for a kept column
+    no Connect type fits."""
+    by_name = {c.name: c for c in catalog}
+    columns = []
+    for position, (name, oid, modifier) in enumerate(names):
+        if not settings.keeps_column(schema, table, name):
+            continue
+        known = by_name.get(name)
+        type_name = known.type_name if known is not None else f"oid {oid}"
+        kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enum_oids)
+        primary = known is not None and known.primary_key
+        columns.append(Column(position, name, kind, optional=known is None or (known.nullable and not primary),
+                              key=primary))
+    return TableShape(settings, schema, table, columns)
+
+
+def source_struct(settings: CdcSettings, shape: TableShape, *, ts_ms: int, snapshot: str, tx_id: int | None,
+                  lsn: int | None, sequence: str | None) -> dict[str, Any]:
+    return {"version": VERSION, "connector": "postgresql", "name": settings.topic_prefix, "ts_ms": ts_ms,
+            "snapshot": snapshot, "db": settings.dbname, "sequence": sequence, "schema": shape.schema_name,
+            "table": shape.table, "txId": tx_id, "lsn": lsn, "xmin": None}
+
+
+def envelope(before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str,
+             ts_ms: int) -> dict[str, Any]:
+    return {"before": before, "after": after, "source": source, "op": op, "ts_ms": ts_ms, "transaction": None}

@@ -1,0 +1,263 @@
+"""Streaming a replication slot: pgoutput messages in, Debezium change records out.
+
+Changes are handed on a transaction at a time where possible: the records of a transaction wait until
+its Commit, and the last of them carries the transaction's end LSN as the offset's `lsn` (the point to
+resume from). A transaction larger than a poll's `max.batch.size` is handed on in parts whose offsets
+keep the previous transaction's end as `lsn`, so a restart re-reads the whole transaction (duplicates,
+never a loss). The slot is told (a standby status update's flush LSN) only what the task's `commit()`
+reports as committed to the offset store: PostgreSQL keeps the WAL until Kafka has the records.
+
+A lost connection (the server restarted, the slot held by another client) is a `RetriableError`: the
+worker backs off and polls again, and the next poll reconnects and restarts the stream from the end of
+the last transaction handed on.
+"""
+
+from __future__ import annotations
+
+import logging
+import select
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from connectworker.api.errors import ConnectError, RetriableError
+from connectworker.api.record import SourceRecord, SourceRecordBatch
+from connectworker.api.schema import Schema, SchemaType
+
+from . import pgoutput as pg
+from .database import connect, enum_type_oids, first_line, table_columns
+from .envelope import VERSION, TableShape, envelope, shape_of
+from .settings import CdcSettings
+
+if TYPE_CHECKING:
+    import psycopg2.extensions
+
+log = logging.getLogger(__name__)
+
+_CHANGES = (pg.Insert, pg.Update, pg.Delete)
+_MORE_S = 0.002  # how long a poll with records waits for more before returning them
+
+HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
+HEARTBEAT_VALUE = Schema.struct("io.debezium.connector.common.Heartbeat", ("ts_ms", Schema(SchemaType.INT64)))
+
+
+def epoch_micros(moment: Any) -> int:
+    return int(moment.timestamp() * 1_000_000)
+
+
+class ChangeStream:
+    def __init__(self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int,
+                 committed: dict[str, Any] | None = None) -> None:
+        self._settings = settings
+        self._partition = partition
+        self._resume_lsn = resume_lsn  # the end of the last transaction handed on whole
+        self._replication: psycopg2.extensions.connection | None = None
+        self._catalog: psycopg2.extensions.connection | None = None
+        self._cursor: Any = None
+        self._shapes: dict[int, TableShape | None] = {}
+        self._begin: pg.Begin | None = None
+        self._begin_usec = 0
+        self._serial = 0  # records of the current change so far (a delete and its tombstone: 2)
+        # The change last committed mid-transaction: (txId, lsn_proc, event_serial_no). Its transaction comes
+        # again whole on a restart; its records up to that one are skipped, so none comes twice.
+        self._skip: tuple[int, int, int] | None = None
+        if committed and committed.get("lsn_proc") is not None and committed.get("txId") is not None:
+            self._skip = (int(committed["txId"]), int(committed["lsn_proc"]), int(committed.get("event_serial_no", 1)))
+        self._open: list[SourceRecord] = []  # records of the open transaction not handed on yet
+        self._ready: list[SourceRecord] = []
+        self._flush_lock = threading.Lock()
+        self._to_flush = 0  # set by commit(), sent by the polling thread
+        self._flushed = 0
+        self._last_heartbeat = time.monotonic()
+        self.topics_keyed: set[str] = set()
+
+    # -- connection ----------------------------------------------------------------------------
+    def _ensure_started(self) -> None:
+        if self._cursor is not None:
+            return
+        import psycopg2
+
+        try:
+            self._catalog = connect(self._settings)
+            self._replication = connect(self._settings, replication=True)
+            cursor = self._replication.cursor()
+            cursor.start_replication(slot_name=self._settings.slot, decode=False, start_lsn=self._resume_lsn,
+                                     options={"proto_version": "1", "publication_names": self._settings.publication})
+        except (psycopg2.Error, ConnectError) as exc:
+            self.close()
+            raise RetriableError(f"Cannot stream the replication slot {self._settings.slot!r} of "
+                                 f"{self._settings.host}:{self._settings.port}: {first_line(exc)}") from None
+        self._cursor = cursor
+        self._shapes.clear()
+        self._begin, self._open = None, []
+        log.info("Streaming slot %s from LSN %s", self._settings.slot, pg.format_lsn(self._resume_lsn))
+
+    def close(self) -> None:
+        for connection in (self._replication, self._catalog):
+            if connection is not None:
+                try:
+                    connection.close()
+                except Exception as exc:  # closing a broken connection: nothing more to do with it
+                    log.debug("Closing a PostgreSQL connection: %s", exc)
+        self._replication = self._catalog = self._cursor = None
+
+    # -- offsets -------------------------------------------------------------------------------
+    def committed(self, lsn: int) -> None:
+        """The offsets up to `lsn` are stored (any thread); the next poll tells the slot."""
+        with self._flush_lock:
+            self._to_flush = max(self._to_flush, lsn)
+
+    def _send_flush(self) -> None:
+        with self._flush_lock:
+            lsn = self._to_flush
+        if lsn > self._flushed and self._cursor is not None:
+            self._cursor.send_feedback(flush_lsn=lsn, force=True)
+            self._flushed = lsn
+            log.debug("Confirmed LSN %s to slot %s", pg.format_lsn(lsn), self._settings.slot)
+
+    # -- reading -------------------------------------------------------------------------------
+    def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
+        """The records available within `poll.interval.ms`, at most `max.batch.size` of them."""
+        import psycopg2
+
+        self._ensure_started()
+        deadline = time.monotonic() + self._settings.poll_s
+        max_batch, ready, handle = self._settings.max_batch, self._ready, self._handle
+        read_message, socket = self._cursor.read_message, [self._cursor.connection.fileno()]
+        try:
+            self._send_flush()
+            while len(ready) < max_batch and not stopping.is_set():
+                message = read_message()
+                if message is not None:
+                    handle(message)
+                    continue
+                if ready:  # more may be on its way (a backlog): a short look before handing these on
+                    if select.select(socket, [], [], _MORE_S)[0]:
+                        continue
+                    break
+                self._heartbeat()
+                if ready:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                select.select(socket, [], [], min(left, 0.5))
+        except psycopg2.Error as exc:
+            self.close()
+            raise RetriableError(f"The replication stream of slot {self._settings.slot!r} broke: "
+                                 f"{first_line(exc)}; reconnecting") from None
+        if len(self._ready) < self._settings.max_batch and len(self._open) >= self._settings.max_batch:
+            self._ready.extend(self._open)  # a large transaction: handed on in parts
+            self._open = []
+        out = ready[:max_batch]
+        del ready[:max_batch]
+        return as_batch(out)
+
+    def _handle(self, message: Any) -> None:
+        decoded = pg.decode(message.payload)
+        if isinstance(decoded, _CHANGES):
+            shape = self._shapes.get(decoded.relid)
+            if shape is not None:
+                self._change(shape, decoded, message.data_start)
+        elif isinstance(decoded, pg.Begin):
+            self._begin = decoded
+            self._begin_usec = epoch_micros(decoded.commit_time)
+        elif isinstance(decoded, pg.Commit):
+            if self._open:
+                self._open[-1].source_offset = {**(self._open[-1].source_offset or {}), "lsn": decoded.end_lsn}
+                self._ready.extend(self._open)
+                self._open = []
+            self._resume_lsn = decoded.end_lsn
+            self._begin = None
+            self._skip = None  # the committed transaction was passed (or is not coming again)
+        elif isinstance(decoded, pg.Relation):
+            self._shapes[decoded.relid] = self._shape(decoded)
+        elif isinstance(decoded, pg.Truncate):
+            log.info("TRUNCATE of relation(s) %s not sent (Debezium skips truncates by default)", decoded.relids)
+
+    def _shape(self, relation: pg.Relation) -> TableShape | None:
+        if not self._settings.captures(relation.namespace, relation.name):
+            return None
+        assert self._catalog is not None
+        catalog = table_columns(self._catalog, relation.relid)
+        shape = shape_of(self._settings, relation.namespace, relation.name,
+                         [(c.name, c.type_oid, c.type_modifier) for c in relation.columns], catalog,
+                         enum_type_oids(self._catalog), self._settings.types)
+        if shape.keyed:
+            self.topics_keyed.add(shape.topic)
+        return shape
+
+    def _change(self, shape: TableShape, change: pg.Insert | pg.Update | pg.Delete, lsn: int) -> None:
+        begin = self._begin
+        if begin is None:
+            raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
+        ts_usec = self._begin_usec
+        offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
+        previous = f'"{self._resume_lsn}"' if self._resume_lsn else "null"
+        source = {"version": VERSION, "connector": "postgresql", "name": self._settings.topic_prefix,
+                  "ts_ms": ts_usec // 1000, "snapshot": "false", "db": self._settings.dbname,
+                  "sequence": f'[{previous},"{lsn}"]', "schema": shape.schema_name, "table": shape.table,
+                  "txId": begin.xid, "lsn": lsn, "xmin": None}
+        now = int(time.time() * 1000)
+        self._serial = 0
+        if isinstance(change, pg.Insert):
+            after = shape.row(change.new)
+            self._emit(shape, offset, shape.key(after), {"before": None, "after": after, "source": source, "op": "c",
+                                                         "ts_ms": now, "transaction": None})
+        elif isinstance(change, pg.Update):
+            before = shape.row(change.old) if change.old is not None else None
+            after = shape.row(change.new, change.old)
+            old_key, new_key = (shape.key(before) if before is not None else None), shape.key(after)
+            if shape.keyed and old_key is not None and old_key != new_key:  # as Debezium: delete, then create
+                self._emit(shape, offset, old_key, envelope(before, None, source, "d", now))
+                if self._settings.tombstones:
+                    self._emit(shape, offset, old_key, None)
+                self._emit(shape, offset, new_key, envelope(None, after, source, "c", now))
+            else:
+                self._emit(shape, offset, new_key, envelope(before, after, source, "u", now))
+        else:
+            before = shape.row(change.old)
+            key = shape.key(before)
+            self._emit(shape, offset, key, envelope(before, None, source, "d", now))
+            if self._settings.tombstones:
+                self._emit(shape, offset, key, None)
+
+    def _emit(self, shape: TableShape, offset: dict[str, Any], key: Any, value: Any) -> None:
+        self._serial += 1
+        if self._skip is not None and self._skip[0] == offset["txId"] and \
+                (offset["lsn_proc"], self._serial) <= self._skip[1:]:
+            return  # committed before a restart: sent already
+        self._open.append(SourceRecord(
+            self._partition, {**offset, "event_serial_no": self._serial} if self._serial > 1 else offset,
+            shape.topic, value, key, key_schema=shape.key_schema,
+            value_schema=shape.envelope_schema if value is not None else None))
+
+    def _heartbeat(self) -> None:
+        """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
+        while no captured table changes."""
+        if not self._settings.heartbeat_s or self._open or self._begin is not None:
+            return
+        if time.monotonic() - self._last_heartbeat < self._settings.heartbeat_s:
+            return
+        self._last_heartbeat = time.monotonic()
+        lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
+        self._resume_lsn = lsn
+        self._ready.append(SourceRecord(
+            self._partition, {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}, self._settings.heartbeat_topic,
+            {"ts_ms": int(time.time() * 1000)}, {"serverName": self._settings.topic_prefix},
+            key_schema=HEARTBEAT_KEY, value_schema=HEARTBEAT_VALUE))
+
+
+def as_batch(records: list[SourceRecord]) -> list[SourceRecord] | SourceRecordBatch:
+    """Records of one table with one schema (no tombstone, no heartbeat) as a `SourceRecordBatch`, which the
+    worker produces from without a record object each; others as they are."""
+    if len(records) < 2:
+        return records
+    first = records[0]
+    topic, key_schema, value_schema = first.topic, first.key_schema, first.value_schema
+    if value_schema is None or any(r.topic != topic or r.value_schema is not value_schema
+                                   or r.key_schema is not key_schema for r in records):
+        return records
+    return SourceRecordBatch(first.source_partition, [r.source_offset for r in records], [topic] * len(records),
+                             [r.key for r in records], [r.value for r in records], key_schema=key_schema,
+                             value_schema=value_schema)

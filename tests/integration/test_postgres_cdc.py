@@ -1,0 +1,348 @@
+"""PostgreSQL change data capture against the real server (tests/postgres.py, wal_level=logical), one task
+run in the test's thread (TaskHarness): Debezium's envelope field by field, the column types, the slot
+confirmed only after commit(), a restart resuming without a snapshot, and the failure paths."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import javaproperties
+import pytest
+
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.record import SourceRecord
+from connectworker.api.schema import SchemaType
+from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
+from connectworker.plugins import resolve_connector_class
+from connectworker.testing import TaskHarness, connector_task_props, parse_rules
+from tests.integration.cdc_helpers import CdcDatabase, cdc_database
+from tests.integration.test_cli_bad_input import assert_refused, run_cli, write_worker
+from tests.postgres import Postgres, running_postgres
+
+
+@pytest.fixture
+def db(postgres: Postgres) -> Iterator[CdcDatabase]:
+    with cdc_database(postgres) as database:
+        yield database
+
+
+def harness(db: CdcDatabase, **overrides: str) -> TaskHarness:
+    return TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**overrides))[0])
+
+
+def _poll(h: TaskHarness, count: int) -> list[SourceRecord]:
+    start = len(h.records)
+    for _ in range(300):
+        h.poll()
+        if len(h.records) - start >= count:
+            break
+    assert len(h.records) - start >= count, f"got {h.records[start:]}"
+    return h.records[start:start + count]
+
+
+def test_debezium_class_and_alias_resolve_to_the_connector() -> None:
+    assert resolve_connector_class("io.debezium.connector.postgresql.PostgresConnector") is PostgresCdcConnector
+    assert resolve_connector_class("PostgresCdc") is PostgresCdcConnector
+
+
+def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
+    values = PostgresCdcConnector().validate(db.props(**{"plugin.name": "decoderbufs", "snapshot.mode": "when_needed",
+                                                         "database.port": "x"}))
+    assert "pgoutput" in values["plugin.name"].errors[0]
+    assert "when_needed" in values["snapshot.mode"].errors[0]
+    assert values["database.port"].errors
+    with pytest.raises(ConfigError, match=r"plugin\.name"):
+        connector_task_props(PostgresCdcConnector, db.props(**{"plugin.name": "wal2json"}))
+    assert PostgresCdcConnector().config_def().keys["database.password"].type.value == "PASSWORD"
+
+
+def test_unknown_debezium_keys_are_listed_once_as_not_implemented(
+        db: CdcDatabase, caplog: pytest.LogCaptureFixture) -> None:
+    props = db.props(**{"schema.include.list": "public", "provide.transaction.metadata": "true"})
+    with caplog.at_level(logging.WARNING):
+        connector_task_props(PostgresCdcConnector, props)
+        connector_task_props(PostgresCdcConnector, props)
+    lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
+    assert len(lines) == 1
+    assert "provide.transaction.metadata, schema.include.list are Debezium PostgreSQL connector keys" in lines[0]
+
+
+def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL, qty int)",
+               "INSERT INTO orders VALUES (1, 'tea', 2), (2, 'milk', NULL)")
+    with harness(db) as h:
+        snap = _poll(h, 2)
+        topic = f"{db.name}.public.orders"
+        assert [r.topic for r in snap] == [topic, topic]
+        first, last = snap
+        assert first.key == {"id": 1} and first.key_schema is not None
+        assert first.key_schema.name == f"{topic}.Key"
+        assert [(f.name, f.schema.type, f.schema.optional) for f in first.key_schema.fields] == [
+            ("id", SchemaType.INT32, False)]
+        value = first.value
+        assert list(value) == ["before", "after", "source", "op", "ts_ms", "transaction"]
+        assert value["op"] == "r" and value["before"] is None and value["transaction"] is None
+        assert value["after"] == {"id": 1, "item": "tea", "qty": 2}
+        source = value["source"]
+        assert list(source) == ["version", "connector", "name", "ts_ms", "snapshot", "db", "sequence", "schema",
+                                "table", "txId", "lsn", "xmin"]
+        assert (source["connector"], source["name"], source["db"], source["schema"], source["table"]) == (
+            "postgresql", db.name, db.name, "public", "orders")
+        assert source["snapshot"] == "true" and last.value["source"]["snapshot"] == "last"
+        assert first.source_partition == {"server": db.name}
+        assert first.source_offset["snapshot"] is True and last.source_offset["last_snapshot_record"] is True
+        schema = first.value_schema
+        assert schema is not None and schema.name == f"{topic}.Envelope"
+        assert [f.name for f in schema.fields] == ["before", "after", "source", "op", "ts_ms", "transaction"]
+        row = schema.fields[1].schema
+        assert row.name == f"{topic}.Value" and row.optional
+        assert [(f.name, f.schema.type, f.schema.optional) for f in row.fields] == [
+            ("id", SchemaType.INT32, False), ("item", SchemaType.STRING, False), ("qty", SchemaType.INT32, True)]
+        assert schema.fields[2].schema.name == "io.debezium.connector.postgresql.Source"
+
+        db.execute("INSERT INTO orders VALUES (3, 'jam', 1)", "UPDATE orders SET qty = 5 WHERE id = 1")
+        db.execute("DELETE FROM orders WHERE id = 2")
+        created, updated, deleted, tombstone = _poll(h, 4)
+        assert created.value["op"] == "c" and created.value["after"] == {"id": 3, "item": "jam", "qty": 1}
+        assert created.value["source"]["snapshot"] == "false"
+        assert created.value["source"]["txId"] == updated.value["source"]["txId"] != deleted.value["source"]["txId"]
+        assert created.value["source"]["lsn"] < updated.value["source"]["lsn"] < deleted.value["source"]["lsn"]
+        assert updated.value["op"] == "u" and updated.key == {"id": 1}
+        assert updated.value["before"] is None  # REPLICA IDENTITY DEFAULT sends no old row
+        assert updated.value["after"] == {"id": 1, "item": "tea", "qty": 5}
+        assert deleted.value["op"] == "d" and deleted.value["after"] is None
+        # without REPLICA IDENTITY FULL the old row holds the key only: NOT NULL columns get their zero value
+        assert deleted.value["before"] == {"id": 2, "item": "", "qty": None}
+        assert tombstone.key == {"id": 2} and tombstone.value is None and tombstone.value_schema is None
+        assert {"lsn", "txId", "ts_usec"} <= set(deleted.source_offset)
+        # `lsn` is where a restart resumes: the end of the last transaction whose records are all out
+        assert deleted.source_offset["lsn"] == updated.source_offset["lsn"] < tombstone.source_offset["lsn"]
+
+        db.execute("ALTER TABLE orders REPLICA IDENTITY FULL", "UPDATE orders SET qty = 6 WHERE id = 3")
+        [full] = _poll(h, 1)
+        assert full.value["before"] == {"id": 3, "item": "jam", "qty": 1}
+
+        db.execute("ALTER TABLE orders ADD COLUMN price numeric(6, 2)", "INSERT INTO orders VALUES (4, 'oil', 1, 2.5)")
+        [widened] = _poll(h, 1)
+        assert widened.value["after"] == {"id": 4, "item": "oil", "qty": 1, "price": "2.50"}
+        assert [f.name for f in widened.value_schema.fields[1].schema.fields] == ["id", "item", "qty", "price"]
+
+
+def test_no_tombstone_with_tombstones_on_delete_false_and_a_keyless_table_has_a_null_key(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE notes (body text)", "ALTER TABLE notes REPLICA IDENTITY FULL")
+    with harness(db, **{"tombstones.on.delete": "false", "snapshot.mode": "no_data"}) as h:
+        db.execute("INSERT INTO notes VALUES ('a')")
+        db.execute("DELETE FROM notes")
+        created, deleted = _poll(h, 2)
+        for _ in range(5):
+            h.poll()
+        assert len(h.records) == 2
+        assert created.key is None and created.key_schema is None
+        assert deleted.value["op"] == "d" and deleted.value["before"] == {"body": "a"}
+
+
+def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db: CdcDatabase) -> None:
+    db.execute("""CREATE TABLE kinds (id bigint PRIMARY KEY, small smallint, regular integer, single real,
+        double double precision, price numeric(10, 2), label varchar(20), body text, flag boolean, day date,
+        clock time, clock_ms time(3), happened timestamp, happened_ms timestamp(3), instant timestamptz,
+        ident uuid, doc jsonb, plain json, raw bytea, tags text[], counts int[], nothing integer)""")
+    insert = """INSERT INTO kinds VALUES ({}, 7, 70000, 1.5, 2.25, 99.95, 'label', 'body', true, '2026-02-03',
+        '04:05:06.789012', '04:05:06.789', '2026-02-03 04:05:06.789012', '2026-02-03 04:05:06.789',
+        '2026-02-03 04:05:06.789+02', '0b5e8f7a-1b2c-4d5e-8f90-123456789abc', '{{"a": [1, 2]}}', '{{"b":1}}',
+        '\\x0001ff', ARRAY['x', 'y z', NULL], ARRAY[1, 2], NULL)"""
+    db.execute(insert.format(1))
+    with harness(db) as h:
+        [snapped] = _poll(h, 1)
+        db.execute(insert.format(2))
+        [streamed] = _poll(h, 1)
+    expected = {"id": 1, "small": 7, "regular": 70000, "single": 1.5, "double": 2.25, "price": "99.95",
+                "label": "label", "body": "body", "flag": True, "day": 20487, "clock": 14706789012,
+                "clock_ms": 14706789, "happened": 1770091506789012, "happened_ms": 1770091506789,
+                "instant": "2026-02-03T02:05:06.789Z", "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc",
+                "doc": '{"a": [1, 2]}', "plain": '{"b":1}', "raw": b"\x00\x01\xff", "tags": ["x", "y z", None],
+                "counts": [1, 2], "nothing": None}
+    assert snapped.value["after"] == expected
+    assert streamed.value["after"] == {**expected, "id": 2}
+    fields = {f.name: (f.schema.type, f.schema.name) for f in snapped.value_schema.fields[1].schema.fields}
+    assert fields == {
+        "id": (SchemaType.INT64, None), "small": (SchemaType.INT16, None), "regular": (SchemaType.INT32, None),
+        "single": (SchemaType.FLOAT32, None), "double": (SchemaType.FLOAT64, None),
+        "price": (SchemaType.STRING, None), "label": (SchemaType.STRING, None), "body": (SchemaType.STRING, None),
+        "flag": (SchemaType.BOOLEAN, None), "day": (SchemaType.INT32, "io.debezium.time.Date"),
+        "clock": (SchemaType.INT64, "io.debezium.time.MicroTime"),
+        "clock_ms": (SchemaType.INT32, "io.debezium.time.Time"),
+        "happened": (SchemaType.INT64, "io.debezium.time.MicroTimestamp"),
+        "happened_ms": (SchemaType.INT64, "io.debezium.time.Timestamp"),
+        "instant": (SchemaType.STRING, "io.debezium.time.ZonedTimestamp"),
+        "ident": (SchemaType.STRING, "io.debezium.data.Uuid"), "doc": (SchemaType.STRING, "io.debezium.data.Json"),
+        "plain": (SchemaType.STRING, "io.debezium.data.Json"), "raw": (SchemaType.BYTES, None),
+        "tags": (SchemaType.ARRAY, None), "counts": (SchemaType.ARRAY, None), "nothing": (SchemaType.INT32, None)}
+
+
+def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE m (id int PRIMARY KEY, price numeric(10, 2), raw bytea, day date, at timestamp)",
+               "INSERT INTO m VALUES (1, 99.95, '\\x0001ff', '2026-02-03', '2026-02-03 04:05:06.5')")
+    with harness(db, **{"decimal.handling.mode": "double", "binary.handling.mode": "base64",
+                        "time.precision.mode": "connect"}) as h:
+        [record] = _poll(h, 1)
+    from datetime import UTC, date, datetime
+    assert record.value["after"] == {"id": 1, "price": 99.95, "raw": "AAH/", "day": date(2026, 2, 3),
+                                     "at": datetime(2026, 2, 3, 4, 5, 6, 500000, tzinfo=UTC)}
+
+
+def test_an_unmappable_type_fails_naming_table_column_and_type(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE shapes (id int PRIMARY KEY, area circle)")
+    with pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"), \
+            harness(db) as h:
+        _poll(h, 1)
+    db.execute("INSERT INTO shapes VALUES (1, '<(0,0),1>')")
+    with pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"), \
+            harness(db, **{"snapshot.mode": "no_data", "slot.name": db.slot + "_2"}) as h:
+        db.execute("INSERT INTO shapes VALUES (2, '<(0,0),2>')")
+        _poll(h, 1)
+
+
+def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a_snapshot(
+        db: CdcDatabase) -> None:
+    """(That commit() does move the slot is tested through the worker, whose offset store the task reads:
+    test_postgres_cdc_worker.py.)"""
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1)")
+    h = harness(db)
+    with h:
+        _poll(h, 1)
+        h.commit()
+        at_start = db.confirmed_flush_lsn()
+        db.execute("INSERT INTO t VALUES (2)")
+        db.execute("INSERT INTO t VALUES (3)")
+        _poll(h, 2)
+        for _ in range(3):
+            h.poll()
+        assert db.confirmed_flush_lsn() == at_start, "the slot moved before the offsets were committed"
+        h.commit()
+        committed = h.committed_offset({"server": db.name})
+        assert committed is not None and committed["lsn"] > at_start and "snapshot" not in committed
+        offsets_at_crash = h.committed_offsets
+        db.execute("INSERT INTO t VALUES (4)")  # polled, its offset not committed before the "crash": comes again
+        _poll(h, 1)
+    h2 = TaskHarness(PostgresCdcTask, h.props, offsets=offsets_at_crash)
+    with h2:
+        db.execute("INSERT INTO t VALUES (5)")
+        records = _poll(h2, 2)
+    assert [(r.value["op"], r.key["id"]) for r in records] == [("c", 4), ("c", 5)]
+
+
+def test_a_user_without_replication_is_refused_naming_the_user_and_the_privilege(db: CdcDatabase) -> None:
+    db.execute("DROP ROLE IF EXISTS reader", "CREATE ROLE reader LOGIN PASSWORD 'reader-secret'")
+    try:
+        values = PostgresCdcConnector().validate(db.props(**{"database.user": "reader",
+                                                             "database.password": "reader-secret"}))
+        [error] = values["database.user"].errors
+        assert "'reader'" in error and "REPLICATION" in error and "ALTER ROLE reader REPLICATION" in error
+    finally:
+        db.execute("DROP ROLE reader")
+
+
+def test_wal_level_not_logical_is_a_validation_error_naming_wal_level_and_the_command_line_exits_2(
+        tmp_path: Path) -> None:
+    with running_postgres(wal_level="replica") as server:
+        if server.data_dir is None:
+            pytest.skip("needs a server the tests start")
+        with cdc_database(server) as db:
+            values = PostgresCdcConnector().validate(db.props())
+            connector = tmp_path / "cdc.properties"
+            connector.write_text("".join(f"{k}={v}\n" for k, v in db.props().items()))
+            result = run_cli("standalone", str(write_worker(tmp_path)), str(connector))
+    [error] = values["database.hostname"].errors
+    assert "wal_level=replica" in error and "wal_level=logical" in error and "restart" in error
+    stderr = assert_refused(result)
+    assert "database.hostname" in stderr and "wal_level=logical" in stderr
+
+
+def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rules() -> None:
+    path = Path(__file__).parents[2] / "config" / "connectors" / "postgres-cdc.properties"
+    props = javaproperties.loads(path.read_text())
+    rules = parse_rules(props, source=str(path))
+    orders, heartbeat = rules.match("inventory.public.orders"), rules.match("__debezium-heartbeat.inventory")
+    assert orders is not None and orders.rule == "orders" and orders.settings.partitions == 12
+    assert heartbeat is not None and heartbeat.rule == "heartbeats"
+    other = rules.match("inventory.public.customers")
+    assert other is not None and other.rule == "default" and other.settings.partitions == 3
+    declared = set(PostgresCdcConnector().config_def().names())
+    assert {k for k in props if not k.startswith("topic.creation.")} - declared == {
+        "name", "connector.class", "tasks.max"}
+    assert resolve_connector_class(props["connector.class"]) is PostgresCdcConnector
+
+
+def test_a_transaction_larger_than_a_batch_comes_in_parts_resuming_before_it_until_its_last_record(
+        db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)")
+    with harness(db, **{"snapshot.mode": "no_data", "max.batch.size": "100"}) as h:
+        db.execute("INSERT INTO t VALUES (0)")
+        [before] = _poll(h, 1)
+        db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n")
+        records = _poll(h, 250)
+    assert sorted(r.key["id"] for r in records) == list(range(1, 251))
+    assert max(len(p) for p in h.polls) == 100
+    assert {r.source_offset["lsn"] for r in records[:-1]} == {before.source_offset["lsn"]}
+    assert records[-1].source_offset["lsn"] > before.source_offset["lsn"]
+
+
+def test_a_restart_after_a_commit_mid_transaction_skips_what_was_committed(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)")
+    props = connector_task_props(PostgresCdcConnector, db.props(**{"snapshot.mode": "no_data",
+                                                                   "max.batch.size": "100"}))[0]
+    with TaskHarness(PostgresCdcTask, props) as h:
+        h.poll()
+        db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n", "DELETE FROM t WHERE id <= 2")
+        first = _poll(h, 100)
+        h.commit()
+        committed = h.committed_offsets
+    assert h.committed_offset({"server": db.name})["lsn_proc"] == first[-1].source_offset["lsn_proc"]
+    with TaskHarness(PostgresCdcTask, props, offsets=committed) as again:
+        rest = _poll(again, 154)  # 150 inserts, 2 deletes and their tombstones
+        for _ in range(3):
+            again.poll()
+    ids = [r.key["id"] for r in first + rest if r.value is not None and r.value["op"] == "c"]
+    assert sorted(ids) == list(range(1, 251)), "every insert once"
+    assert len(again.records) == 154
+
+
+def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE kept (id int PRIMARY KEY, secret text, note text)", "CREATE TABLE other (id int)")
+    props = {"table.include.list": r"public\.kept", "column.exclude.list": r"public\.kept\.secret",
+             "heartbeat.interval.ms": "200", "snapshot.mode": "no_data"}
+    with harness(db, **props) as h:
+        db.execute("INSERT INTO kept VALUES (1, 's', 'n')", "INSERT INTO other VALUES (1)")
+        [created] = _poll(h, 1)
+        assert created.value["after"] == {"id": 1, "note": "n"}
+        db.execute("UPDATE kept SET id = 2 WHERE id = 1")
+        deleted, tombstone, recreated = [r for r in _poll(h, 3)]
+        assert (deleted.value["op"], deleted.key, tombstone.value, recreated.value["op"], recreated.key) == (
+            "d", {"id": 1}, None, "c", {"id": 2})
+        db.execute("INSERT INTO other VALUES (2)")  # not captured: only a heartbeat tells the slot to move on
+        [lsn] = db.query("SELECT pg_current_wal_lsn() - '0/0'")[0]
+        for _ in range(100):
+            beats = [r for r in _poll(h, 1) if r.topic == f"__debezium-heartbeat.{db.name}"]
+            if beats and beats[-1].source_offset["lsn"] >= lsn:
+                break
+        assert beats and beats[-1].source_offset["lsn"] >= lsn
+        assert beats[-1].key == {"serverName": db.name} and set(beats[-1].value) == {"ts_ms"}
+    assert all(r.topic in (created.topic, f"__debezium-heartbeat.{db.name}") for r in h.records)
+
+
+def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDatabase) -> None:
+    db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1), (2)")
+    with harness(db, **{"snapshot.mode": "initial_only"}) as h:
+        assert sorted(r.key["id"] for r in _poll(h, 2)) == [1, 2]
+        db.execute("INSERT INTO t VALUES (3)")
+        for _ in range(5):
+            h.poll()
+        assert len(h.records) == 2
+    assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]
+    offsets = h.committed_offsets
+    with TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**{
+            "snapshot.mode": "always", "slot.drop.on.stop": "true"}))[0], offsets=offsets) as again:
+        assert sorted((r.value["op"], r.key["id"]) for r in _poll(again, 3)) == [("r", 1), ("r", 2), ("r", 3)]
+    assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]
