@@ -41,11 +41,11 @@ from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.postgres_cdc import pgoutput as pg
 from connectworker.embedded_broker import EmbeddedBroker
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.status import State
-from connectworker.runtime.topic_creation.admin_client import open_topic_admin
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 PARTITIONS = 4

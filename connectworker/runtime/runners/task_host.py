@@ -26,6 +26,7 @@ import traceback
 from typing import Any, BinaryIO
 
 from connectworker.child_processes import die_with_parent
+from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, run_remote_task
 
 EXIT_WAIT_S = 5.0  # after standard input closed, how long tasks still running may take before we exit
@@ -92,6 +93,7 @@ def _failure(summary: str, exc: BaseException) -> str:
 
 def main() -> None:
     die_with_parent(sys.argv)
+    tune_gc_for_throughput()  # as the worker command does: this process runs record paths only
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     control = os.fdopen(os.dup(1), "wb")
