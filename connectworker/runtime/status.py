@@ -24,12 +24,14 @@ class Status:
     state: State = State.UNASSIGNED
     trace: str | None = None
     since: float = field(default_factory=time.time)
+    note: str | None = None  # said after the trace (the automatic restarts gave up); gone at the next change
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def set(self, state: State, trace: str | None = None) -> None:
         with self._lock:
             self.state = state
             self.trace = trace
+            self.note = None
             self.since = time.time()
 
     def annotate(self, state: State, note: str | None) -> None:
@@ -39,6 +41,22 @@ class Status:
             if self.state is state:
                 self.trace = note
 
+    def add_note(self, state: State, note: str) -> bool:
+        """Say `note` after the trace while the state stays `state` (kept apart from the trace, which a
+        task process's reports keep setting); False when the state has changed meanwhile."""
+        with self._lock:
+            if self.state is not state:
+                return False
+            self.note = note
+            return True
+
     def snapshot(self) -> tuple[State, str | None]:
         with self._lock:
             return self.state, self.trace
+
+    def shown(self) -> tuple[State, str | None]:
+        """The state and what the status shows as its trace: the trace, then the note if any."""
+        with self._lock:
+            if self.note is None:
+                return self.state, self.trace
+            return self.state, f"{self.trace}\n\n{self.note}" if self.trace else self.note
