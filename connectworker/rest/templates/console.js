@@ -74,14 +74,21 @@
     }
   }
 
+  // Buttons are never disabled (a disabled button loses the keyboard focus); a second click on a button
+  // whose request is still under way is ignored instead.
+  const pending = new Set();
   live.addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-action]");
-    if (!button || !live.contains(button) || button.disabled) return;
-    button.disabled = true;
+    if (!button || !live.contains(button)) return;
+    const key = button.dataset.focus;
+    if (pending.has(key)) return;
+    pending.add(key);
+    button.setAttribute("aria-busy", "true");
     try {
       await act(button);
     } finally {
-      button.disabled = false;
+      pending.delete(key);
+      button.removeAttribute("aria-busy");
     }
     refresh();
   });

@@ -53,8 +53,7 @@ class RateHistory:
         with self._lock:
             if self._last is not None:
                 before = self._last[1]
-                records = {key: value - before[key] if value >= before.get(key, 0) else value
-                           for key, value in counts.items()}
+                records = {key: _since(before.get(key), value) for key, value in counts.items()}
                 records = {key: value for key, value in records.items() if value}
                 self._steps.append(_Step(now, now - self._last[0], records))
             self._last = (now, counts)
@@ -91,6 +90,12 @@ class RateHistory:
             seconds = sum(step.seconds for step in chunk)
             out.append(_records(chunk, connector, task_id) / seconds if seconds > 0 else None)
         return out
+
+
+def _since(before: int | None, now: int) -> int:
+    """Records counted since the last sample: all of them for a task new since then, or restarted (its
+    counter started from 0 again)."""
+    return now - before if before is not None and now >= before else now
 
 
 def _records(steps: list[_Step], connector: str, task_id: int | None) -> int:
