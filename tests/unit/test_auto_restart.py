@@ -168,3 +168,32 @@ def test_the_keys_are_declared_so_no_unknown_key_warning(caplog: pytest.LogCaptu
         parse_connector_config({"name": "auto-keys", "connector.class": "DataGen", **{
             "auto.restart.enabled": "true", "auto.restart.max.restarts": "3", "auto.restart.backoff.base.ms": "10"}})
     assert "auto.restart" not in caplog.text
+
+
+def test_the_supervisor_goes_on_after_a_failing_job_and_logs_it_once_a_minute(
+        caplog: pytest.LogCaptureFixture) -> None:
+    import threading
+
+    from connectworker.runtime.herder.supervisor import Supervisor
+
+    calls = {"bad": 0, "good": 0}
+    enough = threading.Event()
+
+    def bad() -> None:
+        calls["bad"] += 1
+        raise RuntimeError("tick failed")
+
+    def good() -> None:
+        calls["good"] += 1
+        if calls["good"] >= 5:
+            enough.set()
+
+    with caplog.at_level(logging.ERROR):
+        supervisor = Supervisor([bad, good], period_s=0.01).start()
+        try:
+            assert enough.wait(10)
+        finally:
+            supervisor.stop(timeout_s=10)
+    assert calls["bad"] >= 5
+    failures = [r for r in caplog.records if "supervisor failed" in r.getMessage()]
+    assert len(failures) == 1 and "bad" in failures[0].getMessage()
