@@ -110,6 +110,11 @@ def test_the_policy_gives_up_after_max_restarts_and_says_so_in_the_trace(caplog:
     assert trace.startswith("boom again\n\nAutomatic restarts gave up: still FAILED after 2 automatic restart(s)")
     assert "POST /connectors/c/tasks/0/restart" in trace
     assert worker.running.tasks[0].status.snapshot() == (State.FAILED, "boom again")  # the trace itself is kept
+    restarts = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Restarting")]
+    assert restarts[0].endswith("restart 1 of at most 2 (auto.restart.enabled); should it fail again, the next "
+                                "restart follows 2 s after")
+    assert restarts[1].endswith("restart 2 of at most 2 (auto.restart.enabled); the last one "
+                                "(auto.restart.max.restarts): should it fail again, it stays FAILED")
     gave_up = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Giving up")]
     assert gave_up == ["Giving up on task c-0: still FAILED after 2 automatic restart(s) "
                        "(auto.restart.max.restarts=2); it stays FAILED until restarted through the REST API"]

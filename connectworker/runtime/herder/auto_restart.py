@@ -170,9 +170,12 @@ class AutoRestarter:
     def _restart(self, key: Key, attempt: int, settings: AutoRestartSettings) -> None:
         name, task_id = key
         limit = "" if settings.max_restarts is None else f" of at most {settings.max_restarts}"
-        log.warning("Restarting %s automatically: restart %d%s (auto.restart.enabled); should it fail again, "
-                    "the next restart follows %s after", describe(key), attempt, limit,
-                    seconds(settings.delay_ms(attempt)), extra=self._fields(key))
+        if settings.max_restarts is not None and attempt >= settings.max_restarts:
+            then = f"the last one ({MAX_RESTARTS_KEY}): should it fail again, it stays FAILED"
+        else:
+            then = f"should it fail again, the next restart follows {seconds(settings.delay_ms(attempt))} after"
+        log.warning("Restarting %s automatically: restart %d%s (auto.restart.enabled); %s", describe(key), attempt,
+                    limit, then, extra=self._fields(key))
         if self._metrics is not None:
             self._metrics.auto_restarted(name, task_id)
         try:
