@@ -24,14 +24,15 @@ class Status:
     state: State = State.UNASSIGNED
     trace: str | None = None
     since: float = field(default_factory=time.time)
-    note: str | None = None  # said after the trace (the automatic restarts gave up); gone at the next change
+    note: str | None = None  # said after the trace (the automatic restarts gave up); gone when the state changes
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def set(self, state: State, trace: str | None = None) -> None:
         with self._lock:
+            if state is not self.state:  # the note is about this state: a task process re-reporting it keeps it
+                self.note = None
             self.state = state
             self.trace = trace
-            self.note = None
             self.since = time.time()
 
     def annotate(self, state: State, note: str | None) -> None:
@@ -49,6 +50,10 @@ class Status:
                 return False
             self.note = note
             return True
+
+    def clear_note(self) -> None:
+        with self._lock:
+            self.note = None
 
     def snapshot(self) -> tuple[State, str | None]:
         with self._lock:

@@ -119,8 +119,13 @@ def test_the_policy_gives_up_after_max_restarts_and_says_so_in_the_trace(caplog:
     assert gave_up == ["Giving up on task c-0: still FAILED after 2 automatic restart(s) "
                        "(auto.restart.max.restarts=2); it stays FAILED until restarted through the REST API"]
     assert b'connectworker_auto_restart_give_ups_total{connector="c",task="0"} 1.0' in metrics.exposition()
+    # the note stays while the task stays FAILED, whatever its task process reports again
+    worker.running.tasks[0].status.set(State.FAILED, "boom, reported again")
+    run(worker, restarter, until=worker.clock + 1)
+    assert "Automatic restarts gave up" in (worker.running.tasks[0].status.shown()[1] or "")
     # a person's restart starts the count again
     restarter.reset("c", 0)
+    assert worker.running.tasks[0].status.shown() == (State.FAILED, "boom, reported again")
     worker.fail_task()
     start = worker.clock
     run(worker, restarter, until=start + 3)

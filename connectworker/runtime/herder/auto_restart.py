@@ -79,7 +79,9 @@ class AutoRestarter:
         restart, a config change, a deletion)."""
         with self._lock:
             for key in [k for k in self._tracks if k[0] == name and (task_id is None or k[1] == task_id)]:
-                del self._tracks[key]
+                track = self._tracks.pop(key)
+                if track.gave_up and track.failed is not None:
+                    track.failed.clear_note()  # the count starts again: the policy has not given up any more
 
     def restarts(self, name: str, task_id: int | None = None) -> int:
         """Automatic restarts made since the count was last reset (for the status page)."""
@@ -134,7 +136,8 @@ class AutoRestarter:
                 track = self._tracks[key] = _Track()
             track.running = track.running_since = None
             if track.gave_up:
-                if track.failed is not status:  # restarted by other means, and failed again
+                # kept there while it stays FAILED, also when it was restarted by other means and failed again
+                if track.failed is not status or status.note is None:
                     track.failed = status
                     status.add_note(State.FAILED, self._given_up_note(key, track.restarts))
                 return
