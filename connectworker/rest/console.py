@@ -80,7 +80,8 @@ def auto_restart_summary(running: RunningConnector) -> str | None:
         return None
     if not settings.enabled:
         return None
-    limit = "no limit" if settings.max_restarts is None else f"at most {settings.max_restarts} restarts"
+    n = settings.max_restarts
+    limit = "no limit" if n is None else f"at most {n} restart{'' if n == 1 else 's'}"
     return f"on, {limit}, base {seconds(settings.backoff_base_ms)}"
 
 

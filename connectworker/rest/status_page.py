@@ -72,6 +72,7 @@ class ConnectorView:
     task_activity: dict[int, Activity]
     auto_restart: str | None  # the automatic restarts' settings, when they are on
     auto_restarts: dict[int | None, int]  # automatic restarts since the count was reset, by task (None: itself)
+    given_up: set[int | None]  # the tasks (None: itself) the automatic restarts gave up on
 
     @property
     def failed_tasks(self) -> int:
@@ -98,7 +99,7 @@ def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
                          status.connector.trace, [task.model_dump() for task in status.tasks],
                          herder.created_topics(name), offsets, sorted(running.topics),
                          connector_activity(herder, running, tasks), tasks, auto_restart_summary(running),
-                         {task_id: n for task_id, n in restarts.items() if n})
+                         {task_id: n for task_id, n in restarts.items() if n}, herder.auto_restarts.given_up(name))
 
 
 def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanView, int]:

@@ -64,4 +64,4 @@ class Status:
         with self._lock:
             if self.note is None:
                 return self.state, self.trace
-            return self.state, f"{self.trace}\n\n{self.note}" if self.trace else self.note
+            return self.state, f"{self.trace.rstrip()}\n\n{self.note}" if self.trace else self.note

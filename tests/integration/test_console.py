@@ -223,3 +223,24 @@ def test_with_basic_auth_the_buttons_work_only_with_credentials(
         wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the credentialed Pause")
         card(page, name).locator("button[data-action=resume]").click()
         wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the credentialed Resume")
+
+
+def test_a_task_the_automatic_restarts_gave_up_on_says_so_on_the_page(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    name, file = f"hopeless-{unique}", tmp_path / "starts.txt"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    hopeless = {**datagen(name, f"hopeless-{unique}"), "connector.class": FLAKY, "starts.file": str(file),
+                "auto.restart.enabled": "true", "auto.restart.max.restarts": "1",
+                "auto.restart.backoff.base.ms": "100"}
+    with rest_worker(config, hopeless) as api:
+        wait_until(lambda: "gave up" in (status_of(api, name)["tasks"][0].get("trace") or ""), 30, "the give-up")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{api.url}/ui")
+        task = card(page, name).locator("tr.task")
+        assert "auto-restarted 1 time" in task.locator(".auto-restarts").inner_text()
+        assert task.locator(".given-up").inner_text() == "automatic restarts gave up"
+        assert "automatic restarts: on, at most 1 restart, base 0.1 s" in card(page, name).inner_text()
+        task.locator("details.trace summary").click()
+        trace = task.locator("pre.trace").inner_text()
+        assert "RuntimeError: <b>flaky</b> start 2 failed on purpose" in trace
+        assert trace.rstrip().endswith(f"Restart it through the REST API (POST /connectors/{name}/tasks/0/restart).")

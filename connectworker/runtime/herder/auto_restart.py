@@ -89,6 +89,12 @@ class AutoRestarter:
             track = self._tracks.get((name, task_id))
             return track.restarts if track is not None else 0
 
+    def given_up(self, name: str) -> set[int | None]:
+        """The tasks (None: the connector itself) of connector `name` the policy has given up on."""
+        with self._lock:
+            return {task_id for (connector, task_id), track in self._tracks.items()
+                    if connector == name and track.gave_up}
+
     # -- the supervisor's tick -----------------------------------------------------------------
     def tick(self) -> None:
         names = self._worker.connector_names()
