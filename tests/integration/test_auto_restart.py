@@ -60,8 +60,8 @@ def test_a_task_that_always_fails_is_given_up_on_and_a_rest_restart_starts_count
         assert created.status_code == 201, created.text
 
         def given_up() -> bool:
-            trace = status_of(api, name)["tasks"][0].get("trace") or ""
-            return "Automatic restarts gave up" in trace
+            tasks = status_of(api, name)["tasks"]  # none while the connector starts
+            return bool(tasks) and "Automatic restarts gave up" in (tasks[0].get("trace") or "")
 
         wait_until(given_up, 60, "the automatic restarts to give up")
         times = starts(file)
@@ -102,3 +102,24 @@ def test_bad_automatic_restart_values_are_refused_naming_the_key(broker: Broker,
         f.write("auto.restart.backoff.base.ms=soon\n")
     err = assert_refused(run_cli("standalone", str(worker), str(connector)))
     assert "auto.restart.backoff.base.ms" in err and "'soon'" in err
+
+
+def test_a_config_change_starts_the_count_again(broker: Broker, tmp_path: Path, unique: str) -> None:
+    name, file = f"reconfigured-{unique}", tmp_path / "starts.txt"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    props = flaky(name, f"reconfigured-{unique}", file, **{"auto.restart.max.restarts": "1",
+                                                           "auto.restart.backoff.base.ms": "100"})
+    with rest_worker(config) as api:
+        assert api.client.put(f"/connectors/{name}/config", json=props).status_code == 201
+
+        def given_up() -> bool:
+            tasks = status_of(api, name)["tasks"]  # none while the connector starts
+            return bool(tasks) and "Automatic restarts gave up" in (tasks[0].get("trace") or "")
+
+        wait_until(given_up, 30, "the first give-up")
+        assert len(starts(file)) == 2  # the first start and its one restart
+        changed = api.client.put(f"/connectors/{name}/config", json={**props, "rate": "50"})
+        assert changed.status_code == 200, changed.text
+        # the new config's start (3) fails, and the count begins again: one more automatic restart (4)
+        wait_until(lambda: len(starts(file)) >= 4 and given_up(), 30, "the restart after the config change")
+        assert len(starts(file)) == 4
