@@ -18,6 +18,7 @@ from connectworker.api.config_def import (
 )
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
+from connectworker.config.auto_restart import AUTO_RESTART_CONFIG_DEF
 from connectworker.config.client_security import ClientSettings
 from connectworker.config.connector_names import valid_connector_name
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
@@ -76,7 +77,8 @@ COMMON_CONFIG_DEF = (
             documentation="Converter for record header values; overrides the worker's header.converter.")
 )
 """The keys every connector has, in Kafka's "Common" group; `errors.*` follow the transforms."""
-DECLARED_CONFIG_DEF = COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF)
+DECLARED_CONFIG_DEF = (COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF)
+                       .merge(AUTO_RESTART_CONFIG_DEF))
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,8 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
         if not value.errors and name in exactly_once:  # a bad value is reported already
             value.errors.append(exactly_once[name])
         reports.setdefault(name, KeyReport(EXACTLY_ONCE_CONFIG_DEF.keys[name], value))
+    for name, value in AUTO_RESTART_CONFIG_DEF.validate_all(props).items():
+        reports[name] = KeyReport(AUTO_RESTART_CONFIG_DEF.keys[name], value)
     _client_override_reports(props, worker, reports)
     return reports
 

@@ -308,6 +308,7 @@ def _topic_creation_sections() -> list[str]:
 
 
 def _connector_section() -> list[str]:
+    from connectworker.config.auto_restart import AUTO_RESTART_CONFIG_DEF
     from connectworker.config.connector_config import COMMON_CONFIG_DEF
     from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
     from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF
@@ -340,6 +341,11 @@ def _connector_section() -> list[str]:
     lines += ["### Exactly once", "", "Used on a worker with `exactly.once.source.support=enabled`.", "",
               f"**The embedded broker:** {embedded_broker_caveat()}", ""]
     lines += config_keys_table(_keys(EXACTLY_ONCE_CONFIG_DEF))
+    lines += ["", "### Automatic restarts", "",
+              "Beyond Kafka Connect, which leaves a FAILED connector or task FAILED until a REST restart: the "
+              "schedule of Strimzi's operator, inside the worker. Each restart and each giving-up is logged "
+              "at WARN and counted in `/metrics` (docs/metrics.md).", ""]
+    lines += config_keys_table(_keys(AUTO_RESTART_CONFIG_DEF))
     lines += ["", "### Kafka connector keys that have no effect", "",
               f"Accepted and named in one warning per connector: {ignored}.", ""]
     return lines

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from connectworker import __version__
 from connectworker.rest import (
+    console,
     routes_admin,
     routes_connectors,
     routes_lifecycle,
@@ -35,7 +36,7 @@ def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | Non
     app.state.herder = herder
     app.state.loggers = LoggerLevels()
     for module in (routes_admin, routes_connectors, routes_lifecycle, routes_topics, routes_offsets,
-                   routes_plugins, status_page):
+                   routes_plugins, status_page, console):
         app.include_router(module.router)
     install_error_handlers(app)
     app.add_middleware(UnexpectedErrorMiddleware)  # innermost: right around the routes and their handlers

@@ -1,11 +1,17 @@
-"""`GET /ui`: a status page for people, rendered on the server from the same herder the REST API uses.
+"""`GET /ui`: a status page and console for people, rendered on the server from the same herder the REST
+API uses.
 
-It shows every connector with its tasks (a FAILED one's trace, redacted like the API's), the topics the
-worker created for it (settings and the rule that matched), its committed offsets and the topics it
-writes to, and answers a topic-plan form (`?connector=NAME&topics=a,b`) in place: bad input (no or an
-unknown connector, no topics, an illegal topic name) is said on the page, with a 4xx status. Jinja2
-escapes everything it shows, a Content-Security-Policy forbids any script, and the page sits behind the
-API's authentication (the app-wide middleware). It needs no JavaScript.
+It shows every connector with its tasks (a FAILED one's trace, redacted like the API's, opened in
+place), their records per second with a sparkline of the last minutes and the time since their last
+commit (console.py), the topics the worker created for it (settings and the rule that matched), its
+committed offsets and the topics it writes to, and answers a topic-plan form
+(`?connector=NAME&topics=a,b`) in place: bad input (no or an unknown connector, no topics, an illegal
+topic name) is said on the page, with a 4xx status. Its one script (`/ui/console.js`) swaps in the live
+part (`GET /ui/live`, the same HTML) every two seconds and sends the Pause, Resume, Restart and Delete
+buttons' requests to the REST API. Jinja2 escapes everything it shows, the script inserts only that
+escaped HTML and text, a Content-Security-Policy allows no script but the page's own, and the page sits
+behind the API's authentication (the app-wide middleware). Without JavaScript it still shows everything,
+as of its loading.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from connectworker import __version__
 from connectworker.api.errors import ConnectError
+from connectworker.rest.console import Activity, auto_restart_summary, connector_activity, task_activity
 from connectworker.rest.deps import HerderDep
 from connectworker.rest.views import connector_status
 from connectworker.runtime.herder.herder import StandaloneHerder
@@ -39,9 +46,10 @@ _templates = Environment(loader=PackageLoader("connectworker.rest", "templates")
 MAX_PLAN_TOPICS = 100
 MAX_TOPICS_TEXT = 20_000
 _SEPARATORS = re.compile(r"[\s,]+")  # topic names hold neither commas nor white space
-HEADERS = {  # no script, no frame, no foreign form target: escaping is not the only defence
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
+HEADERS = {  # no script but ours, no frame, no foreign form target: escaping is not the only defence
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; "
+                               "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
+                               "base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -60,6 +68,11 @@ class ConnectorView:
     created: list[CreatedTopic]
     offsets: list[tuple[str, str]]
     topics: list[str]
+    activity: Activity
+    task_activity: dict[int, Activity]
+    auto_restart: str | None  # the automatic restarts' settings, when they are on
+    auto_restarts: dict[int | None, int]  # automatic restarts since the count was reset, by task (None: itself)
+    given_up: set[int | None]  # the tasks (None: itself) the automatic restarts gave up on
 
     @property
     def failed_tasks(self) -> int:
@@ -80,9 +93,13 @@ def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
     status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
     offsets = [(json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
                for partition, offset in herder.offsets(name)]  # as GET …/offsets shows them
+    tasks = task_activity(herder, running)
+    restarts = {task_id: herder.auto_restarts.restarts(name, task_id) for task_id in [None, *tasks]}
     return ConnectorView(name, running.config.props.get("connector.class", ""), status.connector.state,
                          status.connector.trace, [task.model_dump() for task in status.tasks],
-                         herder.created_topics(name), offsets, sorted(running.topics))
+                         herder.created_topics(name), offsets, sorted(running.topics),
+                         connector_activity(herder, running, tasks), tasks, auto_restart_summary(running),
+                         {task_id: n for task_id, n in restarts.items() if n}, herder.auto_restarts.given_up(name))
 
 
 def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanView, int]:
@@ -127,16 +144,27 @@ def status_page(herder: HerderDep, connector: Annotated[str | None, Query()] = N
     """The page; with `connector` or `topics` given, the plan form's answer too."""
     plan, status = (PlanView(), 200) if connector is None and topics is None else \
         _plan(herder, (connector or "").strip(), topics or "")
+    html = _templates.get_template("status.html").render(plan=plan, **_live(herder))
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+
+@router.get("/ui/live", response_class=HTMLResponse, include_in_schema=False)
+def live_part(herder: HerderDep) -> HTMLResponse:
+    """The page's live part alone (header facts, overview and connector cards), which its script swaps in."""
+    return HTMLResponse(_templates.get_template("live.html").render(**_live(herder)), headers=HEADERS)
+
+
+def _live(herder: StandaloneHerder) -> dict[str, Any]:
+    """What the live part is rendered from."""
     connectors = []
     for name in herder.names():
         try:
             connectors.append(_connector_view(herder, name))
         except UnknownConnectorError:  # deleted while the page was being put together
             continue
-    html = _templates.get_template("status.html").render(
-        version=__version__, now=time.strftime("%Y-%m-%d %H:%M:%S %Z"), health=herder.health(),
-        connectors=connectors, plan=plan, cluster_id=herder.cluster_id(), format_time=_format_time)
-    return HTMLResponse(html, status_code=status, headers=HEADERS)
+    return {"version": __version__, "now": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "health": herder.health(),
+            "connectors": connectors, "cluster_id": herder.cluster_id(), "format_time": _format_time,
+            "epoch": time.time()}
 
 
 def _format_time(epoch_s: float) -> str:

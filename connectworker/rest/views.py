@@ -41,7 +41,7 @@ def task_infos(running: RunningConnector) -> list[TaskInfo]:
 
 
 def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
-    state, trace = task.status.snapshot()
+    state, trace = task.status.shown()
     if restarting:
         return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=task.worker_id or worker_id,
                          transactional_id=task.transactional_id)
@@ -53,7 +53,7 @@ def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: boo
 def connector_status(running: RunningConnector, worker_id: str, redact: Redact, *,
                      restarting_connector: bool = False,
                      restarting_tasks: frozenset[int] = frozenset()) -> ConnectorStateInfo:
-    state, trace = running.status.snapshot()
+    state, trace = running.status.shown()
     connector = (ConnectorState(state=State.RESTARTING.value, worker_id=worker_id) if restarting_connector
                  else ConnectorState(state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact)))
     return ConnectorStateInfo(

@@ -4,6 +4,7 @@ settings through `settings_for_new_topic`, and a source that writes to topics na
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -135,3 +136,29 @@ class MarkupFailingTask(DataGenTask):
 class MarkupFailingDataGen(DataGenConnector):
     def task_class(self) -> type[SourceTask]:
         return MarkupFailingTask
+
+
+class FlakyStartTask(DataGenTask):
+    """Appends the time of each of its starts to the file `starts.file` (so tests can count them wherever
+    the task runs) and fails its first `fail.starts` starts (-1: every start) with a message naming the
+    start."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        path = Path(props["starts.file"])
+        with path.open("a", encoding="utf-8") as f:
+            f.write(f"{time.time()}\n")
+        starts = len(path.read_text(encoding="utf-8").splitlines())
+        failing = int(props.get("fail.starts", "-1"))
+        if failing < 0 or starts <= failing:
+            raise RuntimeError(f"<b>flaky</b> start {starts} failed on purpose")
+        super().start(props)
+
+
+class FlakyStartDataGen(DataGenConnector):
+    def task_class(self) -> type[SourceTask]:
+        return FlakyStartTask
+
+
+def starts(path: Path) -> list[float]:
+    """When `FlakyStartTask` started, from its `starts.file`."""
+    return [float(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []

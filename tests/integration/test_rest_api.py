@@ -175,7 +175,7 @@ def test_validate_reports_every_bad_key_including_topic_creation_groups(api: Res
     assert body["error_count"] == sum(len(e) for e in errors.values())
     assert body["name"] == "connectworker.connectors.datagen.DataGenConnector"
     assert body["groups"] == ["Common", "Transforms", "Predicates", "Error Handling", "Topic Creation",
-                              "Exactly Once Support"]
+                              "Exactly Once Support", "Automatic Restarts"]
     first = body["configs"][0]
     assert set(first["definition"]) == {"name", "type", "required", "default_value", "importance",
                                         "documentation", "group", "order", "width", "display_name",

@@ -518,3 +518,32 @@ def test_a_connector_reconfiguring_its_tasks_on_spark_starts_the_new_set_as_spar
     orders = consume(broker.bootstrap_servers, [prefix + "orders"], 20)
     assert sorted(int(m.key()) for m in orders) == list(range(1, 21))  # none again after the task restart
     delete_topics(admin, [prefix + "orders", prefix + "refunds"])
+
+
+def test_a_failed_spark_task_is_restarted_automatically(spark: SparkSession, broker: Broker, admin: AdminClient,
+                                                         tmp_path: Path, unique: str) -> None:
+    """`auto.restart.enabled` under `connectworker spark`: the driver's herder restarts a task whose first
+    start failed, as a new Spark task, and it runs."""
+    from tests.integration.fixture_connectors import starts
+
+    starts_file, topic = tmp_path / "starts.txt", f"flaky-spark-{unique}"
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER, "offset.storage.file.filename": str(tmp_path / "o.json"),
+        "offset.flush.interval.ms": "200", "spark.master": "local[2]"})
+    props = {"name": f"flaky-{unique}", "connector.class": "tests.integration.fixture_connectors.FlakyStartDataGen",
+             "topic.pattern": topic, "topic.count": "1", "rate": "100", "batch.size": "10", "format": "string",
+             "starts.file": str(starts_file), "fail.starts": "1", "auto.restart.enabled": "true",
+             "auto.restart.backoff.base.ms": "200"}
+    runtime = SparkRuntime(config).start()
+    try:
+        herder = runtime.start_herder([parse_connector_config(props)])
+        running = herder.get(props["name"])
+        wait_until(lambda: len(starts(starts_file)) >= 2, 90, "the automatic restart's Spark task")
+        wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING], 90, "the task to run")
+        assert len(consume(broker.bootstrap_servers, [topic], 10)) >= 10
+        assert len(starts(starts_file)) == 2
+        assert herder.auto_restarts.restarts(props["name"], 0) == 1
+    finally:
+        runtime.stop()
+    delete_topics(admin, [topic])

@@ -35,7 +35,9 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
     assert built.returncode == 0, built.stderr
     assert "Warning" not in built.stdout + built.stderr, built.stdout + built.stderr
     wheel = next((tmp_path / "dist").glob("connectworker-*.whl"))
-    assert "connectworker/rest/templates/status.html" in zipfile.ZipFile(wheel).namelist()
+    names = zipfile.ZipFile(wheel).namelist()
+    for template in ("status.html", "live.html", "console.js"):  # the page, its live part, its script
+        assert f"connectworker/rest/templates/{template}" in names
 
     # A fresh venv holding only the wheel; the dependencies come from this interpreter's site-packages
     # through a .pth line (which adds the folder but runs none of its .pth hooks, so the editable
@@ -65,6 +67,9 @@ def test_the_wheel_builds_without_warnings_and_serves_the_status_page_from_a_fre
         page = httpx.get(f"{url}/ui", timeout=30)
         assert page.status_code == 200
         assert "<html" in page.text and "Connectors" in page.text
+        script = httpx.get(f"{url}/ui/console.js", timeout=30)
+        assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+        assert "ui/live" in script.text
         cli.proc.send_signal(signal.SIGTERM)
         assert cli.exit_status(timeout=30) == 0, cli.stderr
     finally:

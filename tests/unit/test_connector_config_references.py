@@ -181,6 +181,7 @@ def test_through_the_herder_the_store_and_the_shown_config_hold_references_and_l
     redactor = SecretRedactor()
     herder = StandaloneHerder(worker, worker_config, store=ConnectorStore(store_path), redactor=redactor)
     herder.start([])
+    herder.close()  # its supervisor (automatic restarts, rates) is not needed here
     props = _props(secrets_dir)
     herder.create("db", props)  # started in the background
     wait_until(lambda: worker.get("db").status.snapshot()[0] is State.RUNNING, what="connector db RUNNING")

@@ -133,6 +133,8 @@ def test_the_herder_hides_the_workers_own_client_secrets_in_the_log(tmp_path: Pa
                                            "offset.storage.file.filename": str(tmp_path / "o.json")})
     redactor = SecretRedactor()
     worker = Worker(config, FileOffsetStore(tmp_path / "o.json"), lambda _: AutoCreateGate())
-    StandaloneHerder(worker, config, redactor=redactor).start([])
+    herder = StandaloneHerder(worker, config, redactor=redactor)
+    herder.start([])
+    herder.close()
     text = redactor.redact(f"{SECURED['sasl.jaas.config']} worker-secret admin-key-secret")
     assert "worker-secret" not in text and "admin-key-secret" not in text

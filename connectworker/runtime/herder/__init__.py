@@ -1,5 +1,6 @@
 """Who decides the lifecycle: the standalone herder (create, reconfigure, pause, restart, delete,
-persisted in the connector store), its errors, and `standalone.py`, which assembles a standalone
+persisted in the connector store), its errors, the automatic restarts of FAILED connectors and tasks
+(`auto_restart.py`, ticked by the herder's `supervisor.py` thread), and `standalone.py`, which assembles a standalone
 worker from its files (broker, offsets, topic creation, worker, herder).
 
 May import everything of runtime below it (worker, tasks, offsets, topic_creation, observability,

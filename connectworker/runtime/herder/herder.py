@@ -19,6 +19,7 @@ from connectworker.config.connector_config import ConnectorConfig, parse_connect
 from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.config.providers.references import is_reference_only
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.herder.auto_restart import AutoRestarter
 from connectworker.runtime.herder.connector_store import (
     ConnectorStoreBase,
     StartupEntry,
@@ -26,8 +27,10 @@ from connectworker.runtime.herder.connector_store import (
     config_digest,
 )
 from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
+from connectworker.runtime.herder.supervisor import Supervisor
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
+from connectworker.runtime.observability.rates import RateHistory
 from connectworker.runtime.observability.secrets import (
     is_secret_key,
     keep_hidden_values,
@@ -87,6 +90,10 @@ class StandaloneHerder:
         self._file_digests: dict[str, str] = {}
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
+        self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task,
+                                           metrics)
+        self.rates = RateHistory(worker.status_snapshot)  # records/s, for the status page
+        self._supervisor: Supervisor | None = None
 
     # -- start-up ------------------------------------------------------------------------------
     def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
@@ -123,6 +130,16 @@ class StandaloneHerder:
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
             self._refresh_secrets()
             self._started = True
+            if self._supervisor is None:
+                self._supervisor = Supervisor([self.auto_restarts.tick, self.rates.maybe_sample]).start()
+
+    def close(self) -> None:
+        """Stop the supervisor (no automatic restart after this); before the worker stops."""
+        supervisor, self._supervisor = self._supervisor, None
+        if supervisor is not None:
+            # it may be restarting a task: allow that task's stop, as the worker does
+            supervisor.stop(timeout_s=(self.config.task_shutdown_graceful_timeout_ms
+                                       + self.config.offset_flush_timeout_ms) / 1000 + 5)
 
     def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
         """The entries by name, without those whose name is unusable (stored by an older version that
@@ -259,11 +276,13 @@ class StandaloneHerder:
     def delete(self, name: str) -> None:
         with self._lock:
             self.worker.remove_connector(name)
+            self.auto_restarts.reset(name)
             self._persist(name)
             log.info("Connector %s deleted through the REST API", name)
 
     def _reconfigure(self, name: str, config: ConnectorConfig) -> None:
         running = self.worker.get(name)
+        self.auto_restarts.reset(name)  # a config change starts the counts again
         self._refresh_secrets(config.props)  # before the tasks restart with the new values
         if running.target_state is State.STOPPED:
             # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
@@ -303,6 +322,7 @@ class StandaloneHerder:
             running = self.worker.get(name)
             if running.target_state is State.STOPPED:
                 return RestartPlan(False, frozenset())
+            self.auto_restarts.reset(name)  # a person restarted it: the automatic restarts count from 0
             connector_failed = running.status.snapshot()[0] is State.FAILED
             if not only_failed or connector_failed:
                 self.worker.restart_connector(name)
@@ -314,6 +334,18 @@ class StandaloneHerder:
             return RestartPlan(False, tasks)
 
     def restart_task(self, name: str, task_id: int) -> None:
+        with self._lock:
+            self.worker.restart_task(name, task_id)
+            self.auto_restarts.reset(name, task_id)
+
+    def _restart_failed_connector(self, name: str) -> None:
+        """An automatic restart of a FAILED connector: as `POST /connectors/NAME/restart`, but counted."""
+        with self._lock:
+            if self.worker.get(name).target_state is not State.STOPPED:
+                self.worker.restart_connector(name)
+
+    def _restart_failed_task(self, name: str, task_id: int) -> None:
+        """An automatic restart of a FAILED task: as `POST /connectors/NAME/tasks/ID/restart`, but counted."""
         with self._lock:
             self.worker.restart_task(name, task_id)
 

@@ -205,6 +205,8 @@ class StandaloneRuntime:
 
     def stop(self) -> None:
         herder, self.herder = self.herder, None
+        if herder is not None:
+            herder.close()  # no automatic restart while the worker stops
         if self._statuses is not None:
             self._statuses.stop_watching()
         if self.worker is not None:

@@ -37,7 +37,7 @@ def status_records(worker: Worker, worker_id: str, redact: Callable[[str], str])
     """Kafka status-topic key -> value, for every connector and task the worker has now."""
     out: dict[str, StatusRecord] = {}
     for label, status, task in worker.status_snapshot():
-        state, trace = status.snapshot()
+        state, trace = status.shown()  # with the automatic restarts' note, as the REST status
         kind, _, name = label.partition(" ")
         where = (task.worker_id if task is not None else None) or worker_id
         out[f"status-{kind}-{name}"] = {"state": state.value, "trace": None if trace is None else redact(trace),

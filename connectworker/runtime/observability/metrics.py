@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from prometheus_client import CollectorRegistry, Histogram, disable_created_metrics, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -164,6 +164,18 @@ class WorkerMetrics:
         self._creation_time = self._histogram(
             "topic_creation_time_seconds", "Time from the existence check of a new topic until it was created "
                                            "and visible (beyond Kafka).", labels=["connector"])
+        self._auto_restarts = Counter(PREFIX + "auto_restarts", "Automatic restarts of a FAILED connector "
+                                      "(task empty) or task, auto.restart.enabled (beyond Kafka).",
+                                      TASK_LABELS, registry=self.registry)
+        self._auto_restart_give_ups = Counter(PREFIX + "auto_restart_give_ups", "Connectors (task empty) and "
+                                              "tasks left FAILED once auto.restart.max.restarts were made "
+                                              "(beyond Kafka).", TASK_LABELS, registry=self.registry)
+
+    def auto_restarted(self, connector: str, task_id: int | None) -> None:
+        self._auto_restarts.labels(connector, "" if task_id is None else str(task_id)).inc()
+
+    def auto_restart_given_up(self, connector: str, task_id: int | None) -> None:
+        self._auto_restart_give_ups.labels(connector, "" if task_id is None else str(task_id)).inc()
 
     def _histogram(self, name: str, doc: str, *, labels: Sequence[str] = TASK_LABELS,
                    buckets: Sequence[float] = SECONDS) -> Histogram:
@@ -178,6 +190,9 @@ class WorkerMetrics:
         """Drop a removed connector's series, so a scrape shows only what runs."""
         self.forget_tasks(connector, task_ids)
         self._creation_time.remove(connector)
+        for counter in (self._auto_restarts, self._auto_restart_give_ups):
+            for task in ("", *(str(task_id) for task_id in task_ids)):
+                counter.remove(connector, task)  # a series it never had is no error
 
     def forget_tasks(self, connector: str, task_ids: range) -> None:
         """Drop the series of tasks that no longer exist (a reconfiguration left the connector fewer)."""

@@ -36,6 +36,7 @@ class OffsetCommits:
     produced: int
     committed_records: int
     commits_succeeded: int
+    last_commit_at: float | None
     commits_failed: int
     _wants_acks: bool
     _pump: DeliveryReportPump | None
@@ -109,6 +110,7 @@ class OffsetCommits:
         """Count a successful commit and observe how long it took since it began."""
         with self._committed_lock:
             self.commits_succeeded += 1
+            self.last_commit_at = time.time()
             began, self._commit_started = self._commit_started, None
         if began is not None:
             self.metrics.committed(time.monotonic() - began)

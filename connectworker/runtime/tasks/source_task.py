@@ -123,6 +123,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self.committed_records = 0  # records whose offsets are in the offset store
         self.bytes_out = 0  # key and value bytes of the records handed to the producer
         self.commits_succeeded = 0
+        self.last_commit_at: float | None = None
         self.commits_failed = 0
         self.uncommitted_at_stop = 0  # set once the task stopped: see _report_uncommitted
         self.metrics = metrics if metrics is not None else TaskMetrics.unregistered()
@@ -178,6 +179,7 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         """The task's counters now, for metrics and status (read from any thread)."""
         return TaskStats(polled=self.polled, produced=self.produced, committed_records=self.committed_records,
                          bytes_out=self.bytes_out, commits_succeeded=self.commits_succeeded,
+                         last_commit_at=self.last_commit_at,
                          commits_failed=self.commits_failed, skipped=self.tolerance.skipped,
                          retries=self.tolerance.retries, errors=self.tolerance.errors,
                          connectivity_note=self.connectivity.note, uncommitted_at_stop=self.uncommitted_at_stop)

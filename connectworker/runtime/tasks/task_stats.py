@@ -12,6 +12,7 @@ class TaskStats:
     committed_records: int = 0  # records whose offsets are in the offset store
     bytes_out: int = 0  # key and value bytes handed to the producer
     commits_succeeded: int = 0
+    last_commit_at: float | None = None  # when the last commit that stored offsets ended (epoch seconds)
     commits_failed: int = 0
     skipped: int = 0  # under errors.tolerance=all
     retries: int = 0

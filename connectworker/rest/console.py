@@ -1,0 +1,91 @@
+"""What the status page adds to make it a console: each connector's and task's records per second (a
+number and a sparkline), the time since its last offset commit, its automatic restarts, and the page's
+one script (`GET /ui/console.js`), which refreshes the page's live part and sends the buttons' requests.
+
+The script acts only through the REST API, on the page's own origin: the browser sends the credentials
+it logged in to the page with, so with basic auth on the buttons work for whoever could open the page,
+and for nobody else.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from connectworker.api.errors import ConfigError
+from connectworker.config.auto_restart import AutoRestartSettings
+from connectworker.rest.sparkline import Sparkline, sparkline
+from connectworker.runtime.herder.auto_restart import seconds
+from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.observability.rates import RateHistory
+from connectworker.runtime.worker import RunningConnector
+
+__all__ = ["Activity", "auto_restart_summary", "connector_activity", "router", "task_activity"]
+
+router = APIRouter(tags=["status page"])
+SCRIPT = files("connectworker.rest.templates").joinpath("console.js")
+SPARKLINE_POINTS = 60
+
+
+@dataclass(frozen=True)
+class Activity:
+    """A connector's or task's records per second and last commit, as the page shows them."""
+
+    rate: float | None  # over the last 10 s of samples; None before there were two
+    chart: Sparkline
+    last_commit_at: float | None  # epoch seconds
+
+    @property
+    def rate_text(self) -> str:
+        if self.rate is None:
+            return "—"
+        return f"{self.rate:,.0f}/s" if self.rate >= 100 else f"{self.rate:.1f}/s"
+
+    def commit_age(self, now: float | None = None) -> str:
+        if self.last_commit_at is None:
+            return "no commit yet"
+        age = max(0.0, (now if now is not None else time.time()) - self.last_commit_at)
+        if age < 60:
+            return f"{age:.0f} s ago"
+        if age < 3600:
+            return f"{age // 60:.0f} min {age % 60:.0f} s ago"
+        return f"{age // 3600:.0f} h {age % 3600 // 60:.0f} min ago"
+
+
+def _activity(rates: RateHistory, name: str, task_id: int | None, last_commit_at: float | None) -> Activity:
+    return Activity(rates.rate(name, task_id), sparkline(rates.series(name, task_id, SPARKLINE_POINTS),
+                                                         rates.keep_s), last_commit_at)
+
+
+def task_activity(herder: StandaloneHerder, running: RunningConnector) -> dict[int, Activity]:
+    return {task.task_id: _activity(herder.rates, running.config.name, task.task_id, task.stats().last_commit_at)
+            for task in list(running.tasks)}
+
+
+def connector_activity(herder: StandaloneHerder, running: RunningConnector,
+                       tasks: dict[int, Activity]) -> Activity:
+    commits = [a.last_commit_at for a in tasks.values() if a.last_commit_at is not None]
+    return _activity(herder.rates, running.config.name, None, max(commits, default=None))
+
+
+def auto_restart_summary(running: RunningConnector) -> str | None:
+    """"on, at most 5 restarts, base 1 min" when the connector's automatic restarts are on; else None."""
+    try:
+        settings = AutoRestartSettings.from_props(running.config.props)
+    except ConfigError:  # a ${provider:...} reference: shown as off here, the policy reads the resolved value
+        return None
+    if not settings.enabled:
+        return None
+    n = settings.max_restarts
+    limit = "no limit" if n is None else f"at most {n} restart{'' if n == 1 else 's'}"
+    return f"on, {limit}, base {seconds(settings.backoff_base_ms)}"
+
+
+@router.get("/ui/console.js", include_in_schema=False)
+def console_script() -> Response:
+    return Response(SCRIPT.read_bytes(), media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})

@@ -1,0 +1,246 @@
+"""The status page as a console, in a real browser (Debian's chromium driven by Playwright) against a
+worker on the test broker: records per second that rise while a connector runs, in a page that
+refreshes itself without reloading; Pause, Resume, Restart and Delete buttons whose effect the REST API
+reports; Delete asking first; a connector name full of HTML shown as text and acted on; and, with REST
+basic auth, buttons that work only with credentials."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.broker import Broker
+from tests.integration.fixture_connectors import starts
+from tests.integration.harness import wait_until
+from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config, status_of
+from tests.integration.test_status_page import CHROMIUM_FLAGS, MARKUP_NAME, chromium  # noqa: F401 (a fixture)
+
+FLAKY = "tests.integration.fixture_connectors.FlakyStartDataGen"
+SCREENSHOT = Path(os.environ.get("CONSOLE_SCREENSHOT", "/tmp/connectworker-console.png"))
+WAIT_MS = 30_000
+
+
+@pytest.fixture
+def browser(chromium: str) -> Iterator[Any]:  # noqa: F811 (the fixture above)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def path(name: str) -> str:
+    return f"/connectors/{quote(name, safe='')}"
+
+
+def card(page: Any, name: str) -> Any:
+    """The connector's card, found by its name compared as text (it may hold quotes and markup)."""
+    return page.locator("section.connector").filter(has=page.get_by_role("heading", name=name, exact=False)).first
+
+
+def state_of(api: RestWorker, name: str) -> str:
+    return str(status_of_quoted(api, name)["connector"]["state"])
+
+
+def status_of_quoted(api: RestWorker, name: str) -> dict[str, Any]:
+    answer = api.client.get(f"{path(name)}/status")
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def refused(context: Any, url: str) -> bool:
+    """Whether the page at `url` is refused to `context` for its credentials (headless chromium, which
+    cannot ask, ends such a navigation with an error; with wrong credentials it may show the 401)."""
+    from playwright.sync_api import Error
+
+    try:
+        response = context.new_page().goto(url)
+    except Error as exc:
+        return "ERR_INVALID_AUTH_CREDENTIALS" in str(exc)
+    return response is not None and response.status == 401
+
+
+def rate_of(locator: Any) -> float:
+    return float(locator.get_attribute("data-rate") or "0")
+
+
+def test_rates_rise_while_a_connector_runs_and_pause_resume_act_through_the_api(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    name = f"orders-{unique}"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    with rest_worker(config) as api:
+        created = api.client.post("/connectors", json={"name": name, "initial_state": "PAUSED",
+                                                       "config": datagen(name, f"orders-{unique}", rate="100")})
+        assert created.status_code == 201, created.text
+        wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the connector to be created PAUSED")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        assert page.goto(f"{api.url}/ui").status == 200
+        page.evaluate("window.sameDocument = true")  # gone if the page were reloaded
+        connector = card(page, name)
+        assert connector.locator("h2 .state").inner_text() == "PAUSED"
+        assert rate_of(connector.locator(".activity .rate")) == 0.0
+
+        connector.locator("button[data-action=resume]").click()
+        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the REST API to report RUNNING")
+        expect(page.locator("#console-message")).to_have_text(f"Resume {name}: done", timeout=WAIT_MS)
+        page.wait_for_function("""name => {
+            const section = Array.from(document.querySelectorAll('section.connector'))
+                .find(s => s.dataset.connector === name);
+            return section && Number(section.querySelector('.activity .rate').dataset.rate) > 0
+                && Number(section.querySelector('tr.task .rate').dataset.rate) > 0;
+        }""", arg=name, timeout=WAIT_MS)
+        assert page.evaluate("window.sameDocument") is True  # refreshed in place, not reloaded
+        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+            .find(s => s.dataset.connector === name).querySelector('.activity .commit-age')
+            .textContent.endsWith('ago')""", arg=name, timeout=WAIT_MS)
+        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+            .find(s => s.dataset.connector === name).querySelector('.activity svg polyline') !== null""",
+                               arg=name, timeout=WAIT_MS)
+        overview = page.locator("#overview").inner_text()
+        assert name in overview and "/s" in overview
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+        assert SCREENSHOT.stat().st_size > 10_000
+
+        # the keyboard: focus Pause and press Enter; focus stays on it across refreshes
+        pause = card(page, name).locator("button[data-action=pause]")
+        pause.focus()
+        page.keyboard.press("Enter")
+        wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the REST API to report PAUSED")
+        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+            .find(s => s.dataset.connector === name).querySelector('h2 .state').textContent === 'PAUSED'""",
+                               arg=name, timeout=WAIT_MS)
+        refreshed = page.evaluate("document.getElementById('live').dataset.refreshed")
+        page.wait_for_function("before => document.getElementById('live').dataset.refreshed !== before",
+                               arg=refreshed, timeout=WAIT_MS)
+        assert page.evaluate("document.activeElement.dataset.focus") == f"pause:{name}"
+        assert page.evaluate("window.sameDocument") is True
+
+
+def test_restart_buttons_restart_what_they_name_and_a_trace_opens_in_place(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    name, file = f"flaky-{unique}", tmp_path / "starts.txt"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    flaky = {**datagen(name, f"flaky-{unique}"), "connector.class": FLAKY, "starts.file": str(file),
+             "fail.starts": "2"}
+    with rest_worker(config, flaky) as api:
+        wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "FAILED", 30, "the first start to fail")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{api.url}/ui")
+        connector = card(page, name)
+        summary = connector.locator("tr.task details.trace summary")
+        assert "<b>flaky</b> start 1 failed on purpose" in summary.inner_text()  # shown as text
+        assert connector.locator("tr.task b").count() == 0
+        summary.press("Enter")  # opens in place, by keyboard
+        assert "Traceback (most recent call last)" in connector.locator("tr.task pre.trace").inner_text()
+
+        connector.locator("tr.task button[data-action=restart-task]").click()  # start 2: fails again
+        wait_until(lambda: len(starts(file)) == 2, 30, "the task restart")
+        wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "FAILED", 30, "start 2 to fail")
+
+        # the connector's Restart with Kafka's onlyFailed choice: the failed task restarts, and runs (start 3)
+        connector = card(page, name)
+        connector.locator("select.restart-scope").select_option("includeTasks=true&onlyFailed=true")
+        connector.locator("button[data-action=restart]").click()
+        wait_until(lambda: len(starts(file)) == 3, 30, "the connector restart's task restart")
+        wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "RUNNING", 30, "the task to run")
+        expect(page.locator("#console-message")).to_have_text(
+            f"Restart {name} (failed connector and failed tasks only): done", timeout=WAIT_MS)
+
+        # with onlyFailed and nothing failed, nothing restarts; "connector and all tasks" restarts the task
+        connector = card(page, name)
+        connector.locator("select.restart-scope").select_option("includeTasks=true&onlyFailed=false")
+        connector.locator("button[data-action=restart]").click()
+        wait_until(lambda: len(starts(file)) == 4, 30, "the restart of the connector and its task")
+        wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "RUNNING", 30, "the task to run again")
+
+
+def test_delete_asks_first_and_a_name_with_html_is_text_and_acted_on(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    name = f"{MARKUP_NAME}?a=1&b=\"'#%25 {unique}"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    with rest_worker(config) as api:
+        created = api.client.post("/connectors", json={"name": name, "config": datagen(name, f"markup-{unique}")})
+        assert created.status_code == 201, created.text
+        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{api.url}/ui")
+        connector = page.locator("section.connector").first
+        assert connector.get_attribute("data-connector") == name
+        assert connector.locator("h2").inner_text().startswith(name)
+        connector.locator("button[data-action=pause]").click()
+        wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the markup-named connector to pause")
+
+        asked: list[str] = []
+
+        def dismiss(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.dismiss()
+
+        page.once("dialog", dismiss)
+        page.locator("section.connector").first.locator("button[data-action=delete]").click()
+        expect(page.locator("#console-message")).to_have_text(f"Delete {name}: cancelled", timeout=WAIT_MS)
+        assert asked and asked[0].startswith(f"Delete connector {name}?")
+        assert api.client.get(path(name)).status_code == 200  # still there
+
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("section.connector").first.locator("button[data-action=delete]").click()
+        wait_until(lambda: api.client.get(path(name)).status_code == 404, 30, "the connector to be deleted")
+        page.wait_for_function("document.querySelectorAll('section.connector').length === 0", timeout=WAIT_MS)
+        assert page.evaluate("window.pwned === undefined && document.querySelectorAll('img').length") == 0
+
+
+def test_with_basic_auth_the_buttons_work_only_with_credentials(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    users = tmp_path / "users.properties"
+    users.write_text("admin=secret\n")
+    name = f"guarded-{unique}"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"rest.basic.auth.credentials.file": str(users)})
+    with rest_worker(config, datagen(name, f"guarded-{unique}"), auth=("admin", "secret")) as api:
+        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
+        assert refused(browser.new_context(), f"{api.url}/ui")  # a person's browser would ask for them
+        assert refused(browser.new_context(http_credentials={"username": "admin", "password": "guess"}),
+                       f"{api.url}/ui")
+
+        allowed = browser.new_context(http_credentials={"username": "admin", "password": "secret"})
+        page = allowed.new_page()
+        assert page.goto(f"{api.url}/ui").status == 200
+        # the API itself refuses a request that carries other credentials than the page's
+        answer = page.evaluate("""url => fetch(url, {method: 'PUT',
+                                                      headers: {Authorization: 'Basic ' + btoa('admin:guess')}})
+            .then(r => r.status)""", f"connectors/{quote(name, safe='')}/pause")
+        assert answer == 401 and state_of(api, name) == "RUNNING"
+        card(page, name).locator("button[data-action=pause]").click()
+        wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the credentialed Pause")
+        card(page, name).locator("button[data-action=resume]").click()
+        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the credentialed Resume")
+
+
+def test_a_task_the_automatic_restarts_gave_up_on_says_so_on_the_page(
+        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    name, file = f"hopeless-{unique}", tmp_path / "starts.txt"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    hopeless = {**datagen(name, f"hopeless-{unique}"), "connector.class": FLAKY, "starts.file": str(file),
+                "auto.restart.enabled": "true", "auto.restart.max.restarts": "1",
+                "auto.restart.backoff.base.ms": "100"}
+    with rest_worker(config, hopeless) as api:
+        wait_until(lambda: "gave up" in (status_of(api, name)["tasks"][0].get("trace") or ""), 30, "the give-up")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{api.url}/ui")
+        task = card(page, name).locator("tr.task")
+        assert "auto-restarted 1 time" in task.locator(".auto-restarts").inner_text()
+        assert task.locator(".given-up").inner_text() == "automatic restarts gave up"
+        assert "automatic restarts: on, at most 1 restart, base 0.1 s" in card(page, name).inner_text()
+        task.locator("details.trace summary").click()
+        trace = task.locator("pre.trace").inner_text()
+        assert "RuntimeError: <b>flaky</b> start 2 failed on purpose" in trace
+        assert trace.rstrip().endswith(f"Restart it through the REST API (POST /connectors/{name}/tasks/0/restart).")
