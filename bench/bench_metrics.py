@@ -27,8 +27,8 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.herder.standalone import StandaloneRuntime
+from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.tasks import record_sending
-from connectworker.runtime.tasks.task_metrics import TaskMetrics
 
 TARGET = 0.95
 SCRAPE_EVERY_S = 0.25

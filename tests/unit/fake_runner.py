@@ -9,9 +9,9 @@ from connectworker.api.config_def import ConfigDef
 from connectworker.api.connector import SourceConnector
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.tasks.task_stats import TaskStats
 
 
 class SplitTask(SourceTask):

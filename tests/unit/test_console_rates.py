@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from connectworker.rest.console import Activity
 from connectworker.rest.sparkline import HEIGHT, MARGIN, WIDTH, sparkline
 from connectworker.runtime.observability.rates import RateHistory
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import Status
-from connectworker.runtime.tasks.task_stats import TaskStats
 
 
 @dataclass

@@ -11,14 +11,15 @@ metric, with its Kafka Connect counterpart, is in docs/metrics.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from connectworker.runtime.runners.task_runner import TaskHandle
+from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.tasks.task_metrics import StartupCounts, TaskMetrics
 from connectworker.topics.creation import CreatedTopic, TopicCreationService
 
 __all__ = ["CONTENT_TYPE", "WorkerMetrics"]
@@ -30,7 +31,22 @@ SECONDS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 RECORDS = (1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000)
 STATES = (State.RUNNING, State.PAUSED, State.FAILED, State.UNASSIGNED)
 
-StatusSnapshot = Callable[[], Sequence[tuple[str, Status, TaskHandle | None]]]
+class WatchedTask(Protocol):
+    """What a scrape reads of a task (the runners' `TaskHandle` has it, wherever the task runs)."""
+
+    @property
+    def connector(self) -> str: ...
+
+    @property
+    def task_id(self) -> int: ...
+
+    @property
+    def status(self) -> Status: ...
+
+    def stats(self) -> TaskStats: ...
+
+
+StatusSnapshot = Callable[[], Sequence[tuple[str, Status, WatchedTask | None]]]
 """`Worker.status_snapshot`: every connector (task None) and task, read at each scrape."""
 
 # prometheus-client adds a `_created` timestamp series beside every counter and histogram; Kafka Connect
@@ -69,7 +85,7 @@ class _WorkerCollector(Collector):
                 family.add_metric([], value)
                 yield family
 
-    def _task_groups(self, tasks: Sequence[TaskHandle]) -> Iterator[Metric]:
+    def _task_groups(self, tasks: Sequence[WatchedTask]) -> Iterator[Metric]:
         def counter(name: str, doc: str) -> CounterMetricFamily:
             return CounterMetricFamily(PREFIX + name, doc, labels=TASK_LABELS)
 

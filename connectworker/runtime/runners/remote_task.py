@@ -28,6 +28,7 @@ from prometheus_client import Histogram
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.observability.log_context import LogContextFilter
+from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.runners.remote_topic_gate import RemoteTopicGate
@@ -35,7 +36,6 @@ from connectworker.runtime.runners.task_channel import MAX_LINE_BYTES, REPORT_IN
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory
-from connectworker.runtime.tasks.task_metrics import StartupCounts, TaskMetrics
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
 log = logging.getLogger(__name__)

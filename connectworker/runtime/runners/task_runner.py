@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.tasks.task_stats import TaskStats
 
 
 class TaskHandle(Protocol):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import traceback
 
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.tasks.task_stats import TaskStats
 
 
 class UnstartedTask:

@@ -14,11 +14,11 @@ import time
 
 from connectworker.api.task import SourceTask
 from connectworker.runtime.clients.connectivity import ConnectivityMonitor
+from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.submitted_records import SubmittedRecords
-from connectworker.runtime.tasks.task_metrics import TaskMetrics
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.tasks.vanished_topics import VanishedTopics
 

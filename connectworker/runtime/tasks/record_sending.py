@@ -25,6 +25,7 @@ from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordB
 from connectworker.api.task import SourceTask
 from connectworker.config.error_handling import ErrorHandling
 from connectworker.runtime.clients.connectivity import ConnectivityMonitor
+from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.offsets.source_offsets import InvalidSourceOffsetError, newest_offsets
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
@@ -32,7 +33,6 @@ from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_ite
 from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
 from connectworker.runtime.tasks.send_failures import send_failure_message
 from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
-from connectworker.runtime.tasks.task_metrics import TaskMetrics
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.runtime.topic_creation.gate import TopicGate

@@ -31,6 +31,8 @@ from connectworker.converters.base import Converter
 from connectworker.converters.header_converters import HeaderConverter
 from connectworker.runtime.clients.connectivity import ConnectivityMonitor
 from connectworker.runtime.observability.log_context import log_fields, task_log_context
+from connectworker.runtime.observability.task_metrics import TaskMetrics
+from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.status import State, Status
@@ -42,8 +44,6 @@ from connectworker.runtime.tasks.record_conversion import RecordSerializer
 from connectworker.runtime.tasks.record_sending import QUEUE_FULL_WAIT_S, RecordSending
 from connectworker.runtime.tasks.submitted_records import SubmittedRecords
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
-from connectworker.runtime.tasks.task_metrics import TaskMetrics
-from connectworker.runtime.tasks.task_stats import TaskStats
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.runtime.tasks.uncommitted_offsets import uncommitted_report

@@ -17,12 +17,12 @@ from connectworker.converters.header_converters import HeaderConverter
 from connectworker.converters.registry import HEADER_CONVERTER_KEY, resolve_converter, resolve_header_converter
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.observability.kafka_logging import client_log_settings
+from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.tasks.exactly_once_task import ExactlyOnceWorkerSourceTask, transactional_id
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
-from connectworker.runtime.tasks.task_metrics import TaskMetrics
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.topic_creation.gate import TopicGate
