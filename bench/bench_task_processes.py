@@ -273,8 +273,8 @@ def main(scale: float = 1.0, rounds: int = 3) -> None:
 | 2 raw producer processes / 1 (the machine's ceiling) | {raw_2:.2f} | |
 
 A task process: first report {reported:.2f} s after the connector was created (spawned, imported, connected),
-task RUNNING after {running:.2f} s; resident memory {task_rss / 1024:.0f} MB (a DataGen task running; the
-worker process {worker_rss / 1024:.0f} MB).
+task RUNNING after {running:.2f} s; resident memory {task_rss / 1024:.0f} MB (a DataGen task running; this
+benchmark's own process, which ran all the workers above, {worker_rss / 1024:.0f} MB).
 
 {chr(10).join(rows)}
 
