@@ -105,7 +105,7 @@ def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int
         runtime.worker.start_connector(parse_connector_config(props))
         running = runtime.worker.get(props["name"])
         commits = wait_for(total, lambda: sum(t.stats().committed_records for t in running.tasks), 600)
-    return Run("standalone (one process, a thread per task)", total, commits[-1][0], commits)
+    return Run("standalone (its tasks in task processes, one per core)", total, commits[-1][0], commits)
 
 
 def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, master: str, mode: str) -> Run:
