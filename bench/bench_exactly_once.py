@@ -30,31 +30,54 @@ from connectworker.runtime.herder.standalone import StandaloneRuntime
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 MODES = {  # label -> (worker keys, connector keys)
     "at least once": ({}, {}),
-    "exactly once, transaction.boundary=poll": ({"exactly.once.source.support": "enabled"},
-                                                {"transaction.boundary": "poll"}),
+    "exactly once, transaction.boundary=poll": (
+        {"exactly.once.source.support": "enabled"},
+        {"transaction.boundary": "poll"},
+    ),
     "exactly once, transaction.boundary=interval (1 s)": (
         {"exactly.once.source.support": "enabled"},
-        {"transaction.boundary": "interval", "transaction.boundary.interval.ms": "1000"}),
+        {"transaction.boundary": "interval", "transaction.boundary.interval.ms": "1000"},
+    ),
 }
 TARGET = 0.7
 
 
-def run(bootstrap: str, workdir: Path, count: int, worker_keys: dict[str, str],
-        connector_keys: dict[str, str]) -> tuple[float, float]:
+def run(
+    bootstrap: str, workdir: Path, count: int, worker_keys: dict[str, str], connector_keys: dict[str, str]
+) -> tuple[float, float]:
     """Records per second of one worker run, every record committed: (from the worker's start, from the
     first record produced)."""
     run_id = uuid.uuid4().hex[:8]
-    config = WorkerConfig.from_properties({
-        # the record path in this process: its CPU measured, the task's counters read every millisecond
-        "task.processes": "0",
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
-        "offset.storage.topic": f"bench-offsets-{run_id}", "offset.storage.partitions": "1",
-        "offset.storage.replication.factor": "1", "key.converter": STRING, "value.converter": STRING,
-        "offset.flush.interval.ms": "1000", **worker_keys})
-    connector = parse_connector_config({
-        "name": f"eos-{run_id}", "connector.class": "DataGen", "topic.pattern": f"eos-{run_id}",
-        "topic.count": "1", "records": str(count), "rate": "0", "batch.size": "1000", "value.size": "100",
-        "format": "string", "seed": "1", **connector_keys})
+    config = WorkerConfig.from_properties(
+        {
+            # the record path in this process: its CPU measured, the task's counters read every millisecond
+            "task.processes": "0",
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
+            "offset.storage.topic": f"bench-offsets-{run_id}",
+            "offset.storage.partitions": "1",
+            "offset.storage.replication.factor": "1",
+            "key.converter": STRING,
+            "value.converter": STRING,
+            "offset.flush.interval.ms": "1000",
+            **worker_keys,
+        }
+    )
+    connector = parse_connector_config(
+        {
+            "name": f"eos-{run_id}",
+            "connector.class": "DataGen",
+            "topic.pattern": f"eos-{run_id}",
+            "topic.count": "1",
+            "records": str(count),
+            "rate": "0",
+            "batch.size": "1000",
+            "value.size": "100",
+            "format": "string",
+            "seed": "1",
+            **connector_keys,
+        }
+    )
     start = time.perf_counter()
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
@@ -79,23 +102,32 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
         for _ in range(rounds):
             for label, (worker_keys, connector_keys) in MODES.items():
                 results[label].append(run(broker.bootstrap_servers, Path(tmp), count, worker_keys, connector_keys))
+
     def median(label: str, field: int) -> float:
         return statistics.median(r[field] for r in results[label])
 
-    rows = ["| delivery | records/s from start | x at least once | records/s from the first record "
-            "(rounds) | x at least once |", "|---|---:|---:|---|---:|"]
+    rows = [
+        "| delivery | records/s from start | x at least once | records/s from the first record "
+        "(rounds) | x at least once |",
+        "|---|---:|---:|---|---:|",
+    ]
     for label, rates in results.items():
-        rows.append(f"| {label} | {median(label, 0):,.0f} | {median(label, 0) / median('at least once', 0):.2f} | "
-                    f"{median(label, 1):,.0f} ({', '.join(f'{r[1]:,.0f}' for r in rates)}) | "
-                    f"{median(label, 1) / median('at least once', 1):.2f} |")
+        rows.append(
+            f"| {label} | {median(label, 0):,.0f} | {median(label, 0) / median('at least once', 0):.2f} | "
+            f"{median(label, 1):,.0f} ({', '.join(f'{r[1]:,.0f}' for r in rates)}) | "
+            f"{median(label, 1) / median('at least once', 1):.2f} |"
+        )
     interval_label = "exactly once, transaction.boundary=interval (1 s)"
     interval = median(interval_label, 1) / median("at least once", 1)
     from_start = median(interval_label, 0) / median("at least once", 0)
-    body = (f"{count:,} DataGen records (100-byte string values, polls of 1,000) per run, {rounds} rounds, "
-            f"embedded Tansu broker, offsets in a Kafka topic for every mode.\n\n" + "\n".join(rows) +
-            f"\n\nTarget interval ≥ {TARGET}x at least once (steady state): {verdict(interval, TARGET)} "
-            f"({interval:.2f}x; from the worker's start {from_start:.2f}x).\n"
-            f"Command: `python -m bench.bench_exactly_once {count} {rounds}`")
+    body = (
+        f"{count:,} DataGen records (100-byte string values, polls of 1,000) per run, {rounds} rounds, "
+        f"embedded Tansu broker, offsets in a Kafka topic for every mode.\n\n"
+        + "\n".join(rows)
+        + f"\n\nTarget interval ≥ {TARGET}x at least once (steady state): {verdict(interval, TARGET)} "
+        f"({interval:.2f}x; from the worker's start {from_start:.2f}x).\n"
+        f"Command: `python -m bench.bench_exactly_once {count} {rounds}`"
+    )
     write_section("Exactly-once throughput", body)
 
 

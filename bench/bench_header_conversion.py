@@ -51,8 +51,10 @@ def typed(n: int) -> list[tuple[str, object]]:
 
 def poll(headers: Callable[[int], list[tuple[str, object]]]) -> list[SourceRecord]:
     partition = {"bench": 0}
-    return [SourceRecord(partition, {"n": n}, "bench", f"{n:>10}" + "x" * 90, str(n), headers=headers(n))
-            for n in range(POLL)]
+    return [
+        SourceRecord(partition, {"n": n}, "bench", f"{n:>10}" + "x" * 90, str(n), headers=headers(n))
+        for n in range(POLL)
+    ]
 
 
 VARIANTS: dict[str, tuple[Callable[[], HeaderConverter], Callable[[int], list[tuple[str, object]]]]] = {
@@ -86,9 +88,12 @@ def main(rounds: int = 7) -> None:
     for name, times in results.items():
         median = statistics.median(times)
         rows.append(f"| {name} | {median:.0f} | {', '.join(f'{t:.0f}' for t in times)} | {median - base:+.0f} |")
-    body = (f"`RecordSerializer.convert_records` on polls of {POLL} records (~100-byte str values, StringConverter "
-            f"keys and values), best of 5 x {POLLS_PER_REPEAT} polls per round, {rounds} interleaved rounds.\n\n"
-            + "\n".join(rows) + f"\n\nCommand: `python -m bench.bench_header_conversion {rounds}`")
+    body = (
+        f"`RecordSerializer.convert_records` on polls of {POLL} records (~100-byte str values, StringConverter "
+        f"keys and values), best of 5 x {POLLS_PER_REPEAT} polls per round, {rounds} interleaved rounds.\n\n"
+        + "\n".join(rows)
+        + f"\n\nCommand: `python -m bench.bench_header_conversion {rounds}`"
+    )
     write_section("Header conversion cost", body)
 
 

@@ -36,9 +36,11 @@ SCRAPE_EVERY_S = 0.25
 
 @contextmanager
 def recording_off() -> Iterator[None]:
-    with mock.patch.object(TaskMetrics, "polled", lambda self, seconds, records: None), \
-            mock.patch.object(TaskMetrics, "committed", lambda self, seconds: None), \
-            mock.patch.object(record_sending, "_byte_count", lambda chunks: 0):
+    with (
+        mock.patch.object(TaskMetrics, "polled", lambda self, seconds, records: None),
+        mock.patch.object(TaskMetrics, "committed", lambda self, seconds: None),
+        mock.patch.object(record_sending, "_byte_count", lambda chunks: 0),
+    ):
         yield
 
 
@@ -46,17 +48,31 @@ def run(bootstrap: str, workdir: Path, count: int, metrics: bool) -> tuple[float
     """Records per second of one run (connector start to graceful stop, every record committed) and how
     many scrapes were served meanwhile."""
     run_id = uuid.uuid4().hex[:8]
-    config = WorkerConfig.from_properties({
-        # the record path in this process: its CPU measured, the task's counters read every millisecond
-        "task.processes": "0",
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
-        "offset.flush.interval.ms": "1000"})
+    config = WorkerConfig.from_properties(
+        {
+            # the record path in this process: its CPU measured, the task's counters read every millisecond
+            "task.processes": "0",
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
+            "offset.flush.interval.ms": "1000",
+        }
+    )
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
-    connector = parse_connector_config({
-        "name": f"metrics-{run_id}", "connector.class": "DataGen", "topic.pattern": f"metrics-{run_id}",
-        "topic.count": "1", "records": str(count), "rate": "0", "batch.size": "1000", "value.size": "100",
-        "format": "string", "seed": "1"})
+    connector = parse_connector_config(
+        {
+            "name": f"metrics-{run_id}",
+            "connector.class": "DataGen",
+            "topic.pattern": f"metrics-{run_id}",
+            "topic.count": "1",
+            "records": str(count),
+            "rate": "0",
+            "batch.size": "1000",
+            "value.size": "100",
+            "format": "string",
+            "seed": "1",
+        }
+    )
     done = threading.Event()
     scrapes = 0
 
@@ -96,12 +112,13 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
             results["on"].append(rate)
             scraped.append(scrapes)
     table, ratio = ratio_table("metrics", results, "off")
-    body = (f"{count:,} DataGen records (100-byte string values, polls of 1,000) per run, {rounds} rounds, "
-            f"embedded Tansu broker. on: histograms and byte counts recorded, `/metrics` rendered every "
-            f"{SCRAPE_EVERY_S} s ({', '.join(map(str, scraped))} scrapes per run); off: nothing recorded, "
-            f"nothing scraped.\n\n" + table +
-            f"\n\nTarget on ≥ {TARGET}x off: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
-            f"Command: `python -m bench.bench_metrics {count} {rounds}`")
+    body = (
+        f"{count:,} DataGen records (100-byte string values, polls of 1,000) per run, {rounds} rounds, "
+        f"embedded Tansu broker. on: histograms and byte counts recorded, `/metrics` rendered every "
+        f"{SCRAPE_EVERY_S} s ({', '.join(map(str, scraped))} scrapes per run); off: nothing recorded, "
+        f"nothing scraped.\n\n" + table + f"\n\nTarget on ≥ {TARGET}x off: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
+        f"Command: `python -m bench.bench_metrics {count} {rounds}`"
+    )
     write_section("Metrics cost", body)
 
 

@@ -55,16 +55,18 @@ KINDS = {"raw": None, "thread": "0", "process": None}  # kind: task.processes (N
 
 
 def connect(server: Any, **kwargs: Any) -> Any:
-    connection = psycopg2.connect(host=server.host, port=server.port, user=server.user, password=server.password,
-                                  dbname=DB, **kwargs)
+    connection = psycopg2.connect(
+        host=server.host, port=server.port, user=server.user, password=server.password, dbname=DB, **kwargs
+    )
     if "connection_factory" not in kwargs:
         connection.autocommit = True
     return connection
 
 
 def setup(server: Any) -> None:
-    admin = psycopg2.connect(host=server.host, port=server.port, user=server.user, password=server.password,
-                             dbname="postgres")
+    admin = psycopg2.connect(
+        host=server.host, port=server.port, user=server.user, password=server.password, dbname="postgres"
+    )
     admin.autocommit = True
     with admin.cursor() as cursor:
         cursor.execute(f"CREATE DATABASE {DB}")
@@ -105,8 +107,11 @@ def run_raw(server: Any, bootstrap: str, slot: str, topic: str, changes: int) ->
     """Changes/s of the plain loop, from starting the stream until the producer delivered everything."""
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     start = time.perf_counter()
-    connection = connect(server, connection_factory=psycopg2.extras.LogicalReplicationConnection,
-                         options="-c DateStyle=ISO -c TimeZone=UTC")
+    connection = connect(
+        server,
+        connection_factory=psycopg2.extras.LogicalReplicationConnection,
+        options="-c DateStyle=ISO -c TimeZone=UTC",
+    )
     cursor = connection.cursor()
     cursor.start_replication(slot_name=slot, decode=False, options={"proto_version": "1", "publication_names": "bench"})
     producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap})
@@ -131,13 +136,27 @@ def run_raw(server: Any, bootstrap: str, slot: str, topic: str, changes: int) ->
             new = decoded.new
             after = {"id": int(new[0]), "balance": int(new[1]), "note": new[2]}
             ts_ms = int(begin.commit_time.timestamp() * 1000)
-            value = {"before": None, "after": after, "source": {
-                "version": "raw", "connector": "postgresql", "name": "bench", "ts_ms": ts_ms, "snapshot": "false",
-                "db": DB, "sequence": json.dumps([str(last_end), str(message.data_start)]),
-                "schema": relation.namespace, "table": relation.name, "txId": begin.xid,
-                "lsn": message.data_start, "xmin": None},
-                "op": "c" if isinstance(decoded, pg.Insert) else "u", "ts_ms": int(time.time() * 1000),
-                "transaction": None}
+            value = {
+                "before": None,
+                "after": after,
+                "source": {
+                    "version": "raw",
+                    "connector": "postgresql",
+                    "name": "bench",
+                    "ts_ms": ts_ms,
+                    "snapshot": "false",
+                    "db": DB,
+                    "sequence": json.dumps([str(last_end), str(message.data_start)]),
+                    "schema": relation.namespace,
+                    "table": relation.name,
+                    "txId": begin.xid,
+                    "lsn": message.data_start,
+                    "xmin": None,
+                },
+                "op": "c" if isinstance(decoded, pg.Insert) else "u",
+                "ts_ms": int(time.time() * 1000),
+                "transaction": None,
+            }
             while True:
                 try:
                     producer.produce(topic, dumps(value).encode(), dumps({"id": after["id"]}).encode())
@@ -156,24 +175,44 @@ def run_raw(server: Any, bootstrap: str, slot: str, topic: str, changes: int) ->
 
 
 def worker_props(server: Any, slot: str, prefix: str, name: str) -> dict[str, str]:
-    return {"name": name, "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-            "database.hostname": server.host, "database.port": str(server.port), "database.user": server.user,
-            "database.password": server.password, "database.dbname": DB, "database.sslmode": "disable",
-            "topic.prefix": prefix, "slot.name": slot, "publication.name": "bench",
-            "publication.autocreate.mode": "disabled", "snapshot.mode": "no_data", "max.batch.size": "2048"}
+    return {
+        "name": name,
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": server.host,
+        "database.port": str(server.port),
+        "database.user": server.user,
+        "database.password": server.password,
+        "database.dbname": DB,
+        "database.sslmode": "disable",
+        "topic.prefix": prefix,
+        "slot.name": slot,
+        "publication.name": "bench",
+        "publication.autocreate.mode": "disabled",
+        "snapshot.mode": "no_data",
+        "max.batch.size": "2048",
+    }
 
 
 def start_worker(workdir: Path, bootstrap: str, n: int, processes: str | None = "0") -> StandaloneRuntime:
     extra = {} if processes is None else {"task.processes": processes}
-    config = WorkerConfig.from_properties({**extra,
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
-        "key.converter": JSON, "value.converter": JSON, "key.converter.schemas.enable": "false",
-        "value.converter.schemas.enable": "false", "offset.flush.interval.ms": "1000"})
+    config = WorkerConfig.from_properties(
+        {
+            **extra,
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
+            "key.converter": JSON,
+            "value.converter": JSON,
+            "key.converter.schemas.enable": "false",
+            "value.converter.schemas.enable": "false",
+            "offset.flush.interval.ms": "1000",
+        }
+    )
     return StandaloneRuntime(config).start()
 
 
-def run_worker(server: Any, bootstrap: str, slot: str, prefix: str, changes: int, workdir: Path, n: int,
-               processes: str | None) -> float:
+def run_worker(
+    server: Any, bootstrap: str, slot: str, prefix: str, changes: int, workdir: Path, n: int, processes: str | None
+) -> float:
     runtime = start_worker(workdir, bootstrap, n, processes)
     assert runtime.worker is not None
     connector = parse_connector_config(worker_props(server, slot, prefix, f"cdc-{n}"))
@@ -201,8 +240,9 @@ def measure_lag(server: Any, bootstrap: str, workdir: Path, first_id: int) -> li
     runtime = start_worker(workdir, bootstrap, 99)
     assert runtime.worker is not None
     runtime.worker.start_connector(parse_connector_config(worker_props(server, slot, prefix, "cdc-lag")))
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "lag", "enable.auto.commit": False,
-                         "fetch.wait.max.ms": 10})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "lag", "enable.auto.commit": False, "fetch.wait.max.ms": 10}
+    )
     consumer.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
     total = LAG_RATE * LAG_SECONDS
     lags: list[float] = []
@@ -212,8 +252,9 @@ def measure_lag(server: Any, bootstrap: str, workdir: Path, first_id: int) -> li
         with connection.cursor() as cursor:
             begin = time.perf_counter()
             for i in range(total // 100):
-                cursor.execute("INSERT INTO accounts SELECT %s + n, n, 'lag' FROM generate_series(0, 99) n",
-                               (first_id + i * 100,))
+                cursor.execute(
+                    "INSERT INTO accounts SELECT %s + n, n, 'lag' FROM generate_series(0, 99) n", (first_id + i * 100,)
+                )
                 pause = begin + (i + 1) * 100 / LAG_RATE - time.perf_counter()
                 if pause > 0:
                     time.sleep(pause)
@@ -258,8 +299,16 @@ def main(changes: int = 1_000_000, rounds: int = 1) -> None:
                 if kind == "raw":
                     rate = run_raw(server, broker.bootstrap_servers, f"raw_{n}", topic, changes)
                 else:
-                    rate = run_worker(server, broker.bootstrap_servers, f"{kind}_{n}", prefix, changes, Path(tmp),
-                                      len(results[kind]) * 10 + n, processes)
+                    rate = run_worker(
+                        server,
+                        broker.bootstrap_servers,
+                        f"{kind}_{n}",
+                        prefix,
+                        changes,
+                        Path(tmp),
+                        len(results[kind]) * 10 + n,
+                        processes,
+                    )
                 results[kind].append(rate)
                 admin.delete([topic])  # Tansu keeps every byte in memory
                 print(f"round {n} {kind}: {rate:,.0f} changes/s", flush=True)
@@ -272,28 +321,30 @@ def main(changes: int = 1_000_000, rounds: int = 1) -> None:
     ratio = statistics.median(worker) / statistics.median(raw)
     process_ratio = statistics.median(in_process) / statistics.median(raw)
     p50, p99 = lags[len(lags) // 2], lags[int(len(lags) * 0.99)]
-    body = "\n".join([
-        f"`python -m bench.bench_postgres_cdc {changes} {rounds}`: {changes:,} row changes (inserts, then updates, "
-        f"in transactions of 100) of a PostgreSQL 15 table (bigint id, int, text) streamed from a logical "
-        f"replication slot (pgoutput) into a {PARTITIONS}-partition topic of the embedded Tansu broker, Debezium "
-        f"JSON without schemas, {rounds} round(s); each side reads the same backlog from its own slot.",
-        "",
-        "| path | changes/s (median) | all rounds |",
-        "|---|---:|---|",
-        f"| raw: psycopg2 replication loop, pgoutput decoded, same JSON → confluent-kafka | "
-        f"{statistics.median(raw):,.0f} | {', '.join(f'{r:,.0f}' for r in raw)} |",
-        f"| worker, the task a thread (`task.processes=0`): PostgresCdc → JsonConverter, offsets committed | "
-        f"{statistics.median(worker):,.0f} | {', '.join(f'{r:,.0f}' for r in worker)} |",
-        f"| worker, the task in a process of its own (the default) | {statistics.median(in_process):,.0f} | "
-        f"{', '.join(f'{r:,.0f}' for r in in_process)} |",
-        "",
-        f"worker / raw: **{ratio:.2f}** as a thread, **{process_ratio:.2f}** in a task process; target ≥ {TARGET} "
-        f"(thread: {verdict(ratio, TARGET)}; process: {verdict(process_ratio, TARGET)})",
-        "",
-        f"Lag at {LAG_RATE:,} changes/s for {LAG_SECONDS} s through the worker (commit in PostgreSQL → read by a "
-        f"consumer, an upper bound of → acknowledged): p50 **{p50:.0f} ms**, p99 **{p99:.0f} ms**, max "
-        f"{lags[-1]:.0f} ms; target p99 ≤ {LAG_TARGET_MS} ms ({'met' if p99 <= LAG_TARGET_MS else 'NOT met'})",
-    ])
+    body = "\n".join(
+        [
+            f"`python -m bench.bench_postgres_cdc {changes} {rounds}`: {changes:,} row changes (inserts, then updates, "
+            f"in transactions of 100) of a PostgreSQL 15 table (bigint id, int, text) streamed from a logical "
+            f"replication slot (pgoutput) into a {PARTITIONS}-partition topic of the embedded Tansu broker, Debezium "
+            f"JSON without schemas, {rounds} round(s); each side reads the same backlog from its own slot.",
+            "",
+            "| path | changes/s (median) | all rounds |",
+            "|---|---:|---|",
+            f"| raw: psycopg2 replication loop, pgoutput decoded, same JSON → confluent-kafka | "
+            f"{statistics.median(raw):,.0f} | {', '.join(f'{r:,.0f}' for r in raw)} |",
+            f"| worker, the task a thread (`task.processes=0`): PostgresCdc → JsonConverter, offsets committed | "
+            f"{statistics.median(worker):,.0f} | {', '.join(f'{r:,.0f}' for r in worker)} |",
+            f"| worker, the task in a process of its own (the default) | {statistics.median(in_process):,.0f} | "
+            f"{', '.join(f'{r:,.0f}' for r in in_process)} |",
+            "",
+            f"worker / raw: **{ratio:.2f}** as a thread, **{process_ratio:.2f}** in a task process; target ≥ {TARGET} "
+            f"(thread: {verdict(ratio, TARGET)}; process: {verdict(process_ratio, TARGET)})",
+            "",
+            f"Lag at {LAG_RATE:,} changes/s for {LAG_SECONDS} s through the worker (commit in PostgreSQL → read by a "
+            f"consumer, an upper bound of → acknowledged): p50 **{p50:.0f} ms**, p99 **{p99:.0f} ms**, max "
+            f"{lags[-1]:.0f} ms; target p99 ≤ {LAG_TARGET_MS} ms ({'met' if p99 <= LAG_TARGET_MS else 'NOT met'})",
+        ]
+    )
     write_section("PostgreSQL CDC throughput and lag", body)
 
 

@@ -34,13 +34,18 @@ from connectworker.rest.server import RestServer
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 
 CONNECTOR = "latency"
-REQUESTS = (("GET", "/connectors"), ("GET", f"/connectors/{CONNECTOR}/status"),
-            ("PUT", f"/connectors/{CONNECTOR}/pause"), ("PUT", f"/connectors/{CONNECTOR}/resume"))
+REQUESTS = (
+    ("GET", "/connectors"),
+    ("GET", f"/connectors/{CONNECTOR}/status"),
+    ("PUT", f"/connectors/{CONNECTOR}/pause"),
+    ("PUT", f"/connectors/{CONNECTOR}/resume"),
+)
 
 
 @contextmanager
 def nagle_left_on() -> Iterator[None]:
     """The listening socket created without naming its protocol, as before the fix."""
+
     def bind(listener: Listener, key: str = "listeners") -> socket.socket:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -66,13 +71,24 @@ def per_request_ms(url: str, count: int) -> tuple[float, float]:
 
 
 def run(bootstrap: str, workdir: Path, count: int, nagle: bool) -> tuple[float, float]:
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / "offsets.json"),
-        "listeners": "http://127.0.0.1:0"})
-    connector = parse_connector_config({
-        "name": CONNECTOR, "connector.class": "DataGen", "topic.pattern": "latency", "topic.count": "1",
-        "records": "1000", "rate": "100"})
-    with StandaloneRuntime(config) as runtime, (nagle_left_on() if nagle else nullcontext()):
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / "offsets.json"),
+            "listeners": "http://127.0.0.1:0",
+        }
+    )
+    connector = parse_connector_config(
+        {
+            "name": CONNECTOR,
+            "connector.class": "DataGen",
+            "topic.pattern": "latency",
+            "topic.count": "1",
+            "records": "1000",
+            "rate": "100",
+        }
+    )
+    with StandaloneRuntime(config) as runtime, nagle_left_on() if nagle else nullcontext():
         rest = RestServer.for_worker(config, {})
         assert rest is not None
         server = rest.bind().serve(runtime.start_herder([connector]))
@@ -87,18 +103,26 @@ def main(count: int = 200, rounds: int = 3) -> None:
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
         for n in range(rounds):
             for label in results:
-                results[label].append(run(broker.bootstrap_servers, Path(tmp) / f"{label[:7]}-{n}", count,
-                                          nagle=label.startswith("Nagle")))
-    rows = ["| server | ms/request, mean (median of rounds) | ms/request, median | means by round |",
-            "|---|---:|---:|---|"]
+                results[label].append(
+                    run(
+                        broker.bootstrap_servers, Path(tmp) / f"{label[:7]}-{n}", count, nagle=label.startswith("Nagle")
+                    )
+                )
+    rows = [
+        "| server | ms/request, mean (median of rounds) | ms/request, median | means by round |",
+        "|---|---:|---:|---|",
+    ]
     for label, runs in results.items():
         mean = statistics.median(r[0] for r in runs)
         median = statistics.median(r[1] for r in runs)
         rows.append(f"| {label} | {mean:.1f} | {median:.1f} | {', '.join(f'{r[0]:.1f}' for r in runs)} |")
-    body = (f"{count} requests per variant and round ({', '.join(f'{m} {p}' for m, p in REQUESTS)}, in turn), "
-            f"{rounds} rounds, a standalone worker running one DataGen connector on the embedded Tansu "
-            f"broker, httpx as the client.\n\n" + "\n".join(rows) +
-            f"\n\nCommand: `python -m bench.bench_rest_latency {count} {rounds}`")
+    body = (
+        f"{count} requests per variant and round ({', '.join(f'{m} {p}' for m, p in REQUESTS)}, in turn), "
+        f"{rounds} rounds, a standalone worker running one DataGen connector on the embedded Tansu "
+        f"broker, httpx as the client.\n\n"
+        + "\n".join(rows)
+        + f"\n\nCommand: `python -m bench.bench_rest_latency {count} {rounds}`"
+    )
     write_section("REST latency", body)
 
 

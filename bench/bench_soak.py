@@ -48,8 +48,13 @@ def sample(pid: int, started: float) -> Sample:
 
 
 def datagen(name: str) -> dict[str, str]:
-    return {"connector.class": "DataGen", "topic.pattern": f"{name}.{{region}}", "topic.count": "3",
-            "rate": "200", "format": "string"}
+    return {
+        "connector.class": "DataGen",
+        "topic.pattern": f"{name}.{{region}}",
+        "topic.count": "3",
+        "rate": "200",
+        "format": "string",
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,15 +66,22 @@ def main(argv: list[str] | None = None) -> None:
     after_delete: list[int] = []
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as work:
         worker = Path(work) / "worker.properties"
-        worker.write_text(f"bootstrap.servers=embedded\noffset.storage.file.filename={work}/offsets.json\n"
-                          f"listeners=http://127.0.0.1:{port}\ntopic.creation.enable=true\n")
+        worker.write_text(
+            f"bootstrap.servers=embedded\noffset.storage.file.filename={work}/offsets.json\n"
+            f"listeners=http://127.0.0.1:{port}\ntopic.creation.enable=true\n"
+        )
         demo = Path(work) / "demo.properties"
-        demo.write_text("name=demo\nconnector.class=DataGen\ntopic.pattern=orders.{region}\ntopic.count=3\n"
-                        "rate=500\nformat=string\ntopic.creation.default.partitions=3\n"
-                        "topic.creation.default.replication.factor=1\n")
+        demo.write_text(
+            "name=demo\nconnector.class=DataGen\ntopic.pattern=orders.{region}\ntopic.count=3\n"
+            "rate=500\nformat=string\ntopic.creation.default.partitions=3\n"
+            "topic.creation.default.replication.factor=1\n"
+        )
         log = (Path(work) / "worker.log").open("w")
-        proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(demo)],
-                                stdout=subprocess.DEVNULL, stderr=log)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(demo)],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
         client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
         try:
             deadline = time.monotonic() + 60
@@ -124,18 +136,22 @@ def report(samples: list[Sample], after_delete: list[int], command: str) -> str:
     baseline_threads = after_delete[0] if after_delete else 0
     over = [t for t in after_delete if t > baseline_threads]
     rows = [f"| {s.seconds:.0f} | {s.rss_mb:.1f} | {s.threads} |" for s in samples[:: max(1, len(samples) // 12)]]
-    return "\n".join([
-        f"`{command}`: the demo connector (500 rec/s), `GET /connectors?expand=status` every second, one DataGen "
-        f"connector created and deleted every 10 s ({len(after_delete)} lifecycles); the worker's RSS and "
-        f"threads sampled every 5 s.",
-        "",
-        f"RSS after the first minute {first_minute.rss_mb:.1f} MB, at the end ({last.seconds:.0f} s) "
-        f"{last.rss_mb:.1f} MB: **{growth:+.1%}** (target: within 5 %). Threads after each delete: "
-        f"{min(after_delete, default=0)} to {max(after_delete, default=0)} against {baseline_threads} after the "
-        f"first ({len(over)} of {len(after_delete)} above it).",
-        "",
-        "| seconds | RSS MB | threads |", "|---:|---:|---:|", *rows,
-    ])
+    return "\n".join(
+        [
+            f"`{command}`: the demo connector (500 rec/s), `GET /connectors?expand=status` every second, one DataGen "
+            f"connector created and deleted every 10 s ({len(after_delete)} lifecycles); the worker's RSS and "
+            f"threads sampled every 5 s.",
+            "",
+            f"RSS after the first minute {first_minute.rss_mb:.1f} MB, at the end ({last.seconds:.0f} s) "
+            f"{last.rss_mb:.1f} MB: **{growth:+.1%}** (target: within 5 %). Threads after each delete: "
+            f"{min(after_delete, default=0)} to {max(after_delete, default=0)} against {baseline_threads} after the "
+            f"first ({len(over)} of {len(after_delete)} above it).",
+            "",
+            "| seconds | RSS MB | threads |",
+            "|---:|---:|---:|",
+            *rows,
+        ]
+    )
 
 
 if __name__ == "__main__":

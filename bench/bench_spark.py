@@ -72,15 +72,27 @@ class Run:
 
 
 def connector(name: str, topic_prefix: str, tasks: int, records: int, value_size: int) -> dict[str, str]:
-    return {"name": name, "connector.class": "DataGen", "tasks.max": str(tasks),
-            "topic.pattern": topic_prefix + ".{n}", "topic.count": "3", "records": str(records), "rate": "0",
-            "batch.size": "500", "value.size": str(value_size), "seed": "1",
-            "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER,
-            "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2"}
+    return {
+        "name": name,
+        "connector.class": "DataGen",
+        "tasks.max": str(tasks),
+        "topic.pattern": topic_prefix + ".{n}",
+        "topic.count": "3",
+        "records": str(records),
+        "rate": "0",
+        "batch.size": "500",
+        "value.size": str(value_size),
+        "seed": "1",
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "2",
+    }
 
 
-def wait_for(total: int, committed: Callable[[], int], timeout_s: float, start: float | None = None,
-             every_s: float = 0.05) -> list[tuple[float, int]]:
+def wait_for(
+    total: int, committed: Callable[[], int], timeout_s: float, start: float | None = None, every_s: float = 0.05
+) -> list[tuple[float, int]]:
     """(seconds from `start` (default: now), records committed) at every change, until all `total` are."""
     start = time.monotonic() if start is None else start
     commits: list[tuple[float, int]] = []
@@ -97,9 +109,14 @@ def wait_for(total: int, committed: Callable[[], int], timeout_s: float, start: 
 
 
 def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int) -> Run:
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(work / "standalone.offsets"),
-        "offset.flush.interval.ms": "500", "topic.creation.enable": "true"})
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(work / "standalone.offsets"),
+            "offset.flush.interval.ms": "500",
+            "topic.creation.enable": "true",
+        }
+    )
     with StandaloneRuntime(config) as runtime:
         assert runtime.worker is not None
         runtime.worker.start_connector(parse_connector_config(props))
@@ -115,15 +132,36 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, mas
 
     local = master.startswith("local")
     offsets = work / f"{props['name']}.offsets"
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER,
-        "topic.creation.enable": "true", "spark.master": master, "offset.flush.interval.ms": "500",
-        "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.driver.host": "127.0.0.1",
-        "offset.storage.file.filename": str(offsets),
-        **({} if local else {"offset.storage.topic": f"{props['name']}-offsets", "offset.storage.partitions": "1",
-                             "offset.storage.replication.factor": "1", "spark.conf.spark.executor.memory": "1g"})})
-    storage: OffsetBackingStore = (FileOffsetStore(offsets, shared=True) if local else KafkaOffsetStore(
-        f"{props['name']}-offsets", {"bootstrap.servers": bootstrap}, partitions=1, replication_factor=1))
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "key.converter": STRING_CONVERTER,
+            "value.converter": STRING_CONVERTER,
+            "topic.creation.enable": "true",
+            "spark.master": master,
+            "offset.flush.interval.ms": "500",
+            "spark.conf.spark.ui.enabled": "false",
+            "spark.conf.spark.driver.host": "127.0.0.1",
+            "offset.storage.file.filename": str(offsets),
+            **(
+                {}
+                if local
+                else {
+                    "offset.storage.topic": f"{props['name']}-offsets",
+                    "offset.storage.partitions": "1",
+                    "offset.storage.replication.factor": "1",
+                    "spark.conf.spark.executor.memory": "1g",
+                }
+            ),
+        }
+    )
+    storage: OffsetBackingStore = (
+        FileOffsetStore(offsets, shared=True)
+        if local
+        else KafkaOffsetStore(
+            f"{props['name']}-offsets", {"bootstrap.servers": bootstrap}, partitions=1, replication_factor=1
+        )
+    )
     started = time.monotonic()
     runtime = SparkRuntime(config)
     try:
@@ -141,8 +179,9 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, mas
     finally:
         runtime.stop()
         storage.close()
-    return Run(mode, total, commits[-1][0], commits, session_ready - started,
-               "one long-lived Spark task per connector task")
+    return Run(
+        mode, total, commits[-1][0], commits, session_ready - started, "one long-lived Spark task per connector task"
+    )
 
 
 def run_dataframes(bootstrap: str, work: Path, props: dict[str, str], total: int) -> Run:
@@ -152,21 +191,33 @@ def run_dataframes(bootstrap: str, work: Path, props: dict[str, str], total: int
     from connectworker.spark.runner.session import open_session
 
     offsets = work / f"{props['name']}.offsets"
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "spark.master": "local[2]", "spark.conf.spark.ui.enabled": "false",
-        "spark.conf.spark.driver.host": "127.0.0.1"})
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "spark.master": "local[2]",
+            "spark.conf.spark.ui.enabled": "false",
+            "spark.conf.spark.driver.host": "127.0.0.1",
+        }
+    )
     started = time.monotonic()
     spark, owned = open_session(config, work)
     session_ready = time.monotonic()
     register(spark)
     kafka = {"kafka.bootstrap.servers": bootstrap, "offset.storage.file.filename": str(offsets)}
     source = {**props, **kafka, "topic.creation.enable": "true", "microbatch.max.ms": "2000"}
-    query = (spark.readStream.format("connect-source").options(**source).load()
-             .writeStream.format("connect-kafka").options(**kafka)
-             .option("checkpointLocation", str(work / f"{props['name']}.checkpoint"))
-             .trigger(processingTime="2 seconds").start())
+    query = (
+        spark.readStream.format("connect-source")
+        .options(**source)
+        .load()
+        .writeStream.format("connect-kafka")
+        .options(**kafka)
+        .option("checkpointLocation", str(work / f"{props['name']}.checkpoint"))
+        .trigger(processingTime="2 seconds")
+        .start()
+    )
     storage = FileOffsetStore(offsets, shared=True)
     try:
+
         def committed() -> int:
             if not query.isActive:
                 raise RuntimeError(f"query stopped: {query.exception()}")
@@ -177,27 +228,38 @@ def run_dataframes(bootstrap: str, work: Path, props: dict[str, str], total: int
         query.stop()
         if owned:
             spark.stop()
-    return Run("DataFrame formats, local[2] (`connect-source` -> `connect-kafka`, 2 s micro-batches)", total,
-               commits[-1][0], commits, session_ready - started, "a streaming query: rows cross the JVM twice")
+    return Run(
+        "DataFrame formats, local[2] (`connect-source` -> `connect-kafka`, 2 s micro-batches)",
+        total,
+        commits[-1][0],
+        commits,
+        session_ready - started,
+        "a streaming query: rows cross the JVM twice",
+    )
 
 
 def report(runs: list[Run], tasks: int, per_task: int, value_size: int, command: str) -> str:
-    lines = [f"`{command}`: DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, "
-             f"3 topics (created by rule), acks=all; a record counts once its source offset is committed. "
-             f"Spark runs are timed from the moment their session is up (session start-up: its own column).",
-             "Steady state: records/s from the second commit to the last (excludes start-up: on Spark, "
-             "Python workers starting and the first tasks placed). The cluster run "
-             "reuses the JVM the local[2] run started (PySpark keeps one per process), so its session start "
-             "is only a new SparkContext; its first commit includes launching the executors.",
-             "", "| mode | records | seconds | records/s | session start | first commit after | "
-                 "steady records/s | steady x standalone | notes |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        f"`{command}`: DataGen, {tasks} tasks x {per_task:,} records, {value_size}-byte string values, "
+        f"3 topics (created by rule), acks=all; a record counts once its source offset is committed. "
+        f"Spark runs are timed from the moment their session is up (session start-up: its own column).",
+        "Steady state: records/s from the second commit to the last (excludes start-up: on Spark, "
+        "Python workers starting and the first tasks placed). The cluster run "
+        "reuses the JVM the local[2] run started (PySpark keeps one per process), so its session start "
+        "is only a new SparkContext; its first commit includes launching the executors.",
+        "",
+        "| mode | records | seconds | records/s | session start | first commit after | "
+        "steady records/s | steady x standalone | notes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     base = runs[0]
     for r in runs:
         session = "" if r.session_s is None else f"{r.session_s:.1f} s"
-        lines.append(f"| {r.mode} | {r.records:,} | {r.seconds:.1f} | {r.rate:,.0f} | {session} "
-                     f"| {r.first_commit_s:.1f} s | {r.steady_rate:,.0f} | {r.steady_rate / base.steady_rate:.2f}x "
-                     f"| {r.note} |")
+        lines.append(
+            f"| {r.mode} | {r.records:,} | {r.seconds:.1f} | {r.rate:,.0f} | {session} "
+            f"| {r.first_commit_s:.1f} s | {r.steady_rate:,.0f} | {r.steady_rate / base.steady_rate:.2f}x "
+            f"| {r.note} |"
+        )
     return "\n".join(lines)
 
 
@@ -228,14 +290,23 @@ def main(argv: list[str] | None = None) -> None:
             elif mode == "dataframes":
                 runs.append(run_dataframes(bootstrap, tmp, props, total))
             elif mode == "local[2]":
-                runs.append(run_spark(bootstrap, tmp, props, total, "local[2]",
-                                      "Spark local[2] (`connectworker spark`)"))
+                runs.append(
+                    run_spark(bootstrap, tmp, props, total, "local[2]", "Spark local[2] (`connectworker spark`)")
+                )
             else:
                 from tests.integration.spark_cluster import spark_cluster
 
                 with spark_cluster(tmp / "cluster") as cluster:
-                    runs.append(run_spark(bootstrap, tmp, props, total, cluster.master_url,
-                                          "Spark standalone cluster, 2 workers x 1 core (`connectworker spark`)"))
+                    runs.append(
+                        run_spark(
+                            bootstrap,
+                            tmp,
+                            props,
+                            total,
+                            cluster.master_url,
+                            "Spark standalone cluster, 2 workers x 1 core (`connectworker spark`)",
+                        )
+                    )
             topics = [f"{prefix}.{n}" for n in range(3)] + ([f"{prefix}-offsets"] if mode == "cluster" else [])
             for future in admin.delete_topics(topics).values():
                 future.result()  # free the broker's memory before the next run

@@ -34,8 +34,14 @@ CREATE_TARGET_S, PAUSE_TARGET_S = 3.0, 2.0
 
 def _records(bootstrap: str, topic: str, *, first_only: bool, timeout_s: float) -> list[int]:
     """Timestamps (ms) of the topic's records: the first one only, or all there are after `timeout_s`."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": uuid.uuid4().hex, "enable.auto.commit": False,
-                         "fetch.wait.max.ms": 10})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": uuid.uuid4().hex,
+            "enable.auto.commit": False,
+            "fetch.wait.max.ms": 10,
+        }
+    )
     out: list[int] = []
     try:
         deadline = time.monotonic() + timeout_s
@@ -67,24 +73,45 @@ def main(rounds: int = 5) -> None:
 
     creates: list[float] = []
     pauses: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp, EmbeddedBroker() as broker, \
-            spark_cluster(Path(tmp) / "cluster", workers=2, cores=2) as cluster:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        EmbeddedBroker() as broker,
+        spark_cluster(Path(tmp) / "cluster", workers=2, cores=2) as cluster,
+    ):
         work = Path(tmp) / "driver"
         work.mkdir()
         url = f"http://127.0.0.1:{free_loopback_port()}"
-        (work / "worker.properties").write_text("\n".join(f"{k}={v}" for k, v in {
-            "bootstrap.servers": broker.bootstrap_servers, "listeners": url,
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "offset.storage.topic": "bench-offsets", "offset.storage.partitions": "1",
-            "offset.storage.replication.factor": "1", "config.storage.topic": "bench-configs",
-            "config.storage.replication.factor": "1", "offset.storage.file.filename": "connect.offsets",
-            "offset.flush.interval.ms": "1000", "spark.master": cluster.master_url,
-            "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.driver.host": "127.0.0.1"}.items()) + "\n")
+        (work / "worker.properties").write_text(
+            "\n".join(
+                f"{k}={v}"
+                for k, v in {
+                    "bootstrap.servers": broker.bootstrap_servers,
+                    "listeners": url,
+                    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+                    "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+                    "offset.storage.topic": "bench-offsets",
+                    "offset.storage.partitions": "1",
+                    "offset.storage.replication.factor": "1",
+                    "config.storage.topic": "bench-configs",
+                    "config.storage.replication.factor": "1",
+                    "offset.storage.file.filename": "connect.offsets",
+                    "offset.flush.interval.ms": "1000",
+                    "spark.master": cluster.master_url,
+                    "spark.conf.spark.ui.enabled": "false",
+                    "spark.conf.spark.driver.host": "127.0.0.1",
+                }.items()
+            )
+            + "\n"
+        )
         env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
         with (work / "driver.log").open("wb") as log:
-            driver = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties"],
-                                      cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            driver = subprocess.Popen(
+                [sys.executable, "-m", "connectworker.cli", "spark", "worker.properties"],
+                cwd=work,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         try:
             client = httpx.Client(base_url=url, timeout=30)
             deadline = time.monotonic() + 120
@@ -99,9 +126,20 @@ def main(rounds: int = 5) -> None:
             for n in range(rounds):
                 name = f"bench-{n}"
                 began = time.time()
-                response = client.post("/connectors", json={"name": name, "config": {
-                    "connector.class": "DataGen", "topic.pattern": name, "topic.count": "1", "rate": "1000",
-                    "batch.size": "10", "format": "string"}})
+                response = client.post(
+                    "/connectors",
+                    json={
+                        "name": name,
+                        "config": {
+                            "connector.class": "DataGen",
+                            "topic.pattern": name,
+                            "topic.count": "1",
+                            "rate": "1000",
+                            "batch.size": "10",
+                            "format": "string",
+                        },
+                    },
+                )
                 response.raise_for_status()
                 first = _records(broker.bootstrap_servers, name, first_only=True, timeout_s=60)
                 if not first:
@@ -128,18 +166,20 @@ def main(rounds: int = 5) -> None:
                 except ProcessLookupError:
                     continue
     create_median, pause_median = statistics.median(creates), statistics.median(pauses)
-    body = "\n".join([
-        f"`python -m bench.bench_spark_connect_cluster {rounds}`: a Spark standalone cluster (a master, two "
-        "two-core workers, the pyspark wheel) and `connectworker spark` with its REST API, the embedded Tansu "
-        f"broker; {rounds} rounds, each a DataGen connector (1 task, 1,000 records/s) created, paused, deleted.",
-        "",
-        "| measure | median | all rounds | target |",
-        "|---|---:|---|---|",
-        f"| REST create → first record | {create_median:.2f} s | {', '.join(f'{v:.2f}' for v in creates)} | "
-        f"≤ {CREATE_TARGET_S:g} s ({verdict(CREATE_TARGET_S - create_median, 0)}) |",
-        f"| REST pause → last record produced | {pause_median:.2f} s | {', '.join(f'{v:.2f}' for v in pauses)} | "
-        f"≤ {PAUSE_TARGET_S:g} s ({verdict(PAUSE_TARGET_S - pause_median, 0)}) |",
-    ])
+    body = "\n".join(
+        [
+            f"`python -m bench.bench_spark_connect_cluster {rounds}`: a Spark standalone cluster (a master, two "
+            "two-core workers, the pyspark wheel) and `connectworker spark` with its REST API, the embedded Tansu "
+            f"broker; {rounds} rounds, each a DataGen connector (1 task, 1,000 records/s) created, paused, deleted.",
+            "",
+            "| measure | median | all rounds | target |",
+            "|---|---:|---|---|",
+            f"| REST create → first record | {create_median:.2f} s | {', '.join(f'{v:.2f}' for v in creates)} | "
+            f"≤ {CREATE_TARGET_S:g} s ({verdict(CREATE_TARGET_S - create_median, 0)}) |",
+            f"| REST pause → last record produced | {pause_median:.2f} s | {', '.join(f'{v:.2f}' for v in pauses)} | "
+            f"≤ {PAUSE_TARGET_S:g} s ({verdict(PAUSE_TARGET_S - pause_median, 0)}) |",
+        ]
+    )
     write_section("Connect cluster on Spark: REST latency", body)
 
 

@@ -28,8 +28,9 @@ from connectworker.spark.formats.kafka_writer import KafkaRowWriter, drop_produc
 from connectworker.spark.formats.options import SinkSettings
 
 TOPIC = "bench-spark-writer"
-SCHEMA = StructType([StructField("topic", StringType()), StructField("key", BinaryType()),
-                     StructField("value", BinaryType())])
+SCHEMA = StructType(
+    [StructField("topic", StringType()), StructField("key", BinaryType()), StructField("value", BinaryType())]
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,12 +39,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args(argv)
     with ExitStack() as stack:
-        bootstrap = os.environ.get("CONNECTWORKER_BENCH_BOOTSTRAP") or stack.enter_context(
-            EmbeddedBroker()).bootstrap_servers
+        bootstrap = (
+            os.environ.get("CONNECTWORKER_BENCH_BOOTSTRAP") or stack.enter_context(EmbeddedBroker()).bootstrap_servers
+        )
         settings = SinkSettings.from_options({"kafka.bootstrap.servers": bootstrap})
         columns = SinkColumns.of(SCHEMA, topic_option=None)
-        batch = pa.record_batch({"topic": pa.array([TOPIC] * args.rows), "key": pa.nulls(args.rows, pa.binary()),
-                                 "value": pa.array([b"x" * 100] * args.rows, pa.binary())})
+        batch = pa.record_batch(
+            {
+                "topic": pa.array([TOPIC] * args.rows),
+                "key": pa.nulls(args.rows, pa.binary()),
+                "value": pa.array([b"x" * 100] * args.rows, pa.binary()),
+            }
+        )
         warm = Producer({"bootstrap.servers": bootstrap})  # the topic exists before either variant runs
         warm.produce(TOPIC, b"x")
         warm.flush(30)
@@ -57,13 +64,24 @@ def main(argv: list[str] | None = None) -> None:
                     KafkaRowWriter(settings, columns).write(iter([batch]))
                     samples.append(time.perf_counter() - started)
         drop_producer(settings.kafka)
-    rows = [f"| {variant} | {statistics.median(s) * 1000:.1f} ms | {min(s) * 1000:.1f} ms | {max(s) * 1000:.1f} ms |"
-            for variant, s in times.items()]
-    write_section("spark write task", "\n".join([
-        f"`python -m bench.bench_spark_writer --rows {args.rows} --rounds {args.rounds}`: one `connect-kafka` write "
-        f"task of {args.rows:,} rows of 100 bytes (produce, then wait for every acknowledgement), "
-        f"{2 * args.rounds} times per variant, interleaved.", "",
-        "| variant | median | fastest | slowest |", "|---|---:|---:|---:|", *rows]))
+    rows = [
+        f"| {variant} | {statistics.median(s) * 1000:.1f} ms | {min(s) * 1000:.1f} ms | {max(s) * 1000:.1f} ms |"
+        for variant, s in times.items()
+    ]
+    write_section(
+        "spark write task",
+        "\n".join(
+            [
+                f"`python -m bench.bench_spark_writer --rows {args.rows} --rounds {args.rounds}`: one `connect-kafka` write "
+                f"task of {args.rows:,} rows of 100 bytes (produce, then wait for every acknowledgement), "
+                f"{2 * args.rounds} times per variant, interleaved.",
+                "",
+                "| variant | median | fastest | slowest |",
+                "|---|---:|---:|---:|",
+                *rows,
+            ]
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -51,19 +51,31 @@ def fill(url: str, rows: int) -> None:
     engine = sqlalchemy.create_engine(url)
     with engine.begin() as connection:
         connection.execute(text("DROP TABLE IF EXISTS orders"))
-        connection.execute(text("CREATE TABLE orders (id bigint PRIMARY KEY, item text NOT NULL, "
-                                "amount numeric(10, 2), created timestamp NOT NULL)"))
-        connection.execute(text(f"INSERT INTO orders SELECT n, 'item-' || n, n % 100000 / 100.0, "
-                                f"timestamp '2026-01-01' + n * interval '1 millisecond' "
-                                f"FROM generate_series(1, {rows}) n"))
+        connection.execute(
+            text(
+                "CREATE TABLE orders (id bigint PRIMARY KEY, item text NOT NULL, "
+                "amount numeric(10, 2), created timestamp NOT NULL)"
+            )
+        )
+        connection.execute(
+            text(
+                f"INSERT INTO orders SELECT n, 'item-' || n, n % 100000 / 100.0, "
+                f"timestamp '2026-01-01' + n * interval '1 millisecond' "
+                f"FROM generate_series(1, {rows}) n"
+            )
+        )
         connection.execute(text("ANALYZE orders"))
     engine.dispose()
 
 
 def _row_value(row: Any) -> dict[str, Any]:
     amount: Decimal | None = row.amount
-    return {"id": row.id, "item": row.item, "amount": None if amount is None else format(amount, "f"),
-            "created": (row.created.replace(tzinfo=UTC) - _EPOCH) // _MILLI}
+    return {
+        "id": row.id,
+        "item": row.item,
+        "amount": None if amount is None else format(amount, "f"),
+        "created": (row.created.replace(tzinfo=UTC) - _EPOCH) // _MILLI,
+    }
 
 
 _MILLI = datetime(1970, 1, 1, 0, 0, 0, 1000, tzinfo=UTC) - _EPOCH
@@ -79,7 +91,8 @@ def run_raw(url: str, bootstrap: str, topic: str, rows: int) -> float:
     sent = 0
     with engine.connect() as connection:
         result = connection.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(
-            text("SELECT id, item, amount, created FROM orders ORDER BY id"))
+            text("SELECT id, item, amount, created FROM orders ORDER BY id")
+        )
         for row in result:
             value = dumps(_row_value(row)).encode()
             key = dumps({"id": row.id}).encode()
@@ -103,18 +116,34 @@ def run_raw(url: str, bootstrap: str, topic: str, rows: int) -> float:
 
 def run_worker(url: str, bootstrap: str, prefix: str, rows: int, workdir: Path, n: int) -> float:
     """Rows/s of a standalone worker running SqlSource until every row's offset was committed."""
-    config = WorkerConfig.from_properties({
-        # the record path in this process: its CPU measured, the task's counters read every millisecond
-        "task.processes": "0",
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
-        "key.converter": JSON, "value.converter": JSON, "key.converter.schemas.enable": "false",
-        "value.converter.schemas.enable": "false", "offset.flush.interval.ms": "1000"})
+    config = WorkerConfig.from_properties(
+        {
+            # the record path in this process: its CPU measured, the task's counters read every millisecond
+            "task.processes": "0",
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
+            "key.converter": JSON,
+            "value.converter": JSON,
+            "key.converter.schemas.enable": "false",
+            "value.converter.schemas.enable": "false",
+            "offset.flush.interval.ms": "1000",
+        }
+    )
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
-    connector = parse_connector_config({
-        "name": f"sql-{n}", "connector.class": "SqlSource", "connection.url": url, "mode": "incrementing",
-        "incrementing.column.name": "id", "topic.prefix": prefix, "batch.max.rows": str(BATCH_ROWS),
-        "poll.interval.ms": "1000", "table.poll.interval.ms": "60000"})
+    connector = parse_connector_config(
+        {
+            "name": f"sql-{n}",
+            "connector.class": "SqlSource",
+            "connection.url": url,
+            "mode": "incrementing",
+            "incrementing.column.name": "id",
+            "topic.prefix": prefix,
+            "batch.max.rows": str(BATCH_ROWS),
+            "poll.interval.ms": "1000",
+            "table.poll.interval.ms": "60000",
+        }
+    )
     start = time.perf_counter()
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
@@ -150,21 +179,23 @@ def main(rows: int = 1_000_000, rounds: int = 3) -> None:
                 admin.delete([topic])  # Tansu keeps every byte in memory
     ratio = statistics.median(worker) / statistics.median(raw)
     rounds_ratio = ", ".join(f"{w / r:.2f}" for w, r in zip(worker, raw, strict=True))
-    body = "\n".join([
-        f"`python -m bench.bench_sql_source {rows} {rounds}`: a {rows:,}-row PostgreSQL 15 table (bigint id, text, "
-        f"numeric(10,2), timestamp) into a {PARTITIONS}-partition topic of the embedded Tansu broker, JSON without "
-        f"schemas, {rounds} interleaved rounds; both read through a server-side cursor in {BATCH_ROWS:,}-row "
-        "slices.",
-        "",
-        "| path | rows/s (median) | all rounds |",
-        "|---|---:|---|",
-        f"| raw: SQLAlchemy `SELECT … ORDER BY id` loop → confluent-kafka | {statistics.median(raw):,.0f} | "
-        f"{', '.join(f'{r:,.0f}' for r in raw)} |",
-        f"| worker: SqlSource (incrementing) → JsonConverter | {statistics.median(worker):,.0f} | "
-        f"{', '.join(f'{r:,.0f}' for r in worker)} |",
-        "",
-        f"worker / raw: **{ratio:.2f}** (rounds: {rounds_ratio}); target ≥ {TARGET} ({verdict(ratio, TARGET)})",
-    ])
+    body = "\n".join(
+        [
+            f"`python -m bench.bench_sql_source {rows} {rounds}`: a {rows:,}-row PostgreSQL 15 table (bigint id, text, "
+            f"numeric(10,2), timestamp) into a {PARTITIONS}-partition topic of the embedded Tansu broker, JSON without "
+            f"schemas, {rounds} interleaved rounds; both read through a server-side cursor in {BATCH_ROWS:,}-row "
+            "slices.",
+            "",
+            "| path | rows/s (median) | all rounds |",
+            "|---|---:|---|",
+            f"| raw: SQLAlchemy `SELECT … ORDER BY id` loop → confluent-kafka | {statistics.median(raw):,.0f} | "
+            f"{', '.join(f'{r:,.0f}' for r in raw)} |",
+            f"| worker: SqlSource (incrementing) → JsonConverter | {statistics.median(worker):,.0f} | "
+            f"{', '.join(f'{r:,.0f}' for r in worker)} |",
+            "",
+            f"worker / raw: **{ratio:.2f}** (rounds: {rounds_ratio}); target ≥ {TARGET} ({verdict(ratio, TARGET)})",
+        ]
+    )
     write_section("SQL source throughput", body)
 
 

@@ -63,8 +63,14 @@ def create_topic(bootstrap: str) -> str:
 
 
 def worker(bootstrap: str, workdir: Path, processes: str | None, **extra: str) -> StandaloneRuntime:
-    props = {"bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / "offsets.json"),
-             "key.converter": STRING, "value.converter": STRING, "offset.flush.interval.ms": "1000", **extra}
+    props = {
+        "bootstrap.servers": bootstrap,
+        "offset.storage.file.filename": str(workdir / "offsets.json"),
+        "key.converter": STRING,
+        "value.converter": STRING,
+        "offset.flush.interval.ms": "1000",
+        **extra,
+    }
     if processes is not None:
         props["task.processes"] = processes
     return StandaloneRuntime(WorkerConfig.from_properties(props)).start()
@@ -74,9 +80,16 @@ def run_connector(runtime: StandaloneRuntime, bootstrap: str, tasks: int, record
     """Records/s of one connector run to completion (created -> every offset committed)."""
     assert runtime.worker is not None
     name = f"scale-{uuid.uuid4().hex[:8]}"
-    config = parse_connector_config({"name": name, "connector.class": SOURCE, "topic": create_topic(bootstrap),
-                                     "records": str(records), "work.rounds": str(work_rounds),
-                                     "tasks.max": str(tasks)})
+    config = parse_connector_config(
+        {
+            "name": name,
+            "connector.class": SOURCE,
+            "topic": create_topic(bootstrap),
+            "records": str(records),
+            "work.rounds": str(work_rounds),
+            "tasks.max": str(tasks),
+        }
+    )
     start = time.perf_counter()
     runtime.worker.start_connector(config)
     while True:
@@ -93,8 +106,10 @@ def run_connector(runtime: StandaloneRuntime, bootstrap: str, tasks: int, record
 
 
 def scaling(bootstrap: str, workdir: Path, records: int, work_rounds: int, rounds: int) -> dict[str, list[float]]:
-    runtimes = {label: worker(bootstrap, workdir / f"w{n}-{work_rounds}", processes)
-                for n, (label, (processes, _)) in enumerate(VARIANTS.items())}
+    runtimes = {
+        label: worker(bootstrap, workdir / f"w{n}-{work_rounds}", processes)
+        for n, (label, (processes, _)) in enumerate(VARIANTS.items())
+    }
     try:
         for label, runtime in runtimes.items():  # task processes up and warm, as in a long-running worker
             run_connector(runtime, bootstrap, VARIANTS[label][1], 2_000, work_rounds)
@@ -130,8 +145,10 @@ def raw_processes(bootstrap: str, records: int, processes: int) -> float:
     context = multiprocessing.get_context("spawn")
     topic = create_topic(bootstrap)
     start, done = context.Event(), context.Queue()
-    children = [context.Process(target=_raw_producer, args=(bootstrap, topic, records // processes, start, done))
-                for _ in range(processes)]
+    children = [
+        context.Process(target=_raw_producer, args=(bootstrap, topic, records // processes, start, done))
+        for _ in range(processes)
+    ]
     for child in children:
         child.start()
     time.sleep(1.0)  # every child connected and waiting
@@ -149,8 +166,15 @@ def startup_and_rss(bootstrap: str, workdir: Path) -> tuple[float, float, int, i
     runtime = worker(bootstrap, workdir / "startup", None)
     try:
         assert runtime.worker is not None and runtime.task_processes is not None
-        config = parse_connector_config({"name": "startup", "connector.class": "DataGen", "topic.pattern": "startup",
-                                         "topic.count": "1", "rate": "10"})
+        config = parse_connector_config(
+            {
+                "name": "startup",
+                "connector.class": "DataGen",
+                "topic.pattern": "startup",
+                "topic.count": "1",
+                "rate": "10",
+            }
+        )
         start = time.perf_counter()
         runtime.worker.start_connector(config)
         handle = runtime.worker.get("startup").tasks[0]
@@ -186,16 +210,25 @@ def rest_worker(bootstrap: str, workdir: Path, processes: str) -> Iterator[tuple
         runtime.stop()
 
 
-def rest_latency(bootstrap: str, workdir: Path, processes: str, busy: bool,
-                 seconds: float = 5.0) -> tuple[float, float]:
+def rest_latency(
+    bootstrap: str, workdir: Path, processes: str, busy: bool, seconds: float = 5.0
+) -> tuple[float, float]:
     """p50 and p99 ms of `GET /connectors/NAME/status` from 8 clients at once, while two tasks run at full
     speed (`busy`) or idle."""
     with rest_worker(bootstrap, workdir, processes) as (runtime, url):
         assert runtime.worker is not None
         name = "latency"
-        runtime.worker.start_connector(parse_connector_config({
-            "name": name, "connector.class": SOURCE, "topic": create_topic(bootstrap), "tasks.max": "2",
-            "records": str(10**9 if busy else 0)}))
+        runtime.worker.start_connector(
+            parse_connector_config(
+                {
+                    "name": name,
+                    "connector.class": SOURCE,
+                    "topic": create_topic(bootstrap),
+                    "tasks.max": "2",
+                    "records": str(10**9 if busy else 0),
+                }
+            )
+        )
         while not all(h.status.state is State.RUNNING for h in runtime.worker.get(name).tasks):
             time.sleep(0.01)
         time.sleep(1.0)
@@ -234,15 +267,20 @@ def main(scale: float = 1.0, rounds: int = 3) -> None:
             raw["1 raw producer process"].append(raw_processes(bootstrap, fast_records, 1))
             raw["2 raw producer processes"].append(raw_processes(bootstrap, fast_records, 2))
         reported, running, task_rss, worker_rss = startup_and_rss(bootstrap, workdir)
-        latency = {(label, busy): rest_latency(bootstrap, workdir / f"rest-{label}-{busy}", processes, busy)
-                   for label, processes in (("threads (before)", "0"), ("task processes", "2"))
-                   for busy in (False, True)}
+        latency = {
+            (label, busy): rest_latency(bootstrap, workdir / f"rest-{label}-{busy}", processes, busy)
+            for label, processes in (("threads (before)", "0"), ("task processes", "2"))
+            for busy in (False, True)
+        }
 
     def ratios(results: dict[str, list[float]]) -> tuple[float, float, float]:
         median = {label: statistics.median(rates) for label, rates in results.items()}
         labels = list(VARIANTS)
-        return (median[labels[2]] / median[labels[1]], median[labels[3]] / median[labels[1]],
-                median[labels[1]] / median[labels[0]])
+        return (
+            median[labels[2]] / median[labels[1]],
+            median[labels[3]] / median[labels[1]],
+            median[labels[1]] / median[labels[0]],
+        )
 
     work_2, work_4, work_1 = ratios(work)
     fast_2, fast_4, fast_1 = ratios(fast)

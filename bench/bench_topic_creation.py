@@ -57,17 +57,30 @@ class AckTimedDataGen(DataGenConnector):
 
 
 def worker_config(bootstrap: str, workdir: Path, tag: str) -> WorkerConfig:
-    return WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{tag}.offsets"),
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "topic.creation.enable": "true"})
+    return WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"{tag}.offsets"),
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "topic.creation.enable": "true",
+        }
+    )
 
 
 def datagen(name: str, prefix: str, topics: int, records: int, cls: str = "DataGen") -> dict[str, str]:
-    return {"name": name, "connector.class": cls, "topic.pattern": f"{prefix}.{{n}}", "topic.count": str(topics),
-            "records": str(records), "rate": "0", "batch.size": str(min(records, 10_000)), "format": "string",
-            "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
+    return {
+        "name": name,
+        "connector.class": cls,
+        "topic.pattern": f"{prefix}.{{n}}",
+        "topic.count": str(topics),
+        "records": str(records),
+        "rate": "0",
+        "batch.size": str(min(records, 10_000)),
+        "format": "string",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "1",
+    }
 
 
 def run_worker(bootstrap: str, workdir: Path, prefix: str, n: int) -> float:
@@ -75,8 +88,7 @@ def run_worker(bootstrap: str, workdir: Path, prefix: str, n: int) -> float:
     runtime = StandaloneRuntime(worker_config(bootstrap, workdir, prefix)).start()
     assert runtime.worker is not None
     start = time.perf_counter()
-    runtime.worker.start_connector(parse_connector_config(
-        datagen(prefix, prefix, n, n, f"{__name__}.AckTimedDataGen")))
+    runtime.worker.start_connector(parse_connector_config(datagen(prefix, prefix, n, n, f"{__name__}.AckTimedDataGen")))
     while AckClock.acked < n:
         time.sleep(0.001)
     elapsed = AckClock.last - start
@@ -149,17 +161,25 @@ def main(rounds: int = 3) -> None:
             med = {k: statistics.median(v) for k, v in times.items()}
             rows.append((n, med["floor"], med["worker"], med["connect"]))
         delta, records = admin_requests_on_known_topics(broker.bootstrap_servers, workdir, 1_010_000)
-    table = ["| new topics | (a) raw batched create + produce | worker | (b) Connect-style per topic | "
-             "worker / (a) | (b) / worker |", "|---|---|---|---|---|---|"]
+    table = [
+        "| new topics | (a) raw batched create + produce | worker | (b) Connect-style per topic | "
+        "worker / (a) | (b) / worker |",
+        "|---|---|---|---|---|---|",
+    ]
     for n, floor, worker, connect in rows:
-        table.append(f"| {n:,} | {floor * 1000:.1f} ms | {worker * 1000:.1f} ms | {connect * 1000:.1f} ms | "
-                     f"{worker / floor:.2f}x | {connect / worker:.1f}x |")
-    body = (f"`python -m bench.bench_topic_creation`: time from first sight of N new topics to the first "
-            f"acknowledged record on every one, median of {rounds} interleaved rounds, embedded Tansu broker "
-            f"(1 partition, replication factor 1).\n\n" + "\n".join(table) +
-            f"\n\nTargets at 1,000 topics: worker / (a) ≤ 1.5, (b) / worker ≥ 2.\n\n"
-            f"Admin requests on already-known topics: **{delta} for {records:,} records** "
-            f"(= {delta * 1_000_000 / records:.0f} per 1M; target 0).\n")
+        table.append(
+            f"| {n:,} | {floor * 1000:.1f} ms | {worker * 1000:.1f} ms | {connect * 1000:.1f} ms | "
+            f"{worker / floor:.2f}x | {connect / worker:.1f}x |"
+        )
+    body = (
+        f"`python -m bench.bench_topic_creation`: time from first sight of N new topics to the first "
+        f"acknowledged record on every one, median of {rounds} interleaved rounds, embedded Tansu broker "
+        f"(1 partition, replication factor 1).\n\n"
+        + "\n".join(table)
+        + f"\n\nTargets at 1,000 topics: worker / (a) ≤ 1.5, (b) / worker ≥ 2.\n\n"
+        f"Admin requests on already-known topics: **{delta} for {records:,} records** "
+        f"(= {delta * 1_000_000 / records:.0f} per 1M; target 0).\n"
+    )
     write_section("Topic creation latency (issue 3)", body)
 
 

@@ -30,11 +30,13 @@ STRING = "org.apache.kafka.connect.storage.StringConverter"
 CHAIN = {
     "transforms": "insert,replace,route",
     "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
-    "transforms.insert.static.field": "origin", "transforms.insert.static.value": "bench",
+    "transforms.insert.static.field": "origin",
+    "transforms.insert.static.value": "bench",
     "transforms.replace.type": "org.apache.kafka.connect.transforms.ReplaceField$Value",
     "transforms.replace.exclude": "payload",
     "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
-    "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-routed",
+    "transforms.route.regex": "(.*)",
+    "transforms.route.replacement": "$1-routed",
 }
 TARGET = 0.7
 
@@ -42,15 +44,28 @@ TARGET = 0.7
 def run(bootstrap: str, workdir: Path, count: int, transforms: dict[str, str]) -> float:
     """Records per second of one worker run, connector start to graceful stop, every record committed."""
     run_id = uuid.uuid4().hex[:8]
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
-        "key.converter": STRING, "value.converter": JSON, "offset.flush.interval.ms": "1000"})
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"{run_id}.json"),
+            "key.converter": STRING,
+            "value.converter": JSON,
+            "offset.flush.interval.ms": "1000",
+        }
+    )
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
-    connector = parse_connector_config({
-        "name": f"smt-{run_id}", "connector.class": "bench.ordinary_source.OrdinarySource",
-        "topic": f"smt-{run_id}", "records": str(count), "format": "json",
-        "value.converter.schemas.enable": "false", **transforms})
+    connector = parse_connector_config(
+        {
+            "name": f"smt-{run_id}",
+            "connector.class": "bench.ordinary_source.OrdinarySource",
+            "topic": f"smt-{run_id}",
+            "records": str(count),
+            "format": "json",
+            "value.converter.schemas.enable": "false",
+            **transforms,
+        }
+    )
     start = time.perf_counter()
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
@@ -71,12 +86,16 @@ def main(count: int = 300_000, rounds: int = 3) -> None:
         for _ in range(rounds):
             results["without transforms"].append(run(broker.bootstrap_servers, Path(tmp), count, {}))
             results["InsertField + ReplaceField + RegexRouter"].append(
-                run(broker.bootstrap_servers, Path(tmp), count, CHAIN))
+                run(broker.bootstrap_servers, Path(tmp), count, CHAIN)
+            )
     table, ratio = ratio_table("chain", results, "without transforms")
-    body = (f"{count:,} ordinary records (schemaless JSON dicts, ~100 bytes) per run, {rounds} rounds, "
-            f"JsonConverter without schemas, embedded Tansu broker.\n\n" + table +
-            f"\n\nTarget with the chain ≥ {TARGET}x without: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
-            f"Command: `python -m bench.bench_transforms {count} {rounds}`")
+    body = (
+        f"{count:,} ordinary records (schemaless JSON dicts, ~100 bytes) per run, {rounds} rounds, "
+        f"JsonConverter without schemas, embedded Tansu broker.\n\n"
+        + table
+        + f"\n\nTarget with the chain ≥ {TARGET}x without: {verdict(ratio, TARGET)} ({ratio:.2f}x).\n"
+        f"Command: `python -m bench.bench_transforms {count} {rounds}`"
+    )
     write_section("Transform chain cost", body)
 
 

@@ -65,35 +65,69 @@ class RecordPath:
 
 
 def datagen_props(topic: str, records: int) -> dict[str, str]:
-    return {"name": f"datagen-{topic}", "connector.class": "DataGen", "topic.pattern": topic, "topic.count": "1",
-            "records": str(records), "rate": "0", "batch.size": "1000", "value.size": "100", "format": "string",
-            "seed": "1"}
+    return {
+        "name": f"datagen-{topic}",
+        "connector.class": "DataGen",
+        "topic.pattern": topic,
+        "topic.count": "1",
+        "records": str(records),
+        "rate": "0",
+        "batch.size": "1000",
+        "value.size": "100",
+        "format": "string",
+        "seed": "1",
+    }
 
 
 def ordinary_props(fmt: str) -> Callable[[str, int], dict[str, str]]:
     def props(topic: str, records: int) -> dict[str, str]:
-        return {"name": f"ordinary-{topic}", "connector.class": "bench.ordinary_source.OrdinarySource",
-                "topic": topic, "records": str(records), "format": fmt, "value.converter.schemas.enable": "false"}
+        return {
+            "name": f"ordinary-{topic}",
+            "connector.class": "bench.ordinary_source.OrdinarySource",
+            "topic": topic,
+            "records": str(records),
+            "format": fmt,
+            "value.converter.schemas.enable": "false",
+        }
+
     return props
 
 
 def _datagen_task() -> SourceTask:
     from connectworker.connectors.datagen import DataGenTask
+
     return DataGenTask()
 
 
 def _ordinary_task() -> SourceTask:
     from bench.ordinary_source import OrdinarySourceTask
+
     return OrdinarySourceTask()
 
 
 PATHS = [
-    RecordPath("columnar", "DataGen `SourceRecordBatch` → StringConverter", STRING, datagen_props, _datagen_task,
-               target=0.85),
-    RecordPath("ordinary", "`list[SourceRecord]`, str values → StringConverter", STRING, ordinary_props("string"),
-               _ordinary_task, target=0.8, ceiling=True),
-    RecordPath("json", "`list[SourceRecord]`, dict values → JsonConverter (schemas.enable=false)", JSON,
-               ordinary_props("json"), _ordinary_task, raw_encodes_json=True, target=0.9, ceiling=True),
+    RecordPath(
+        "columnar", "DataGen `SourceRecordBatch` → StringConverter", STRING, datagen_props, _datagen_task, target=0.85
+    ),
+    RecordPath(
+        "ordinary",
+        "`list[SourceRecord]`, str values → StringConverter",
+        STRING,
+        ordinary_props("string"),
+        _ordinary_task,
+        target=0.8,
+        ceiling=True,
+    ),
+    RecordPath(
+        "json",
+        "`list[SourceRecord]`, dict values → JsonConverter (schemas.enable=false)",
+        JSON,
+        ordinary_props("json"),
+        _ordinary_task,
+        raw_encodes_json=True,
+        target=0.9,
+        ceiling=True,
+    ),
 ]
 
 
@@ -184,11 +218,17 @@ def run_inline(bootstrap: str, topic: str, path: RecordPath, count: int) -> Run:
 def run_worker(bootstrap: str, topic: str, path: RecordPath, count: int, workdir: Path, n: int) -> Run:
     """A standalone worker running `path`'s connector to completion (see `Run`; the producing span is
     read off the task's counter every millisecond)."""
-    config = WorkerConfig.from_properties({
-        # the record path in this process: its CPU measured, the task's counters read every millisecond
-        "task.processes": "0",
-        "bootstrap.servers": bootstrap, "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
-        "key.converter": STRING, "value.converter": path.value_converter, "offset.flush.interval.ms": "1000"})
+    config = WorkerConfig.from_properties(
+        {
+            # the record path in this process: its CPU measured, the task's counters read every millisecond
+            "task.processes": "0",
+            "bootstrap.servers": bootstrap,
+            "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
+            "key.converter": STRING,
+            "value.converter": path.value_converter,
+            "offset.flush.interval.ms": "1000",
+        }
+    )
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
     connector = parse_connector_config(path.connector(topic, count))
@@ -236,37 +276,53 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
                     topic = f"bench-{path.name}-{kind}-{n}"
                     admin.create([TopicSettings(topic, PARTITIONS, 1)])
                     if kind == "raw":
-                        raw[path.name].append(run_raw(broker.bootstrap_servers, topic, prepared[path.name][0],
-                                                      path.raw_encodes_json))
+                        raw[path.name].append(
+                            run_raw(broker.bootstrap_servers, topic, prepared[path.name][0], path.raw_encodes_json)
+                        )
                     elif kind == "inline":
                         inline[path.name].append(run_inline(broker.bootstrap_servers, topic, path, count))
                     else:
-                        worker[path.name].append(run_worker(broker.bootstrap_servers, topic, path, count,
-                                                            Path(tmp), n))
+                        worker[path.name].append(run_worker(broker.bootstrap_servers, topic, path, count, Path(tmp), n))
                     admin.delete([topic])  # Tansu keeps every byte in memory
         write_section("Worker throughput vs raw producer", report(count, rounds, raw, worker, prepared, inline))
 
 
-def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
-           worker: Mapping[str, list[Run]],
-           prepared: Mapping[str, tuple[list[tuple[bytes, Any]], float]],
-           inline: Mapping[str, list[Run]]) -> str:
-    lines = [f"`python -m bench.bench_worker_throughput {count} {rounds}`: {count:,} records per run, ~100-byte "
-             f"values, {PARTITIONS} partitions, acks=all with idempotence, embedded Tansu broker, {rounds} "
-             f"interleaved rounds. CPU = this process's CPU time per record (all threads; the broker is "
-             f"another process); *connector* = the connector's own `poll()` CPU per record, measured apart. "
-             f"Records/s run from start (the producer made, the connector started) until every record is "
-             f"acknowledged (and, for the worker, its offsets committed at the graceful stop); *while producing* "
-             f"runs from the first record handed to the producer to the last, leaving out the start and the "
-             f"final flush and commit.",
-             "", "| path | records/s (median) | all rounds | CPU µs/record |", "|---|---|---|---|"]
-    summary = ["", "| path | worker / raw | each round | target | worker CPU µs/record - connector's - raw's | "
-               "wall gap µs/record (worker - raw) | of which CPU | while producing: worker / raw (each round) |",
-               "|---|---|---|---|---|---|---|---|"]
-    ceiling = ["", "*Ceiling*: the connector's `poll()` run in the raw producer's own loop, nothing else (no worker: "
-               "`run_inline`): the most any runtime that polls a Python connector on the producing thread can reach, "
-               "against the raw producer (which never runs the connector) and against the worker.", "",
-               "| path | ceiling / raw (each round) | worker / ceiling (each round) |", "|---|---|---|"]
+def report(
+    count: int,
+    rounds: int,
+    raw: Mapping[str, list[Run]],
+    worker: Mapping[str, list[Run]],
+    prepared: Mapping[str, tuple[list[tuple[bytes, Any]], float]],
+    inline: Mapping[str, list[Run]],
+) -> str:
+    lines = [
+        f"`python -m bench.bench_worker_throughput {count} {rounds}`: {count:,} records per run, ~100-byte "
+        f"values, {PARTITIONS} partitions, acks=all with idempotence, embedded Tansu broker, {rounds} "
+        f"interleaved rounds. CPU = this process's CPU time per record (all threads; the broker is "
+        f"another process); *connector* = the connector's own `poll()` CPU per record, measured apart. "
+        f"Records/s run from start (the producer made, the connector started) until every record is "
+        f"acknowledged (and, for the worker, its offsets committed at the graceful stop); *while producing* "
+        f"runs from the first record handed to the producer to the last, leaving out the start and the "
+        f"final flush and commit.",
+        "",
+        "| path | records/s (median) | all rounds | CPU µs/record |",
+        "|---|---|---|---|",
+    ]
+    summary = [
+        "",
+        "| path | worker / raw | each round | target | worker CPU µs/record - connector's - raw's | "
+        "wall gap µs/record (worker - raw) | of which CPU | while producing: worker / raw (each round) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    ceiling = [
+        "",
+        "*Ceiling*: the connector's `poll()` run in the raw producer's own loop, nothing else (no worker: "
+        "`run_inline`): the most any runtime that polls a Python connector on the producing thread can reach, "
+        "against the raw producer (which never runs the connector) and against the worker.",
+        "",
+        "| path | ceiling / raw (each round) | worker / ceiling (each round) |",
+        "|---|---|---|",
+    ]
     for path in PATHS:
         raw_name = "raw producer, json-encoding the dicts" if path.raw_encodes_json else "raw producer, same bytes"
         lines.append(_row(f"{path.name}: {raw_name}", raw[path.name]))
@@ -280,9 +336,11 @@ def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
         rounds_ratios = ", ".join(f"{w[0] / r[0]:.2f}" for w, r in zip(worker[path.name], raw[path.name], strict=True))
         steady = _median(worker[path.name], 2) / _median(raw[path.name], 2)
         steady_rounds = ", ".join(f"{w[2] / r[2]:.2f}" for w, r in zip(worker[path.name], raw[path.name], strict=True))
-        summary.append(f"| {path.name} | **{ratio:.2f}** | {rounds_ratios} | ≥ {path.target} ({verdict}) | "
-                       f"{_median(worker[path.name], 1):.2f} - {connector_cpu:.2f} - {_median(raw[path.name], 1):.2f}"
-                       f" = {worker_own:.2f} | {wall_gap:.2f} | {cpu_gap:.2f} | {steady:.2f} ({steady_rounds}) |")
+        summary.append(
+            f"| {path.name} | **{ratio:.2f}** | {rounds_ratios} | ≥ {path.target} ({verdict}) | "
+            f"{_median(worker[path.name], 1):.2f} - {connector_cpu:.2f} - {_median(raw[path.name], 1):.2f}"
+            f" = {worker_own:.2f} | {wall_gap:.2f} | {cpu_gap:.2f} | {steady:.2f} ({steady_rounds}) |"
+        )
         if inline[path.name]:
             lines.append(_row(f"{path.name}: ceiling, the connector polled in the raw loop", inline[path.name]))
             top = _median(inline[path.name], 0)
@@ -291,7 +349,8 @@ def report(count: int, rounds: int, raw: Mapping[str, list[Run]],
                 + ", ".join(f"{c[0] / r[0]:.2f}" for c, r in zip(inline[path.name], raw[path.name], strict=True))
                 + f") | **{_median(worker[path.name], 0) / top:.2f}** ("
                 + ", ".join(f"{w[0] / c[0]:.2f}" for w, c in zip(worker[path.name], inline[path.name], strict=True))
-                + ") |")
+                + ") |"
+            )
     return "\n".join(lines + summary + ceiling) + "\n"
 
 

@@ -15,11 +15,13 @@ from connectworker.api import ConfigDef, ConfigType, SourceConnector, SourceReco
 
 BATCH = 1000
 VARIANTS = 1000
-CONFIG_DEF = (ConfigDef()
-              .define("topic", ConfigType.STRING)
-              .define("records", ConfigType.INT)
-              .define("format", ConfigType.STRING, "string", validator=one_of("string", "json"))
-              .define("value.size", ConfigType.INT, 100))
+CONFIG_DEF = (
+    ConfigDef()
+    .define("topic", ConfigType.STRING)
+    .define("records", ConfigType.INT)
+    .define("format", ConfigType.STRING, "string", validator=one_of("string", "json"))
+    .define("value.size", ConfigType.INT, 100)
+)
 
 
 def string_values(size: int) -> list[str]:
@@ -27,8 +29,13 @@ def string_values(size: int) -> list[str]:
 
 
 def json_value(seq: int) -> dict[str, Any]:
-    return {"id": seq, "region": "eu-west", "amount": seq % 10_000 / 100, "ts": 1_700_000_000_000 + seq,
-            "payload": "p" * 40}
+    return {
+        "id": seq,
+        "region": "eu-west",
+        "amount": seq % 10_000 / 100,
+        "ts": 1_700_000_000_000 + seq,
+        "payload": "p" * 40,
+    }
 
 
 class OrdinarySourceTask(SourceTask):

@@ -44,6 +44,7 @@ def ratio_table(first_column: str, results: Mapping[str, Sequence[float]], base:
     ratio = 1.0
     for label, rates in results.items():
         ratio = statistics.median(rates) / base_median
-        rows.append(f"| {label} | {statistics.median(rates):,.0f} | {', '.join(f'{r:,.0f}' for r in rates)} "
-                    f"| {ratio:.2f} |")
+        rows.append(
+            f"| {label} | {statistics.median(rates):,.0f} | {', '.join(f'{r:,.0f}' for r in rates)} | {ratio:.2f} |"
+        )
     return "\n".join(rows), ratio

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import importlib
 
-BENCHMARKS = ["bench.bench_worker_throughput", "bench.bench_exactly_once", "bench.bench_transforms",
-              "bench.bench_header_conversion", "bench.bench_topic_creation", "bench.bench_metrics",
-              "bench.bench_spark", "bench.bench_spark_writer", "bench.spark_first_batch_timeline",
-              "bench.bench_sql_source", "bench.bench_spark_connect_cluster", "bench.bench_soak",
-              "bench.bench_rest_latency", "bench.bench_task_processes", "bench.bench_postgres_cdc"]
+BENCHMARKS = [
+    "bench.bench_worker_throughput",
+    "bench.bench_exactly_once",
+    "bench.bench_transforms",
+    "bench.bench_header_conversion",
+    "bench.bench_topic_creation",
+    "bench.bench_metrics",
+    "bench.bench_spark",
+    "bench.bench_spark_writer",
+    "bench.spark_first_batch_timeline",
+    "bench.bench_sql_source",
+    "bench.bench_spark_connect_cluster",
+    "bench.bench_soak",
+    "bench.bench_rest_latency",
+    "bench.bench_task_processes",
+    "bench.bench_postgres_cdc",
+]
 
 
 def main() -> None:

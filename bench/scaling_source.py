@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from bench.ordinary_source import BATCH, VARIANTS, OrdinarySource, string_values
 from connectworker.api import ConfigDef, ConfigType, SourceRecord, SourceTask
 
-CONFIG_DEF = (ConfigDef()
-              .define("topic", ConfigType.STRING)
-              .define("records", ConfigType.INT)
-              .define("work.rounds", ConfigType.INT, 0)
-              .define("task.index", ConfigType.INT, 0)
-              .define("task.records", ConfigType.INT, 0))
+CONFIG_DEF = (
+    ConfigDef()
+    .define("topic", ConfigType.STRING)
+    .define("records", ConfigType.INT)
+    .define("work.rounds", ConfigType.INT, 0)
+    .define("task.index", ConfigType.INT, 0)
+    .define("task.records", ConfigType.INT, 0)
+)
 
 
 def _spin(rounds: int) -> int:
@@ -87,5 +89,7 @@ class ScalingSource(OrdinarySource):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         total = int(self.props["records"])
         share, extra = divmod(total, max_tasks)
-        return [{**self.props, "task.index": str(i), "task.records": str(share + (1 if i < extra else 0))}
-                for i in range(max_tasks)]
+        return [
+            {**self.props, "task.index": str(i), "task.records": str(share + (1 if i < extra else 0))}
+            for i in range(max_tasks)
+        ]

@@ -34,10 +34,17 @@ STARTED_ENV = "CONNECTWORKER_BENCH_STARTED"  # the parent's time.time() just bef
 
 
 def session_properties(work: Path, bootstrap: str) -> dict[str, str]:
-    return {"bootstrap.servers": bootstrap, "spark.master": "local[2]", "spark.conf.spark.ui.enabled": "false",
-            "spark.conf.spark.driver.host": "127.0.0.1", "offset.storage.file.filename": str(work / "offsets"),
-            "key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER,
-            "topic.creation.enable": "true", "offset.flush.interval.ms": "100"}
+    return {
+        "bootstrap.servers": bootstrap,
+        "spark.master": "local[2]",
+        "spark.conf.spark.ui.enabled": "false",
+        "spark.conf.spark.driver.host": "127.0.0.1",
+        "offset.storage.file.filename": str(work / "offsets"),
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+        "topic.creation.enable": "true",
+        "offset.flush.interval.ms": "100",
+    }
 
 
 def since_start() -> float:
@@ -99,9 +106,22 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.rounds):
             for kind in ("floor", "worker"):
                 env = {**os.environ, STARTED_ENV: repr(time.time())}
-                out = subprocess.run([sys.executable, "-m", "bench.spark_first_batch_timeline", "--one", kind,
-                                      "--bootstrap", broker.bootstrap_servers],
-                                     capture_output=True, text=True, env=env, check=True, timeout=300)
+                out = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "bench.spark_first_batch_timeline",
+                        "--one",
+                        kind,
+                        "--bootstrap",
+                        broker.bootstrap_servers,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    check=True,
+                    timeout=300,
+                )
                 result = json.loads(out.stdout.strip().splitlines()[-1])
                 results[kind].append(result)
                 print(kind, result, flush=True)
@@ -118,24 +138,26 @@ def report(results: dict[str, list[dict[str, float]]], rounds: int) -> str:
     gap = median("worker", "done") - median("floor", "done")
     after_floor = statistics.median(r["done"] - r["session"] for r in results["floor"])
     after_worker = statistics.median(r["done"] - r["session"] for r in results["worker"])
-    return "\n".join([
-        f"`python -m bench.spark_first_batch_timeline --rounds {rounds}`: seconds from process start, "
-        f"`local[2]`, fresh process each, alternated. `floor`: a bare PySpark process, session opened as "
-        f"`connectworker spark` opens it, then one trivial 2-task job done. `worker`: `SparkRuntime` with "
-        f"DataGen (2 tasks, topic creation on), its first record acknowledged by Kafka.",
-        "",
-        "| run | session up (median) | done / first record (median) | every run |",
-        "|---|---:|---:|---|",
-        f"| floor (Spark alone) | {median('floor', 'session'):.1f} s | {median('floor', 'done'):.1f} s "
-        f"| {every('floor')} |",
-        f"| connectworker spark | {median('worker', 'session'):.1f} s | {median('worker', 'done'):.1f} s "
-        f"| {every('worker')} |",
-        "",
-        f"First record after Spark's floor: **{gap:+.1f} s** (median against median; target ≤ 1 s). "
-        f"From the session up, which varies most between runs: the floor's job is done after "
-        f"{after_floor:.1f} s, the worker's first record acknowledged after {after_worker:.1f} s (medians): "
-        f"**{after_worker - after_floor:+.1f} s**.",
-    ])
+    return "\n".join(
+        [
+            f"`python -m bench.spark_first_batch_timeline --rounds {rounds}`: seconds from process start, "
+            f"`local[2]`, fresh process each, alternated. `floor`: a bare PySpark process, session opened as "
+            f"`connectworker spark` opens it, then one trivial 2-task job done. `worker`: `SparkRuntime` with "
+            f"DataGen (2 tasks, topic creation on), its first record acknowledged by Kafka.",
+            "",
+            "| run | session up (median) | done / first record (median) | every run |",
+            "|---|---:|---:|---|",
+            f"| floor (Spark alone) | {median('floor', 'session'):.1f} s | {median('floor', 'done'):.1f} s "
+            f"| {every('floor')} |",
+            f"| connectworker spark | {median('worker', 'session'):.1f} s | {median('worker', 'done'):.1f} s "
+            f"| {every('worker')} |",
+            "",
+            f"First record after Spark's floor: **{gap:+.1f} s** (median against median; target ≤ 1 s). "
+            f"From the session up, which varies most between runs: the floor's job is done after "
+            f"{after_floor:.1f} s, the worker's first record acknowledged after {after_worker:.1f} s (medians): "
+            f"**{after_worker - after_floor:+.1f} s**.",
+        ]
+    )
 
 
 if __name__ == "__main__":

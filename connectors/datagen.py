@@ -58,8 +58,7 @@ TASK_FIELD = "task"
 SEQ_FIELD = "seq"
 
 PLACEHOLDERS = ("region", "n", "task")
-REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-south", "ap-northeast", "sa-east",
-           "af-south")
+REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-south", "ap-northeast", "sa-east", "af-south")
 MAX_TOPIC_COUNT = 100_000
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 
@@ -91,8 +90,8 @@ def _body(head: str, pad: str, size: int) -> str:
     """A string value minus its key: ``amount=...;pad=<filler>;id=``, cut or padded to `size` chars."""
     fixed = len(head) + len(_ID_MARK)
     if size >= fixed:
-        return head + pad[:size - fixed] + _ID_MARK
-    return (head + _ID_MARK)[fixed - size:]
+        return head + pad[: size - fixed] + _ID_MARK
+    return (head + _ID_MARK)[fixed - size :]
 
 
 def _filler(rng: random.Random, size: int) -> str:
@@ -111,8 +110,10 @@ def _validate_pattern(key: str, value: Any) -> None:
     for name in fields:
         if name not in PLACEHOLDERS:
             shown = f"{{{name}}}" if name else "{}"
-            raise ValueError(f"Unknown placeholder {shown}; allowed placeholders are "
-                             f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}")
+            raise ValueError(
+                f"Unknown placeholder {shown}; allowed placeholders are "
+                f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}"
+            )
     try:
         value.format(region=REGIONS[0], n=0, task=0)
     except (ValueError, TypeError) as exc:
@@ -121,43 +122,94 @@ def _validate_pattern(key: str, value: Any) -> None:
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(TOPIC_PATTERN_CONFIG, ConfigType.STRING, "orders.{region}", validator=_validate_pattern,
-            importance=Importance.HIGH,
-            documentation="Pattern of the topic names to write to. Placeholders: {region} (a region name: "
-                          "us-east, us-west, eu-west, ..., then us-east-2, ... when topic.count exceeds the "
-                          "list), {n} (the topic's index, 0..topic.count-1; format specs such as {n:03d} "
-                          "work) and {task} (the task id). With topic.count > 1 the pattern needs {region} "
-                          "or {n}. Expanded names must be legal Kafka topic names.")
-    .define(TOPIC_COUNT_CONFIG, ConfigType.INT, 3, validator=in_range(1, MAX_TOPIC_COUNT),
-            importance=Importance.HIGH,
-            documentation=f"Number of distinct topics the pattern expands to (per task if the pattern "
-                          f"has {{task}}), 1..{MAX_TOPIC_COUNT}. Records are spread over them evenly, in a "
-                          f"seeded order.")
-    .define(RECORDS_CONFIG, ConfigType.LONG, -1, validator=at_least(-1), importance=Importance.MEDIUM,
-            documentation="Total records each task emits over its lifetime (counted across restarts), "
-                          "then it idles; -1 means unbounded.")
-    .define(RATE_CONFIG, ConfigType.DOUBLE, 10.0, validator=at_least(0), importance=Importance.MEDIUM,
-            documentation="Records per second per task; 0 means as fast as possible. Bursts never exceed "
-                          "one batch nor one second's worth of records.")
-    .define(BATCH_SIZE_CONFIG, ConfigType.INT, 100, validator=at_least(1), importance=Importance.LOW,
-            documentation="Maximum records returned by one poll. At least 1.")
-    .define(SEED_CONFIG, ConfigType.LONG, 0, importance=Importance.LOW,
-            documentation="Seed of the generator: the same seed, task id and sequence number always "
-                          "give the same topic, key and value.")
-    .define(VALUE_SIZE_CONFIG, ConfigType.INT, 100, validator=in_range(0, 64 * 1024 * 1024),
-            importance=Importance.MEDIUM,
-            documentation="Approximate size of a value in bytes, 0..67108864. Exact for format=string "
-                          "(unless the record's sequence number alone is longer); for format=json the "
-                          "compact JSON encoding is padded to about this size.")
-    .define(FORMAT_CONFIG, ConfigType.STRING, "string", validator=one_of("string", "json"),
-            importance=Importance.MEDIUM, recommended_values=("string", "json"),
-            documentation="Value format: 'string' (a compact text value with a string schema) or 'json' "
-                          "(a dict with fields id, region, amount, ts, payload and a struct schema).")
+    .define(
+        TOPIC_PATTERN_CONFIG,
+        ConfigType.STRING,
+        "orders.{region}",
+        validator=_validate_pattern,
+        importance=Importance.HIGH,
+        documentation="Pattern of the topic names to write to. Placeholders: {region} (a region name: "
+        "us-east, us-west, eu-west, ..., then us-east-2, ... when topic.count exceeds the "
+        "list), {n} (the topic's index, 0..topic.count-1; format specs such as {n:03d} "
+        "work) and {task} (the task id). With topic.count > 1 the pattern needs {region} "
+        "or {n}. Expanded names must be legal Kafka topic names.",
+    )
+    .define(
+        TOPIC_COUNT_CONFIG,
+        ConfigType.INT,
+        3,
+        validator=in_range(1, MAX_TOPIC_COUNT),
+        importance=Importance.HIGH,
+        documentation=f"Number of distinct topics the pattern expands to (per task if the pattern "
+        f"has {{task}}), 1..{MAX_TOPIC_COUNT}. Records are spread over them evenly, in a "
+        f"seeded order.",
+    )
+    .define(
+        RECORDS_CONFIG,
+        ConfigType.LONG,
+        -1,
+        validator=at_least(-1),
+        importance=Importance.MEDIUM,
+        documentation="Total records each task emits over its lifetime (counted across restarts), "
+        "then it idles; -1 means unbounded.",
+    )
+    .define(
+        RATE_CONFIG,
+        ConfigType.DOUBLE,
+        10.0,
+        validator=at_least(0),
+        importance=Importance.MEDIUM,
+        documentation="Records per second per task; 0 means as fast as possible. Bursts never exceed "
+        "one batch nor one second's worth of records.",
+    )
+    .define(
+        BATCH_SIZE_CONFIG,
+        ConfigType.INT,
+        100,
+        validator=at_least(1),
+        importance=Importance.LOW,
+        documentation="Maximum records returned by one poll. At least 1.",
+    )
+    .define(
+        SEED_CONFIG,
+        ConfigType.LONG,
+        0,
+        importance=Importance.LOW,
+        documentation="Seed of the generator: the same seed, task id and sequence number always "
+        "give the same topic, key and value.",
+    )
+    .define(
+        VALUE_SIZE_CONFIG,
+        ConfigType.INT,
+        100,
+        validator=in_range(0, 64 * 1024 * 1024),
+        importance=Importance.MEDIUM,
+        documentation="Approximate size of a value in bytes, 0..67108864. Exact for format=string "
+        "(unless the record's sequence number alone is longer); for format=json the "
+        "compact JSON encoding is padded to about this size.",
+    )
+    .define(
+        FORMAT_CONFIG,
+        ConfigType.STRING,
+        "string",
+        validator=one_of("string", "json"),
+        importance=Importance.MEDIUM,
+        recommended_values=("string", "json"),
+        documentation="Value format: 'string' (a compact text value with a string schema) or 'json' "
+        "(a dict with fields id, region, amount, ts, payload and a struct schema).",
+    )
 )
 
 TASK_CONFIG_DEF = CONFIG_DEF.merge(
-    ConfigDef().define(TASK_ID_CONFIG, ConfigType.INT, 0, validator=at_least(0), importance=Importance.LOW,
-                       documentation="The task's id, set by the connector; it picks the source partition."))
+    ConfigDef().define(
+        TASK_ID_CONFIG,
+        ConfigType.INT,
+        0,
+        validator=at_least(0),
+        importance=Importance.LOW,
+        documentation="The task's id, set by the connector; it picks the source partition.",
+    )
+)
 
 
 def expand_topics(pattern: str, count: int, task_id: int) -> list[str]:
@@ -165,14 +217,24 @@ def expand_topics(pattern: str, count: int, task_id: int) -> list[str]:
     topics = [pattern.format(region=region_name(i), n=i, task=task_id) for i in range(count)]
     for topic in topics:
         if not _LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
-            raise ConfigError({TOPIC_PATTERN_CONFIG: (
-                f"Pattern {pattern!r} expands to {topic!r}, which is not a legal Kafka topic name "
-                f"(1-249 characters among ASCII letters, digits, '.', '_' and '-', not '.' or '..')")})
+            raise ConfigError(
+                {
+                    TOPIC_PATTERN_CONFIG: (
+                        f"Pattern {pattern!r} expands to {topic!r}, which is not a legal Kafka topic name "
+                        f"(1-249 characters among ASCII letters, digits, '.', '_' and '-', not '.' or '..')"
+                    )
+                }
+            )
     if len(set(topics)) < count:
-        raise ConfigError({TOPIC_PATTERN_CONFIG: (
-            f"Pattern {pattern!r} expands to only {len(set(topics))} distinct topic(s) but "
-            f"{TOPIC_COUNT_CONFIG}={count}: add a {{region}} or {{n}} placeholder, or set "
-            f"{TOPIC_COUNT_CONFIG}={len(set(topics))}")})
+        raise ConfigError(
+            {
+                TOPIC_PATTERN_CONFIG: (
+                    f"Pattern {pattern!r} expands to only {len(set(topics))} distinct topic(s) but "
+                    f"{TOPIC_COUNT_CONFIG}={count}: add a {{region}} or {{n}} placeholder, or set "
+                    f"{TOPIC_COUNT_CONFIG}={len(set(topics))}"
+                )
+            }
+        )
     return topics
 
 
@@ -284,16 +346,20 @@ class DataGenTask(SourceTask):
 
         self._seq = self._resume_seq()
         self._stop_event.clear()
-        log.info("DataGen task %d starts at seq %d, writing to %d topic(s) (%s, ...)", self._task_id,
-                 self._seq, len(topics), topics[0])
+        log.info(
+            "DataGen task %d starts at seq %d, writing to %d topic(s) (%s, ...)",
+            self._task_id,
+            self._seq,
+            len(topics),
+            topics[0],
+        )
 
     def _text(self, rng: random.Random, amount: float) -> tuple[str, str]:
         """The head and the filler that the string bodies of one variant are built from."""
         return f"amount={amount:.2f};pad=", _filler(rng, self._value_size)
 
     def _json_payload(self, rng: random.Random) -> str:
-        sample = {"id": 10**9, "region": REGIONS[0], "amount": 1234.56, "ts": 1_700_000_000_000,
-                  "payload": ""}
+        sample = {"id": 10**9, "region": REGIONS[0], "amount": 1234.56, "ts": 1_700_000_000_000, "payload": ""}
         bare = len(json.dumps(sample, separators=(",", ":")))
         return _filler(rng, max(0, self._value_size - bare))
 
@@ -303,8 +369,10 @@ class DataGenTask(SourceTask):
         if seq is None:
             return 0
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise ConnectError(f"DataGen task {self._task_id}: the committed offset {offset!r} has an "
-                               f"invalid '{SEQ_FIELD}' (expected a non-negative integer)")
+            raise ConnectError(
+                f"DataGen task {self._task_id}: the committed offset {offset!r} has an "
+                f"invalid '{SEQ_FIELD}' (expected a non-negative integer)"
+            )
         return seq
 
     def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
@@ -354,8 +422,15 @@ class DataGenTask(SourceTask):
             boundary = min(stop, 10 ** len(str(start)))
             self._string_columns(start, boundary, topics, keys, values)
             start = boundary
-        return SourceRecordBatch(self._partition, _SeqOffsets(self._seq - len(keys), self._seq), topics, keys, values,
-                                 key_schema=STRING_SCHEMA, value_schema=STRING_SCHEMA)
+        return SourceRecordBatch(
+            self._partition,
+            _SeqOffsets(self._seq - len(keys), self._seq),
+            topics,
+            keys,
+            values,
+            key_schema=STRING_SCHEMA,
+            value_schema=STRING_SCHEMA,
+        )
 
     def _string_columns(self, start: int, stop: int, topics: list[str], keys: list[str], values: list[str]) -> None:
         """Append records `start`..`stop`-1, whose keys all have the same number of digits."""
@@ -379,10 +454,21 @@ class DataGenTask(SourceTask):
         records = []
         for seq in range(start, stop):
             i = seq % n_topics
-            value = {"id": seq, "region": regions[i], "amount": amounts[seq % n_amounts], "ts": ts,
-                     "payload": payload}
-            records.append(SourceRecord(partition, {SEQ_FIELD: seq + 1}, topics[i], value, str(seq), None,
-                                        value_schema, STRING_SCHEMA, None, []))
+            value = {"id": seq, "region": regions[i], "amount": amounts[seq % n_amounts], "ts": ts, "payload": payload}
+            records.append(
+                SourceRecord(
+                    partition,
+                    {SEQ_FIELD: seq + 1},
+                    topics[i],
+                    value,
+                    str(seq),
+                    None,
+                    value_schema,
+                    STRING_SCHEMA,
+                    None,
+                    [],
+                )
+            )
         return records
 
     def stop(self) -> None:

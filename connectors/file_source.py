@@ -45,8 +45,7 @@ DEFAULT_TASK_BATCH_SIZE = 2000
 FILENAME_FIELD = "filename"
 POSITION_FIELD = "position"
 
-SINGLE_TOPIC_MESSAGE = (
-    "'topic' in FileStreamSourceConnector configuration requires definition of a single topic")
+SINGLE_TOPIC_MESSAGE = "'topic' in FileStreamSourceConnector configuration requires definition of a single topic"
 
 _READ_CHUNK = 64 * 1024
 # \r\n first, so that it wins over a lone \r at the same position.
@@ -63,15 +62,30 @@ def _validate_topic(key: str, value: Any) -> None:
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(FILE_CONFIG, ConfigType.STRING, None, importance=Importance.HIGH,
-            documentation="Source filename. If not specified, the standard input will be used "
-                          "(standard input has no offsets: a restarted task cannot resume it).")
-    .define(TOPIC_CONFIG, ConfigType.STRING, validator=_validate_topic, importance=Importance.HIGH,
-            documentation="The topic to publish data to. Exactly one topic, not a comma-separated list.")
-    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, validator=at_least(1),
-            importance=Importance.LOW,
-            documentation="The maximum number of records the source task can read from the file each "
-                          "time it is polled. At least 1.")
+    .define(
+        FILE_CONFIG,
+        ConfigType.STRING,
+        None,
+        importance=Importance.HIGH,
+        documentation="Source filename. If not specified, the standard input will be used "
+        "(standard input has no offsets: a restarted task cannot resume it).",
+    )
+    .define(
+        TOPIC_CONFIG,
+        ConfigType.STRING,
+        validator=_validate_topic,
+        importance=Importance.HIGH,
+        documentation="The topic to publish data to. Exactly one topic, not a comma-separated list.",
+    )
+    .define(
+        TASK_BATCH_SIZE_CONFIG,
+        ConfigType.INT,
+        DEFAULT_TASK_BATCH_SIZE,
+        validator=at_least(1),
+        importance=Importance.LOW,
+        documentation="The maximum number of records the source task can read from the file each "
+        "time it is polled. At least 1.",
+    )
 )
 
 
@@ -154,7 +168,8 @@ class FileStreamSourceTask(SourceTask):
         except FileNotFoundError:
             raise ConnectError(
                 f"FileStreamSourceTask: file {filename!r} does not exist (set '{FILE_CONFIG}' to an "
-                f"existing file, or leave it unset to read standard input)") from None
+                f"existing file, or leave it unset to read standard input)"
+            ) from None
         except OSError as exc:
             raise ConnectError(f"FileStreamSourceTask: cannot open file {filename!r}: {exc}") from None
         try:
@@ -181,8 +196,8 @@ class FileStreamSourceTask(SourceTask):
                 problem = f"this process has no usable standard input ({exc})"
         if fd is None:
             raise ConnectError(
-                f"FileStreamSourceTask: '{FILE_CONFIG}' is not set, so it reads standard input, "
-                f"but {problem}")
+                f"FileStreamSourceTask: '{FILE_CONFIG}' is not set, so it reads standard input, but {problem}"
+            )
         with self._lock:
             self._fd = fd
         log.debug("Reading standard input")
@@ -196,11 +211,17 @@ class FileStreamSourceTask(SourceTask):
         if isinstance(position, bool) or not isinstance(position, int) or position < 0:
             raise ConnectError(
                 f"FileStreamSourceTask: the committed offset of {filename!r} has an invalid position "
-                f"{position!r} (expected a non-negative integer byte offset)")
+                f"{position!r} (expected a non-negative integer byte offset)"
+            )
         size = os.fstat(fd).st_size
         if position > size:
-            log.warning("File %s is shorter (%d bytes) than its committed position %d: it was truncated "
-                        "or replaced; reading it from the start", filename, size, position)
+            log.warning(
+                "File %s is shorter (%d bytes) than its committed position %d: it was truncated "
+                "or replaced; reading it from the start",
+                filename,
+                size,
+                position,
+            )
             return 0
         log.debug("Resuming %s at committed byte offset %d", filename, position)
         return position
@@ -253,8 +274,12 @@ class FileStreamSourceTask(SourceTask):
         end = self._position + len(self._buffer)
         size = os.fstat(fd).st_size
         if size < end:
-            log.warning("File %s was truncated (%d bytes, read up to byte %d); reading it from the start",
-                        self._filename, size, end)
+            log.warning(
+                "File %s was truncated (%d bytes, read up to byte %d); reading it from the start",
+                self._filename,
+                size,
+                end,
+            )
             os.lseek(fd, 0, os.SEEK_SET)
             self._buffer.clear()
             self._scanned = 0
@@ -277,10 +302,9 @@ class FileStreamSourceTask(SourceTask):
             end = match.end()
             if end == size and buffer[-1] == _CR:
                 break  # a trailing \r may be the first half of \r\n: wait for the next byte
-            line = buffer[start:match.start()].decode("utf-8", "replace")
+            line = buffer[start : match.start()].decode("utf-8", "replace")
             offset = None if partition is None else {POSITION_FIELD: base + end}
-            records.append(SourceRecord(partition, offset, topic, line, None, None, STRING_SCHEMA,
-                                        None, timestamp))
+            records.append(SourceRecord(partition, offset, topic, line, None, None, STRING_SCHEMA, None, timestamp))
             start = end
             if len(records) >= limit:
                 exhausted = False

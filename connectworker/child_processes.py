@@ -86,8 +86,9 @@ class _Spawner:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._requests: queue.SimpleQueue[tuple[Callable[[], subprocess.Popen[bytes]],
-                                                Future[subprocess.Popen[bytes]]]] = queue.SimpleQueue()
+        self._requests: queue.SimpleQueue[
+            tuple[Callable[[], subprocess.Popen[bytes]], Future[subprocess.Popen[bytes]]]
+        ] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
     def run(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:

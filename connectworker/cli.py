@@ -37,9 +37,16 @@ EXIT_UNCOMMITTED = 3  # stopped, but the offsets of some records were not commit
 EXIT_INTERRUPTED = 130  # Ctrl-C before the worker ran; a forced exit is 128 + the signal number
 
 # Kafka's (log4j) level names, and Python's, for --log-level. TRACE is DEBUG here: nothing logs finer.
-LOG_LEVELS = {"TRACE": logging.DEBUG, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
-              "WARNING": logging.WARNING, "ERROR": logging.ERROR, "FATAL": logging.CRITICAL,
-              "CRITICAL": logging.CRITICAL}
+LOG_LEVELS = {
+    "TRACE": logging.DEBUG,
+    "DEBUG": logging.DEBUG,
+    "INFO": logging.INFO,
+    "WARN": logging.WARNING,
+    "WARNING": logging.WARNING,
+    "ERROR": logging.ERROR,
+    "FATAL": logging.CRITICAL,
+    "CRITICAL": logging.CRITICAL,
+}
 
 
 def log_level(text: str) -> int:
@@ -49,7 +56,8 @@ def log_level(text: str) -> int:
     except KeyError:
         raise argparse.ArgumentTypeError(
             f"invalid level {text!r}; allowed: TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR, FATAL "
-            f"(any case; WARNING and CRITICAL too)") from None
+            f"(any case; WARNING and CRITICAL too)"
+        ) from None
 
 
 def _log_format_from(args: argparse.Namespace, config: WorkerConfig) -> None:
@@ -72,8 +80,10 @@ class ShutdownProgress:
             return self.phase
         alive = [task.name for _, _, task in self.components if task is not None and not task.join(0)]
         if alive:
-            return (f"task(s) {', '.join(alive)} to stop: each flushes its in-flight records and commits their "
-                    f"offsets (bounded by task.shutdown.graceful.timeout.ms + offset.flush.timeout.ms)")
+            return (
+                f"task(s) {', '.join(alive)} to stop: each flushes its in-flight records and commits their "
+                f"offsets (bounded by task.shutdown.graceful.timeout.ms + offset.flush.timeout.ms)"
+            )
         if self.runtime is not None and self.runtime.worker is None and self.runtime.embedded is not None:
             return "the embedded broker to stop"
         return "the connectors to stop and the offsets file to be written"
@@ -104,8 +114,9 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
     # every file validated before anything starts
     providers = config.open_config_providers()
     try:
-        connectors = load_connector_configs(args.connectors, exactly_once_worker=config.exactly_once_enabled,
-                                            providers=providers, worker=config)
+        connectors = load_connector_configs(
+            args.connectors, exactly_once_worker=config.exactly_once_enabled, providers=providers, worker=config
+        )
     finally:
         providers.close()
     check_task_limits(config, connectors)
@@ -127,8 +138,11 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
             herder = runtime.start_herder(connectors)  # with those saved through REST, reconciled
             if rest is not None:
                 rest.serve(herder)
-            log.info("Worker running with %d connector(s)%s; Ctrl-C stops it after committing offsets",
-                     len(herder.worker.connector_names()), "" if rest is not None else ", without REST")
+            log.info(
+                "Worker running with %d connector(s)%s; Ctrl-C stops it after committing offsets",
+                len(herder.worker.connector_names()),
+                "" if rest is not None else ", without REST",
+            )
             signals.wait()
             log.info("Stopping: flushing in-flight records and committing offsets")
             progress.phase = "the REST server to finish the requests it is serving"
@@ -149,15 +163,25 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
             metrics.stop()
     failed = [label for label, status, _ in progress.components if status.state is State.FAILED]
     if failed:
-        log.error("Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
-                  EXIT_FAILED, ", ".join(failed))
+        log.error(
+            "Exiting with status %d: %s ended FAILED (the reason was logged when it failed)",
+            EXIT_FAILED,
+            ", ".join(failed),
+        )
         return EXIT_FAILED
-    uncommitted = {task.name: count for _, _, task in progress.components
-                   if task is not None and (count := _uncommitted_at_stop(task))}
+    uncommitted = {
+        task.name: count
+        for _, _, task in progress.components
+        if task is not None and (count := _uncommitted_at_stop(task))
+    }
     if uncommitted:
-        log.error("Exiting with status %d: the offsets of %d record(s) of %s were not committed (said above, per "
-                  "source partition); those records are produced again after a restart", EXIT_UNCOMMITTED,
-                  sum(uncommitted.values()), ", ".join(f"task {name}" for name in uncommitted))
+        log.error(
+            "Exiting with status %d: the offsets of %d record(s) of %s were not committed (said above, per "
+            "source partition); those records are produced again after a restart",
+            EXIT_UNCOMMITTED,
+            sum(uncommitted.values()),
+            ", ".join(f"task {name}" for name in uncommitted),
+        )
         return EXIT_UNCOMMITTED
     return EXIT_OK
 
@@ -190,8 +214,9 @@ def _rest_server(config: WorkerConfig) -> RestServer | None:
     return server.bind() if server is not None else None
 
 
-def _metrics_listener(config: WorkerConfig, runtime: StandaloneRuntime,
-                      rest: RestServer | None) -> MetricsListener | None:
+def _metrics_listener(
+    config: WorkerConfig, runtime: StandaloneRuntime, rest: RestServer | None
+) -> MetricsListener | None:
     """`metrics.listener`'s server, bound and serving (a worker not yet started shows no tasks)."""
     address = config.metrics_address
     if address is None:
@@ -216,25 +241,38 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.runtime.topic_planning.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
 
-    worker = (load_worker_config(args.worker, require_offsets_file=False) if args.worker
-              else WorkerConfig.from_properties({"topic.creation.enable": "true"}))
+    worker = (
+        load_worker_config(args.worker, require_offsets_file=False)
+        if args.worker
+        else WorkerConfig.from_properties({"topic.creation.enable": "true"})
+    )
     resolver = ConnectorConfigResolver(worker.open_config_providers(), worker=worker)  # the worker's providers
     try:  # the plan starts the connector: with the values it would receive
-        config = resolver.connector(parse_connector_config(load_connector_file(args.connector), source=args.connector,
-                                                           providers=resolver.providers, worker=worker))
+        config = resolver.connector(
+            parse_connector_config(
+                load_connector_file(args.connector), source=args.connector, providers=resolver.providers, worker=worker
+            )
+        )
     finally:
         resolver.close()
     admin = None
     if args.worker and not worker.uses_embedded_broker:
-        admin = open_topic_admin(worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides),
-                                 request_timeout_s=15)
+        admin = open_topic_admin(
+            worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides), request_timeout_s=15
+        )
     elif args.validate_only:
         raise ConfigError({"--validate-only": "needs --worker naming a reachable (non-embedded) cluster"})
     policy = load_topic_policy(worker, source=args.worker)
     try:
-        entries = plan_topics(config, args.topic, enabled=worker.topic_creation_enable, admin=admin,
-                              validate_only=args.validate_only, policy=policy,
-                              broker_honours_validate_only=admin is not None and broker_honours_validate_only(admin))
+        entries = plan_topics(
+            config,
+            args.topic,
+            enabled=worker.topic_creation_enable,
+            admin=admin,
+            validate_only=args.validate_only,
+            policy=policy,
+            broker_honours_validate_only=admin is not None and broker_honours_validate_only(admin),
+        )
     finally:
         if policy is not None:
             policy.close()
@@ -261,19 +299,29 @@ def cmd_plan(args: argparse.Namespace) -> int:
 # Examples in the help run against the repository's own files (make run uses the first one); each
 # is parsed, and the plan ones run, by tests/unit/test_cli_help.py.
 DEMO = "connectworker standalone config/worker.properties config/connectors/datagen.properties"
-PLAN = ("connectworker plan config/connectors/datagen.properties --worker config/worker.properties "
-        "--topic orders.eu-west --topic orders.us-east")
+PLAN = (
+    "connectworker plan config/connectors/datagen.properties --worker config/worker.properties "
+    "--topic orders.eu-west --topic orders.us-east"
+)
 SPARK = "connectworker spark config/worker.properties config/connectors/datagen.properties"
-REAL_CLUSTER = ("CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker standalone config/worker.properties "
-                "config/connectors/file-source.properties")
+REAL_CLUSTER = (
+    "CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker standalone config/worker.properties "
+    "config/connectors/file-source.properties"
+)
 
 
 def help_epilog(examples: str, *notes: str) -> str:
     """A parser's epilog: its examples (`# comment` / command lines), `notes`, the `CONNECT_*` rule and
     where every key is described. Shown with `HELP_FORMATTER`, which keeps these lines as written."""
     lines = ["examples:", *("  " + line for line in examples.strip().splitlines())]
-    return "\n\n".join(["\n".join(lines), *notes, ENVIRONMENT_RULE,
-                        f"every worker and connector key, with its default: {REFERENCE_DOC}"])
+    return "\n\n".join(
+        [
+            "\n".join(lines),
+            *notes,
+            ENVIRONMENT_RULE,
+            f"every worker and connector key, with its default: {REFERENCE_DOC}",
+        ]
+    )
 
 
 HELP_FORMATTER = argparse.RawDescriptionHelpFormatter
@@ -309,8 +357,10 @@ connectworker plan config/connectors/datagen.properties --topic orders.eu-west -
 CONNECT_BOOTSTRAP_SERVERS=broker:9092 {PLAN} --validate-only
 """
 
-DRIFT = ("CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker topics drift config/connectors/datagen.properties "
-         "--worker config/worker.properties")
+DRIFT = (
+    "CONNECT_BOOTSTRAP_SERVERS=broker:9092 connectworker topics drift config/connectors/datagen.properties "
+    "--worker config/worker.properties"
+)
 
 DRIFT_EXAMPLES = f"""
 # every topic of the cluster that one of the connector's rules matches, against a real cluster
@@ -320,8 +370,10 @@ DRIFT_EXAMPLES = f"""
 {DRIFT} --topic orders.eu-west --apply
 """
 
-DRIFT_EXIT = (f"exit status: {EXIT_IN_SYNC} in sync; {EXIT_DRIFT} drift found; {EXIT_ERROR} an error (the "
-              f"cluster, a request the broker does not support);\n{EXIT_CONFIG} for invalid configuration.")
+DRIFT_EXIT = (
+    f"exit status: {EXIT_IN_SYNC} in sync; {EXIT_DRIFT} drift found; {EXIT_ERROR} an error (the "
+    f"cluster, a request the broker does not support);\n{EXIT_CONFIG} for invalid configuration."
+)
 
 SPARK_EXAMPLES = f"""
 # pip install 'connectworker[spark]' (and Java 17); spark.master defaults to local[*]
@@ -330,69 +382,108 @@ SPARK_EXAMPLES = f"""
 CONNECT_SPARK_MASTER='local[2]' {SPARK}
 """
 
-STANDALONE_EXIT = (f"exit status: {EXIT_OK} after a clean stop; {EXIT_FAILED} if start-up failed or a connector or "
-                   f"task ended FAILED;\n{EXIT_CONFIG} for invalid configuration; {EXIT_UNCOMMITTED} after a stop that "
-                   "left the offsets of some records uncommitted\n(the cluster did not acknowledge them in time: "
-                   "they are produced again after a restart);\n128 + the signal number (130 for "
-                   "Ctrl-C, 143 for SIGTERM) when stopped during start-up,\nbefore any connector started, or after "
-                   "a third Ctrl-C or SIGTERM.")
+STANDALONE_EXIT = (
+    f"exit status: {EXIT_OK} after a clean stop; {EXIT_FAILED} if start-up failed or a connector or "
+    f"task ended FAILED;\n{EXIT_CONFIG} for invalid configuration; {EXIT_UNCOMMITTED} after a stop that "
+    "left the offsets of some records uncommitted\n(the cluster did not acknowledge them in time: "
+    "they are produced again after a restart);\n128 + the signal number (130 for "
+    "Ctrl-C, 143 for SIGTERM) when stopped during start-up,\nbefore any connector started, or after "
+    "a third Ctrl-C or SIGTERM."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="connectworker", description=__doc__, formatter_class=HELP_FORMATTER,
-                                     epilog=help_epilog(MAIN_EXAMPLES, "connectworker COMMAND --help shows each "
-                                                                       "command's options and examples."))
+    parser = argparse.ArgumentParser(
+        prog="connectworker",
+        description=__doc__,
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(MAIN_EXAMPLES, "connectworker COMMAND --help shows each command's options and examples."),
+    )
     parser.add_argument("--version", action="version", version=f"connectworker {__version__}")
-    parser.add_argument("--log-level", default="INFO", type=log_level,
-                        help="TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR or FATAL (default INFO)")
-    parser.add_argument("--log-format", choices=LOG_FORMATS, default=None,
-                        help="text (default) or json: one JSON object per line, with connector, task and "
-                             "topic where a line is about one; overrides the worker file's log.format")
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        type=log_level,
+        help="TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR or FATAL (default INFO)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default=None,
+        help="text (default) or json: one JSON object per line, with connector, task and "
+        "topic where a line is about one; overrides the worker file's log.format",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    standalone = sub.add_parser("standalone", help="run connectors from files, like connect-standalone.sh",
-                                description="Run connectors from files, like connect-standalone.sh.",
-                                formatter_class=HELP_FORMATTER,
-                                epilog=help_epilog(STANDALONE_EXAMPLES, STANDALONE_EXIT))
+    standalone = sub.add_parser(
+        "standalone",
+        help="run connectors from files, like connect-standalone.sh",
+        description="Run connectors from files, like connect-standalone.sh.",
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(STANDALONE_EXAMPLES, STANDALONE_EXIT),
+    )
     standalone.add_argument("worker", help="worker .properties file")
-    standalone.add_argument("connectors", nargs="*",
-                            help="connector .properties or .json files (none: manage connectors through REST)")
+    standalone.add_argument(
+        "connectors", nargs="*", help="connector .properties or .json files (none: manage connectors through REST)"
+    )
     standalone.set_defaults(func=cmd_standalone)
 
-    plan = sub.add_parser("plan", help="show which topics would be created, and how (dry run)",
-                          description="Show which topics the connector would create, with which settings and "
-                                      "by which rule (a dry run: nothing is created).",
-                          formatter_class=HELP_FORMATTER, epilog=help_epilog(PLAN_EXAMPLES))
+    plan = sub.add_parser(
+        "plan",
+        help="show which topics would be created, and how (dry run)",
+        description="Show which topics the connector would create, with which settings and "
+        "by which rule (a dry run: nothing is created).",
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(PLAN_EXAMPLES),
+    )
     plan.add_argument("connector", help="connector .properties or .json file")
     plan.add_argument("--worker", help="worker file: its topic.creation.enable and cluster are used")
     plan.add_argument("--topic", action="append", required=True, help="topic name (repeatable)")
     plan.add_argument("--json", action="store_true", help="print JSON objects")
-    plan.add_argument("--validate-only", action="store_true",
-                      help="also ask the broker to validate the creation (CreateTopics validate_only)")
+    plan.add_argument(
+        "--validate-only",
+        action="store_true",
+        help="also ask the broker to validate the creation (CreateTopics validate_only)",
+    )
     plan.set_defaults(func=cmd_plan)
 
-    topics = sub.add_parser("topics", help="check existing topics against the connector's rules",
-                            description="Existing topics and the connector's topic.creation rules.",
-                            formatter_class=HELP_FORMATTER, epilog=help_epilog(DRIFT_EXAMPLES))
+    topics = sub.add_parser(
+        "topics",
+        help="check existing topics against the connector's rules",
+        description="Existing topics and the connector's topic.creation rules.",
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(DRIFT_EXAMPLES),
+    )
     drift = topics.add_subparsers(dest="topics_command", required=True).add_parser(
-        "drift", help="report (and with --apply fix) topics that differ from what their rule would create",
+        "drift",
+        help="report (and with --apply fix) topics that differ from what their rule would create",
         description="Compare each topic with what its rule (after the task's hook, within the worker's policy) "
-                    "would create now: partitions, replication factor and the configs the rule sets. Nothing "
-                    "is changed without --apply.",
-        formatter_class=HELP_FORMATTER, epilog=help_epilog(DRIFT_EXAMPLES, DRIFT_EXIT))
+        "would create now: partitions, replication factor and the configs the rule sets. Nothing "
+        "is changed without --apply.",
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(DRIFT_EXAMPLES, DRIFT_EXIT),
+    )
     drift.add_argument("connector", help="connector .properties or .json file")
     drift.add_argument("--worker", required=True, help="worker file: its cluster, admin.* keys and policy")
     drift.add_argument("--topic", action="append", default=[], help="topic name (repeatable)")
-    drift.add_argument("--all-known", action="store_true",
-                       help="every topic of the cluster that one of the connector's rules matches")
-    drift.add_argument("--apply", action="store_true",
-                       help="add partitions and set configs where that fixes a difference (after printing them)")
+    drift.add_argument(
+        "--all-known", action="store_true", help="every topic of the cluster that one of the connector's rules matches"
+    )
+    drift.add_argument(
+        "--apply",
+        action="store_true",
+        help="add partitions and set configs where that fixes a difference (after printing them)",
+    )
     drift.add_argument("--json", action="store_true", help="print JSON objects")
     drift.set_defaults(func=cmd_topics_drift)
 
-    spark = sub.add_parser("spark", help="run connectors from the same files on Spark (PySpark)",
-                           description="Run connectors from the same files on Spark (PySpark); see docs/spark.md.",
-                           formatter_class=HELP_FORMATTER, epilog=help_epilog(SPARK_EXAMPLES))
+    spark = sub.add_parser(
+        "spark",
+        help="run connectors from the same files on Spark (PySpark)",
+        description="Run connectors from the same files on Spark (PySpark); see docs/spark.md.",
+        formatter_class=HELP_FORMATTER,
+        epilog=help_epilog(SPARK_EXAMPLES),
+    )
     spark.add_argument("worker", help="worker .properties file (spark.master etc.)")
     spark.add_argument("connectors", nargs="*", help="connector .properties or .json files (none: REST only)")
     spark.set_defaults(func=cmd_spark)

@@ -33,16 +33,26 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
     from connectworker.topics.admin import UnsupportedCallError
 
     if bool(args.topic) == args.all_known:
-        raise ConfigError({"--topic": "name the topics with --topic NAME (repeatable), or give --all-known "
-                                      "(the cluster's topics that one of the connector's rules matches)"})
+        raise ConfigError(
+            {
+                "--topic": "name the topics with --topic NAME (repeatable), or give --all-known "
+                "(the cluster's topics that one of the connector's rules matches)"
+            }
+        )
     worker = load_worker_config(args.worker, require_offsets_file=False)
     if worker.uses_embedded_broker:
-        raise ConfigError({"bootstrap.servers": "drift needs a real cluster: the embedded broker starts empty "
-                                                "(set CONNECT_BOOTSTRAP_SERVERS=host:port)"}, source=args.worker)
+        raise ConfigError(
+            {
+                "bootstrap.servers": "drift needs a real cluster: the embedded broker starts empty "
+                "(set CONNECT_BOOTSTRAP_SERVERS=host:port)"
+            },
+            source=args.worker,
+        )
     config = parse_connector_config(load_connector_file(args.connector), source=args.connector, worker=worker)
     policy = load_topic_policy(worker, source=args.worker)
-    admin = open_topic_admin(worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides),
-                             request_timeout_s=15)
+    admin = open_topic_admin(
+        worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides), request_timeout_s=15
+    )
     try:
         topics = args.topic or rule_topics(config, admin)
         report = drift_report(config, topics, admin=admin, policy=policy)

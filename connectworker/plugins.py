@@ -138,8 +138,10 @@ def _task_class_problem(connector: SourceConnector) -> str | None:
         return f"its task_class() returned {task_class!r}, not a SourceTask subclass"
     missing = abstract_methods(task_class)
     if missing:
-        return (f"its task class {task_class.__module__}.{task_class.__qualname__} does not implement "
-                f"SourceTask's abstract {_plural(missing)}")
+        return (
+            f"its task class {task_class.__module__}.{task_class.__qualname__} does not implement "
+            f"SourceTask's abstract {_plural(missing)}"
+        )
     return None
 
 
@@ -185,7 +187,8 @@ def resolve_connector_class(name: str) -> type[SourceConnector]:
         allowed = ", ".join(sorted(builtin_aliases()))
         raise PluginNotFoundError(
             f"Class {name} could not be found: {exc}. Use a built-in connector ({allowed}) or an "
-            f"importable module.Class path (directories in plugin.path are searched)") from None
+            f"importable module.Class path (directories in plugin.path are searched)"
+        ) from None
     return _usable(cls, name)
 
 
@@ -211,8 +214,11 @@ def plugin_path_connectors() -> list[tuple[str, type[SourceConnector]]]:
             if module is None:
                 continue
             for _, cls in inspect.getmembers(module, inspect.isclass):
-                if (issubclass(cls, SourceConnector) and cls.__module__ == module.__name__
-                        and connector_class_problem(cls) is None):
+                if (
+                    issubclass(cls, SourceConnector)
+                    and cls.__module__ == module.__name__
+                    and connector_class_problem(cls) is None
+                ):
                     found.append((f"{module.__name__}.{cls.__qualname__}", cls))
     return found
 
@@ -222,6 +228,10 @@ def _plugin_module(name: str, entry: str) -> ModuleType | None:
     try:
         return importlib.import_module(name)
     except Exception as exc:
-        log.warning("plugin.path %s: module %s cannot be imported (%s); its connectors are not listed",
-                    entry, name, describe_exception(exc))
+        log.warning(
+            "plugin.path %s: module %s cannot be imported (%s); its connectors are not listed",
+            entry,
+            name,
+            describe_exception(exc),
+        )
         return None

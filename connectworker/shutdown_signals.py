@@ -55,8 +55,9 @@ def _note(signum: int, frame: FrameType | None) -> None:
 class ShutdownSignals:
     """Install in the main thread with `install()`; `uninstall()` restores the previous handlers."""
 
-    def __init__(self, waiting_for: Callable[[], str],
-                 signals: Sequence[signal.Signals] = (signal.SIGINT, signal.SIGTERM)) -> None:
+    def __init__(
+        self, waiting_for: Callable[[], str], signals: Sequence[signal.Signals] = (signal.SIGINT, signal.SIGTERM)
+    ) -> None:
         self._waiting_for = waiting_for
         self._signals = tuple(signals)
         self._requested = threading.Event()
@@ -78,8 +79,7 @@ class ShutdownSignals:
         self._previous_wakeup_fd = signal.set_wakeup_fd(self._writer.fileno(), warn_on_full_buffer=False)
         for sig in self._signals:
             self._previous[sig] = signal.signal(sig, _note)
-        self._watcher = threading.Thread(target=self._watch, args=(self._reader,), name="shutdown-signals",
-                                         daemon=True)
+        self._watcher = threading.Thread(target=self._watch, args=(self._reader,), name="shutdown-signals", daemon=True)
         self._watcher.start()
         return self
 
@@ -124,17 +124,29 @@ class ShutdownSignals:
         self._received += 1
         if self._received == 1:
             self.first = sig
-            log.info("%s received: stopping gracefully (signal again to see what the stop waits for, "
-                     "%d times to exit at once)", sig.name, FORCE_AFTER)
+            log.info(
+                "%s received: stopping gracefully (signal again to see what the stop waits for, "
+                "%d times to exit at once)",
+                sig.name,
+                FORCE_AFTER,
+            )
             self._requested.set()
         elif self._received < FORCE_AFTER:
-            log.warning("%s received: still stopping, waiting for %s. Signal once more to exit at once "
-                        "(offsets of records in flight are then not committed; they are produced again "
-                        "after a restart)", sig.name, self._waiting_for())
+            log.warning(
+                "%s received: still stopping, waiting for %s. Signal once more to exit at once "
+                "(offsets of records in flight are then not committed; they are produced again "
+                "after a restart)",
+                sig.name,
+                self._waiting_for(),
+            )
         else:
             status = 128 + sig.value
-            log.error("%s received a third time: exiting at once with status %d, without committing the "
-                      "offsets of records in flight", sig.name, status)
+            log.error(
+                "%s received a third time: exiting at once with status %d, without committing the "
+                "offsets of records in flight",
+                sig.name,
+                status,
+            )
             for handler in logging.getLogger().handlers:
                 handler.flush()
             os._exit(status)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-_CONCRETE_CONNECTOR = '''
+_CONCRETE_CONNECTOR = """
 from connectworker.connectors.datagen import DataGenConnector
 from connectworker.api import SourceTask
-'''
+"""
 
 BROKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "abstract connector": ('''
+    "abstract connector": (
+        """
 from connectworker.api import SourceConnector
 
 class Plugin(SourceConnector):
@@ -26,8 +27,13 @@ class Plugin(SourceConnector):
         raise NotImplementedError
     def stop(self):
         pass
-''', "Plugin", ("does not implement SourceConnector's abstract methods config_def, task_configs",)),
-    "abstract task": (_CONCRETE_CONNECTOR + '''
+""",
+        "Plugin",
+        ("does not implement SourceConnector's abstract methods config_def, task_configs",),
+    ),
+    "abstract task": (
+        _CONCRETE_CONNECTOR
+        + """
 class Task(SourceTask):
     def start(self, props):
         pass
@@ -39,35 +45,65 @@ class Task(SourceTask):
 class Plugin(DataGenConnector):
     def task_class(self):
         return Task
-''', "Plugin", ("task class", ".Task does not implement SourceTask's abstract method version")),
-    "constructor raises": (_CONCRETE_CONNECTOR + '''
+""",
+        "Plugin",
+        ("task class", ".Task does not implement SourceTask's abstract method version"),
+    ),
+    "constructor raises": (
+        _CONCRETE_CONNECTOR
+        + """
 class Plugin(DataGenConnector):
     def __init__(self):
         raise ValueError("no licence key found")
-''', "Plugin", ("its constructor raised ValueError: no licence key found", "line 7")),
-    "config_def raises": (_CONCRETE_CONNECTOR + '''
+""",
+        "Plugin",
+        ("its constructor raised ValueError: no licence key found", "line 7"),
+    ),
+    "config_def raises": (
+        _CONCRETE_CONNECTOR
+        + """
 class Plugin(DataGenConnector):
     def config_def(self):
         raise RuntimeError("config_def is broken")
-''', "Plugin", ("its config_def() raised RuntimeError: config_def is broken",)),
-    "validate raises": (_CONCRETE_CONNECTOR + '''
+""",
+        "Plugin",
+        ("its config_def() raised RuntimeError: config_def is broken",),
+    ),
+    "validate raises": (
+        _CONCRETE_CONNECTOR
+        + """
 class Plugin(DataGenConnector):
     def validate(self, props):
         raise KeyError("validate is broken")
-''', "Plugin", ("cannot validate the configuration: KeyError: 'validate is broken'",)),
-    "import raises": ('''
+""",
+        "Plugin",
+        ("cannot validate the configuration: KeyError: 'validate is broken'",),
+    ),
+    "import raises": (
+        """
 import os
 
 raise RuntimeError("cannot reach the licence server\\nsecond line of the message")
-''', "Plugin", ("importing module", "failed: RuntimeError: cannot reach the licence server", "line 4")),
-    "syntax error": ('''
+""",
+        "Plugin",
+        ("importing module", "failed: RuntimeError: cannot reach the licence server", "line 4"),
+    ),
+    "syntax error": (
+        """
 x = 1
 def broken(:
     pass
-''', "Plugin", ("SyntaxError: ", "line 3")),
-    "imports a missing module": ('''
+""",
+        "Plugin",
+        ("SyntaxError: ", "line 3"),
+    ),
+    "imports a missing module": (
+        """
 import no_such_dependency_for_connectworker_tests
-''', "Plugin", ("ModuleNotFoundError: No module named 'no_such_dependency_for_connectworker_tests'",)),
+""",
+        "Plugin",
+        ("ModuleNotFoundError: No module named 'no_such_dependency_for_connectworker_tests'",),
+    ),
 }
 
 

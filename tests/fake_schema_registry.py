@@ -87,8 +87,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
         elif raw:
             body = json.loads(raw)
-        request = Request(self.command, path, parts.query, context, {k.lower(): v for k, v in self.headers.items()},
-                          body)
+        request = Request(
+            self.command, path, parts.query, context, {k.lower(): v for k, v in self.headers.items()}, body
+        )
         with self.state.lock:
             self.state.requests.append(request)
         return request
@@ -134,8 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
             if not ids:
                 self._reply(404, {"error_code": 40401, "message": f"Subject '{subject}' not found."})
             else:
-                self._reply(200, {"subject": subject, "version": len(ids), "id": ids[-1],
-                                  "schema": state.schemas[ids[-1]]})
+                self._reply(
+                    200, {"subject": subject, "version": len(ids), "id": ids[-1], "schema": state.schemas[ids[-1]]}
+                )
         elif request.method == "GET" and (match := re.fullmatch(r"/schemas/ids/(\d+)", path)):
             schema = state.schemas.get(int(match.group(1)))
             if schema is None:
@@ -159,8 +161,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def fake_registry(state: RegistryState | None = None, *, tls: ssl.SSLContext | None = None
-                  ) -> Iterator[tuple[str, RegistryState]]:
+def fake_registry(
+    state: RegistryState | None = None, *, tls: ssl.SSLContext | None = None
+) -> Iterator[tuple[str, RegistryState]]:
     """A registry on a free loopback port; yields its base URL and state."""
     state = state or RegistryState()
     server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"state": state}))

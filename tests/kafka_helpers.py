@@ -10,23 +10,26 @@ from confluent_kafka import Consumer, KafkaError, Message
 from confluent_kafka.admin import AdminClient
 
 
-def consume(bootstrap: str, topics: list[str], expected: int, timeout: float = 30.0,
-            config: dict[str, str] | None = None) -> list[Message]:
+def consume(
+    bootstrap: str, topics: list[str], expected: int, timeout: float = 30.0, config: dict[str, str] | None = None
+) -> list[Message]:
     """Consume `topics` from the beginning until `expected` records arrived or `timeout` passed; `config`
     adds client settings (e.g. TLS)."""
-    consumer = Consumer({
-        **(config or {}),
-        "bootstrap.servers": bootstrap,
-        "group.id": f"test-{uuid.uuid4().hex}",
-        "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-        "session.timeout.ms": 2000,
-        "heartbeat.interval.ms": 500,
-        "allow.auto.create.topics": False,
-        # a topic the worker has not created yet when this subscribes (its task process is still starting)
-        # is found within half a second, not at librdkafka's default refresh of five minutes
-        "topic.metadata.refresh.interval.ms": 500,
-    })
+    consumer = Consumer(
+        {
+            **(config or {}),
+            "bootstrap.servers": bootstrap,
+            "group.id": f"test-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": 2000,
+            "heartbeat.interval.ms": 500,
+            "allow.auto.create.topics": False,
+            # a topic the worker has not created yet when this subscribes (its task process is still starting)
+            # is found within half a second, not at librdkafka's default refresh of five minutes
+            "topic.metadata.refresh.interval.ms": 500,
+        }
+    )
     out: list[Message] = []
     try:
         consumer.subscribe(topics)

@@ -104,6 +104,10 @@ def check_refresh_sees_other_writers_and_keeps_own_changes(open_store: OpenStore
         reader.close()
 
 
-CONTRACT = [check_empty_store_reads_nothing, check_flushed_offsets_survive_a_new_instance,
-            check_removals_are_durable, check_unstorable_offsets_are_refused_whole,
-            check_refresh_sees_other_writers_and_keeps_own_changes]
+CONTRACT = [
+    check_empty_store_reads_nothing,
+    check_flushed_offsets_survive_a_new_instance,
+    check_removals_are_durable,
+    check_unstorable_offsets_are_refused_whole,
+    check_refresh_sees_other_writers_and_keeps_own_changes,
+]

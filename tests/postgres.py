@@ -53,8 +53,7 @@ class Postgres:
 
 
 def _binary(name: str) -> str:
-    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)),
-                                       None)
+    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
     if found is None:
         raise RuntimeError(f"PostgreSQL's {name} is not installed (make test installs Debian's postgresql package)")
     return found
@@ -80,9 +79,15 @@ def running_postgres(wal_level: str = "logical") -> Iterator[Postgres]:
     named = os.environ.get(URL_ENV)
     if named and wal_level == "logical":
         from sqlalchemy.engine import make_url
+
         url = make_url(named)
-        yield Postgres(url.host or "127.0.0.1", url.port or 5432, url.database or "postgres",
-                       url.username or USER, url.password or "")
+        yield Postgres(
+            url.host or "127.0.0.1",
+            url.port or 5432,
+            url.database or "postgres",
+            url.username or USER,
+            url.password or "",
+        )
         return
     run_as = "postgres" if os.geteuid() == 0 else None
     base = Path(tempfile.mkdtemp(prefix="connectworker-pg-"))
@@ -94,11 +99,25 @@ def running_postgres(wal_level: str = "logical") -> Iterator[Postgres]:
     port = _free_port()
     server = Postgres("127.0.0.1", port, "postgres", data_dir=data, run_as=run_as)
     try:
-        _run([_binary("initdb"), "-D", str(data), "-U", USER, f"--pwfile={password_file}",
-              "--auth=scram-sha-256", "--encoding=UTF8", "--no-sync"], run_as)
+        _run(
+            [
+                _binary("initdb"),
+                "-D",
+                str(data),
+                "-U",
+                USER,
+                f"--pwfile={password_file}",
+                "--auth=scram-sha-256",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+            run_as,
+        )
         with (data / "postgresql.conf").open("a") as conf:  # kept for a restart mid-test
-            conf.write(f"listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{base}'\n"
-                       f"fsync = off\nwal_level = {wal_level}\nmax_replication_slots = 20\nmax_wal_senders = 20\n")
+            conf.write(
+                f"listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{base}'\n"
+                f"fsync = off\nwal_level = {wal_level}\nmax_replication_slots = 20\nmax_wal_senders = 20\n"
+            )
         server.pg_ctl("start")
         yield server
     finally:

@@ -29,8 +29,20 @@ BOOL, BYTEA, CHAR, NAME, INT8, INT2, INT4, TEXT, OID = 16, 17, 18, 19, 20, 21, 2
 JSON, XML, FLOAT4, FLOAT8, BPCHAR, VARCHAR, DATE_OID, TIME_OID = 114, 142, 700, 701, 1042, 1043, 1082, 1083
 TIMESTAMP_OID, TIMESTAMPTZ, TIMETZ, NUMERIC, UUID, JSONB = 1114, 1184, 1266, 1700, 2950, 3802
 # array type OID -> element type OID
-ARRAYS = {1000: BOOL, 1005: INT2, 1007: INT4, 1016: INT8, 1009: TEXT, 1015: VARCHAR, 1014: BPCHAR,
-          1021: FLOAT4, 1022: FLOAT8, 1231: NUMERIC, 2951: UUID, 1182: DATE_OID}
+ARRAYS = {
+    1000: BOOL,
+    1005: INT2,
+    1007: INT4,
+    1016: INT8,
+    1009: TEXT,
+    1015: VARCHAR,
+    1014: BPCHAR,
+    1021: FLOAT4,
+    1022: FLOAT8,
+    1231: NUMERIC,
+    2951: UUID,
+    1182: DATE_OID,
+}
 
 
 class UnsupportedTypeError(ConnectError):
@@ -121,18 +133,21 @@ def _temporal(oid: int, modifier: int, mode: str) -> ColumnType:
             return ColumnType(Schema(SchemaType.INT32, name=DATE), date.fromisoformat)
         if oid == TIME_OID:
             return ColumnType(Schema(SchemaType.INT32, name=TIME), time.fromisoformat)
-        return ColumnType(Schema(SchemaType.INT64, name=TIMESTAMP),
-                          lambda text: datetime.fromisoformat(text).replace(tzinfo=UTC))
+        return ColumnType(
+            Schema(SchemaType.INT64, name=TIMESTAMP), lambda text: datetime.fromisoformat(text).replace(tzinfo=UTC)
+        )
     if oid == DATE_OID:
         return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Date"), _days)
     if oid == TIME_OID:
         if mode == "adaptive" and _precision(modifier) <= 3:
-            return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Time"),
-                              lambda text: _micros_of_day(text) // 1000)
+            return ColumnType(
+                Schema(SchemaType.INT32, name="io.debezium.time.Time"), lambda text: _micros_of_day(text) // 1000
+            )
         return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTime"), _micros_of_day)
     if _precision(modifier) <= 3:
-        return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.Timestamp"),
-                          lambda text: _epoch_micros(text) // 1000)
+        return ColumnType(
+            Schema(SchemaType.INT64, name="io.debezium.time.Timestamp"), lambda text: _epoch_micros(text) // 1000
+        )
     return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTimestamp"), _epoch_micros)
 
 
@@ -203,8 +218,9 @@ def parse_array(text: str) -> list[str | None]:
     return items
 
 
-def column_type(oid: int, modifier: int, options: TypeOptions, enum_oids: frozenset[int] = frozenset()
-                ) -> ColumnType | None:
+def column_type(
+    oid: int, modifier: int, options: TypeOptions, enum_oids: frozenset[int] = frozenset()
+) -> ColumnType | None:
     """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping."""
     if oid in enum_oids:
         return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Enum"), str)
@@ -216,16 +232,25 @@ def column_type(oid: int, modifier: int, options: TypeOptions, enum_oids: frozen
 
         def parse(text: str) -> list[Any]:
             return [None if item is None else parse_element(item) for item in parse_array(text)]
+
         return ColumnType(Schema.array(element.schema.as_optional()), parse)
     return _scalar(oid, modifier, options)
 
 
-def require_type(table: str, column: str, oid: int, modifier: int, type_name: str, options: TypeOptions,
-                 enum_oids: frozenset[int] = frozenset()) -> ColumnType:
+def require_type(
+    table: str,
+    column: str,
+    oid: int,
+    modifier: int,
+    type_name: str,
+    options: TypeOptions,
+    enum_oids: frozenset[int] = frozenset(),
+) -> ColumnType:
     found = column_type(oid, modifier, options, enum_oids)
     if found is None:
         raise UnsupportedTypeError(
             f"Column {column!r} of table {table} has the type {type_name} (oid {oid}) that the PostgreSQL CDC "
             f"connector cannot map to a Connect schema. Leave the column out (column.exclude.list) or the table "
-            f"(table.exclude.list), or change the column's type.")
+            f"(table.exclude.list), or change the column's type."
+        )
     return found

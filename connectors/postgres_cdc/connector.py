@@ -73,6 +73,7 @@ class PostgresCdcConnector(SourceConnector):
 
     def task_class(self) -> type[SourceTask]:
         from .task import PostgresCdcTask
+
         return PostgresCdcTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:

@@ -17,8 +17,9 @@ from .settings import CdcSettings
 if TYPE_CHECKING:
     import psycopg2.extensions
 
-SESSION_OPTIONS = ("-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 "
-                   "-c IntervalStyle=postgres")
+SESSION_OPTIONS = (
+    "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 -c IntervalStyle=postgres"
+)
 
 
 class SetupError(ConnectError):
@@ -39,25 +40,40 @@ def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.ext
         import psycopg2
         import psycopg2.extras
     except ImportError:
-        raise ConnectError("The PostgreSQL CDC connector needs psycopg2 (its replication protocol API): "
-                           "pip install 'connectworker[sql]'") from None
+        raise ConnectError(
+            "The PostgreSQL CDC connector needs psycopg2 (its replication protocol API): "
+            "pip install 'connectworker[sql]'"
+        ) from None
 
     kwargs: dict[str, Any] = {}
     if replication:
         kwargs["connection_factory"] = psycopg2.extras.LogicalReplicationConnection
     try:
-        connection = psycopg2.connect(host=settings.host, port=settings.port, user=settings.user,
-                                      password=settings.password, dbname=settings.dbname, sslmode=settings.sslmode,
-                                      options=SESSION_OPTIONS, connect_timeout=10,
-                                      application_name="connectworker-cdc", **kwargs)
+        connection = psycopg2.connect(
+            host=settings.host,
+            port=settings.port,
+            user=settings.user,
+            password=settings.password,
+            dbname=settings.dbname,
+            sslmode=settings.sslmode,
+            options=SESSION_OPTIONS,
+            connect_timeout=10,
+            application_name="connectworker-cdc",
+            **kwargs,
+        )
     except psycopg2.OperationalError as exc:
         message = first_line(exc)
         if replication and "replication" in message and ("pg_hba" in message or "permission" in message):
-            raise SetupError("database.user", f"PostgreSQL refused a replication connection for user "
-                             f"{settings.user!r}: {message}. It needs the REPLICATION privilege (ALTER ROLE "
-                             f"{settings.user} REPLICATION) and a 'host replication' line in pg_hba.conf") from None
-        raise ConnectError(f"Cannot connect to PostgreSQL at {settings.host}:{settings.port} "
-                           f"(database {settings.dbname}, user {settings.user!r}): {message}") from None
+            raise SetupError(
+                "database.user",
+                f"PostgreSQL refused a replication connection for user "
+                f"{settings.user!r}: {message}. It needs the REPLICATION privilege (ALTER ROLE "
+                f"{settings.user} REPLICATION) and a 'host replication' line in pg_hba.conf",
+            ) from None
+        raise ConnectError(
+            f"Cannot connect to PostgreSQL at {settings.host}:{settings.port} "
+            f"(database {settings.dbname}, user {settings.user!r}): {message}"
+        ) from None
     if not replication:
         connection.autocommit = True
     return connection
@@ -73,14 +89,16 @@ def check_setup(connection: psycopg2.extensions.connection, settings: CdcSetting
                 "database.hostname",
                 f"PostgreSQL at {settings.host}:{settings.port} has wal_level={wal_level}; change data capture "
                 f"needs wal_level=logical: set it in postgresql.conf (or ALTER SYSTEM SET wal_level = logical) "
-                f"and restart the server")
+                f"and restart the server",
+            )
         cursor.execute("SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user")
         (may_replicate,) = cursor.fetchone()
         if not may_replicate:
             raise SetupError(
                 "database.user",
                 f"User {settings.user!r} lacks the REPLICATION privilege that reading a replication slot needs: "
-                f"ALTER ROLE {settings.user} REPLICATION (or use a superuser)")
+                f"ALTER ROLE {settings.user} REPLICATION (or use a superuser)",
+            )
 
 
 @dataclass(frozen=True)
@@ -110,8 +128,11 @@ def table_columns(connection: psycopg2.extensions.connection, relid: int) -> lis
 
 def relation_id(connection: psycopg2.extensions.connection, schema: str, table: str) -> int | None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                       "WHERE n.nspname = %s AND c.relname = %s", (schema, table))
+        cursor.execute(
+            "SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = %s",
+            (schema, table),
+        )
         row = cursor.fetchone()
         return int(row[0]) if row else None
 
@@ -125,12 +146,13 @@ def enum_type_oids(connection: psycopg2.extensions.connection) -> frozenset[int]
 def list_tables(connection: psycopg2.extensions.connection, settings: CdcSettings) -> list[tuple[int, str, str]]:
     """The captured ordinary and partitioned tables: (oid, schema, name), in name order."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT c.oid, n.nspname, c.relname FROM pg_class c "
-                       "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                       "WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
-                       "AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 2, 3")
-        return [(int(oid), schema, name) for oid, schema, name in cursor.fetchall()
-                if settings.captures(schema, name)]
+        cursor.execute(
+            "SELECT c.oid, n.nspname, c.relname FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
+            "AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 2, 3"
+        )
+        return [(int(oid), schema, name) for oid, schema, name in cursor.fetchall() if settings.captures(schema, name)]
 
 
 def quote(identifier: str) -> str:
@@ -145,16 +167,20 @@ def ensure_publication(connection: psycopg2.extensions.connection, settings: Cdc
             return
         mode = settings.publication_autocreate
         if mode == "disabled":
-            raise SetupError("publication.name", f"The publication {settings.publication!r} does not exist and "
-                             f"publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
-                             f"{settings.publication} FOR ...)")
+            raise SetupError(
+                "publication.name",
+                f"The publication {settings.publication!r} does not exist and "
+                f"publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
+                f"{settings.publication} FOR ...)",
+            )
         if mode == "all_tables":
             cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR ALL TABLES")
             return
         tables = ", ".join(f"{quote(s)}.{quote(t)}" for _, s, t in list_tables(connection, settings))
         if not tables:
-            raise SetupError("table.include.list", "publication.autocreate.mode=filtered needs at least one "
-                             "captured table to exist")
+            raise SetupError(
+                "table.include.list", "publication.autocreate.mode=filtered needs at least one captured table to exist"
+            )
         cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR TABLE {tables}")
 
 
@@ -180,6 +206,9 @@ def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: flo
                 cursor.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
                 return
             if time.monotonic() > deadline:
-                raise SetupError("slot.name", f"The replication slot {slot!r} is in use by another client: stop "
-                                 f"it, or give this connector another slot.name")
+                raise SetupError(
+                    "slot.name",
+                    f"The replication slot {slot!r} is in use by another client: stop "
+                    f"it, or give this connector another slot.name",
+                )
             time.sleep(0.1)

@@ -26,14 +26,26 @@ _OPT_STRING = Schema(SchemaType.STRING, optional=True)
 _OPT_INT64 = Schema(SchemaType.INT64, optional=True)
 SOURCE_SCHEMA = Schema.struct(
     "io.debezium.connector.postgresql.Source",
-    ("version", Schema(SchemaType.STRING)), ("connector", Schema(SchemaType.STRING)),
-    ("name", Schema(SchemaType.STRING)), ("ts_ms", Schema(SchemaType.INT64)),
+    ("version", Schema(SchemaType.STRING)),
+    ("connector", Schema(SchemaType.STRING)),
+    ("name", Schema(SchemaType.STRING)),
+    ("ts_ms", Schema(SchemaType.INT64)),
     ("snapshot", Schema(SchemaType.STRING, optional=True, name="io.debezium.data.Enum", version=1)),
-    ("db", Schema(SchemaType.STRING)), ("sequence", _OPT_STRING), ("schema", Schema(SchemaType.STRING)),
-    ("table", Schema(SchemaType.STRING)), ("txId", _OPT_INT64), ("lsn", _OPT_INT64), ("xmin", _OPT_INT64))
+    ("db", Schema(SchemaType.STRING)),
+    ("sequence", _OPT_STRING),
+    ("schema", Schema(SchemaType.STRING)),
+    ("table", Schema(SchemaType.STRING)),
+    ("txId", _OPT_INT64),
+    ("lsn", _OPT_INT64),
+    ("xmin", _OPT_INT64),
+)
 TRANSACTION_SCHEMA = Schema.struct(
-    "event.block", ("id", Schema(SchemaType.STRING)), ("total_order", Schema(SchemaType.INT64)),
-    ("data_collection_order", Schema(SchemaType.INT64)), optional=True)
+    "event.block",
+    ("id", Schema(SchemaType.STRING)),
+    ("total_order", Schema(SchemaType.INT64)),
+    ("data_collection_order", Schema(SchemaType.INT64)),
+    optional=True,
+)
 VERSION = f"connectworker-{connectworker.__version__}"
 
 
@@ -52,15 +64,36 @@ class TableShape:
         self.topic = settings.topic(schema, table)
         self.columns = tuple(columns)
         self.key_columns = tuple(c for c in columns if c.key)
-        self.key_schema = (Schema.struct(f"{self.topic}.Key", *((c.name, _field(c)) for c in self.key_columns))
-                           if self.key_columns else None)
+        self.key_schema = (
+            Schema.struct(f"{self.topic}.Key", *((c.name, _field(c)) for c in self.key_columns))
+            if self.key_columns
+            else None
+        )
         self.row_schema = Schema.struct(f"{self.topic}.Value", *((c.name, _field(c)) for c in columns), optional=True)
         self.envelope_schema = Schema(
-            SchemaType.STRUCT, name=f"{self.topic}.Envelope", version=1, fields=Schema.struct(
-                None, ("before", self.row_schema), ("after", self.row_schema), ("source", SOURCE_SCHEMA),
-                ("op", Schema(SchemaType.STRING)), ("ts_ms", _OPT_INT64), ("transaction", TRANSACTION_SCHEMA)).fields)
-        self._parsers = [(c.position, c.name, None if c.type.parse is str else c.type.parse, c.type.schema.type,
-                          None if c.optional else _fallback(c.type.schema)) for c in columns]
+            SchemaType.STRUCT,
+            name=f"{self.topic}.Envelope",
+            version=1,
+            fields=Schema.struct(
+                None,
+                ("before", self.row_schema),
+                ("after", self.row_schema),
+                ("source", SOURCE_SCHEMA),
+                ("op", Schema(SchemaType.STRING)),
+                ("ts_ms", _OPT_INT64),
+                ("transaction", TRANSACTION_SCHEMA),
+            ).fields,
+        )
+        self._parsers = [
+            (
+                c.position,
+                c.name,
+                None if c.type.parse is str else c.type.parse,
+                c.type.schema.type,
+                None if c.optional else _fallback(c.type.schema),
+            )
+            for c in columns
+        ]
         self._key_names = tuple(c.name for c in self.key_columns)
 
     @property
@@ -78,8 +111,13 @@ class TableShape:
             if text is UNCHANGED_TOAST:
                 text = previous[position] if previous is not None else UNCHANGED_TOAST
                 if text is UNCHANGED_TOAST:
-                    out[name] = (UNAVAILABLE if kind is SchemaType.STRING
-                                 else UNAVAILABLE.encode() if kind is SchemaType.BYTES else None)
+                    out[name] = (
+                        UNAVAILABLE
+                        if kind is SchemaType.STRING
+                        else UNAVAILABLE.encode()
+                        if kind is SchemaType.BYTES
+                        else None
+                    )
                     continue
             out[name] = fallback if text is None else text if parse is None else parse(text)
         return out
@@ -89,9 +127,17 @@ class TableShape:
 
 
 _FALLBACK: dict[SchemaType, Any] = {
-    SchemaType.INT8: 0, SchemaType.INT16: 0, SchemaType.INT32: 0, SchemaType.INT64: 0, SchemaType.FLOAT32: 0.0,
-    SchemaType.FLOAT64: 0.0, SchemaType.BOOLEAN: False, SchemaType.STRING: "", SchemaType.BYTES: b"",
-    SchemaType.ARRAY: []}
+    SchemaType.INT8: 0,
+    SchemaType.INT16: 0,
+    SchemaType.INT32: 0,
+    SchemaType.INT64: 0,
+    SchemaType.FLOAT32: 0.0,
+    SchemaType.FLOAT64: 0.0,
+    SchemaType.BOOLEAN: False,
+    SchemaType.STRING: "",
+    SchemaType.BYTES: b"",
+    SchemaType.ARRAY: [],
+}
 
 
 def _fallback(schema: Schema) -> Any:
@@ -105,8 +151,15 @@ def _field(column: Column) -> Schema:
     return column.type.schema.as_optional() if column.optional else column.type.schema
 
 
-def shape_of(settings: CdcSettings, schema: str, table: str, names: Sequence[tuple[str, int, int]],
-             catalog: Sequence[CatalogColumn], enum_oids: frozenset[int], options: TypeOptions) -> TableShape:
+def shape_of(
+    settings: CdcSettings,
+    schema: str,
+    table: str,
+    names: Sequence[tuple[str, int, int]],
+    catalog: Sequence[CatalogColumn],
+    enum_oids: frozenset[int],
+    options: TypeOptions,
+) -> TableShape:
     """The shape of a table whose tuples hold the columns `names` ((name, type oid, typmod) in order), with
     nullability, primary key and type names from the catalog; raises UnsupportedTypeError for a kept column
     no Connect type fits."""
@@ -119,18 +172,39 @@ def shape_of(settings: CdcSettings, schema: str, table: str, names: Sequence[tup
         type_name = known.type_name if known is not None else f"oid {oid}"
         kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enum_oids)
         primary = known is not None and known.primary_key
-        columns.append(Column(position, name, kind, optional=known is None or (known.nullable and not primary),
-                              key=primary))
+        columns.append(
+            Column(position, name, kind, optional=known is None or (known.nullable and not primary), key=primary)
+        )
     return TableShape(settings, schema, table, columns)
 
 
-def source_struct(settings: CdcSettings, shape: TableShape, *, ts_ms: int, snapshot: str, tx_id: int | None,
-                  lsn: int | None, sequence: str | None) -> dict[str, Any]:
-    return {"version": VERSION, "connector": "postgresql", "name": settings.topic_prefix, "ts_ms": ts_ms,
-            "snapshot": snapshot, "db": settings.dbname, "sequence": sequence, "schema": shape.schema_name,
-            "table": shape.table, "txId": tx_id, "lsn": lsn, "xmin": None}
+def source_struct(
+    settings: CdcSettings,
+    shape: TableShape,
+    *,
+    ts_ms: int,
+    snapshot: str,
+    tx_id: int | None,
+    lsn: int | None,
+    sequence: str | None,
+) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "connector": "postgresql",
+        "name": settings.topic_prefix,
+        "ts_ms": ts_ms,
+        "snapshot": snapshot,
+        "db": settings.dbname,
+        "sequence": sequence,
+        "schema": shape.schema_name,
+        "table": shape.table,
+        "txId": tx_id,
+        "lsn": lsn,
+        "xmin": None,
+    }
 
 
-def envelope(before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str,
-             ts_ms: int) -> dict[str, Any]:
+def envelope(
+    before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str, ts_ms: int
+) -> dict[str, Any]:
     return {"before": before, "after": after, "source": source, "op": op, "ts_ms": ts_ms, "transaction": None}

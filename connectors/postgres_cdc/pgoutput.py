@@ -92,6 +92,7 @@ class Truncate:
 @dataclass(frozen=True, slots=True)
 class Other:
     """A message this connector has no use for (Origin, logical Message)."""
+
     kind: str
 
 
@@ -126,7 +127,7 @@ class _Reader:
 
     def string(self) -> str:
         end = self.data.index(0, self.pos)
-        value = self.data[self.pos:end].decode()
+        value = self.data[self.pos : end].decode()
         self.pos = end + 1
         return value
 

@@ -38,8 +38,9 @@ class SnapshotReader:
         self.tables = list_tables(self._connection, settings)
         self._enums = enum_type_oids(self._connection)
         self._batches = self._read()
-        log.info("Snapshot of %d table(s): %s", len(self.tables),
-                 ", ".join(f"{s}.{t}" for _, s, t in self.tables) or "none")
+        log.info(
+            "Snapshot of %d table(s): %s", len(self.tables), ", ".join(f"{s}.{t}" for _, s, t in self.tables) or "none"
+        )
 
     def next_batch(self) -> tuple[TableShape, list[list[Any]]] | None:
         """The next rows (as text tuples in the shape's column order) of the table being read; None at the end."""
@@ -50,8 +51,15 @@ class SnapshotReader:
 
         for number, (relid, schema, table) in enumerate(self.tables):
             catalog = table_columns(self._connection, relid)
-            shape = shape_of(self._settings, schema, table, [(c.name, c.type_oid, c.type_modifier) for c in catalog],
-                             catalog, self._enums, self._settings.types)
+            shape = shape_of(
+                self._settings,
+                schema,
+                table,
+                [(c.name, c.type_oid, c.type_modifier) for c in catalog],
+                catalog,
+                self._enums,
+                self._settings.types,
+            )
             oids = tuple({c.type_oid for c in catalog})
             if oids:
                 raw = psycopg2.extensions.new_type(oids, f"CDC_TEXT_{number}", _text)

@@ -46,8 +46,9 @@ def epoch_micros(moment: Any) -> int:
 
 
 class ChangeStream:
-    def __init__(self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int,
-                 committed: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int, committed: dict[str, Any] | None = None
+    ) -> None:
         self._settings = settings
         self._partition = partition
         self._resume_lsn = resume_lsn  # the end of the last transaction handed on whole
@@ -81,12 +82,18 @@ class ChangeStream:
             self._catalog = connect(self._settings)
             self._replication = connect(self._settings, replication=True)
             cursor = self._replication.cursor()
-            cursor.start_replication(slot_name=self._settings.slot, decode=False, start_lsn=self._resume_lsn,
-                                     options={"proto_version": "1", "publication_names": self._settings.publication})
+            cursor.start_replication(
+                slot_name=self._settings.slot,
+                decode=False,
+                start_lsn=self._resume_lsn,
+                options={"proto_version": "1", "publication_names": self._settings.publication},
+            )
         except (psycopg2.Error, ConnectError) as exc:
             self.close()
-            raise RetriableError(f"Cannot stream the replication slot {self._settings.slot!r} of "
-                                 f"{self._settings.host}:{self._settings.port}: {first_line(exc)}") from None
+            raise RetriableError(
+                f"Cannot stream the replication slot {self._settings.slot!r} of "
+                f"{self._settings.host}:{self._settings.port}: {first_line(exc)}"
+            ) from None
         self._cursor = cursor
         self._shapes.clear()
         self._begin, self._open = None, []
@@ -144,8 +151,9 @@ class ChangeStream:
                 select.select(socket, [], [], min(left, 0.5))
         except psycopg2.Error as exc:
             self.close()
-            raise RetriableError(f"The replication stream of slot {self._settings.slot!r} broke: "
-                                 f"{first_line(exc)}; reconnecting") from None
+            raise RetriableError(
+                f"The replication stream of slot {self._settings.slot!r} broke: {first_line(exc)}; reconnecting"
+            ) from None
         if len(self._ready) < self._settings.max_batch and len(self._open) >= self._settings.max_batch:
             self._ready.extend(self._open)  # a large transaction: handed on in parts
             self._open = []
@@ -180,9 +188,15 @@ class ChangeStream:
             return None
         assert self._catalog is not None
         catalog = table_columns(self._catalog, relation.relid)
-        shape = shape_of(self._settings, relation.namespace, relation.name,
-                         [(c.name, c.type_oid, c.type_modifier) for c in relation.columns], catalog,
-                         enum_type_oids(self._catalog), self._settings.types)
+        shape = shape_of(
+            self._settings,
+            relation.namespace,
+            relation.name,
+            [(c.name, c.type_oid, c.type_modifier) for c in relation.columns],
+            catalog,
+            enum_type_oids(self._catalog),
+            self._settings.types,
+        )
         if shape.keyed:
             self.topics_keyed.add(shape.topic)
         return shape
@@ -194,16 +208,30 @@ class ChangeStream:
         ts_usec = self._begin_usec
         offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
         previous = f'"{self._resume_lsn}"' if self._resume_lsn else "null"
-        source = {"version": VERSION, "connector": "postgresql", "name": self._settings.topic_prefix,
-                  "ts_ms": ts_usec // 1000, "snapshot": "false", "db": self._settings.dbname,
-                  "sequence": f'[{previous},"{lsn}"]', "schema": shape.schema_name, "table": shape.table,
-                  "txId": begin.xid, "lsn": lsn, "xmin": None}
+        source = {
+            "version": VERSION,
+            "connector": "postgresql",
+            "name": self._settings.topic_prefix,
+            "ts_ms": ts_usec // 1000,
+            "snapshot": "false",
+            "db": self._settings.dbname,
+            "sequence": f'[{previous},"{lsn}"]',
+            "schema": shape.schema_name,
+            "table": shape.table,
+            "txId": begin.xid,
+            "lsn": lsn,
+            "xmin": None,
+        }
         now = int(time.time() * 1000)
         self._serial = 0
         if isinstance(change, pg.Insert):
             after = shape.row(change.new)
-            self._emit(shape, offset, shape.key(after), {"before": None, "after": after, "source": source, "op": "c",
-                                                         "ts_ms": now, "transaction": None})
+            self._emit(
+                shape,
+                offset,
+                shape.key(after),
+                {"before": None, "after": after, "source": source, "op": "c", "ts_ms": now, "transaction": None},
+            )
         elif isinstance(change, pg.Update):
             before = shape.row(change.old) if change.old is not None else None
             after = shape.row(change.new, change.old)
@@ -224,13 +252,23 @@ class ChangeStream:
 
     def _emit(self, shape: TableShape, offset: dict[str, Any], key: Any, value: Any) -> None:
         self._serial += 1
-        if self._skip is not None and self._skip[0] == offset["txId"] and \
-                (offset["lsn_proc"], self._serial) <= self._skip[1:]:
+        if (
+            self._skip is not None
+            and self._skip[0] == offset["txId"]
+            and (offset["lsn_proc"], self._serial) <= self._skip[1:]
+        ):
             return  # committed before a restart: sent already
-        self._open.append(SourceRecord(
-            self._partition, {**offset, "event_serial_no": self._serial} if self._serial > 1 else offset,
-            shape.topic, value, key, key_schema=shape.key_schema,
-            value_schema=shape.envelope_schema if value is not None else None))
+        self._open.append(
+            SourceRecord(
+                self._partition,
+                {**offset, "event_serial_no": self._serial} if self._serial > 1 else offset,
+                shape.topic,
+                value,
+                key,
+                key_schema=shape.key_schema,
+                value_schema=shape.envelope_schema if value is not None else None,
+            )
+        )
 
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
@@ -242,10 +280,17 @@ class ChangeStream:
         self._last_heartbeat = time.monotonic()
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
-        self._ready.append(SourceRecord(
-            self._partition, {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}, self._settings.heartbeat_topic,
-            {"ts_ms": int(time.time() * 1000)}, {"serverName": self._settings.topic_prefix},
-            key_schema=HEARTBEAT_KEY, value_schema=HEARTBEAT_VALUE))
+        self._ready.append(
+            SourceRecord(
+                self._partition,
+                {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)},
+                self._settings.heartbeat_topic,
+                {"ts_ms": int(time.time() * 1000)},
+                {"serverName": self._settings.topic_prefix},
+                key_schema=HEARTBEAT_KEY,
+                value_schema=HEARTBEAT_VALUE,
+            )
+        )
 
 
 def as_batch(records: list[SourceRecord]) -> list[SourceRecord] | SourceRecordBatch:
@@ -255,9 +300,16 @@ def as_batch(records: list[SourceRecord]) -> list[SourceRecord] | SourceRecordBa
         return records
     first = records[0]
     topic, key_schema, value_schema = first.topic, first.key_schema, first.value_schema
-    if value_schema is None or any(r.topic != topic or r.value_schema is not value_schema
-                                   or r.key_schema is not key_schema for r in records):
+    if value_schema is None or any(
+        r.topic != topic or r.value_schema is not value_schema or r.key_schema is not key_schema for r in records
+    ):
         return records
-    return SourceRecordBatch(first.source_partition, [r.source_offset for r in records], [topic] * len(records),
-                             [r.key for r in records], [r.value for r in records], key_schema=key_schema,
-                             value_schema=value_schema)
+    return SourceRecordBatch(
+        first.source_partition,
+        [r.source_offset for r in records],
+        [topic] * len(records),
+        [r.key for r in records],
+        [r.value for r in records],
+        key_schema=key_schema,
+        value_schema=value_schema,
+    )

@@ -70,8 +70,13 @@ class PostgresCdcTask(SourceTask):
             snapshot = needs_snapshot(settings.snapshot_mode, committed)
             exists = slot_exists(connection, settings.slot)
             if snapshot and exists:
-                log.info("Slot %s exists but a snapshot is due (snapshot.mode=%s, committed offset %s): "
-                         "creating it anew for an exact cut", settings.slot, settings.snapshot_mode, committed)
+                log.info(
+                    "Slot %s exists but a snapshot is due (snapshot.mode=%s, committed offset %s): "
+                    "creating it anew for an exact cut",
+                    settings.slot,
+                    settings.snapshot_mode,
+                    committed,
+                )
                 drop_slot(connection, settings.slot)
                 exists = False
         finally:
@@ -82,8 +87,11 @@ class PostgresCdcTask(SourceTask):
         resume = int(committed["lsn"]) if committed and not snapshot and committed.get("lsn") else 0
         if not exists:
             if committed and not snapshot:
-                log.warning("Slot %s is missing though offsets were committed: created again; changes made "
-                            "while it was missing are not streamed", settings.slot)
+                log.warning(
+                    "Slot %s is missing though offsets were committed: created again; changes made "
+                    "while it was missing are not streamed",
+                    settings.slot,
+                )
             slot_lsn, snapshot_name = self._create_slot(settings)
             if snapshot:
                 self._snapshot = SnapshotReader(settings, snapshot_name)
@@ -92,8 +100,11 @@ class PostgresCdcTask(SourceTask):
             self._slot_connection.close()  # the snapshot is imported (or not wanted)
             self._slot_connection = None
         self._stream = ChangeStream(settings, partition, resume, None if snapshot else committed)
-        log.info("PostgreSQL CDC task for %s starts with %s", settings.topic_prefix,
-                 "a snapshot" if self._snapshot else f"the stream at {pg.format_lsn(resume)}")
+        log.info(
+            "PostgreSQL CDC task for %s starts with %s",
+            settings.topic_prefix,
+            "a snapshot" if self._snapshot else f"the stream at {pg.format_lsn(resume)}",
+        )
 
     def _create_slot(self, settings: CdcSettings) -> tuple[int, str]:
         """Creates the slot; its consistent point and the name of the snapshot it exported."""
@@ -141,16 +152,30 @@ class PostgresCdcTask(SourceTask):
             return out
         shape, rows = batch
         ts_ms = self._snapshot_started // 1000
-        offset = {"lsn": self._snapshot_lsn, "txId": None, "ts_usec": self._snapshot_started, "snapshot": True,
-                  "last_snapshot_record": False}
-        source = source_struct(settings, shape, ts_ms=ts_ms, snapshot="true", tx_id=None,
-                               lsn=self._snapshot_lsn, sequence=None)
+        offset = {
+            "lsn": self._snapshot_lsn,
+            "txId": None,
+            "ts_usec": self._snapshot_started,
+            "snapshot": True,
+            "last_snapshot_record": False,
+        }
+        source = source_struct(
+            settings, shape, ts_ms=ts_ms, snapshot="true", tx_id=None, lsn=self._snapshot_lsn, sequence=None
+        )
         now = int(time.time() * 1000)
         for row in rows:
             after = shape.row(row)
-            out.append(SourceRecord(source_partition(settings), offset, shape.topic,
-                                    envelope(None, after, dict(source), "r", now), shape.key(after),
-                                    key_schema=shape.key_schema, value_schema=shape.envelope_schema))
+            out.append(
+                SourceRecord(
+                    source_partition(settings),
+                    offset,
+                    shape.topic,
+                    envelope(None, after, dict(source), "r", now),
+                    shape.key(after),
+                    key_schema=shape.key_schema,
+                    value_schema=shape.envelope_schema,
+                )
+            )
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)
         self._pending = out.pop()
@@ -200,5 +225,5 @@ class PostgresCdcTask(SourceTask):
 
 def datetime_now_us() -> int:
     from datetime import UTC, datetime
-    return epoch_micros(datetime.now(UTC))
 
+    return epoch_micros(datetime.now(UTC))

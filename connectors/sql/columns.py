@@ -47,8 +47,15 @@ def _numeric(precision: int | None, scale: int | None, mapping: str, nullable: b
     """Confluent's numeric.mapping rules; what they leave to Decimal is exact text here."""
     if mapping != "none" and precision is not None and scale is not None:
         if scale <= 0 and precision < 19:  # an integer
-            kind = (SchemaType.INT64 if precision > 9 else SchemaType.INT32 if precision > 4
-                    else SchemaType.INT16 if precision > 2 else SchemaType.INT8)
+            kind = (
+                SchemaType.INT64
+                if precision > 9
+                else SchemaType.INT32
+                if precision > 4
+                else SchemaType.INT16
+                if precision > 2
+                else SchemaType.INT8
+            )
             return _schema(kind, nullable), _to_int
         if mapping == "best_fit_eager_double" or (mapping == "best_fit" and precision < 19):
             return _schema(SchemaType.FLOAT64, nullable), _to_float
@@ -91,6 +98,7 @@ def zone_of(zone: tzinfo) -> Callable[[datetime], datetime]:
 
     def aware(value: datetime) -> datetime:
         return value if value.tzinfo is not None else value.replace(tzinfo=zone)
+
     return aware
 
 
@@ -99,6 +107,7 @@ def _timestamp(aware: Callable[[datetime], datetime]) -> Convert:
         if isinstance(value, str):  # SQLite stores timestamps as text, and may hand back what was written
             value = datetime.fromisoformat(value)
         return aware(value) if isinstance(value, datetime) else value
+
     return convert
 
 
@@ -112,8 +121,9 @@ def _time(value: Any) -> Any:
     return time.fromisoformat(value) if isinstance(value, str) else value
 
 
-def plan_column(table: str, column: dict[str, Any], *, dialect: str, numeric_mapping: str,
-                aware: Callable[[datetime], datetime]) -> ColumnPlan:
+def plan_column(
+    table: str, column: dict[str, Any], *, dialect: str, numeric_mapping: str, aware: Callable[[datetime], datetime]
+) -> ColumnPlan:
     """The plan of one column as SQLAlchemy's inspector describes it (`name`, `type`, `nullable`);
     raises UnsupportedColumnError naming the table, the column and its type when none applies."""
     from sqlalchemy import types as sa
@@ -144,8 +154,14 @@ def plan_column(table: str, column: dict[str, Any], *, dialect: str, numeric_map
         return ColumnPlan(name, _schema(SchemaType.INT32, nullable, DATE), _date)
     if isinstance(sql_type, sa.Time):
         return ColumnPlan(name, _schema(SchemaType.INT32, nullable, TIME), _time)
-    if isinstance(sql_type, sa.String | sa.Enum | sa.Uuid | sa.JSON) or visit.upper() in ("UUID", "JSONB", "JSON",
-                                                                                        "CITEXT", "INET", "CIDR"):
+    if isinstance(sql_type, sa.String | sa.Enum | sa.Uuid | sa.JSON) or visit.upper() in (
+        "UUID",
+        "JSONB",
+        "JSON",
+        "CITEXT",
+        "INET",
+        "CIDR",
+    ):
         return ColumnPlan(name, _schema(SchemaType.STRING, nullable), _text)
     if isinstance(sql_type, sa.LargeBinary | sa.BINARY | sa.VARBINARY):
         return ColumnPlan(name, _schema(SchemaType.BYTES, nullable), _bytes)
@@ -153,7 +169,8 @@ def plan_column(table: str, column: dict[str, Any], *, dialect: str, numeric_map
         f"Column {name!r} of table {table} has the type {sql_type} that the SQL source cannot map to a "
         f"Connect schema (supported: booleans, integers, floats, numerics, text, bytes, date, time, "
         f"timestamp, UUID, JSON). Leave the table out (table.exclude.list), or read it through query= "
-        f"with the column cast to a supported type.")
+        f"with the column cast to a supported type."
+    )
 
 
 class RowShape:

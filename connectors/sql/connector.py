@@ -80,6 +80,7 @@ class SqlSourceConnector(SourceConnector):
 
     def task_class(self) -> type[SourceTask]:
         from .task import SqlSourceTask
+
         return SqlSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
@@ -106,4 +107,5 @@ class SqlSourceConnector(SourceConnector):
 
 def _one_attempt(settings: SqlSourceSettings) -> SqlSourceSettings:
     from dataclasses import replace
+
     return replace(settings, connection_attempts=1)

@@ -23,9 +23,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_JDBC_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg",
-                 "mysql": "mysql+pymysql", "mariadb": "mariadb+pymysql", "sqlserver": "mssql+pyodbc",
-                 "oracle": "oracle+oracledb"}
+_JDBC_DRIVERS = {
+    "postgresql": "postgresql+psycopg",
+    "postgres": "postgresql+psycopg",
+    "mysql": "mysql+pymysql",
+    "mariadb": "mariadb+pymysql",
+    "sqlserver": "mssql+pyodbc",
+    "oracle": "oracle+oracledb",
+}
 _PLAIN_DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg"}
 CONNECT_TIMEOUT_S = 10
 """How long a PostgreSQL connection attempt may take (unless the URL sets `connect_timeout`)."""
@@ -42,8 +47,12 @@ def sqlalchemy_url(settings: SqlSourceSettings) -> URL:
     try:
         url = _from_jdbc(raw) if raw.lower().startswith("jdbc:") else make_url(raw)
     except (ArgumentError, ValueError) as exc:
-        raise ConfigError({CONNECTION_URL: f"{_redacted(raw)} is neither a JDBC URL (jdbc:postgresql://host:5432/"
-                           f"db, jdbc:sqlite:/path/file.db) nor an SQLAlchemy URL: {exc}"}) from None
+        raise ConfigError(
+            {
+                CONNECTION_URL: f"{_redacted(raw)} is neither a JDBC URL (jdbc:postgresql://host:5432/"
+                f"db, jdbc:sqlite:/path/file.db) nor an SQLAlchemy URL: {exc}"
+            }
+        ) from None
     if url.drivername in _PLAIN_DRIVERS:
         url = url.set(drivername=_PLAIN_DRIVERS[url.drivername])
     if settings.user:
@@ -56,7 +65,7 @@ def sqlalchemy_url(settings: SqlSourceSettings) -> URL:
 def _from_jdbc(raw: str) -> URL:
     from sqlalchemy.engine import URL
 
-    rest = raw[len("jdbc:"):]
+    rest = raw[len("jdbc:") :]
     kind, _, target = rest.partition(":")
     kind = kind.lower()
     if kind == "sqlite":
@@ -64,15 +73,23 @@ def _from_jdbc(raw: str) -> URL:
             return URL.create("sqlite")
         return URL.create("sqlite", database=target.removeprefix("//") if target.startswith("///") else target)
     if kind not in _JDBC_DRIVERS:
-        raise ValueError(f"the JDBC subprotocol {kind!r} is not known; known: sqlite, "
-                         f"{', '.join(sorted(_JDBC_DRIVERS))}, or give an SQLAlchemy URL")
+        raise ValueError(
+            f"the JDBC subprotocol {kind!r} is not known; known: sqlite, "
+            f"{', '.join(sorted(_JDBC_DRIVERS))}, or give an SQLAlchemy URL"
+        )
     parts = urlsplit(target)
     if not parts.hostname:
         raise ValueError("no host after jdbc:" + kind + "://")
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     credentials = {_CREDENTIAL_PARAMS[k]: query.pop(k) for k in list(query) if k in _CREDENTIAL_PARAMS}
-    return URL.create(_JDBC_DRIVERS[kind], host=parts.hostname, port=parts.port,
-                      database=parts.path.lstrip("/") or None, query=query, **credentials)
+    return URL.create(
+        _JDBC_DRIVERS[kind],
+        host=parts.hostname,
+        port=parts.port,
+        database=parts.path.lstrip("/") or None,
+        query=query,
+        **credentials,
+    )
 
 
 def _redacted(raw: str) -> str:
@@ -99,12 +116,19 @@ def create_engine(settings: SqlSourceSettings) -> Engine:
     try:
         return sqlalchemy.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     except (NoSuchModuleError, ArgumentError, ImportError) as exc:
-        raise ConfigError({CONNECTION_URL: f"cannot use {url.render_as_string(hide_password=True)}: {exc} "
-                           f"(install the database's SQLAlchemy driver)"}) from None
+        raise ConfigError(
+            {
+                CONNECTION_URL: f"cannot use {url.render_as_string(hide_password=True)}: {exc} "
+                f"(install the database's SQLAlchemy driver)"
+            }
+        ) from None
 
 
-def connect_with_retries(engine: Engine, settings: SqlSourceSettings, sleep: Callable[[float], object] = time.sleep,
-                         ) -> None:
+def connect_with_retries(
+    engine: Engine,
+    settings: SqlSourceSettings,
+    sleep: Callable[[float], object] = time.sleep,
+) -> None:
     """Check that the database answers, trying `connection.attempts` times `connection.backoff.ms` apart;
     raises ConnectError naming `connection.url` (and the user) with the database's own reason."""
     from sqlalchemy import text
@@ -118,14 +142,21 @@ def connect_with_retries(engine: Engine, settings: SqlSourceSettings, sleep: Cal
             return
         except DBAPIError as exc:
             last = exc
-            log.warning("Connecting to %s failed (attempt %d of %d): %s", describe(engine), attempt,
-                        settings.connection_attempts, first_line(exc))
+            log.warning(
+                "Connecting to %s failed (attempt %d of %d): %s",
+                describe(engine),
+                attempt,
+                settings.connection_attempts,
+                first_line(exc),
+            )
             if attempt < settings.connection_attempts:
                 sleep(settings.connection_backoff_s)
     assert last is not None
     who = f" as user {engine.url.username!r}" if engine.url.username else ""
-    raise ConnectError(f"Cannot connect to the database of {CONNECTION_URL} ({describe(engine)}){who} after "
-                       f"{settings.connection_attempts} attempt(s): {first_line(last)}")
+    raise ConnectError(
+        f"Cannot connect to the database of {CONNECTION_URL} ({describe(engine)}){who} after "
+        f"{settings.connection_attempts} attempt(s): {first_line(last)}"
+    )
 
 
 def describe(engine: Engine) -> str:

@@ -38,8 +38,15 @@ _QUERY_VIEW = "connectworker_sql_source_query"
 
 
 class TableQuerier:
-    def __init__(self, engine: Engine, settings: SqlSourceSettings, *, schema: str | None, table: str | None,
-                 committed: dict[str, Any] | None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        settings: SqlSourceSettings,
+        *,
+        schema: str | None,
+        table: str | None,
+        committed: dict[str, Any] | None,
+    ) -> None:
         """`table` None means the settings' `query`. `committed` is the offset a previous run committed."""
         self._engine = engine
         self._settings = settings
@@ -65,28 +72,38 @@ class TableQuerier:
         if table is None:
             source_columns, key = self._query_columns(connection), []
             assert self._settings.query is not None
-            source: FromClause = text(self._settings.query).columns(
-                *(column(c["name"], c["type"]) for c in source_columns)).subquery("q")
+            source: FromClause = (
+                text(self._settings.query)
+                .columns(*(column(c["name"], c["type"]) for c in source_columns))
+                .subquery("q")
+            )
             value_name = "ConnectDefault"
         else:
             try:
                 reflected = Table(table, MetaData(), schema=schema, autoload_with=connection)
             except NoSuchTableError:
                 raise ConnectError(f"Table {self.name} does not exist (any more) in the database") from None
-            source_columns = [{"name": c.name, "type": c.type, "nullable": c.nullable and not c.primary_key}
-                              for c in reflected.columns]  # SQLite reports its INTEGER PRIMARY KEY nullable
+            source_columns = [
+                {"name": c.name, "type": c.type, "nullable": c.nullable and not c.primary_key}
+                for c in reflected.columns
+            ]  # SQLite reports its INTEGER PRIMARY KEY nullable
             key = [c.name for c in reflected.primary_key.columns]
             source, value_name = reflected, table
         dialect = connection.dialect.name
-        plans = {c["name"]: plan_column(self.name, c, dialect=dialect, numeric_mapping=self._settings.numeric_mapping,
-                                        aware=self._aware) for c in source_columns}
+        plans = {
+            c["name"]: plan_column(
+                self.name, c, dialect=dialect, numeric_mapping=self._settings.numeric_mapping, aware=self._aware
+            )
+            for c in source_columns
+        }
         self._check_mode_columns(source_columns)
         self._shape = RowShape(value_name, list(plans.values()))
         self._key_columns = key
         self._key_shape = RowShape(f"{value_name}.Key", [plans[k] for k in key]) if key else None
         self._key_indexes = [self._shape.names.index(k) for k in key]
         self._timestamp_naive = any(
-            not getattr(c["type"], "timezone", False) for c in source_columns if c["name"] in self._ts_columns)
+            not getattr(c["type"], "timezone", False) for c in source_columns if c["name"] in self._ts_columns
+        )
         names = self._shape.names
         inc = self._settings.incrementing_column
         self._inc_at = names.index(inc) if self._settings.incrementing and inc else None
@@ -120,12 +137,15 @@ class TableQuerier:
         for key, name in wanted:
             assert name is not None
             if name not in by_name:
-                raise ConnectError(f"{key}: {name!r} is not a column of {self.name} (its columns: "
-                                   f"{', '.join(by_name)})")
+                raise ConnectError(
+                    f"{key}: {name!r} is not a column of {self.name} (its columns: {', '.join(by_name)})"
+                )
             # a query's columns have no NOT NULL to check (a view reports every column nullable)
             if self._settings.validate_non_null and by_name[name].get("nullable") and "table" in self.partition:
-                raise ConnectError(f"{key}: column {name!r} of {self.name} may hold NULL, and a row with NULL "
-                                   f"there would never be read; make it NOT NULL or set validate.non.null=false")
+                raise ConnectError(
+                    f"{key}: column {name!r} of {self.name} may hold NULL, and a row with NULL "
+                    f"there would never be read; make it NOT NULL or set validate.non.null=false"
+                )
 
     # -- reading -------------------------------------------------------------------------------------
     def poll(self) -> SourceRecordBatch | None:
@@ -141,8 +161,9 @@ class TableQuerier:
         except DBAPIError as exc:
             self.close()
             self.next_run = 0.0
-            raise RetriableError(f"Reading {self.name} failed, the query is run again from the last row sent: "
-                                 f"{first_line(exc)}") from exc
+            raise RetriableError(
+                f"Reading {self.name} failed, the query is run again from the last row sent: {first_line(exc)}"
+            ) from exc
         if len(rows) < self._settings.batch_max_rows:
             self.close()
             self.next_run = time.monotonic() + self._settings.poll_interval_s
@@ -152,8 +173,9 @@ class TableQuerier:
         connection = self._engine.connect()
         try:
             statement = self._statement(connection)
-            self._result = connection.execution_options(stream_results=True,
-                                                        max_row_buffer=self._settings.batch_max_rows).execute(statement)
+            self._result = connection.execution_options(
+                stream_results=True, max_row_buffer=self._settings.batch_max_rows
+            ).execute(statement)
         except BaseException:
             connection.close()
             raise
@@ -214,8 +236,10 @@ class TableQuerier:
             values.append(shape.value(row))
             if inc_at is not None or ts_at:
                 instant = next((row[i] for i in ts_at if row[i] is not None), None)
-                offset = TableOffset(int(row[inc_at]) if inc_at is not None else None,
-                                     self._aware(instant) if isinstance(instant, datetime) else offset.timestamp)
+                offset = TableOffset(
+                    int(row[inc_at]) if inc_at is not None else None,
+                    self._aware(instant) if isinstance(instant, datetime) else offset.timestamp,
+                )
                 offsets.append(offset.to_connect())
             else:
                 offsets.append(None)
@@ -226,13 +250,21 @@ class TableQuerier:
             key_shape, at = self._key_shape, self._key_indexes
             keys = [key_shape.value([row[i] for i in at]) for row in rows]
             key_schema = key_shape.schema
-        return SourceRecordBatch(self.partition, offsets, [self.topic] * len(rows), keys, values,
-                                 key_schema=key_schema, value_schema=shape.schema)
+        return SourceRecordBatch(
+            self.partition,
+            offsets,
+            [self.topic] * len(rows),
+            keys,
+            values,
+            key_schema=key_schema,
+            value_schema=shape.schema,
+        )
 
     def close(self) -> None:
         """End the run in progress (its transaction and connection), if any."""
         result, connection, self._result, self._connection = self._result, self._connection, None, None
         from sqlalchemy.exc import DBAPIError
+
         for closing in (result, connection):
             if closing is not None:
                 try:

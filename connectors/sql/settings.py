@@ -48,6 +48,7 @@ _CONNECTION, _MODE, _TABLES, _CONNECTOR = "Database", "Mode", "Tables", "Connect
 
 def _time_zone(key: str, value: Any) -> None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         ZoneInfo(str(value))
     except (ZoneInfoNotFoundError, ValueError):
@@ -56,73 +57,209 @@ def _time_zone(key: str, value: Any) -> None:
 
 CONFIG_DEF = (
     ConfigDef()
-    .define(CONNECTION_URL, ConfigType.STRING, validator=lambda k, v: _non_blank(v), importance=Importance.HIGH,
-            group=_CONNECTION, documentation="The database: a JDBC URL (jdbc:postgresql://host:5432/db, "
-            "jdbc:sqlite:/path/file.db) or an SQLAlchemy URL (postgresql+psycopg://host/db, sqlite:///file.db).")
-    .define(CONNECTION_USER, ConfigType.STRING, None, group=_CONNECTION,
-            documentation="The database user (wins over a user in the URL).")
-    .define(CONNECTION_PASSWORD, ConfigType.PASSWORD, None, group=_CONNECTION,
-            documentation="The user's password (a secret: hidden wherever configs are shown).")
-    .define(CONNECTION_ATTEMPTS, ConfigType.INT, 3, validator=at_least(1), group=_CONNECTION,
-            documentation="How many times to try to connect when the connector starts.")
-    .define(CONNECTION_BACKOFF_MS, ConfigType.LONG, 10_000, validator=at_least(0), group=_CONNECTION,
-            documentation="How long to wait between those attempts.")
-    .define(MODE, ConfigType.STRING, validator=one_of(*MODES), importance=Importance.HIGH, group=_MODE,
-            recommended_values=MODES,
-            documentation="How each poll finds new rows: bulk (the whole table every poll), incrementing "
-            "(a strictly increasing column), timestamp (a last-modified column), or timestamp+incrementing "
-            "(both: new and updated rows, none missed).")
-    .define(INCREMENTING_COLUMN, ConfigType.STRING, "", group=_MODE,
-            documentation="The strictly increasing column of the incrementing modes (e.g. an identity id).")
-    .define(TIMESTAMP_COLUMNS, ConfigType.LIST, "", group=_MODE,
-            documentation="The last-modified column(s) of the timestamp modes; with several, the first "
-            "that is not null counts (COALESCE).")
-    .define(TIMESTAMP_DELAY_MS, ConfigType.LONG, 0, validator=at_least(0), group=_MODE,
-            documentation="How long after its timestamp a row is read, so that transactions that "
-            "committed late with an earlier timestamp are not missed.")
-    .define(TIMESTAMP_INITIAL, ConfigType.LONG, None, group=_MODE,
-            documentation="Where the timestamp modes start when nothing was committed: epoch "
-            "milliseconds, or -1 for now; unset reads from the beginning.")
-    .define(VALIDATE_NON_NULL, ConfigType.BOOLEAN, True, group=_MODE,
-            documentation="Refuse incrementing and timestamp columns that may hold NULL (rows with a "
-            "NULL there would never be read).")
-    .define(TABLE_WHITELIST, ConfigType.LIST, "", group=_TABLES,
-            documentation="The tables to read (names, or schema.name); empty: every table. "
-            "Older spelling of table.include.list.")
-    .define(TABLE_BLACKLIST, ConfigType.LIST, "", group=_TABLES,
-            documentation="Tables not to read. Older spelling of table.exclude.list.")
-    .define(TABLE_INCLUDE, ConfigType.LIST, "", group=_TABLES,
-            documentation="The tables to read: names, schema.name, or regular expressions matching either.")
-    .define(TABLE_EXCLUDE, ConfigType.LIST, "", group=_TABLES,
-            documentation="Tables not to read: names, schema.name, or regular expressions.")
-    .define(SCHEMA_PATTERN, ConfigType.STRING, None, group=_TABLES,
-            documentation="The database schema whose tables are read; unset: the connection's default "
-            "schema (public on PostgreSQL, main on SQLite).")
-    .define(TABLE_TYPES, ConfigType.LIST, "TABLE", group=_TABLES,
-            validator=lambda k, v: _table_types(v),
-            documentation="Which relations count as tables: TABLE, VIEW, or both.")
-    .define(QUERY, ConfigType.STRING, "", group=_TABLES,
-            documentation="Read the rows of this SELECT instead of tables (one task, topic = topic.prefix). "
-            "The mode's condition is applied around it, so it may have its own WHERE.")
-    .define(TOPIC_PREFIX, ConfigType.STRING, validator=lambda k, v: _topic_prefix(v), importance=Importance.HIGH,
-            group=_CONNECTOR, documentation="Each table's topic is this prefix followed by the table's name; "
-            "with query, the whole topic name.")
-    .define(POLL_INTERVAL_MS, ConfigType.INT, 5000, validator=at_least(1), group=_CONNECTOR,
-            documentation="How often each table is queried for new rows.")
-    .define(BATCH_MAX_ROWS, ConfigType.INT, 100, validator=at_least(1), group=_CONNECTOR,
-            documentation="The most rows one poll returns.")
-    .define(TABLE_POLL_INTERVAL_MS, ConfigType.LONG, 60_000, validator=at_least(1), group=_CONNECTOR,
-            documentation="How often the connector looks for tables created or dropped.")
-    .define(NUMERIC_MAPPING, ConfigType.STRING, "none", validator=one_of(*NUMERIC_MAPPINGS), group=_CONNECTOR,
-            recommended_values=NUMERIC_MAPPINGS,
-            documentation="How NUMERIC/DECIMAL columns are typed: best_fit (an integer type for scale 0, "
-            "float64 for precision under 19), best_fit_eager_double (float64 for any scale), precision_only "
-            "(integers only), none. A numeric no mapping fits is sent as its exact decimal text (string).")
-    .define(DB_TIMEZONE, ConfigType.STRING, "UTC", validator=_time_zone, group=_CONNECTOR,
-            documentation="The time zone of timestamp columns without one.")
-    .define(COMPACT_KEYED_TABLE_TOPICS, ConfigType.BOOLEAN, False, group=_CONNECTOR,
-            documentation="Create the topic of a table with a primary key compacted (cleanup.policy=compact): "
-            "its records are keyed by the primary key, so the topic keeps each row's latest version.")
+    .define(
+        CONNECTION_URL,
+        ConfigType.STRING,
+        validator=lambda k, v: _non_blank(v),
+        importance=Importance.HIGH,
+        group=_CONNECTION,
+        documentation="The database: a JDBC URL (jdbc:postgresql://host:5432/db, "
+        "jdbc:sqlite:/path/file.db) or an SQLAlchemy URL (postgresql+psycopg://host/db, sqlite:///file.db).",
+    )
+    .define(
+        CONNECTION_USER,
+        ConfigType.STRING,
+        None,
+        group=_CONNECTION,
+        documentation="The database user (wins over a user in the URL).",
+    )
+    .define(
+        CONNECTION_PASSWORD,
+        ConfigType.PASSWORD,
+        None,
+        group=_CONNECTION,
+        documentation="The user's password (a secret: hidden wherever configs are shown).",
+    )
+    .define(
+        CONNECTION_ATTEMPTS,
+        ConfigType.INT,
+        3,
+        validator=at_least(1),
+        group=_CONNECTION,
+        documentation="How many times to try to connect when the connector starts.",
+    )
+    .define(
+        CONNECTION_BACKOFF_MS,
+        ConfigType.LONG,
+        10_000,
+        validator=at_least(0),
+        group=_CONNECTION,
+        documentation="How long to wait between those attempts.",
+    )
+    .define(
+        MODE,
+        ConfigType.STRING,
+        validator=one_of(*MODES),
+        importance=Importance.HIGH,
+        group=_MODE,
+        recommended_values=MODES,
+        documentation="How each poll finds new rows: bulk (the whole table every poll), incrementing "
+        "(a strictly increasing column), timestamp (a last-modified column), or timestamp+incrementing "
+        "(both: new and updated rows, none missed).",
+    )
+    .define(
+        INCREMENTING_COLUMN,
+        ConfigType.STRING,
+        "",
+        group=_MODE,
+        documentation="The strictly increasing column of the incrementing modes (e.g. an identity id).",
+    )
+    .define(
+        TIMESTAMP_COLUMNS,
+        ConfigType.LIST,
+        "",
+        group=_MODE,
+        documentation="The last-modified column(s) of the timestamp modes; with several, the first "
+        "that is not null counts (COALESCE).",
+    )
+    .define(
+        TIMESTAMP_DELAY_MS,
+        ConfigType.LONG,
+        0,
+        validator=at_least(0),
+        group=_MODE,
+        documentation="How long after its timestamp a row is read, so that transactions that "
+        "committed late with an earlier timestamp are not missed.",
+    )
+    .define(
+        TIMESTAMP_INITIAL,
+        ConfigType.LONG,
+        None,
+        group=_MODE,
+        documentation="Where the timestamp modes start when nothing was committed: epoch "
+        "milliseconds, or -1 for now; unset reads from the beginning.",
+    )
+    .define(
+        VALIDATE_NON_NULL,
+        ConfigType.BOOLEAN,
+        True,
+        group=_MODE,
+        documentation="Refuse incrementing and timestamp columns that may hold NULL (rows with a "
+        "NULL there would never be read).",
+    )
+    .define(
+        TABLE_WHITELIST,
+        ConfigType.LIST,
+        "",
+        group=_TABLES,
+        documentation="The tables to read (names, or schema.name); empty: every table. "
+        "Older spelling of table.include.list.",
+    )
+    .define(
+        TABLE_BLACKLIST,
+        ConfigType.LIST,
+        "",
+        group=_TABLES,
+        documentation="Tables not to read. Older spelling of table.exclude.list.",
+    )
+    .define(
+        TABLE_INCLUDE,
+        ConfigType.LIST,
+        "",
+        group=_TABLES,
+        documentation="The tables to read: names, schema.name, or regular expressions matching either.",
+    )
+    .define(
+        TABLE_EXCLUDE,
+        ConfigType.LIST,
+        "",
+        group=_TABLES,
+        documentation="Tables not to read: names, schema.name, or regular expressions.",
+    )
+    .define(
+        SCHEMA_PATTERN,
+        ConfigType.STRING,
+        None,
+        group=_TABLES,
+        documentation="The database schema whose tables are read; unset: the connection's default "
+        "schema (public on PostgreSQL, main on SQLite).",
+    )
+    .define(
+        TABLE_TYPES,
+        ConfigType.LIST,
+        "TABLE",
+        group=_TABLES,
+        validator=lambda k, v: _table_types(v),
+        documentation="Which relations count as tables: TABLE, VIEW, or both.",
+    )
+    .define(
+        QUERY,
+        ConfigType.STRING,
+        "",
+        group=_TABLES,
+        documentation="Read the rows of this SELECT instead of tables (one task, topic = topic.prefix). "
+        "The mode's condition is applied around it, so it may have its own WHERE.",
+    )
+    .define(
+        TOPIC_PREFIX,
+        ConfigType.STRING,
+        validator=lambda k, v: _topic_prefix(v),
+        importance=Importance.HIGH,
+        group=_CONNECTOR,
+        documentation="Each table's topic is this prefix followed by the table's name; "
+        "with query, the whole topic name.",
+    )
+    .define(
+        POLL_INTERVAL_MS,
+        ConfigType.INT,
+        5000,
+        validator=at_least(1),
+        group=_CONNECTOR,
+        documentation="How often each table is queried for new rows.",
+    )
+    .define(
+        BATCH_MAX_ROWS,
+        ConfigType.INT,
+        100,
+        validator=at_least(1),
+        group=_CONNECTOR,
+        documentation="The most rows one poll returns.",
+    )
+    .define(
+        TABLE_POLL_INTERVAL_MS,
+        ConfigType.LONG,
+        60_000,
+        validator=at_least(1),
+        group=_CONNECTOR,
+        documentation="How often the connector looks for tables created or dropped.",
+    )
+    .define(
+        NUMERIC_MAPPING,
+        ConfigType.STRING,
+        "none",
+        validator=one_of(*NUMERIC_MAPPINGS),
+        group=_CONNECTOR,
+        recommended_values=NUMERIC_MAPPINGS,
+        documentation="How NUMERIC/DECIMAL columns are typed: best_fit (an integer type for scale 0, "
+        "float64 for precision under 19), best_fit_eager_double (float64 for any scale), precision_only "
+        "(integers only), none. A numeric no mapping fits is sent as its exact decimal text (string).",
+    )
+    .define(
+        DB_TIMEZONE,
+        ConfigType.STRING,
+        "UTC",
+        validator=_time_zone,
+        group=_CONNECTOR,
+        documentation="The time zone of timestamp columns without one.",
+    )
+    .define(
+        COMPACT_KEYED_TABLE_TOPICS,
+        ConfigType.BOOLEAN,
+        False,
+        group=_CONNECTOR,
+        documentation="Create the topic of a table with a primary key compacted (cleanup.policy=compact): "
+        "its records are keyed by the primary key, so the topic keeps each row's latest version.",
+    )
 )
 
 
@@ -191,11 +328,13 @@ def problems_across_keys(values: Mapping[str, Any]) -> dict[str, str]:
         problems[TABLE_INCLUDE] = f"set {TABLE_INCLUDE} or its older spelling {TABLE_WHITELIST}, not both"
     if values.get(TABLE_EXCLUDE) and values.get(TABLE_BLACKLIST):
         problems[TABLE_EXCLUDE] = f"set {TABLE_EXCLUDE} or its older spelling {TABLE_BLACKLIST}, not both"
-    if (values.get(TABLE_INCLUDE) or values.get(TABLE_WHITELIST)) and \
-            (values.get(TABLE_EXCLUDE) or values.get(TABLE_BLACKLIST)):
+    if (values.get(TABLE_INCLUDE) or values.get(TABLE_WHITELIST)) and (
+        values.get(TABLE_EXCLUDE) or values.get(TABLE_BLACKLIST)
+    ):
         problems.setdefault(TABLE_EXCLUDE, "a table include list and an exclude list exclude each other: set one")
-    if values.get(QUERY) and any(values.get(k) for k in (TABLE_INCLUDE, TABLE_WHITELIST, TABLE_EXCLUDE,
-                                                          TABLE_BLACKLIST)):
+    if values.get(QUERY) and any(
+        values.get(k) for k in (TABLE_INCLUDE, TABLE_WHITELIST, TABLE_EXCLUDE, TABLE_BLACKLIST)
+    ):
         problems[QUERY] = "query reads one SELECT: leave the table include and exclude lists empty"
     for key in (TABLE_INCLUDE, TABLE_EXCLUDE):
         for pattern in values.get(key) or []:
@@ -213,16 +352,27 @@ def parse_settings(props: Mapping[str, str], *, source: str = "SqlSource") -> Sq
     if problems:
         raise ConfigError(problems, source=source)
     return SqlSourceSettings(
-        connection_url=values[CONNECTION_URL].strip(), user=values[CONNECTION_USER],
-        password=values[CONNECTION_PASSWORD], connection_attempts=values[CONNECTION_ATTEMPTS],
-        connection_backoff_s=values[CONNECTION_BACKOFF_MS] / 1000, mode=values[MODE],
+        connection_url=values[CONNECTION_URL].strip(),
+        user=values[CONNECTION_USER],
+        password=values[CONNECTION_PASSWORD],
+        connection_attempts=values[CONNECTION_ATTEMPTS],
+        connection_backoff_s=values[CONNECTION_BACKOFF_MS] / 1000,
+        mode=values[MODE],
         incrementing_column=values[INCREMENTING_COLUMN] or None,
-        timestamp_columns=tuple(values[TIMESTAMP_COLUMNS]), timestamp_delay_s=values[TIMESTAMP_DELAY_MS] / 1000,
-        timestamp_initial_ms=values[TIMESTAMP_INITIAL], validate_non_null=values[VALIDATE_NON_NULL],
+        timestamp_columns=tuple(values[TIMESTAMP_COLUMNS]),
+        timestamp_delay_s=values[TIMESTAMP_DELAY_MS] / 1000,
+        timestamp_initial_ms=values[TIMESTAMP_INITIAL],
+        validate_non_null=values[VALIDATE_NON_NULL],
         include=tuple(values[TABLE_INCLUDE] or values[TABLE_WHITELIST]),
         exclude=tuple(values[TABLE_EXCLUDE] or values[TABLE_BLACKLIST]),
-        schema=values[SCHEMA_PATTERN] or None, table_types=tuple(t.upper() for t in values[TABLE_TYPES]),
-        query=values[QUERY] or None, topic_prefix=values[TOPIC_PREFIX],
-        poll_interval_s=values[POLL_INTERVAL_MS] / 1000, batch_max_rows=values[BATCH_MAX_ROWS],
-        table_poll_interval_s=values[TABLE_POLL_INTERVAL_MS] / 1000, numeric_mapping=values[NUMERIC_MAPPING],
-        db_timezone=values[DB_TIMEZONE], compact_keyed_table_topics=values[COMPACT_KEYED_TABLE_TOPICS])
+        schema=values[SCHEMA_PATTERN] or None,
+        table_types=tuple(t.upper() for t in values[TABLE_TYPES]),
+        query=values[QUERY] or None,
+        topic_prefix=values[TOPIC_PREFIX],
+        poll_interval_s=values[POLL_INTERVAL_MS] / 1000,
+        batch_max_rows=values[BATCH_MAX_ROWS],
+        table_poll_interval_s=values[TABLE_POLL_INTERVAL_MS] / 1000,
+        numeric_mapping=values[NUMERIC_MAPPING],
+        db_timezone=values[DB_TIMEZONE],
+        compact_keyed_table_topics=values[COMPACT_KEYED_TABLE_TOPICS],
+    )

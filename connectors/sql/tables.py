@@ -66,7 +66,7 @@ def spread(tables: list[TableId], max_tasks: int) -> list[list[TableId]]:
     groups, at = [], 0
     for i in range(count):
         take = size + (1 if i < extra else 0)
-        groups.append(tables[at:at + take])
+        groups.append(tables[at : at + take])
         at += take
     return groups
 
@@ -74,8 +74,9 @@ def spread(tables: list[TableId], max_tasks: int) -> list[list[TableId]]:
 class TableMonitor:
     """Lists the tables every `table.poll.interval.ms` and calls `changed` when the list changed."""
 
-    def __init__(self, engine: Engine, settings: SqlSourceSettings, tables: list[TableId],
-                 changed: Callable[[], None]) -> None:
+    def __init__(
+        self, engine: Engine, settings: SqlSourceSettings, tables: list[TableId], changed: Callable[[], None]
+    ) -> None:
         self._engine = engine
         self._settings = settings
         self._tables = tables
@@ -106,8 +107,12 @@ class TableMonitor:
                 tables = list_tables(self._engine, self._settings)
             except DBAPIError as exc:  # the tasks report the outage; the list is checked again next time
                 if not self._failing:
-                    log.warning("Could not list the tables of %s (checked again in %.1f s): %s", describe(self._engine),
-                                self._settings.table_poll_interval_s, first_line(exc))
+                    log.warning(
+                        "Could not list the tables of %s (checked again in %.1f s): %s",
+                        describe(self._engine),
+                        self._settings.table_poll_interval_s,
+                        first_line(exc),
+                    )
                 self._failing = True
                 continue
             self._failing = False
@@ -117,7 +122,10 @@ class TableMonitor:
                 added = sorted(set(tables) - set(self._tables))
                 dropped = sorted(set(self._tables) - set(tables))
                 self._tables = tables
-            log.info("Tables changed in %s: %s added, %s dropped; asking for a task reconfiguration",
-                     describe(self._engine), [".".join(t) for t in added] or "none",
-                     [".".join(t) for t in dropped] or "none")
+            log.info(
+                "Tables changed in %s: %s added, %s dropped; asking for a task reconfiguration",
+                describe(self._engine),
+                [".".join(t) for t in added] or "none",
+                [".".join(t) for t in dropped] or "none",
+            )
             self._changed()

@@ -57,12 +57,20 @@ class SqlSourceTask(SourceTask):
         reader = self.context.offset_storage_reader
         try:
             if settings.query is not None:
-                self._queriers = [TableQuerier(engine, settings, schema=None, table=None,
-                                               committed=reader.offset(query_partition()))]
+                self._queriers = [
+                    TableQuerier(engine, settings, schema=None, table=None, committed=reader.offset(query_partition()))
+                ]
             else:
-                self._queriers = [TableQuerier(engine, settings, schema=schema, table=table,
-                                               committed=reader.offset(table_partition(schema, table)))
-                                  for schema, table in task_tables(props)]
+                self._queriers = [
+                    TableQuerier(
+                        engine,
+                        settings,
+                        schema=schema,
+                        table=table,
+                        committed=reader.offset(table_partition(schema, table)),
+                    )
+                    for schema, table in task_tables(props)
+                ]
         except DBAPIError as exc:
             engine.dispose()
             raise ConnectError(f"Cannot read the tables' columns: {first_line(exc)}") from None

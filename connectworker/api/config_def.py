@@ -44,8 +44,11 @@ NO_DEFAULT: Any = _NoDefault()
 Validator = Callable[[str, Any], None]
 """Called with (key, parsed value); raises ValueError with a message saying what is allowed."""
 
-_INT_BOUNDS = {ConfigType.SHORT: (-(2**15), 2**15 - 1), ConfigType.INT: (-(2**31), 2**31 - 1),
-               ConfigType.LONG: (-(2**63), 2**63 - 1)}
+_INT_BOUNDS = {
+    ConfigType.SHORT: (-(2**15), 2**15 - 1),
+    ConfigType.INT: (-(2**31), 2**31 - 1),
+    ConfigType.LONG: (-(2**63), 2**63 - 1),
+}
 
 
 def parse_value(key: str, ctype: ConfigType, raw: Any) -> Any:
@@ -84,8 +87,9 @@ def parse_value(key: str, ctype: ConfigType, raw: Any) -> Any:
 
 
 # -- validators ---------------------------------------------------------------------------------
-def read_config(configs: Mapping[str, Any], key: str, ctype: ConfigType, default: Any, *,
-                minimum: int | None = None) -> Any:
+def read_config(
+    configs: Mapping[str, Any], key: str, ctype: ConfigType, default: Any, *, minimum: int | None = None
+) -> Any:
     """One typed setting of `configs`, parsed as `ConfigDef` parses it (`default` when absent or blank);
     a bad value raises `ConfigError` naming `key` and what is allowed. The one place outside a
     `ConfigDef` where a raw setting becomes a typed value."""
@@ -115,6 +119,7 @@ def at_least(minimum: float) -> Validator:
     def check(key: str, value: Any) -> None:
         if value is not None and value < minimum:
             raise ValueError(f"Value must be at least {minimum}, got {value}")
+
     return check
 
 
@@ -122,6 +127,7 @@ def in_range(minimum: float, maximum: float) -> Validator:
     def check(key: str, value: Any) -> None:
         if value is not None and not minimum <= value <= maximum:
             raise ValueError(f"Value must be between {minimum} and {maximum}, got {value}")
+
     return check
 
 
@@ -132,6 +138,7 @@ def one_of(*allowed: str, case_sensitive: bool = False) -> Validator:
         hit = value in allowed if case_sensitive else str(value).lower() in {a.lower() for a in allowed}
         if not hit:
             raise ValueError(f"Value must be one of {', '.join(allowed)}; got {value!r}")
+
     return check
 
 
@@ -197,13 +204,34 @@ class ConfigDef:
             raise ValueError(f"Configuration {key.name!r} is defined twice")
         self._keys[key.name] = key
 
-    def define(self, name: str, type: ConfigType, default: Any = NO_DEFAULT, *,
-               validator: Validator | None = None, importance: Importance = Importance.MEDIUM,
-               documentation: str = "", group: str | None = None, display_name: str | None = None,
-               recommended_values: Iterable[str] = ()) -> ConfigDef:
+    def define(
+        self,
+        name: str,
+        type: ConfigType,
+        default: Any = NO_DEFAULT,
+        *,
+        validator: Validator | None = None,
+        importance: Importance = Importance.MEDIUM,
+        documentation: str = "",
+        group: str | None = None,
+        display_name: str | None = None,
+        recommended_values: Iterable[str] = (),
+    ) -> ConfigDef:
         order = sum(1 for k in self._keys.values() if k.group == group) + 1 if group else -1
-        self._add(ConfigKey(name, type, default, validator, importance, documentation, group, order,
-                            display_name=display_name, recommended_values=tuple(recommended_values)))
+        self._add(
+            ConfigKey(
+                name,
+                type,
+                default,
+                validator,
+                importance,
+                documentation,
+                group,
+                order,
+                display_name=display_name,
+                recommended_values=tuple(recommended_values),
+            )
+        )
         return self
 
     def merge(self, other: ConfigDef) -> ConfigDef:
@@ -224,8 +252,7 @@ class ConfigDef:
             result = ConfigValue(key.name, recommended_values=list(key.recommended_values))
             raw = props.get(key.name, None)
             if raw is None and key.required:
-                result.errors.append(
-                    f'Missing required configuration "{key.name}" which has no default value.')
+                result.errors.append(f'Missing required configuration "{key.name}" which has no default value.')
             else:
                 try:
                     value = parse_value(key.name, key.type, key.default if raw is None else raw)

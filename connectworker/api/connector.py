@@ -27,8 +27,10 @@ class SourceConnector(ABC):
     def context(self) -> ConnectorContext:
         """The context `initialize` was given; raises ConnectError when used before it was called."""
         if self._context is None:
-            raise ConnectError(f"{type(self).__name__}.context was used before the worker initialised the "
-                               f"connector (initialize(context) is called before start())")
+            raise ConnectError(
+                f"{type(self).__name__}.context was used before the worker initialised the "
+                f"connector (initialize(context) is called before start())"
+            )
         return self._context
 
     @abstractmethod

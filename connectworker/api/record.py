@@ -60,12 +60,22 @@ class SourceRecordBatch(Sequence[SourceRecord]):
 
     __slots__ = ("key_schema", "keys", "source_offsets", "source_partition", "topics", "value_schema", "values")
 
-    def __init__(self, source_partition: SourcePartition | None, source_offsets: Sequence[SourceOffset | None],
-                 topics: Sequence[str], keys: Sequence[Any], values: Sequence[Any], *,
-                 key_schema: Schema | None = None, value_schema: Schema | None = None) -> None:
+    def __init__(
+        self,
+        source_partition: SourcePartition | None,
+        source_offsets: Sequence[SourceOffset | None],
+        topics: Sequence[str],
+        keys: Sequence[Any],
+        values: Sequence[Any],
+        *,
+        key_schema: Schema | None = None,
+        value_schema: Schema | None = None,
+    ) -> None:
         if not len(topics) == len(keys) == len(values) == len(source_offsets):
-            raise ValueError(f"SourceRecordBatch columns differ in length: {len(topics)} topics, {len(keys)} keys, "
-                             f"{len(values)} values, {len(source_offsets)} offsets")
+            raise ValueError(
+                f"SourceRecordBatch columns differ in length: {len(topics)} topics, {len(keys)} keys, "
+                f"{len(values)} values, {len(source_offsets)} offsets"
+            )
         self.source_partition = source_partition
         self.source_offsets = source_offsets
         self.topics = topics
@@ -86,8 +96,16 @@ class SourceRecordBatch(Sequence[SourceRecord]):
     def __getitem__(self, index: int | slice) -> SourceRecord | list[SourceRecord]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return SourceRecord(self.source_partition, self.source_offsets[index], self.topics[index],
-                            self.values[index], self.keys[index], None, self.value_schema, self.key_schema)
+        return SourceRecord(
+            self.source_partition,
+            self.source_offsets[index],
+            self.topics[index],
+            self.values[index],
+            self.keys[index],
+            None,
+            self.value_schema,
+            self.key_schema,
+        )
 
     def newest_offset(self) -> SourceOffset | None:
         """The offset to commit once every record of the batch is acknowledged."""

@@ -42,8 +42,9 @@ class Schema:
     value_schema: Schema | None = None
 
     def as_optional(self) -> Schema:
-        return Schema(self.type, True, self.name, self.version, self.doc, self.fields,
-                      self.key_schema, self.value_schema)
+        return Schema(
+            self.type, True, self.name, self.version, self.doc, self.fields, self.key_schema, self.value_schema
+        )
 
     @staticmethod
     def struct(name: str | None, *fields: tuple[str, Schema], optional: bool = False) -> Schema:

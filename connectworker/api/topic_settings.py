@@ -66,9 +66,13 @@ class TopicSettings:
 
     __slots__ = ("_configs", "_name", "_partitions", "_replication_factor")
 
-    def __init__(self, name: str, partitions: int = USE_BROKER_DEFAULT,
-                 replication_factor: int = USE_BROKER_DEFAULT,
-                 configs: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        partitions: int = USE_BROKER_DEFAULT,
+        replication_factor: int = USE_BROKER_DEFAULT,
+        configs: Mapping[str, str] | None = None,
+    ) -> None:
         if not name:
             raise ValueError("topic name must not be empty")
         self._name = name
@@ -143,8 +147,7 @@ class TopicSettings:
         self._configs[CLEANUP_POLICY] = policy.value
         return self
 
-    def with_retention_time(self, time: int | timedelta, unit: TimeUnit = TimeUnit.MILLISECONDS
-                            ) -> TopicSettings:
+    def with_retention_time(self, time: int | timedelta, unit: TimeUnit = TimeUnit.MILLISECONDS) -> TopicSettings:
         """Retention as a `timedelta`, or a count of `unit`; -1 means no time limit."""
         if isinstance(time, timedelta):
             ms = int(time.total_seconds() * 1000)
@@ -211,10 +214,16 @@ class TopicSettings:
         if not isinstance(other, TopicSettings):
             return NotImplemented
         return (self._name, self._partitions, self._replication_factor, self._configs) == (
-            other._name, other._partitions, other._replication_factor, other._configs)
+            other._name,
+            other._partitions,
+            other._replication_factor,
+            other._configs,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable: not hashable
 
     def __repr__(self) -> str:
-        return (f"TopicSettings(name={self._name!r}, partitions={self._partitions}, "
-                f"replication_factor={self._replication_factor}, configs={self._configs!r})")
+        return (
+            f"TopicSettings(name={self._name!r}, partitions={self._partitions}, "
+            f"replication_factor={self._replication_factor}, configs={self._configs!r})"
+        )

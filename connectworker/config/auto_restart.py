@@ -21,19 +21,37 @@ MAX_DELAY_MS = 60 * 60 * 1000  # Strimzi's cap: never wait more than an hour bet
 
 AUTO_RESTART_CONFIG_DEF = (
     ConfigDef()
-    .define(ENABLED_KEY, ConfigType.BOOLEAN, False, importance=Importance.MEDIUM, group=GROUP,
-            documentation="Restart this connector, or any of its tasks, automatically when it is FAILED, on "
-                          "Strimzi's schedule: restart n (counting from 0) after base * (n*n + n), at most 60 "
-                          "minutes (at once, then after 2, 6, 12, 20... times the base). A task or connector "
-                          "that runs for 10 minutes without failing starts counting again from 0, and so does "
-                          "a restart through the REST API or a change of the connector's config.")
-    .define(MAX_RESTARTS_KEY, ConfigType.INT, None, validator=at_least(0), importance=Importance.LOW,
-            group=GROUP,
-            documentation="How many automatic restarts in a row a connector or task gets before it is left "
-                          "FAILED (its trace then says so); unset: no limit.")
-    .define(BACKOFF_BASE_KEY, ConfigType.LONG, 60_000, validator=at_least(1), importance=Importance.LOW,
-            group=GROUP,
-            documentation="The base of the schedule, in milliseconds: restart n waits base * (n*n + n).")
+    .define(
+        ENABLED_KEY,
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.MEDIUM,
+        group=GROUP,
+        documentation="Restart this connector, or any of its tasks, automatically when it is FAILED, on "
+        "Strimzi's schedule: restart n (counting from 0) after base * (n*n + n), at most 60 "
+        "minutes (at once, then after 2, 6, 12, 20... times the base). A task or connector "
+        "that runs for 10 minutes without failing starts counting again from 0, and so does "
+        "a restart through the REST API or a change of the connector's config.",
+    )
+    .define(
+        MAX_RESTARTS_KEY,
+        ConfigType.INT,
+        None,
+        validator=at_least(0),
+        importance=Importance.LOW,
+        group=GROUP,
+        documentation="How many automatic restarts in a row a connector or task gets before it is left "
+        "FAILED (its trace then says so); unset: no limit.",
+    )
+    .define(
+        BACKOFF_BASE_KEY,
+        ConfigType.LONG,
+        60_000,
+        validator=at_least(1),
+        importance=Importance.LOW,
+        group=GROUP,
+        documentation="The base of the schedule, in milliseconds: restart n waits base * (n*n + n).",
+    )
 )
 
 

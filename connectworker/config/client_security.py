@@ -31,28 +31,73 @@ TOP_LEVEL_PREFIXES = ("ssl.", "sasl.")
 """Top-level worker keys under these prefixes (and `security.protocol`) apply to every client."""
 
 # librdkafka's own ssl.*/sasl.* properties (CONFIGURATION.md): handed on as they are.
-LIBRDKAFKA_KEYS = frozenset({
-    "ssl.cipher.suites", "ssl.curves.list", "ssl.sigalgs.list", "ssl.key.location", "ssl.key.password",
-    "ssl.key.pem", "ssl.certificate.location", "ssl.certificate.pem", "ssl.ca.location", "ssl.ca.pem",
-    "ssl.ca.certificate.stores", "ssl.crl.location", "ssl.keystore.location", "ssl.keystore.password",
-    "ssl.providers", "ssl.engine.location", "ssl.engine.id", "ssl.endpoint.identification.algorithm",
-    "sasl.mechanisms", "sasl.mechanism", "sasl.kerberos.service.name", "sasl.kerberos.principal",
-    "sasl.kerberos.kinit.cmd", "sasl.kerberos.keytab", "sasl.kerberos.min.time.before.relogin",
-    "sasl.username", "sasl.password", "sasl.oauthbearer.config", "sasl.oauthbearer.method",
-    "sasl.oauthbearer.client.id", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.client.credentials.client.id",
-    "sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.scope", "sasl.oauthbearer.extensions",
-    "sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.grant.type", "sasl.oauthbearer.assertion.algorithm",
-    "sasl.oauthbearer.assertion.private.key.file", "sasl.oauthbearer.assertion.private.key.passphrase",
-    "sasl.oauthbearer.assertion.private.key.pem", "sasl.oauthbearer.assertion.file",
-    "sasl.oauthbearer.assertion.claim.aud", "sasl.oauthbearer.assertion.claim.exp.seconds",
-    "sasl.oauthbearer.assertion.claim.iss", "sasl.oauthbearer.assertion.claim.jti.include",
-    "sasl.oauthbearer.assertion.claim.nbf.seconds", "sasl.oauthbearer.assertion.claim.sub",
-    "sasl.oauthbearer.assertion.jwt.template.file", "sasl.oauthbearer.metadata.authentication.type",
-})
-TRUSTSTORE_KEYS = ("ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password",
-                   "ssl.truststore.certificates")
-KEYSTORE_KEYS = ("ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password", "ssl.keystore.key",
-                 "ssl.keystore.certificate.chain")
+LIBRDKAFKA_KEYS = frozenset(
+    {
+        "ssl.cipher.suites",
+        "ssl.curves.list",
+        "ssl.sigalgs.list",
+        "ssl.key.location",
+        "ssl.key.password",
+        "ssl.key.pem",
+        "ssl.certificate.location",
+        "ssl.certificate.pem",
+        "ssl.ca.location",
+        "ssl.ca.pem",
+        "ssl.ca.certificate.stores",
+        "ssl.crl.location",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.providers",
+        "ssl.engine.location",
+        "ssl.engine.id",
+        "ssl.endpoint.identification.algorithm",
+        "sasl.mechanisms",
+        "sasl.mechanism",
+        "sasl.kerberos.service.name",
+        "sasl.kerberos.principal",
+        "sasl.kerberos.kinit.cmd",
+        "sasl.kerberos.keytab",
+        "sasl.kerberos.min.time.before.relogin",
+        "sasl.username",
+        "sasl.password",
+        "sasl.oauthbearer.config",
+        "sasl.oauthbearer.method",
+        "sasl.oauthbearer.client.id",
+        "sasl.oauthbearer.client.secret",
+        "sasl.oauthbearer.client.credentials.client.id",
+        "sasl.oauthbearer.client.credentials.client.secret",
+        "sasl.oauthbearer.scope",
+        "sasl.oauthbearer.extensions",
+        "sasl.oauthbearer.token.endpoint.url",
+        "sasl.oauthbearer.grant.type",
+        "sasl.oauthbearer.assertion.algorithm",
+        "sasl.oauthbearer.assertion.private.key.file",
+        "sasl.oauthbearer.assertion.private.key.passphrase",
+        "sasl.oauthbearer.assertion.private.key.pem",
+        "sasl.oauthbearer.assertion.file",
+        "sasl.oauthbearer.assertion.claim.aud",
+        "sasl.oauthbearer.assertion.claim.exp.seconds",
+        "sasl.oauthbearer.assertion.claim.iss",
+        "sasl.oauthbearer.assertion.claim.jti.include",
+        "sasl.oauthbearer.assertion.claim.nbf.seconds",
+        "sasl.oauthbearer.assertion.claim.sub",
+        "sasl.oauthbearer.assertion.jwt.template.file",
+        "sasl.oauthbearer.metadata.authentication.type",
+    }
+)
+TRUSTSTORE_KEYS = (
+    "ssl.truststore.location",
+    "ssl.truststore.type",
+    "ssl.truststore.password",
+    "ssl.truststore.certificates",
+)
+KEYSTORE_KEYS = (
+    "ssl.keystore.location",
+    "ssl.keystore.type",
+    "ssl.keystore.password",
+    "ssl.keystore.key",
+    "ssl.keystore.certificate.chain",
+)
 JAAS_KEY = "sasl.jaas.config"
 TRANSLATED_KEYS = frozenset({JAAS_KEY, *TRUSTSTORE_KEYS, *KEYSTORE_KEYS})
 
@@ -143,8 +188,9 @@ class _Translation:
                 if explicit.layer > layer:
                     continue
                 if explicit.layer == layer and explicit.value != value:
-                    self.result.problems[blame] = (f"sets {key}, and so does {explicit.shown} with another "
-                                                   f"value: set only one of them")
+                    self.result.problems[blame] = (
+                        f"sets {key}, and so does {explicit.shown} with another value: set only one of them"
+                    )
                     continue
             self._derived[key] = _Setting(value, "", blame, layer)
 

@@ -50,35 +50,84 @@ from connectworker.topics.rule_parser import (
 from connectworker.topics.rules import TopicCreationRules
 
 NEEDED_TO_PARSE = frozenset({"name", "connector.class"})  # a reference there must resolve when the config is read
-__all__ = ["ADMIN_OVERRIDE_PREFIX", "PRODUCER_OVERRIDE_PREFIX", "ConnectorConfig", "KeyReport",
-           "parse_connector_config", "validate_connector"]
+__all__ = [
+    "ADMIN_OVERRIDE_PREFIX",
+    "PRODUCER_OVERRIDE_PREFIX",
+    "ConnectorConfig",
+    "KeyReport",
+    "parse_connector_config",
+    "validate_connector",
+]
 
 COMMON_GROUP = "Common"
 COMMON_CONFIG_DEF = (
     ConfigDef()
-    .define("name", ConfigType.STRING, validator=valid_connector_name, importance=Importance.HIGH,
-            documentation="Globally unique name to use for this connector: at most 249 characters, no "
-                          "ISO control characters, no '/', not '.' or '..' (nor %2e%2e and the like, which "
-                          "decode to them).", group=COMMON_GROUP)
-    .define("connector.class", ConfigType.STRING, importance=Importance.HIGH, group=COMMON_GROUP,
-            documentation="Name or alias of the SourceConnector class, e.g. FileStreamSource, DataGen, "
-                          "or an importable module.Class path.")
-    .define("tasks.max", ConfigType.INT, 1, validator=at_least(1), importance=Importance.HIGH,
-            group=COMMON_GROUP, documentation="Maximum number of tasks to use for this connector.")
-    .define("tasks.max.enforce", ConfigType.BOOLEAN, True, importance=Importance.LOW, group=COMMON_GROUP,
-            documentation="Whether a connector whose task_configs() returns more than tasks.max task configs "
-                          "fails (Kafka's KIP-1004, default). false runs every task it returned, with a "
-                          "warning, as older Kafka did; the worker's task limits still apply.")
-    .define("key.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
-            documentation="Converter for record keys; overrides the worker's key.converter.")
-    .define("value.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
-            documentation="Converter for record values; overrides the worker's value.converter.")
-    .define("header.converter", ConfigType.CLASS, None, importance=Importance.LOW, group=COMMON_GROUP,
-            documentation="Converter for record header values; overrides the worker's header.converter.")
+    .define(
+        "name",
+        ConfigType.STRING,
+        validator=valid_connector_name,
+        importance=Importance.HIGH,
+        documentation="Globally unique name to use for this connector: at most 249 characters, no "
+        "ISO control characters, no '/', not '.' or '..' (nor %2e%2e and the like, which "
+        "decode to them).",
+        group=COMMON_GROUP,
+    )
+    .define(
+        "connector.class",
+        ConfigType.STRING,
+        importance=Importance.HIGH,
+        group=COMMON_GROUP,
+        documentation="Name or alias of the SourceConnector class, e.g. FileStreamSource, DataGen, "
+        "or an importable module.Class path.",
+    )
+    .define(
+        "tasks.max",
+        ConfigType.INT,
+        1,
+        validator=at_least(1),
+        importance=Importance.HIGH,
+        group=COMMON_GROUP,
+        documentation="Maximum number of tasks to use for this connector.",
+    )
+    .define(
+        "tasks.max.enforce",
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.LOW,
+        group=COMMON_GROUP,
+        documentation="Whether a connector whose task_configs() returns more than tasks.max task configs "
+        "fails (Kafka's KIP-1004, default). false runs every task it returned, with a "
+        "warning, as older Kafka did; the worker's task limits still apply.",
+    )
+    .define(
+        "key.converter",
+        ConfigType.CLASS,
+        None,
+        importance=Importance.LOW,
+        group=COMMON_GROUP,
+        documentation="Converter for record keys; overrides the worker's key.converter.",
+    )
+    .define(
+        "value.converter",
+        ConfigType.CLASS,
+        None,
+        importance=Importance.LOW,
+        group=COMMON_GROUP,
+        documentation="Converter for record values; overrides the worker's value.converter.",
+    )
+    .define(
+        "header.converter",
+        ConfigType.CLASS,
+        None,
+        importance=Importance.LOW,
+        group=COMMON_GROUP,
+        documentation="Converter for record header values; overrides the worker's header.converter.",
+    )
 )
 """The keys every connector has, in Kafka's "Common" group; `errors.*` follow the transforms."""
-DECLARED_CONFIG_DEF = (COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF)
-                       .merge(AUTO_RESTART_CONFIG_DEF))
+DECLARED_CONFIG_DEF = (
+    COMMON_CONFIG_DEF.merge(ERROR_HANDLING_CONFIG_DEF).merge(EXACTLY_ONCE_CONFIG_DEF).merge(AUTO_RESTART_CONFIG_DEF)
+)
 
 
 @dataclass(frozen=True)
@@ -121,8 +170,9 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
 
 
-def _connector_reports(props: Mapping[str, str], exactly_once_worker: bool | None
-                       ) -> tuple[dict[str, KeyReport], dict[str, str]]:
+def _connector_reports(
+    props: Mapping[str, str], exactly_once_worker: bool | None
+) -> tuple[dict[str, KeyReport], dict[str, str]]:
     """The connector's own validation of its keys, and its verdict on the exactly-once keys. A
     connector whose `validate()` (or exactly-once method) raises, or returns something else than
     ConfigValues by key, is reported as a PluginLoadError naming the class."""
@@ -134,13 +184,21 @@ def _connector_reports(props: Mapping[str, str], exactly_once_worker: bool | Non
         values = connector.validate(props)
         exactly_once = exactly_once_problems(props, connector, exactly_once_worker)
     except Exception as exc:
-        raise PluginLoadError(f"Class {class_name} cannot validate the configuration: {describe_exception(exc)}"
-                              ) from None
+        raise PluginLoadError(
+            f"Class {class_name} cannot validate the configuration: {describe_exception(exc)}"
+        ) from None
     if not (isinstance(values, Mapping) and all(isinstance(v, ConfigValue) for v in values.values())):
-        raise PluginLoadError(f"Class {class_name} cannot validate the configuration: its validate() returned "
-                              f"{type(values).__name__}, not a dict of ConfigValue by key")
-    return ({name: KeyReport(own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING), value)
-             for name, value in values.items()}, exactly_once)
+        raise PluginLoadError(
+            f"Class {class_name} cannot validate the configuration: its validate() returned "
+            f"{type(values).__name__}, not a dict of ConfigValue by key"
+        )
+    return (
+        {
+            name: KeyReport(own_def.keys.get(name) or ConfigKey(name, ConfigType.STRING), value)
+            for name, value in values.items()
+        },
+        exactly_once,
+    )
 
 
 def _override_prefixes(props: Mapping[str, str]) -> list[str]:
@@ -157,8 +215,9 @@ def _client_settings(props: Mapping[str, str], prefix: str, worker: WorkerConfig
     return translated(worker, "producer" if prefix == PRODUCER_OVERRIDE_PREFIX else "admin", overrides(props, prefix))
 
 
-def _client_override_reports(props: Mapping[str, str], worker: WorkerConfig | None,
-                             reports: dict[str, KeyReport]) -> None:
+def _client_override_reports(
+    props: Mapping[str, str], worker: WorkerConfig | None, reports: dict[str, KeyReport]
+) -> None:
     """One report per client override key, as Kafka's validation gives: the worker's
     `connector.client.config.override.policy` decides which keys are allowed, and a value that cannot be
     translated for librdkafka is an error of its key."""
@@ -172,12 +231,15 @@ def _client_override_reports(props: Mapping[str, str], worker: WorkerConfig | No
             problems.setdefault(key, []).append(message)
         for key in [*(prefix + k for k in keys), *problems]:
             if key not in reports:
-                reports[key] = KeyReport(ConfigKey(key, ConfigType.STRING, group="Client Overrides"),
-                                         ConfigValue(key, props.get(key), errors=list(problems.get(key, []))))
+                reports[key] = KeyReport(
+                    ConfigKey(key, ConfigType.STRING, group="Client Overrides"),
+                    ConfigValue(key, props.get(key), errors=list(problems.get(key, []))),
+                )
 
 
-def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | None = None,
-                       worker: WorkerConfig | None = None) -> dict[str, KeyReport]:
+def validate_connector(
+    props: Mapping[str, str], *, exactly_once_worker: bool | None = None, worker: WorkerConfig | None = None
+) -> dict[str, KeyReport]:
     """Validate every key; never raises. Keys without declarations are not reported.
 
     `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked against it);
@@ -203,8 +265,7 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
             reports.update(own)
     problems = topic_creation_problems(props)
     for definition in topic_creation_config_keys(props):
-        value = ConfigValue(definition.name, props.get(definition.name),
-                            errors=list(problems.pop(definition.name, [])))
+        value = ConfigValue(definition.name, props.get(definition.name), errors=list(problems.pop(definition.name, [])))
         reports[definition.name] = KeyReport(definition, value)
     for key, errors in problems.items():  # problems about keys that are absent (e.g. required ones)
         definition = ConfigKey(key, ConfigType.STRING, group="Topic Creation")
@@ -219,10 +280,14 @@ def validate_connector(props: Mapping[str, str], *, exactly_once_worker: bool | 
     return reports
 
 
-def parse_connector_config(props: Mapping[str, str], *, source: str | None = None,
-                           exactly_once_worker: bool | None = None,
-                           providers: ConfigProviders | None = None, worker: WorkerConfig | None = None
-                           ) -> ConnectorConfig:
+def parse_connector_config(
+    props: Mapping[str, str],
+    *,
+    source: str | None = None,
+    exactly_once_worker: bool | None = None,
+    providers: ConfigProviders | None = None,
+    worker: WorkerConfig | None = None,
+) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
     Kafka keys that connectworker does not implement (`offsets.storage.topic`, …) are accepted, with one WARN per
@@ -241,11 +306,14 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
     unresolved = resolution.problems if resolution is not None else {}
     deferred = set(unresolved) - NEEDED_TO_PARSE
     reports = validate_connector(checked, exactly_once_worker=exactly_once_worker, worker=worker)
-    problems = {name: "; ".join(r.value.errors) for name, r in reports.items()
-                if r.value.errors and name not in deferred}
+    problems = {
+        name: "; ".join(r.value.errors) for name, r in reports.items() if r.value.errors and name not in deferred
+    }
     if resolution is not None:
-        problems = {name: shown_message(message, props, resolution.props, resolution.values)
-                    for name, message in problems.items()}
+        problems = {
+            name: shown_message(message, props, resolution.props, resolution.values)
+            for name, message in problems.items()
+        }
         problems.update({name: f"cannot be resolved: {unresolved[name]}" for name in NEEDED_TO_PARSE & set(unresolved)})
     if problems:
         raise ConfigError(problems, source=source)
@@ -254,9 +322,15 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
     name = props["name"].strip()
     declared = {*DECLARED_CONFIG_DEF.keys, *connector_class().config_def().keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
-    JAVA_ONLY_KEY_WARNINGS.report(name, [key for prefix in _override_prefixes(typed)
-                                         for key in _client_settings(typed, prefix, worker).ignored
-                                         if key.startswith(prefix)])
+    JAVA_ONLY_KEY_WARNINGS.report(
+        name,
+        [
+            key
+            for prefix in _override_prefixes(typed)
+            for key in _client_settings(typed, prefix, worker).ignored
+            if key.startswith(prefix)
+        ],
+    )
     if not has_topic_creation_keys(props):
         UNUSED_ADMIN_OVERRIDE_WARNINGS.report(name, sorted(k for k in props if k.startswith(ADMIN_OVERRIDE_PREFIX)))
     return ConnectorConfig(
@@ -266,8 +340,9 @@ def parse_connector_config(props: Mapping[str, str], *, source: str | None = Non
         tasks_max=_typed(reports, "tasks.max", deferred),
         props=dict(props),
         # with a rule's reference unresolved the rules cannot be read: none until it starts (and fails)
-        topic_rules=parse_topic_creation({} if any(k.startswith("topic.creation.") for k in deferred) else typed,
-                                         source=source),
+        topic_rules=parse_topic_creation(
+            {} if any(k.startswith("topic.creation.") for k in deferred) else typed, source=source
+        ),
         producer_overrides=overrides(typed, PRODUCER_OVERRIDE_PREFIX),
         admin_overrides=overrides(typed, ADMIN_OVERRIDE_PREFIX),
         transforms=read_transforms(typed).config or TransformsConfig(),  # validated above

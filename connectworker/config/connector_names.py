@@ -38,8 +38,9 @@ def connector_name_problem(name: str) -> str | None:
     control = next(((i, c) for i, c in enumerate(name) if _is_iso_control(c)), None)
     if control is not None:
         index, char = control
-        return (f"Connector name must not contain ISO control characters; it has U+{ord(char):04X} at "
-                f"position {index + 1}")
+        return (
+            f"Connector name must not contain ISO control characters; it has U+{ord(char):04X} at position {index + 1}"
+        )
     if "/" in name:
         return "Connector name must not contain '/'"
     if (decoded := _fully_decoded(name)) in DOT_SEGMENTS:

@@ -27,19 +27,49 @@ class Tolerance(StrEnum):
 
 ERROR_HANDLING_CONFIG_DEF = (
     ConfigDef()
-    .define("errors.retry.timeout", ConfigType.LONG, 0, validator=at_least(-1), group=ERRORS_GROUP,
-            documentation="Maximum duration in milliseconds that a failed conversion will be reattempted. "
-                          "The default is 0, which means no retries. Use -1 for infinite retries.")
-    .define("errors.retry.delay.max.ms", ConfigType.LONG, 60_000, validator=at_least(1), group=ERRORS_GROUP,
-            documentation="The maximum duration in milliseconds between consecutive retry attempts.")
-    .define("errors.tolerance", ConfigType.STRING, Tolerance.NONE.value, group=ERRORS_GROUP,
-            validator=one_of(*(t.value for t in Tolerance)), recommended_values=[t.value for t in Tolerance],
-            documentation="'none' fails the task on the first record that cannot be converted or that Kafka "
-                          "rejects; 'all' skips such records (their source offsets still advance).")
-    .define("errors.log.enable", ConfigType.BOOLEAN, False, importance=Importance.LOW, group=ERRORS_GROUP,
-            documentation="Log every skipped record with its topic, source partition and offset.")
-    .define("errors.log.include.messages", ConfigType.BOOLEAN, False, importance=Importance.LOW,
-            group=ERRORS_GROUP, documentation="Include the record's key and value in that log line.")
+    .define(
+        "errors.retry.timeout",
+        ConfigType.LONG,
+        0,
+        validator=at_least(-1),
+        group=ERRORS_GROUP,
+        documentation="Maximum duration in milliseconds that a failed conversion will be reattempted. "
+        "The default is 0, which means no retries. Use -1 for infinite retries.",
+    )
+    .define(
+        "errors.retry.delay.max.ms",
+        ConfigType.LONG,
+        60_000,
+        validator=at_least(1),
+        group=ERRORS_GROUP,
+        documentation="The maximum duration in milliseconds between consecutive retry attempts.",
+    )
+    .define(
+        "errors.tolerance",
+        ConfigType.STRING,
+        Tolerance.NONE.value,
+        group=ERRORS_GROUP,
+        validator=one_of(*(t.value for t in Tolerance)),
+        recommended_values=[t.value for t in Tolerance],
+        documentation="'none' fails the task on the first record that cannot be converted or that Kafka "
+        "rejects; 'all' skips such records (their source offsets still advance).",
+    )
+    .define(
+        "errors.log.enable",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.LOW,
+        group=ERRORS_GROUP,
+        documentation="Log every skipped record with its topic, source partition and offset.",
+    )
+    .define(
+        "errors.log.include.messages",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.LOW,
+        group=ERRORS_GROUP,
+        documentation="Include the record's key and value in that log line.",
+    )
 )
 
 

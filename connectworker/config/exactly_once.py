@@ -38,7 +38,8 @@ EMBEDDED_BROKER_CAVEAT = (
     "broker shows records of aborted transactions to read_committed consumers, so they may read records "
     "twice, and a task restarted after a crash or kill may resume from the offsets of a transaction that "
     "never committed, losing records. Records and offsets are still written in transactions. For "
-    "exactly-once delivery, point bootstrap.servers at an Apache Kafka cluster (host:port).")
+    "exactly-once delivery, point bootstrap.servers at an Apache Kafka cluster (host:port)."
+)
 """Logged as a warning when a worker starts the embedded broker with exactly-once enabled, and printed
 in docs/configuration.md and the README (Tansu 0.6 measured: produce, flush, abort, and a
 read_committed consumer still reads the record)."""
@@ -57,18 +58,37 @@ class TransactionBoundary(StrEnum):
 
 EXACTLY_ONCE_CONFIG_DEF = (
     ConfigDef()
-    .define(SUPPORT_KEY, ConfigType.STRING, ExactlyOnceRequest.REQUESTED.value,
-            validator=one_of(*ExactlyOnceRequest), importance=Importance.MEDIUM, group=GROUP,
-            documentation="'required' makes validation fail unless the connector declares it supports "
-                          "exactly-once delivery; 'requested' runs it either way.")
-    .define(BOUNDARY_KEY, ConfigType.STRING, TransactionBoundary.POLL.value,
-            validator=one_of(*TransactionBoundary), importance=Importance.MEDIUM, group=GROUP,
-            documentation="Where a task's transactions end on an exactly-once worker: 'poll' (after "
-                          "every poll that returned records), 'interval' (every "
-                          "transaction.boundary.interval.ms) or 'connector' (the task decides).")
-    .define(INTERVAL_KEY, ConfigType.LONG, None, validator=at_least(0), importance=Importance.LOW,
-            group=GROUP, documentation="With transaction.boundary=interval, how often transactions are "
-                                       "committed; default: the worker's offset.flush.interval.ms.")
+    .define(
+        SUPPORT_KEY,
+        ConfigType.STRING,
+        ExactlyOnceRequest.REQUESTED.value,
+        validator=one_of(*ExactlyOnceRequest),
+        importance=Importance.MEDIUM,
+        group=GROUP,
+        documentation="'required' makes validation fail unless the connector declares it supports "
+        "exactly-once delivery; 'requested' runs it either way.",
+    )
+    .define(
+        BOUNDARY_KEY,
+        ConfigType.STRING,
+        TransactionBoundary.POLL.value,
+        validator=one_of(*TransactionBoundary),
+        importance=Importance.MEDIUM,
+        group=GROUP,
+        documentation="Where a task's transactions end on an exactly-once worker: 'poll' (after "
+        "every poll that returned records), 'interval' (every "
+        "transaction.boundary.interval.ms) or 'connector' (the task decides).",
+    )
+    .define(
+        INTERVAL_KEY,
+        ConfigType.LONG,
+        None,
+        validator=at_least(0),
+        importance=Importance.LOW,
+        group=GROUP,
+        documentation="With transaction.boundary=interval, how often transactions are "
+        "committed; default: the worker's offset.flush.interval.ms.",
+    )
 )
 
 
@@ -82,12 +102,15 @@ class TransactionSettings:
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> TransactionSettings:
         boundary = read_config(props, BOUNDARY_KEY, ConfigType.STRING, TransactionBoundary.POLL.value)
-        return cls(TransactionBoundary(boundary.strip().lower()),
-                   read_config(props, INTERVAL_KEY, ConfigType.LONG, None, minimum=0))
+        return cls(
+            TransactionBoundary(boundary.strip().lower()),
+            read_config(props, INTERVAL_KEY, ConfigType.LONG, None, minimum=0),
+        )
 
 
-def exactly_once_problems(props: Mapping[str, str], connector: SourceConnector,
-                          worker_enabled: bool | None = None) -> dict[str, str]:
+def exactly_once_problems(
+    props: Mapping[str, str], connector: SourceConnector, worker_enabled: bool | None = None
+) -> dict[str, str]:
     """Kafka's checks of the exactly-once keys against the connector and (unless `worker_enabled` is
     None, i.e. unknown) the worker, by key."""
     problems: dict[str, str] = {}
@@ -95,18 +118,24 @@ def exactly_once_problems(props: Mapping[str, str], connector: SourceConnector,
     if request == ExactlyOnceRequest.REQUIRED:
         messages = []
         if worker_enabled is False:
-            messages.append("This worker does not have exactly-once source support enabled "
-                            "(exactly.once.source.support=disabled).")
+            messages.append(
+                "This worker does not have exactly-once source support enabled (exactly.once.source.support=disabled)."
+            )
         support = connector.exactly_once_support(props)
         if support is not ExactlyOnceSupport.SUPPORTED:
             why = "does not say whether it supports" if support is None else "does not support"
-            messages.append(f"The connector {why} exactly-once semantics with this configuration; "
-                            f"use {SUPPORT_KEY}=requested to run it without this check.")
+            messages.append(
+                f"The connector {why} exactly-once semantics with this configuration; "
+                f"use {SUPPORT_KEY}=requested to run it without this check."
+            )
         if messages:
             problems[SUPPORT_KEY] = " ".join(messages)
     defines_boundaries = props.get(BOUNDARY_KEY, "").strip().lower() == TransactionBoundary.CONNECTOR
-    if defines_boundaries and (connector.can_define_transaction_boundaries(props)
-                               is not ConnectorTransactionBoundaries.SUPPORTED):
-        problems[BOUNDARY_KEY] = ("The connector does not support connector-defined transaction "
-                                  "boundaries with this configuration; use 'poll' or 'interval'")
+    if defines_boundaries and (
+        connector.can_define_transaction_boundaries(props) is not ConnectorTransactionBoundaries.SUPPORTED
+    ):
+        problems[BOUNDARY_KEY] = (
+            "The connector does not support connector-defined transaction "
+            "boundaries with this configuration; use 'poll' or 'interval'"
+        )
     return problems

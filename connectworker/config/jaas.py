@@ -87,7 +87,7 @@ class _Tokenizer:
             start = self._pos
             while self._peek() and _is_word_part(self._peek()):
                 self._pos += 1
-            return _Token("word", self._text[start:self._pos])
+            return _Token("word", self._text[start : self._pos])
         if c in "\"'":
             return self._quoted(c)
         self._pos += 1
@@ -179,5 +179,9 @@ def secret_options(text: str) -> list[str]:
         entries = parse_jaas(text)
     except JaasError:
         return []
-    return [value for entry in entries for key, value in entry.options.items()
-            if any(word in key.lower() for word in ("password", "secret"))]
+    return [
+        value
+        for entry in entries
+        for key, value in entry.options.items()
+        if any(word in key.lower() for word in ("password", "secret"))
+    ]

@@ -25,24 +25,34 @@ def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -
     in_kafka = bool(config.offset_storage_topic and config.config_storage_topic)  # nothing kept on disk
     if require_offsets_file and not (in_kafka and not config.offset_storage_file_filename):
         if not config.offset_storage_file_filename:
-            raise ConfigError({"offset.storage.file.filename": "required unless offset.storage.topic and "
-                               "config.storage.topic are both set: the file where source offsets are committed "
-                               "(with offset.storage.topic, offsets go to the topic and this file only places "
-                               "the connector store, <file>.connectors.json)"}, source=str(path))
+            raise ConfigError(
+                {
+                    "offset.storage.file.filename": "required unless offset.storage.topic and "
+                    "config.storage.topic are both set: the file where source offsets are committed "
+                    "(with offset.storage.topic, offsets go to the topic and this file only places "
+                    "the connector store, <file>.connectors.json)"
+                },
+                source=str(path),
+            )
         problem = offsets_path_problem(config.offset_storage_file_filename)
         if problem is not None:  # found now, not at the first commit
             variable = variable_for_field("offset_storage_file_filename", os.environ)
             if variable is not None:
-                raise ConfigError({f"{variable} (sets offset.storage.file.filename)": problem},
-                                  source="the environment")
+                raise ConfigError(
+                    {f"{variable} (sets offset.storage.file.filename)": problem}, source="the environment"
+                )
             raise ConfigError({"offset.storage.file.filename": problem}, source=str(path))
     add_plugin_paths(config.plugin_path)
     return config
 
 
-def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: bool | None = None,
-                           providers: ConfigProviders | None = None, worker: WorkerConfig | None = None
-                           ) -> list[ConnectorConfig]:
+def load_connector_configs(
+    paths: Sequence[str | Path],
+    *,
+    exactly_once_worker: bool | None = None,
+    providers: ConfigProviders | None = None,
+    worker: WorkerConfig | None = None,
+) -> list[ConnectorConfig]:
     """Parse every connector file; raise one ConfigError covering every bad file and key. With the
     worker's `providers`, values are validated with their references resolved (see
     `parse_connector_config`); `worker`'s override policy decides which client overrides a connector
@@ -53,14 +63,17 @@ def load_connector_configs(paths: Sequence[str | Path], *, exactly_once_worker: 
     for path in paths:
         try:
             props = load_connector_file(path)
-            config = parse_connector_config(props, source=str(path), exactly_once_worker=exactly_once_worker,
-                                            providers=providers, worker=worker)
+            config = parse_connector_config(
+                props, source=str(path), exactly_once_worker=exactly_once_worker, providers=providers, worker=worker
+            )
         except ConfigError as exc:
             errors.append(str(exc))
             continue
         if config.name in seen:
-            errors.append(f"Invalid configuration in {path}:\n  name: connector {config.name!r} is already "
-                          f"defined in {seen[config.name]}")
+            errors.append(
+                f"Invalid configuration in {path}:\n  name: connector {config.name!r} is already "
+                f"defined in {seen[config.name]}"
+            )
             continue
         seen[config.name] = str(path)
         configs.append(config)

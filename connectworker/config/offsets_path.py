@@ -80,7 +80,7 @@ def _probe_file(directory: Path) -> str | None:
             step = "fsyncing a file"
             os.fsync(fh.fileno())
         step = "renaming a file"
-        renamed = current.with_name(current.name[:-len(".tmp")] + ".json")
+        renamed = current.with_name(current.name[: -len(".tmp")] + ".json")
         os.replace(current, renamed)
         current = renamed
         step = "fsyncing the directory"

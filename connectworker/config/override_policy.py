@@ -42,26 +42,33 @@ class OverridePolicy:
     def violations(self, prefix: str, overrides: Collection[str]) -> dict[str, str]:
         """Kafka's validation message for each key of `overrides` (without `prefix`) the policy refuses,
         by the key as the connector wrote it."""
-        return {prefix + key: f"The '{self.name}' policy does not allow '{key}' to be overridden in the connector "
-                              f"configuration." for key in sorted(overrides) if not self.allows(key)}
+        return {
+            prefix + key: f"The '{self.name}' policy does not allow '{key}' to be overridden in the connector "
+            f"configuration."
+            for key in sorted(overrides)
+            if not self.allows(key)
+        }
 
 
 def policy_name(value: str) -> str:
     """The Kafka name of the policy `value` names (an alias, a simple or a full class name, any case);
     raises ValueError naming the allowed values."""
     text = value.strip()
-    simple = text[len(_PACKAGE):] if text.startswith(_PACKAGE) else text
+    simple = text[len(_PACKAGE) :] if text.startswith(_PACKAGE) else text
     if simple.endswith(_SUFFIX):
-        simple = simple[:-len(_SUFFIX)]
+        simple = simple[: -len(_SUFFIX)]
     for name in POLICY_NAMES:
         if simple.lower() == name.lower():
             return name
     allowed = ", ".join(POLICY_NAMES)
-    raise ValueError(f"{value!r} is not a policy connectworker knows: use one of {allowed}, or Kafka's class "
-                     f"names ({_PACKAGE}<name>{_SUFFIX})")
+    raise ValueError(
+        f"{value!r} is not a policy connectworker knows: use one of {allowed}, or Kafka's class "
+        f"names ({_PACKAGE}<name>{_SUFFIX})"
+    )
 
 
 def overrides(props: Mapping[str, str], prefix: str) -> dict[str, str]:
     """The client settings a connector config overrides under `prefix`, the prefix removed."""
-    return {key[len(prefix):]: value for key, value in props.items()
-            if key.startswith(prefix) and len(key) > len(prefix)}
+    return {
+        key[len(prefix) :]: value for key, value in props.items() if key.startswith(prefix) and len(key) > len(prefix)
+    }

@@ -32,10 +32,10 @@ def load_properties(path: str | Path) -> dict[str, str]:
 
 def _stringify(key: str, value: Any, source: str) -> str:
     if isinstance(value, str | int | float) or (
-            isinstance(value, list) and all(isinstance(v, str | int | float) for v in value)):
+        isinstance(value, list) and all(isinstance(v, str | int | float) for v in value)
+    ):
         return config_text(value)
-    raise ConfigError({key: f"value must be a string, number, boolean or list of those; got {value!r}"},
-                      source=source)
+    raise ConfigError({key: f"value must be a string, number, boolean or list of those; got {value!r}"}, source=source)
 
 
 def connector_config_from_json(data: Any, *, source: str) -> dict[str, str]:
@@ -45,16 +45,18 @@ def connector_config_from_json(data: Any, *, source: str) -> dict[str, str]:
     if "config" in data and isinstance(data["config"], Mapping):
         extra = set(data) - {"name", "config", "initial_state"}
         if extra:
-            raise ConfigError({k: "unexpected top-level key; put connector keys under \"config\""
-                               for k in sorted(extra)}, source=source)
+            raise ConfigError(
+                {k: 'unexpected top-level key; put connector keys under "config"' for k in sorted(extra)}, source=source
+            )
         config = {k: _stringify(k, v, source) for k, v in data["config"].items()}
         name = data.get("name")
         if name is not None:
             if not isinstance(name, str):
                 raise ConfigError({"name": "must be a string"}, source=source)
             if "name" in config and config["name"] != name:
-                raise ConfigError({"name": f"top-level name {name!r} differs from config name "
-                                   f"{config['name']!r}"}, source=source)
+                raise ConfigError(
+                    {"name": f"top-level name {name!r} differs from config name {config['name']!r}"}, source=source
+                )
             config["name"] = name
         return config
     return {k: _stringify(k, v, source) for k, v in data.items()}
@@ -75,7 +77,8 @@ def load_connector_file(path: str | Path) -> dict[str, str]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
-                              source=str(p)) from None
+            raise ConfigError(
+                f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", source=str(p)
+            ) from None
         return connector_config_from_json(data, source=str(p))
     return load_properties(p)

@@ -45,8 +45,18 @@ from connectworker.config.worker_env import ENV_PREFIX
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
-__all__ = ["ENVIRONMENT_RULE", "PREFIX_NOTES", "REFERENCE_DOC", "REGENERATE", "allowed_values", "config_keys_table",
-           "embedded_broker_caveat", "main", "render", "worker_keys_table"]
+__all__ = [
+    "ENVIRONMENT_RULE",
+    "PREFIX_NOTES",
+    "REFERENCE_DOC",
+    "REGENERATE",
+    "allowed_values",
+    "config_keys_table",
+    "embedded_broker_caveat",
+    "main",
+    "render",
+    "worker_keys_table",
+]
 
 REFERENCE_DOC = "docs/configuration.md"
 REGENERATE = f".venv/bin/python -m connectworker.config.reference > {REFERENCE_DOC}"
@@ -68,39 +78,39 @@ environment:
 # still listed (tests/unit/test_configuration_reference.py asks for a note).
 PREFIX_NOTES: dict[str, str] = {
     "topic.creation.policy.": "settings of the create-topic policy named by `topic.creation.policy.class`, "
-                              "handed to its `configure()` without the prefix; the built-in "
-                              "`connectworker.topics.policy.LimitsPolicy` takes `max.partitions`, "
-                              "`min.replication.factor`, `max.replication.factor`, `required.configs`, "
-                              "`allowed.cleanup.policies`, `name.pattern`, `max.retention.ms` "
-                              "(docs/topic-creation.md).",
+    "handed to its `configure()` without the prefix; the built-in "
+    "`connectworker.topics.policy.LimitsPolicy` takes `max.partitions`, "
+    "`min.replication.factor`, `max.replication.factor`, `required.configs`, "
+    "`allowed.cleanup.policies`, `name.pattern`, `max.retention.ms` "
+    "(docs/topic-creation.md).",
     "producer.": "settings of every task's producer (confluent-kafka's librdkafka keys, or Kafka's security keys, "
-                 "translated), e.g. `producer.linger.ms`, `producer.sasl.jaas.config`; they win over the top-level "
-                 "`security.protocol`, `ssl.*`, `sasl.*`, and a connector's `producer.override.*` wins over them.",
+    "translated), e.g. `producer.linger.ms`, `producer.sasl.jaas.config`; they win over the top-level "
+    "`security.protocol`, `ssl.*`, `sasl.*`, and a connector's `producer.override.*` wins over them.",
     "admin.": "settings of the worker's Admin clients (the start-up check, topic creation) and of the offsets "
-              "topic's clients, as `producer.*`, e.g. `admin.security.protocol`; a connector's `admin.override.*` "
-              "wins over them for its topic creation.",
+    "topic's clients, as `producer.*`, e.g. `admin.security.protocol`; a connector's `admin.override.*` "
+    "wins over them for its topic creation.",
     "ssl.": "TLS of every client the worker makes, in Kafka's keys (`ssl.truststore.location`, "
-            "`ssl.truststore.type` PEM or PKCS12, `ssl.keystore.*`, `ssl.endpoint.identification.algorithm`; a "
-            "JKS store is refused with how to convert it) or librdkafka's (`ssl.ca.location`, …); Java-only keys "
-            "such as `ssl.keymanager.algorithm` are ignored with a warning (docs/security.md).",
+    "`ssl.truststore.type` PEM or PKCS12, `ssl.keystore.*`, `ssl.endpoint.identification.algorithm`; a "
+    "JKS store is refused with how to convert it) or librdkafka's (`ssl.ca.location`, …); Java-only keys "
+    "such as `ssl.keymanager.algorithm` are ignored with a warning (docs/security.md).",
     "sasl.": "SASL of every client the worker makes: `sasl.mechanism`, and `sasl.jaas.config` in Java's syntax "
-             "(PLAIN, SCRAM, OAUTHBEARER and Kerberos login modules are translated) or librdkafka's "
-             "`sasl.username`/`sasl.password`; Java-only keys such as `sasl.login.class` are ignored with a "
-             "warning (docs/security.md).",
+    "(PLAIN, SCRAM, OAUTHBEARER and Kerberos login modules are translated) or librdkafka's "
+    "`sasl.username`/`sasl.password`; Java-only keys such as `sasl.login.class` are ignored with a "
+    "warning (docs/security.md).",
     "key.converter.": "settings of the worker's key converter, e.g. `key.converter.schemas.enable`, "
-                      "`key.converter.schema.registry.url`.",
+    "`key.converter.schema.registry.url`.",
     "value.converter.": "settings of the worker's value converter, e.g. `value.converter.schemas.enable`.",
     "header.converter.": "settings of the worker's header converter, e.g. `header.converter.schemas.enable` "
-                         "for JsonConverter.",
+    "for JsonConverter.",
     "listeners.https.": "TLS of an `https://` listener, PEM files: `ssl.certfile`, `ssl.keyfile`, "
-                        "`ssl.key.password`, `ssl.client.authentication` (`none`, `requested`, `required`), "
-                        "`ssl.cafile` (see docs/rest.md).",
+    "`ssl.key.password`, `ssl.client.authentication` (`none`, `requested`, `required`), "
+    "`ssl.cafile` (see docs/rest.md).",
     "config.providers.": "each provider named by `config.providers`: `config.providers.<name>.class` (Kafka's "
-                         "class name or alias, or a Python path) and `config.providers.<name>.param.<key>`, handed "
-                         "to its `configure()` without the prefix, e.g. `config.providers.file.param.allowed.paths` "
-                         "or `config.providers.env.param.allowlist.pattern` (docs/configuration-providers.md).",
+    "class name or alias, or a Python path) and `config.providers.<name>.param.<key>`, handed "
+    "to its `configure()` without the prefix, e.g. `config.providers.file.param.allowed.paths` "
+    "or `config.providers.env.param.allowlist.pattern` (docs/configuration-providers.md).",
     "spark.conf.": "any Spark setting for `connectworker spark`, e.g. `spark.conf.spark.executor.memory=4g` "
-                   "(see docs/spark.md).",
+    "(see docs/spark.md).",
 }
 
 # Placeholders in the sample configs fed to the readers whose keys depend on names a connector chooses.
@@ -114,8 +124,10 @@ _CODE_SPAN = re.compile(r"(`[^`]*`)")
 def _text(text: str) -> str:
     """Prose for a table cell: one line, Markdown's special characters escaped outside code spans."""
     parts = _CODE_SPAN.split(" ".join(text.split()))
-    escaped = [part if part.startswith("`") else
-               part.replace("*", r"\*").replace("<", "&lt;").replace(">", "&gt;") for part in parts]
+    escaped = [
+        part if part.startswith("`") else part.replace("*", r"\*").replace("<", "&lt;").replace(">", "&gt;")
+        for part in parts
+    ]
     return "".join(escaped).replace("|", r"\|")
 
 
@@ -189,30 +201,61 @@ def worker_keys_table(model: type[BaseModel] = WorkerConfig) -> list[str]:
             continue
         type_name, literals = _python_type(info.annotation)
         allowed = ", ".join(_code(v) for v in literals) if literals else _constraints(info.metadata)
-        rows.append([_code(worker_key(field)), type_name, _default(_worker_default(info)), allowed,
-                     _code(ENV_PREFIX + field.upper()), _text(info.description or "")])
+        rows.append(
+            [
+                _code(worker_key(field)),
+                type_name,
+                _default(_worker_default(info)),
+                allowed,
+                _code(ENV_PREFIX + field.upper()),
+                _text(info.description or ""),
+            ]
+        )
     return _table(["key", "type", "default", "allowed values", "environment variable", "description"], rows)
 
 
 def _worker_section() -> list[str]:
     from connectworker.config.unsupported_keys import OBSOLETE_WORKER_KEYS, UNIMPLEMENTED_WORKER_KEYS
 
-    lines = ["## Worker keys", "",
-             "The worker file (`connectworker standalone WORKER.properties …`, `connectworker spark "
-             "WORKER.properties …`, `connectworker plan … --worker WORKER.properties`) takes Kafka Connect's "
-             "worker keys. Declared keys:", ""]
+    lines = [
+        "## Worker keys",
+        "",
+        "The worker file (`connectworker standalone WORKER.properties …`, `connectworker spark "
+        "WORKER.properties …`, `connectworker plan … --worker WORKER.properties`) takes Kafka Connect's "
+        "worker keys. Declared keys:",
+        "",
+    ]
     lines += worker_keys_table()
-    lines += ["", "### Keys passed through", "",
-              "Every key under these prefixes is handed on, the prefix removed, to what it configures:", ""]
-    lines += _table(["prefix", "configures"],
-                    ([_code(prefix + "*"), _text(PREFIX_NOTES.get(prefix, ""))] for prefix in PASS_THROUGH_PREFIXES))
-    lines += ["", "### The environment", "", "```text", ENVIRONMENT_RULE, "```", "",
-              "### Kafka worker keys that have no effect", "",
-              "Accepted, so that a Kafka worker file carries over, and reported in one warning line "
-              "(a key that neither Kafka nor connectworker knows is reported on its own line, as a likely "
-              "typo):", ""]
-    rows = [[_code(pattern + "*" if pattern.endswith(".") else pattern), _text(note)]
-            for pattern, note in UNIMPLEMENTED_WORKER_KEYS.items()]
+    lines += [
+        "",
+        "### Keys passed through",
+        "",
+        "Every key under these prefixes is handed on, the prefix removed, to what it configures:",
+        "",
+    ]
+    lines += _table(
+        ["prefix", "configures"],
+        ([_code(prefix + "*"), _text(PREFIX_NOTES.get(prefix, ""))] for prefix in PASS_THROUGH_PREFIXES),
+    )
+    lines += [
+        "",
+        "### The environment",
+        "",
+        "```text",
+        ENVIRONMENT_RULE,
+        "```",
+        "",
+        "### Kafka worker keys that have no effect",
+        "",
+        "Accepted, so that a Kafka worker file carries over, and reported in one warning line "
+        "(a key that neither Kafka nor connectworker knows is reported on its own line, as a likely "
+        "typo):",
+        "",
+    ]
+    rows = [
+        [_code(pattern + "*" if pattern.endswith(".") else pattern), _text(note)]
+        for pattern, note in UNIMPLEMENTED_WORKER_KEYS.items()
+    ]
     lines += _table(["key", "instead"], rows)
     obsolete = ", ".join(_code(key) for key in OBSOLETE_WORKER_KEYS)
     lines += ["", f"{obsolete}: used by no current Kafka either, accepted without a word.", ""]
@@ -246,13 +289,20 @@ def allowed_values(key: ConfigKey) -> str:
 
 
 def _key_row(key: ConfigKey, default: str | None = None) -> list[str]:
-    return [_code(key.name), key.type.value.lower(), default or _default(key.default), allowed_values(key),
-            _text(key.documentation)]
+    return [
+        _code(key.name),
+        key.type.value.lower(),
+        default or _default(key.default),
+        allowed_values(key),
+        _text(key.documentation),
+    ]
 
 
 def config_keys_table(keys: Iterable[ConfigKey], defaults: dict[str, str] | None = None) -> list[str]:
-    return _table(["key", "type", "default", "allowed values", "description"],
-                  (_key_row(key, (defaults or {}).get(key.name)) for key in keys))
+    return _table(
+        ["key", "type", "default", "allowed values", "description"],
+        (_key_row(key, (defaults or {}).get(key.name)) for key in keys),
+    )
 
 
 def _keys(definition: ConfigDef) -> list[ConfigKey]:
@@ -262,9 +312,14 @@ def _keys(definition: ConfigDef) -> list[ConfigKey]:
 def _transform_keys() -> list[ConfigKey]:
     from connectworker.config.transforms import read_transforms
 
-    sample = {"transforms": _ALIAS, f"transforms.{_ALIAS}.type": "Filter",
-              f"transforms.{_ALIAS}.predicate": _PREDICATE, f"transforms.{_ALIAS}.negate": "false",
-              "predicates": _PREDICATE, f"predicates.{_PREDICATE}.type": "RecordIsTombstone"}
+    sample = {
+        "transforms": _ALIAS,
+        f"transforms.{_ALIAS}.type": "Filter",
+        f"transforms.{_ALIAS}.predicate": _PREDICATE,
+        f"transforms.{_ALIAS}.negate": "false",
+        "predicates": _PREDICATE,
+        f"predicates.{_PREDICATE}.type": "RecordIsTombstone",
+    }
     return [definition for definition, _ in read_transforms(sample).reports.values()]
 
 
@@ -285,25 +340,47 @@ def _topic_creation_sections() -> list[str]:
     from connectworker.topics.rule_parser import topic_creation_config_keys
 
     counts = {REPLICATION_FACTOR: "1", PARTITIONS: "1"}
-    groups = {GROUPS_KEY: _GROUP, **{group_key(DEFAULT_GROUP, s): v for s, v in counts.items()},
-              group_key(DEFAULT_GROUP, _CONFIG): "x", group_key(_GROUP, INCLUDE): "x", group_key(_GROUP, EXCLUDE): "x",
-              **{group_key(_GROUP, s): v for s, v in counts.items()}, group_key(_GROUP, _CONFIG): "x"}
+    groups = {
+        GROUPS_KEY: _GROUP,
+        **{group_key(DEFAULT_GROUP, s): v for s, v in counts.items()},
+        group_key(DEFAULT_GROUP, _CONFIG): "x",
+        group_key(_GROUP, INCLUDE): "x",
+        group_key(_GROUP, EXCLUDE): "x",
+        **{group_key(_GROUP, s): v for s, v in counts.items()},
+        group_key(_GROUP, _CONFIG): "x",
+    }
     # A listed group's counts default to the default group's, which a sample can only show as a number.
     inherited = {group_key(_GROUP, s): "the default group's" for s in counts}
-    rules = {KIP_RULES_KEY: _RULE, group_key(_RULE, REGEX): "x", **{group_key(_RULE, s): v for s, v in counts.items()},
-             group_key(_RULE, _CONFIG): "x"}
+    rules = {
+        KIP_RULES_KEY: _RULE,
+        group_key(_RULE, REGEX): "x",
+        **{group_key(_RULE, s): v for s, v in counts.items()},
+        group_key(_RULE, _CONFIG): "x",
+    }
     known = ", ".join(_code(name) for name in sorted(KNOWN_TOPIC_CONFIGS))
     vendors = ", ".join(_code(prefix + "*") for prefix in VENDOR_TOPIC_CONFIG_PREFIXES)
-    lines = ["### Topic creation", "",
-             "Used when the worker has `topic.creation.enable=true` (see docs/topic-creation.md). Kafka's "
-             f"spelling, groups listed in `{GROUPS_KEY}` (`{_GROUP}` stands for each name listed, "
-             f"`{_CONFIG}` for a topic config):", ""]
+    lines = [
+        "### Topic creation",
+        "",
+        "Used when the worker has `topic.creation.enable=true` (see docs/topic-creation.md). Kafka's "
+        f"spelling, groups listed in `{GROUPS_KEY}` (`{_GROUP}` stands for each name listed, "
+        f"`{_CONFIG}` for a topic config):",
+        "",
+    ]
     lines += config_keys_table(topic_creation_config_keys(groups), inherited)
-    lines += ["", f"Or the KIP-158 draft's spelling, rules listed in `{KIP_RULES_KEY}` (never both in one "
-                  "connector; the `default` group may be used with it too):", ""]
+    lines += [
+        "",
+        f"Or the KIP-158 draft's spelling, rules listed in `{KIP_RULES_KEY}` (never both in one "
+        "connector; the `default` group may be used with it too):",
+        "",
+    ]
     lines += config_keys_table(topic_creation_config_keys(rules))
-    lines += ["", f"Topic configs Kafka knows: {known}. Others (except {vendors}) are sent to the broker "
-                  "as well, with a warning naming them as a likely typo.", ""]
+    lines += [
+        "",
+        f"Topic configs Kafka knows: {known}. Others (except {vendors}) are sent to the broker "
+        "as well, with a warning naming them as a likely typo.",
+        "",
+    ]
     return lines
 
 
@@ -317,37 +394,70 @@ def _connector_section() -> list[str]:
     from connectworker.transforms.registry import PREDICATES, TRANSFORMS
 
     ignored = ", ".join(_code(p + "*" if p.endswith(".") else p) for p in UNIMPLEMENTED_CONNECTOR_KEYS)
-    lines = ["## Connector keys common to every connector", "",
-             "A connector file (`.properties`, flat JSON, or `{\"name\": …, \"config\": {…}}` JSON), or the "
-             "`config` of a REST request, takes these keys besides the connector's own.", "",
-             "### Common", ""]
+    lines = [
+        "## Connector keys common to every connector",
+        "",
+        'A connector file (`.properties`, flat JSON, or `{"name": …, "config": {…}}` JSON), or the '
+        "`config` of a REST request, takes these keys besides the connector's own.",
+        "",
+        "### Common",
+        "",
+    ]
     lines += config_keys_table(_keys(COMMON_CONFIG_DEF))
-    lines += ["", f"`{PRODUCER_OVERRIDE_PREFIX}*`: producer settings of this connector's tasks, over the "
-                  f"worker's `producer.*`. `{ADMIN_OVERRIDE_PREFIX}*`: settings of the Admin client that creates "
-                  f"this connector's topics, over the worker's `admin.*` (checked when the connector has "
-                  f"`topic.creation.*` keys, as Kafka does). Both in librdkafka's or Kafka's keys, and only those "
-                  f"the worker's `{POLICY_KEY}` allows.", "",
-              "### Transforms and predicates", "",
-              f"`{_ALIAS}` stands for each alias listed in `transforms`, `{_PREDICATE}` for each listed in "
-              "`predicates`. Every other `transforms.<alias>.<key>` configures that transform: see "
-              "docs/transforms.md for the keys of each built-in.", ""]
+    lines += [
+        "",
+        f"`{PRODUCER_OVERRIDE_PREFIX}*`: producer settings of this connector's tasks, over the "
+        f"worker's `producer.*`. `{ADMIN_OVERRIDE_PREFIX}*`: settings of the Admin client that creates "
+        f"this connector's topics, over the worker's `admin.*` (checked when the connector has "
+        f"`topic.creation.*` keys, as Kafka does). Both in librdkafka's or Kafka's keys, and only those "
+        f"the worker's `{POLICY_KEY}` allows.",
+        "",
+        "### Transforms and predicates",
+        "",
+        f"`{_ALIAS}` stands for each alias listed in `transforms`, `{_PREDICATE}` for each listed in "
+        "`predicates`. Every other `transforms.<alias>.<key>` configures that transform: see "
+        "docs/transforms.md for the keys of each built-in.",
+        "",
+    ]
     lines += config_keys_table(_transform_keys())
-    lines += ["", "Built-in transforms: " + ", ".join(_code(name) for name in TRANSFORMS) + ".", "",
-              "Built-in predicates: " + ", ".join(_code(name) for name in PREDICATES) + ".", "",
-              "### Error handling", ""]
+    lines += [
+        "",
+        "Built-in transforms: " + ", ".join(_code(name) for name in TRANSFORMS) + ".",
+        "",
+        "Built-in predicates: " + ", ".join(_code(name) for name in PREDICATES) + ".",
+        "",
+        "### Error handling",
+        "",
+    ]
     lines += config_keys_table(_keys(ERROR_HANDLING_CONFIG_DEF))
     lines += [""]
     lines += _topic_creation_sections()
-    lines += ["### Exactly once", "", "Used on a worker with `exactly.once.source.support=enabled`.", "",
-              f"**The embedded broker:** {embedded_broker_caveat()}", ""]
+    lines += [
+        "### Exactly once",
+        "",
+        "Used on a worker with `exactly.once.source.support=enabled`.",
+        "",
+        f"**The embedded broker:** {embedded_broker_caveat()}",
+        "",
+    ]
     lines += config_keys_table(_keys(EXACTLY_ONCE_CONFIG_DEF))
-    lines += ["", "### Automatic restarts", "",
-              "Beyond Kafka Connect, which leaves a FAILED connector or task FAILED until a REST restart: the "
-              "schedule of Strimzi's operator, inside the worker. Each restart and each giving-up is logged "
-              "at WARN and counted in `/metrics` (docs/metrics.md).", ""]
+    lines += [
+        "",
+        "### Automatic restarts",
+        "",
+        "Beyond Kafka Connect, which leaves a FAILED connector or task FAILED until a REST restart: the "
+        "schedule of Strimzi's operator, inside the worker. Each restart and each giving-up is logged "
+        "at WARN and counted in `/metrics` (docs/metrics.md).",
+        "",
+    ]
     lines += config_keys_table(_keys(AUTO_RESTART_CONFIG_DEF))
-    lines += ["", "### Kafka connector keys that have no effect", "",
-              f"Accepted and named in one warning per connector: {ignored}.", ""]
+    lines += [
+        "",
+        "### Kafka connector keys that have no effect",
+        "",
+        f"Accepted and named in one warning per connector: {ignored}.",
+        "",
+    ]
     return lines
 
 
@@ -356,8 +466,11 @@ def embedded_broker_caveat() -> str:
     (keys, values and the isolation level as code), as this page and the README show it."""
     from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
 
-    return re.sub(r"\b(exactly\.once\.source\.support=enabled|bootstrap\.servers(?:=embedded)?|read_committed)",
-                  r"`\1`", EMBEDDED_BROKER_CAVEAT)
+    return re.sub(
+        r"\b(exactly\.once\.source\.support=enabled|bootstrap\.servers(?:=embedded)?|read_committed)",
+        r"`\1`",
+        EMBEDDED_BROKER_CAVEAT,
+    )
 
 
 def _builtin_connectors() -> list[tuple[type[Any], list[str]]]:
@@ -378,8 +491,14 @@ def _builtin_section() -> list[str]:
     lines = ["## Built-in connectors", ""]
     for cls, aliases in _builtin_connectors():
         summary = (inspect.getdoc(sys.modules[cls.__module__]) or "").split("\n\n")[0]
-        lines += [f"### {aliases[0]}", "", _text(summary), "",
-                  "`connector.class`: " + ", ".join(_code(alias) for alias in aliases) + ".", ""]
+        lines += [
+            f"### {aliases[0]}",
+            "",
+            _text(summary),
+            "",
+            "`connector.class`: " + ", ".join(_code(alias) for alias in aliases) + ".",
+            "",
+        ]
         lines += config_keys_table(_keys(cls().config_def()))
         lines += [""]
     return lines
@@ -387,13 +506,18 @@ def _builtin_section() -> list[str]:
 
 def render() -> str:
     """The whole of docs/configuration.md."""
-    lines = ["<!-- Generated from the configuration declarations; do not edit. Regenerate with:",
-             f"     {REGENERATE}",
-             "     (tests/unit/test_configuration_reference.py fails while this file is stale) -->", "",
-             "# Configuration reference", "",
-             "Every key the worker and the built-in connectors take, with its type, default, allowed values "
-             "and meaning, generated from the declarations the worker validates with. `connectworker --help` "
-             "shows how to run a worker; README.md tells the story behind the keys.", ""]
+    lines = [
+        "<!-- Generated from the configuration declarations; do not edit. Regenerate with:",
+        f"     {REGENERATE}",
+        "     (tests/unit/test_configuration_reference.py fails while this file is stale) -->",
+        "",
+        "# Configuration reference",
+        "",
+        "Every key the worker and the built-in connectors take, with its type, default, allowed values "
+        "and meaning, generated from the declarations the worker validates with. `connectworker --help` "
+        "shows how to run a worker; README.md tells the story behind the keys.",
+        "",
+    ]
     lines += _worker_section()
     lines += _connector_section()
     lines += _builtin_section()
@@ -404,9 +528,11 @@ def render() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m connectworker.config.reference", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="python -m connectworker.config.reference",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"Print the configuration reference ({REFERENCE_DOC}), generated from the configuration "
-                    f"declarations.\n\n  {REGENERATE}")
+        f"declarations.\n\n  {REGENERATE}",
+    )
     parser.parse_args(argv)
     sys.stdout.write(render())
     return 0

@@ -22,8 +22,10 @@ SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 OAUTHBEARER_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 KERBEROS_MODULES = ("com.sun.security.auth.module.Krb5LoginModule", "com.ibm.security.auth.module.Krb5LoginModule")
 
-SUPPORTED = (f"{PLAIN_MODULE} and {SCRAM_MODULE} (username, password), {OAUTHBEARER_MODULE} (clientId and "
-             f"clientSecret, or unsecuredLogin* options) and {KERBEROS_MODULES[0]} (useKeyTab, keyTab, principal)")
+SUPPORTED = (
+    f"{PLAIN_MODULE} and {SCRAM_MODULE} (username, password), {OAUTHBEARER_MODULE} (clientId and "
+    f"clientSecret, or unsecuredLogin* options) and {KERBEROS_MODULES[0]} (useKeyTab, keyTab, principal)"
+)
 
 _UNSECURED = "unsecuredLogin"
 _SCOPE_CLAIM_DEFAULT = "scope"
@@ -36,24 +38,31 @@ class LoginModuleError(ValueError):
 def _credentials(entry: JaasEntry, mechanism: str) -> dict[str, str]:
     missing = [name for name in ("username", "password") if name not in entry.options]
     if missing:
-        raise LoginModuleError(f"{entry.login_module} needs the option{'s' if len(missing) > 1 else ''} "
-                               f"{' and '.join(missing)} ({mechanism} credentials)")
+        raise LoginModuleError(
+            f"{entry.login_module} needs the option{'s' if len(missing) > 1 else ''} "
+            f"{' and '.join(missing)} ({mechanism} credentials)"
+        )
     if entry.options.get("tokenauth", "").lower() == "true":
-        raise LoginModuleError("SCRAM with delegation tokens (tokenauth=true) is not supported by librdkafka; use "
-                               "the SCRAM credentials of a user instead")
+        raise LoginModuleError(
+            "SCRAM with delegation tokens (tokenauth=true) is not supported by librdkafka; use "
+            "the SCRAM credentials of a user instead"
+        )
     return {"sasl.username": entry.options["username"], "sasl.password": entry.options["password"]}
 
 
 def _extensions(entry: JaasEntry) -> dict[str, str]:
-    return {key[len("extension_"):]: value for key, value in entry.options.items() if key.startswith("extension_")}
+    return {key[len("extension_") :]: value for key, value in entry.options.items() if key.startswith("extension_")}
 
 
 def _oidc(entry: JaasEntry) -> dict[str, str]:
     options = entry.options
     if "clientSecret" not in options:
         raise LoginModuleError(f"{entry.login_module} with clientId needs clientSecret (OIDC client credentials)")
-    settings = {"sasl.oauthbearer.method": "oidc", "sasl.oauthbearer.client.id": options["clientId"],
-                "sasl.oauthbearer.client.secret": options["clientSecret"]}
+    settings = {
+        "sasl.oauthbearer.method": "oidc",
+        "sasl.oauthbearer.client.id": options["clientId"],
+        "sasl.oauthbearer.client.secret": options["clientSecret"],
+    }
     if "scope" in options:
         settings["sasl.oauthbearer.scope"] = options["scope"]
     if extensions := _extensions(entry):
@@ -63,16 +72,24 @@ def _oidc(entry: JaasEntry) -> dict[str, str]:
 
 def _unsecured(entry: JaasEntry) -> dict[str, str]:
     """Kafka's unsecured JWT options as librdkafka's `sasl.oauthbearer.config` (its own unsecured JWT)."""
-    options = {k[len(_UNSECURED):]: v for k, v in entry.options.items() if k.startswith(_UNSECURED)}
+    options = {k[len(_UNSECURED) :]: v for k, v in entry.options.items() if k.startswith(_UNSECURED)}
     scope_claim = options.get("ScopeClaimName", _SCOPE_CLAIM_DEFAULT)
     principal_claim = options.get("PrincipalClaimName", "sub")
     principal = options.get(f"StringClaim_{principal_claim}")
     if principal is None:
-        raise LoginModuleError(f"{entry.login_module} with unsecuredLogin* options needs "
-                               f"unsecuredLoginStringClaim_{principal_claim} (the principal)")
+        raise LoginModuleError(
+            f"{entry.login_module} with unsecuredLogin* options needs "
+            f"unsecuredLoginStringClaim_{principal_claim} (the principal)"
+        )
     parts = [f"principal={principal}"]
-    known = {f"StringClaim_{principal_claim}", "ScopeClaimName", "PrincipalClaimName", "LifetimeSeconds",
-             f"ListClaim_{scope_claim}", f"StringClaim_{scope_claim}"}
+    known = {
+        f"StringClaim_{principal_claim}",
+        "ScopeClaimName",
+        "PrincipalClaimName",
+        "LifetimeSeconds",
+        f"ListClaim_{scope_claim}",
+        f"StringClaim_{scope_claim}",
+    }
     if principal_claim != "sub":
         parts.append(f"principalClaimName={principal_claim}")
     if scope_claim != _SCOPE_CLAIM_DEFAULT:
@@ -85,13 +102,17 @@ def _unsecured(entry: JaasEntry) -> dict[str, str]:
         parts.append(f"scope={scope}")
     if "LifetimeSeconds" in options:
         parts.append(f"lifeSeconds={options['LifetimeSeconds']}")
-    others = sorted(_UNSECURED + name for name in options
-                    if name not in known and not name.startswith("Extension_"))
+    others = sorted(_UNSECURED + name for name in options if name not in known and not name.startswith("Extension_"))
     if others:
-        raise LoginModuleError(f"librdkafka's unsecured JWT cannot carry {', '.join(others)}: it sets the "
-                               f"principal, scope and lifetime only")
-    parts += [f"extension_{name[len('Extension_'):]}={value}" for name, value in options.items()
-              if name.startswith("Extension_")]
+        raise LoginModuleError(
+            f"librdkafka's unsecured JWT cannot carry {', '.join(others)}: it sets the "
+            f"principal, scope and lifetime only"
+        )
+    parts += [
+        f"extension_{name[len('Extension_') :]}={value}"
+        for name, value in options.items()
+        if name.startswith("Extension_")
+    ]
     return {"enable.sasl.oauthbearer.unsecure.jwt": "true", "sasl.oauthbearer.config": " ".join(parts)}
 
 
@@ -100,18 +121,22 @@ def _oauthbearer(entry: JaasEntry) -> dict[str, str]:
         return _oidc(entry)
     if any(key.startswith(_UNSECURED) for key in entry.options):
         return _unsecured(entry)
-    raise LoginModuleError(f"{entry.login_module} without clientId/clientSecret (OIDC) or unsecuredLogin* options "
-                           f"takes its token from a Java callback handler, which librdkafka cannot run; set "
-                           f"librdkafka's sasl.oauthbearer.* keys instead")
+    raise LoginModuleError(
+        f"{entry.login_module} without clientId/clientSecret (OIDC) or unsecuredLogin* options "
+        f"takes its token from a Java callback handler, which librdkafka cannot run; set "
+        f"librdkafka's sasl.oauthbearer.* keys instead"
+    )
 
 
 def _kerberos(entry: JaasEntry) -> dict[str, str]:
     options = entry.options
     if options.get("useKeyTab", "").lower() != "true" or "keyTab" not in options or "principal" not in options:
-        raise LoginModuleError(f"{entry.login_module} is translated with useKeyTab=true, keyTab and principal "
-                               f"only: librdkafka gets its tickets by running sasl.kerberos.kinit.cmd; set "
-                               f"sasl.kerberos.keytab and sasl.kerberos.principal (or sasl.kerberos.kinit.cmd) "
-                               f"instead of sasl.jaas.config")
+        raise LoginModuleError(
+            f"{entry.login_module} is translated with useKeyTab=true, keyTab and principal "
+            f"only: librdkafka gets its tickets by running sasl.kerberos.kinit.cmd; set "
+            f"sasl.kerberos.keytab and sasl.kerberos.principal (or sasl.kerberos.kinit.cmd) "
+            f"instead of sasl.jaas.config"
+        )
     return {"sasl.kerberos.keytab": options["keyTab"], "sasl.kerberos.principal": options["principal"]}
 
 

@@ -47,7 +47,7 @@ def _content_type(data: bytes) -> str | None:
         return "JKS"
     if data.startswith(JCEKS_MAGIC):
         return "JCEKS"
-    if b"-----BEGIN " in data[:64 * 1024]:
+    if b"-----BEGIN " in data[: 64 * 1024]:
         return "PEM"
     if data[:1] == b"\x30":  # a DER SEQUENCE: what a PKCS#12 file is
         return "PKCS12"
@@ -56,16 +56,22 @@ def _content_type(data: bytes) -> str | None:
 
 def _jks_advice(kind: str, location: str, found: str) -> str:
     base = "truststore" if kind == "trust" else "keystore"
-    convert = (f"keytool -importkeystore -srckeystore {location} -srcstoretype {found} -destkeystore {base}.p12 "
-               f"-deststoretype PKCS12")
+    convert = (
+        f"keytool -importkeystore -srckeystore {location} -srcstoretype {found} -destkeystore {base}.p12 "
+        f"-deststoretype PKCS12"
+    )
     if kind == "trust":
-        return (f"{location} is a Java key store ({found}), which librdkafka cannot read. Convert it to PEM: "
-                f"`{convert}`, then `openssl pkcs12 -in {base}.p12 -nokeys -out {base}.pem`, and set "
-                f"ssl.truststore.type=PEM and ssl.truststore.location={base}.pem (or keep the PKCS12 file: "
-                f"ssl.truststore.type=PKCS12 with its password)")
-    return (f"{location} is a Java key store ({found}), which librdkafka cannot read. Convert it to PKCS12: "
-            f"`{convert}`, and set ssl.keystore.type=PKCS12 and ssl.keystore.location={base}.p12 (librdkafka "
-            f"reads PKCS12 key stores)")
+        return (
+            f"{location} is a Java key store ({found}), which librdkafka cannot read. Convert it to PEM: "
+            f"`{convert}`, then `openssl pkcs12 -in {base}.p12 -nokeys -out {base}.pem`, and set "
+            f"ssl.truststore.type=PEM and ssl.truststore.location={base}.pem (or keep the PKCS12 file: "
+            f"ssl.truststore.type=PKCS12 with its password)"
+        )
+    return (
+        f"{location} is a Java key store ({found}), which librdkafka cannot read. Convert it to PKCS12: "
+        f"`{convert}`, and set ssl.keystore.type=PKCS12 and ssl.keystore.location={base}.p12 (librdkafka "
+        f"reads PKCS12 key stores)"
+    )
 
 
 def _store_type(kind: str, declared: str | None, location: str, data: bytes) -> str:
@@ -73,17 +79,21 @@ def _store_type(kind: str, declared: str | None, location: str, data: bytes) -> 
     type_key, location_key = f"ssl.{kind}store.type", f"ssl.{kind}store.location"
     wanted = (declared or "").strip().upper() or None
     if wanted is not None and wanted not in STORE_TYPES:
-        raise StoreError(type_key, f"{declared!r} cannot be read by librdkafka; allowed: PEM, PKCS12 (and JKS "
-                                   f"files once converted)")
+        raise StoreError(
+            type_key, f"{declared!r} cannot be read by librdkafka; allowed: PEM, PKCS12 (and JKS files once converted)"
+        )
     found = _content_type(data)
     if found in ("JKS", "JCEKS"):
         raise StoreError(location_key, _jks_advice(kind, location, found))
     if wanted in (None, "JKS") and found in ("PKCS12", "PEM"):
         return found  # Java's JKS loader reads PKCS12 too; a PEM file here is read as what it is
     if wanted is None or wanted == "JKS" or (found is not None and found != wanted):
-        raise StoreError(location_key, f"{location} does not hold a {wanted or 'JKS'} store"
-                                       f"{f' (it holds {found})' if found else ''}; set {type_key} to what it "
-                                       f"holds (PEM or PKCS12)")
+        raise StoreError(
+            location_key,
+            f"{location} does not hold a {wanted or 'JKS'} store"
+            f"{f' (it holds {found})' if found else ''}; set {type_key} to what it "
+            f"holds (PEM or PKCS12)",
+        )
     return wanted
 
 
@@ -95,8 +105,9 @@ def _pkcs12_certificates(location: str, data: bytes, password: str | None) -> st
         store = pkcs12.load_pkcs12(data, password.encode() if password else None)
     except ValueError as exc:
         key = "ssl.truststore.password" if password else "ssl.truststore.location"
-        raise StoreError(key, f"cannot open the PKCS12 trust store {location} ({exc}): check "
-                              f"ssl.truststore.password") from None
+        raise StoreError(
+            key, f"cannot open the PKCS12 trust store {location} ({exc}): check ssl.truststore.password"
+        ) from None
     certificates = [entry.certificate for entry in store.additional_certs]
     if store.cert is not None:
         certificates.insert(0, store.cert.certificate)
@@ -114,18 +125,23 @@ def truststore_settings(java: Mapping[str, str]) -> dict[str, str]:
     pem_declared = (declared or "").strip().upper() == "PEM"
     if certificates is not None:
         if not pem_declared:
-            raise StoreError("ssl.truststore.type", "SSL trust store certs can be specified only for PEM, but "
-                                                    f"trust store type is {declared or 'JKS'}.")
+            raise StoreError(
+                "ssl.truststore.type",
+                f"SSL trust store certs can be specified only for PEM, but trust store type is {declared or 'JKS'}.",
+            )
         if location is not None:
-            raise StoreError("ssl.truststore.certificates",
-                             "Both SSL trust store location and separate trust certificates are specified.")
+            raise StoreError(
+                "ssl.truststore.certificates",
+                "Both SSL trust store location and separate trust certificates are specified.",
+            )
         if password is not None:
             raise StoreError("ssl.truststore.password", "SSL trust store password cannot be specified for PEM format.")
         return {"ssl.ca.pem": certificates}
     if location is None:
         if password is not None:
-            raise StoreError("ssl.truststore.password",
-                             "SSL trust store is not specified, but trust store password is specified.")
+            raise StoreError(
+                "ssl.truststore.password", "SSL trust store is not specified, but trust store password is specified."
+            )
         return {}
     data = _read(location, "ssl.truststore.location")
     store_type = _store_type("trust", declared, location, data)
@@ -147,32 +163,42 @@ def keystore_settings(java: Mapping[str, str]) -> dict[str, str]:
     pem_declared = (declared or "").strip().upper() == "PEM"
     if key is not None:
         if not pem_declared:
-            raise StoreError("ssl.keystore.type", "SSL private key can be specified only for PEM, but key store "
-                                                  f"type is {declared or 'JKS'}.")
+            raise StoreError(
+                "ssl.keystore.type",
+                f"SSL private key can be specified only for PEM, but key store type is {declared or 'JKS'}.",
+            )
         if chain is None:
-            raise StoreError("ssl.keystore.key",
-                             "SSL private key is specified, but certificate chain is not specified.")
+            raise StoreError(
+                "ssl.keystore.key", "SSL private key is specified, but certificate chain is not specified."
+            )
         if location is not None:
             raise StoreError("ssl.keystore.key", "Both SSL key store location and separate private key are specified.")
         if password is not None:
-            raise StoreError("ssl.keystore.password", "SSL key store password cannot be specified with PEM format, "
-                                                      "only key password may be specified.")
+            raise StoreError(
+                "ssl.keystore.password",
+                "SSL key store password cannot be specified with PEM format, only key password may be specified.",
+            )
         return {"ssl.key.pem": key, "ssl.certificate.pem": chain}
     if chain is not None:
-        raise StoreError("ssl.keystore.certificate.chain",
-                         "SSL certificate chain is specified, but private key is not specified")
+        raise StoreError(
+            "ssl.keystore.certificate.chain", "SSL certificate chain is specified, but private key is not specified"
+        )
     if location is None:
         if password is not None:
-            raise StoreError("ssl.keystore.password",
-                             "SSL key store is not specified, but key store password is specified.")
+            raise StoreError(
+                "ssl.keystore.password", "SSL key store is not specified, but key store password is specified."
+            )
         return {}
     store_type = _store_type("key", declared, location, _read(location, "ssl.keystore.location"))
     if store_type == "PEM":
         if password is not None:
-            raise StoreError("ssl.keystore.password", "SSL key store password cannot be specified with PEM format, "
-                                                      "only key password may be specified")
+            raise StoreError(
+                "ssl.keystore.password",
+                "SSL key store password cannot be specified with PEM format, only key password may be specified",
+            )
         return {"ssl.certificate.location": location, "ssl.key.location": location}
     if password is None:
-        raise StoreError("ssl.keystore.password", "SSL key store is specified, but key store password is not "
-                                                  "specified.")
+        raise StoreError(
+            "ssl.keystore.password", "SSL key store is specified, but key store password is not specified."
+        )
     return {"ssl.keystore.location": location, "ssl.keystore.password": password}

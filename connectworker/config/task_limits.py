@@ -15,16 +15,23 @@ def task_limit_problem(worker: WorkerConfig, tasks_max: int, taken: int) -> str 
     """Why a connector asking for `tasks_max` tasks may not run on a worker whose other connectors take
     `taken` tasks; None when it may."""
     if tasks_max > worker.max_tasks_per_connector:
-        key = ("connector.tasks.max.limit" if worker.connector_tasks_max_limit is not None
-               and worker.connector_tasks_max_limit < worker.max_tasks else "worker.tasks.max")
-        return (f"{tasks_max} is more tasks than this worker lets one connector run: at most "
-                f"{worker.max_tasks_per_connector} (the worker's {key}). Lower tasks.max, or raise {key} "
-                f"in the worker's config")
+        key = (
+            "connector.tasks.max.limit"
+            if worker.connector_tasks_max_limit is not None and worker.connector_tasks_max_limit < worker.max_tasks
+            else "worker.tasks.max"
+        )
+        return (
+            f"{tasks_max} is more tasks than this worker lets one connector run: at most "
+            f"{worker.max_tasks_per_connector} (the worker's {key}). Lower tasks.max, or raise {key} "
+            f"in the worker's config"
+        )
     if taken + tasks_max > worker.max_tasks:
         room = max(0, worker.max_tasks - taken)
-        return (f"the worker runs at most {worker.max_tasks} tasks (worker.tasks.max) and its other connectors "
-                f"take {taken}, so this connector may ask for at most {room}. Lower tasks.max, remove a "
-                f"connector, or raise worker.tasks.max")
+        return (
+            f"the worker runs at most {worker.max_tasks} tasks (worker.tasks.max) and its other connectors "
+            f"take {taken}, so this connector may ask for at most {room}. Lower tasks.max, remove a "
+            f"connector, or raise worker.tasks.max"
+        )
     return None
 
 

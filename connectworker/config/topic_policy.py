@@ -30,19 +30,23 @@ def policy_options(config: WorkerConfig) -> dict[str, str]:
     file (Spark's executors): `policy_from_options` builds it there."""
     if not config.topic_creation_policy_class:
         return {}
-    return {POLICY_CLASS_KEY: config.topic_creation_policy_class,
-            **{POLICY_PREFIX + key: value for key, value in config.prefixed(POLICY_PREFIX).items()}}
+    return {
+        POLICY_CLASS_KEY: config.topic_creation_policy_class,
+        **{POLICY_PREFIX + key: value for key, value in config.prefixed(POLICY_PREFIX).items()},
+    }
 
 
 def policy_from_options(options: Mapping[str, str]) -> CreateTopicPolicy | None:
     """The policy `policy_options` described (None if it described none)."""
-    keys = {k[len(POLICY_PREFIX):]: v for k, v in options.items()
-            if k.startswith(POLICY_PREFIX) and k != POLICY_CLASS_KEY}
+    keys = {
+        k[len(POLICY_PREFIX) :]: v for k, v in options.items() if k.startswith(POLICY_PREFIX) and k != POLICY_CLASS_KEY
+    }
     return build_topic_policy(options.get(POLICY_CLASS_KEY), keys)
 
 
-def build_topic_policy(class_name: str | None, props: Mapping[str, str], *,
-                       source: str | None = None) -> CreateTopicPolicy | None:
+def build_topic_policy(
+    class_name: str | None, props: Mapping[str, str], *, source: str | None = None
+) -> CreateTopicPolicy | None:
     """The policy `class_name` names, configured with `props` (the keys without their prefix)."""
     name = (class_name or "").strip()
     if not name:
@@ -56,9 +60,11 @@ def build_topic_policy(class_name: str | None, props: Mapping[str, str], *,
     except PluginLoadError as exc:  # (a PluginNotFoundError too: first)
         raise refuse(f"Class {name} could not be loaded: {exc}") from None
     except PluginNotFoundError as exc:
-        raise refuse(f"Class {exc} could not be found: give the Python path module.Class of a "
-                     f"connectworker.api.CreateTopicPolicy subclass, e.g. "
-                     f"connectworker.topics.policy.LimitsPolicy") from None
+        raise refuse(
+            f"Class {exc} could not be found: give the Python path module.Class of a "
+            f"connectworker.api.CreateTopicPolicy subclass, e.g. "
+            f"connectworker.topics.policy.LimitsPolicy"
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, CreateTopicPolicy)):
         raise refuse(f"{name} is not a subclass of connectworker.api.CreateTopicPolicy")
     try:

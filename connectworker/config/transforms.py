@@ -90,8 +90,10 @@ def _load(name: str, base: type, kind: str) -> type:
     """A class by Python path `module.Class` that subclasses `base`; ValueError saying why not."""
     module, _, cls_name = name.rpartition(".")
     if not module:
-        raise ValueError(f"Class {name} could not be found: not a built-in {kind} (Kafka's class name, e.g. "
-                         f"org.apache.kafka.connect.transforms.RegexRouter) nor a Python path module.Class")
+        raise ValueError(
+            f"Class {name} could not be found: not a built-in {kind} (Kafka's class name, e.g. "
+            f"org.apache.kafka.connect.transforms.RegexRouter) nor a Python path module.Class"
+        )
     try:
         found = getattr(importlib.import_module(module), cls_name)
     except (ImportError, AttributeError) as exc:
@@ -103,8 +105,9 @@ def _load(name: str, base: type, kind: str) -> type:
 
 def _full_key(message: str, key: str, full: str) -> str:
     """A `ConfigDef` message about a plugin's own `key`, naming the key as the connector spells it."""
-    return (message.replace(f'configuration "{key}"', f'configuration "{full}"')
-            .replace(f"configuration {key}:", f"configuration {full}:"))
+    return message.replace(f'configuration "{key}"', f'configuration "{full}"').replace(
+        f"configuration {key}:", f"configuration {full}:"
+    )
 
 
 class _Reader:
@@ -112,11 +115,25 @@ class _Reader:
         self.props = props
         self.reports: dict[str, tuple[ConfigKey, ConfigValue]] = {}
 
-    def report(self, key: str, group: str, doc: str, *, ctype: ConfigType = ConfigType.STRING,
-               required: bool = False, default: Any = None, error: str | None = None) -> None:
-        definition = ConfigKey(key, ctype, NO_DEFAULT if required else default,
-                               importance=Importance.HIGH if required else Importance.LOW,
-                               documentation=doc, group=group)
+    def report(
+        self,
+        key: str,
+        group: str,
+        doc: str,
+        *,
+        ctype: ConfigType = ConfigType.STRING,
+        required: bool = False,
+        default: Any = None,
+        error: str | None = None,
+    ) -> None:
+        definition = ConfigKey(
+            key,
+            ctype,
+            NO_DEFAULT if required else default,
+            importance=Importance.HIGH if required else Importance.LOW,
+            documentation=doc,
+            group=group,
+        )
         entry = self.reports.get(key)
         if entry is None:
             entry = self.reports[key] = (definition, ConfigValue(key, self.props.get(key)))
@@ -126,25 +143,34 @@ class _Reader:
     def aliases(self, key: str, group: str, what: str) -> list[str]:
         names = _aliases(self.props.get(key))
         self.report(key, group, f"Aliases for the {what} to be applied, in order.", ctype=ConfigType.LIST, default="")
-        problem = ("an alias is empty" if "" in names
-                   else "Duplicate alias provided." if len(set(names)) != len(names) else None)
+        problem = (
+            "an alias is empty"
+            if "" in names
+            else "Duplicate alias provided."
+            if len(set(names)) != len(names)
+            else None
+        )
         if problem is not None:
-            self.report(key, group, "", error=f"Invalid value {self.props.get(key)} for configuration {key}: "
-                                              f"{problem}")
+            self.report(key, group, "", error=f"Invalid value {self.props.get(key)} for configuration {key}: {problem}")
         return list(dict.fromkeys(n for n in names if n))
 
-    def plugin(self, prefix: str, alias: str, group: str, kind: str, base: type,
-               builtin: Any) -> tuple[type | None, dict[str, str]]:
+    def plugin(
+        self, prefix: str, alias: str, group: str, kind: str, base: type, builtin: Any
+    ) -> tuple[type | None, dict[str, str]]:
         """The class of `<prefix>.<alias>.type` and its own keys, validated by its config_def."""
         type_key = f"{prefix}.{alias}.type"
         self.report(type_key, group, f"Class for the '{alias}' {kind}.", ctype=ConfigType.CLASS, required=True)
         name = (self.props.get(type_key) or "").strip()
         own_prefix = f"{prefix}.{alias}."
-        own = {k[len(own_prefix):]: v for k, v in self.props.items()
-               if k.startswith(own_prefix) and k[len(own_prefix):] not in _RESERVED}
+        own = {
+            k[len(own_prefix) :]: v
+            for k, v in self.props.items()
+            if k.startswith(own_prefix) and k[len(own_prefix) :] not in _RESERVED
+        }
         if not name:
-            self.report(type_key, group, "", error=f'Missing required configuration "{type_key}" which has no '
-                                                   "default value.")
+            self.report(
+                type_key, group, "", error=f'Missing required configuration "{type_key}" which has no default value.'
+            )
             return None, own
         try:
             builtin_cls = builtin(name)
@@ -154,16 +180,28 @@ class _Reader:
             self.report(type_key, group, "", error=f"Invalid value {name} for configuration {type_key}: {exc}")
             return None, own
         except Exception as exc:  # a plugin whose constructor or config_def raises
-            self.report(type_key, group, "", error=f"Invalid value {name} for configuration {type_key}: the class "
-                                                   f"cannot be used: {type(exc).__name__}: {exc}")
+            self.report(
+                type_key,
+                group,
+                "",
+                error=f"Invalid value {name} for configuration {type_key}: the class "
+                f"cannot be used: {type(exc).__name__}: {exc}",
+            )
             return None, own
         for key, value in definition.validate_all(own).items():
             full = own_prefix + key
             declared = definition.keys[key]
-            self.reports[full] = (ConfigKey(full, declared.type, declared.default, importance=declared.importance,
-                                            documentation=declared.documentation, group=group),
-                                  ConfigValue(full, value.value, errors=[_full_key(e, key, full)
-                                                                         for e in value.errors]))
+            self.reports[full] = (
+                ConfigKey(
+                    full,
+                    declared.type,
+                    declared.default,
+                    importance=declared.importance,
+                    documentation=declared.documentation,
+                    group=group,
+                ),
+                ConfigValue(full, value.value, errors=[_full_key(e, key, full) for e in value.errors]),
+            )
         if builtin_cls is not None and not any(self.reports[own_prefix + k][1].errors for k in definition.keys):
             self._configure(builtin_cls, own, own_prefix, type_key, group)
         return cls, own
@@ -193,29 +231,54 @@ def read_transforms(props: Mapping[str, str]) -> TransformsReport:
     predicate_aliases = [a for a in dict.fromkeys(_aliases(props.get(PREDICATES_KEY))) if a]
     transforms: list[TransformSpec] = []
     for alias in reader.aliases(TRANSFORMS_KEY, TRANSFORMS_GROUP, "transformations"):
-        cls, own = reader.plugin(TRANSFORMS_KEY, alias, TRANSFORMS_GROUP, "transformation", Transformation,
-                                 builtin_transformation)
+        cls, own = reader.plugin(
+            TRANSFORMS_KEY, alias, TRANSFORMS_GROUP, "transformation", Transformation, builtin_transformation
+        )
         predicate_key, negate_key = f"{TRANSFORMS_KEY}.{alias}.predicate", f"{TRANSFORMS_KEY}.{alias}.negate"
         predicate = (props.get(predicate_key) or "").strip() or None
         negate_raw = (props.get(negate_key) or "false").strip().lower()
         if predicate is not None or negate_key in props:
-            reader.report(predicate_key, TRANSFORMS_GROUP, f"The alias of a predicate the '{alias}' transform "
-                                                           "applies under.")
-            reader.report(negate_key, TRANSFORMS_GROUP, "Apply the transform where the predicate does not hold.",
-                          ctype=ConfigType.BOOLEAN, default=False)
+            reader.report(
+                predicate_key, TRANSFORMS_GROUP, f"The alias of a predicate the '{alias}' transform applies under."
+            )
+            reader.report(
+                negate_key,
+                TRANSFORMS_GROUP,
+                "Apply the transform where the predicate does not hold.",
+                ctype=ConfigType.BOOLEAN,
+                default=False,
+            )
         if predicate is not None and predicate not in predicate_aliases:
             listed = ", ".join(predicate_aliases) or "none"
-            reader.report(predicate_key, TRANSFORMS_GROUP, "", error=(
-                f"Invalid value {predicate} for configuration {predicate_key}: the predicate is not defined "
-                f"(add it to {PREDICATES_KEY}, which lists: {listed})"))
+            reader.report(
+                predicate_key,
+                TRANSFORMS_GROUP,
+                "",
+                error=(
+                    f"Invalid value {predicate} for configuration {predicate_key}: the predicate is not defined "
+                    f"(add it to {PREDICATES_KEY}, which lists: {listed})"
+                ),
+            )
         if negate_raw not in ("true", "false"):
-            reader.report(negate_key, TRANSFORMS_GROUP, "", error=(
-                f"Invalid value {props.get(negate_key)} for configuration {negate_key}: Expected value to be "
-                "either true or false"))
+            reader.report(
+                negate_key,
+                TRANSFORMS_GROUP,
+                "",
+                error=(
+                    f"Invalid value {props.get(negate_key)} for configuration {negate_key}: Expected value to be "
+                    "either true or false"
+                ),
+            )
         elif negate_raw == "true" and predicate is None:
-            reader.report(negate_key, TRANSFORMS_GROUP, "", error=(
-                f"Invalid value true for configuration {negate_key}: negate needs "
-                f"{predicate_key}, naming the predicate to negate"))
+            reader.report(
+                negate_key,
+                TRANSFORMS_GROUP,
+                "",
+                error=(
+                    f"Invalid value true for configuration {negate_key}: negate needs "
+                    f"{predicate_key}, naming the predicate to negate"
+                ),
+            )
         if cls is not None:
             transforms.append(TransformSpec(alias, cls, own, predicate, negate_raw == "true"))
     predicates: dict[str, PredicateSpec] = {}  # reported after the transforms, as Kafka groups them

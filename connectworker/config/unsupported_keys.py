@@ -18,11 +18,13 @@ from collections.abc import Collection, Iterable, Mapping
 log = logging.getLogger("connectworker.config")
 
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
-    "offsets.storage.topic",                   # offsets live in offset.storage.file.filename
-    "errors.deadletterqueue.",                 # sink connectors only, in Kafka too
-    "consumer.override.",                      # no consumers: producer.override.*, admin.override.* are applied
+    "offsets.storage.topic",  # offsets live in offset.storage.file.filename
+    "errors.deadletterqueue.",  # sink connectors only, in Kafka too
+    "consumer.override.",  # no consumers: producer.override.*, admin.override.* are applied
     "config.action.reload",
-    "connector.plugin.version", "key.converter.plugin.version", "value.converter.plugin.version",
+    "connector.plugin.version",
+    "key.converter.plugin.version",
+    "value.converter.plugin.version",
     "header.converter.plugin.version",
 )
 
@@ -37,7 +39,7 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "connect.protocol": "distributed mode",
     "inter.worker.": "distributed mode",
     "metrics.": "metrics are Prometheus histograms and counters at GET /metrics; Kafka's sampling "
-                "settings do not apply",
+    "settings do not apply",
     "metric.reporters": "metrics are served in Prometheus' format at GET /metrics (and metrics.listener)",
     "auto.include.jmx.reporter": "there is no JMX; metrics are served at GET /metrics",
     "rest.extension.classes": "",
@@ -49,9 +51,9 @@ UNIMPLEMENTED_WORKER_KEYS: dict[str, str] = {
     "topic.tracking.": "active topics are always tracked",
     "plugin.discovery": "plugin.path entries are put on the Python import path",
     "spark.checkpoint.location": "connectworker spark runs each task as a long-lived Spark task: no streaming "
-                                 "query, so no checkpoint and no micro-batches",
+    "query, so no checkpoint and no micro-batches",
     "spark.trigger.interval.ms": "connectworker spark runs each task as a long-lived Spark task: no streaming "
-                                 "query, so no checkpoint and no micro-batches",
+    "query, so no checkpoint and no micro-batches",
     "client.id": "producers are called connector-producer-<connector>-<task>, as in Kafka",
 }
 
@@ -70,8 +72,9 @@ def matches(key: str, pattern: str) -> bool:
 def unimplemented_connector_keys(props: Iterable[str], declared: Collection[str]) -> list[str]:
     """The keys of `props` that Kafka connectors use but connectworker ignores, sorted; keys in
     `declared` (the connector's own and the common ones) are never among them."""
-    return sorted(key for key in props if key not in declared
-                  and any(matches(key, p) for p in UNIMPLEMENTED_CONNECTOR_KEYS))
+    return sorted(
+        key for key in props if key not in declared and any(matches(key, p) for p in UNIMPLEMENTED_CONNECTOR_KEYS)
+    )
 
 
 def worker_key_note(key: str) -> str | None:
@@ -107,10 +110,12 @@ class ConnectorKeyWarnings:
 
 
 CONNECTOR_KEY_WARNINGS = ConnectorKeyWarnings()
-JAVA_ONLY_KEY_WARNINGS = ConnectorKeyWarnings("read by Java clients only and {verb} ignored (librdkafka has no "
-                                              "equivalent)")
-UNUSED_ADMIN_OVERRIDE_WARNINGS = ConnectorKeyWarnings("ignored: the connector has no topic.creation.* keys, so it "
-                                                      "creates no topics and has no Admin client of its own")
+JAVA_ONLY_KEY_WARNINGS = ConnectorKeyWarnings(
+    "read by Java clients only and {verb} ignored (librdkafka has no equivalent)"
+)
+UNUSED_ADMIN_OVERRIDE_WARNINGS = ConnectorKeyWarnings(
+    "ignored: the connector has no topic.creation.* keys, so it creates no topics and has no Admin client of its own"
+)
 
 
 def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[str, str] | None = None) -> list[str]:
@@ -129,6 +134,9 @@ def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[
         else:
             unimplemented.append(f"{name} ({note})" if note else name)
     if unimplemented:
-        lines.insert(0, f"Kafka Connect worker keys in {source} that this version of connectworker does not "
-                        f"implement are ignored: {'; '.join(unimplemented)}")
+        lines.insert(
+            0,
+            f"Kafka Connect worker keys in {source} that this version of connectworker does not "
+            f"implement are ignored: {'; '.join(unimplemented)}",
+        )
     return lines

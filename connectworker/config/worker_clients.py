@@ -37,6 +37,7 @@ class ClientKeys(Protocol):
 
     def prefixed(self, prefix: str) -> dict[str, str]: ...
 
+
 log = logging.getLogger("connectworker.config")
 
 Client = Literal["producer", "admin"]
@@ -45,8 +46,9 @@ CLIENTS: tuple[Client, ...] = ("producer", "admin")
 
 def override_policy(config: ClientKeys) -> OverridePolicy:
     """The worker's `connector.client.config.override.policy`, with its allowlist."""
-    return OverridePolicy(config.connector_client_config_override_policy,
-                          frozenset(config.connector_client_config_override_allowlist))
+    return OverridePolicy(
+        config.connector_client_config_override_policy, frozenset(config.connector_client_config_override_allowlist)
+    )
 
 
 def security_settings(config: ClientKeys) -> dict[str, str]:
@@ -55,19 +57,24 @@ def security_settings(config: ClientKeys) -> dict[str, str]:
     return {**protocol, **top_level_security(config.pass_through)}
 
 
-def client_layers(config: ClientKeys, client: Client,
-                  overrides: Mapping[str, str] | None = None) -> list[tuple[str, Mapping[str, str]]]:
+def client_layers(
+    config: ClientKeys, client: Client, overrides: Mapping[str, str] | None = None
+) -> list[tuple[str, Mapping[str, str]]]:
     """What a `client`'s settings are made of, least specific first."""
-    return [("", security_settings(config)), (f"{client}.", config.prefixed(f"{client}.")),
-            (f"{client}.override.", overrides or {})]
+    return [
+        ("", security_settings(config)),
+        (f"{client}.", config.prefixed(f"{client}.")),
+        (f"{client}.override.", overrides or {}),
+    ]
 
 
 def translated(config: ClientKeys, client: Client, overrides: Mapping[str, str] | None = None) -> ClientSettings:
     return client_settings(client_layers(config, client, overrides))
 
 
-def worker_client_settings(config: ClientKeys, client: Client,
-                           overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+def worker_client_settings(
+    config: ClientKeys, client: Client, overrides: Mapping[str, str] | None = None
+) -> dict[str, str]:
     result = translated(config, client, overrides)
     if result.problems:
         raise ConfigError(result.problems)
@@ -85,8 +92,12 @@ def check_clients(config: ClientKeys, source: str | None, prefixes: tuple[str, .
         problems.update(result.problems)
         ignored += [key for key in result.ignored if key not in ignored]
     if problems:  # the environment wins over the file: a key a variable set is blamed on the variable
-        raise blamed_error(((key, variable_for_key(key, os.environ, prefixes), message)
-                            for key, message in problems.items()), source)
+        raise blamed_error(
+            ((key, variable_for_key(key, os.environ, prefixes), message) for key, message in problems.items()), source
+        )
     if ignored:
-        log.warning("Kafka client keys in %s that only Java clients read are ignored (librdkafka has no "
-                    "equivalent): %s", source or "worker config", ", ".join(ignored))
+        log.warning(
+            "Kafka client keys in %s that only Java clients read are ignored (librdkafka has no equivalent): %s",
+            source or "worker config",
+            ", ".join(ignored),
+        )

@@ -56,9 +56,18 @@ DEFAULT_REST_HOST = "127.0.0.1"
 DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
-PASS_THROUGH_PREFIXES = ("producer.", "admin.", *TOP_LEVEL_PREFIXES, "key.converter.", "value.converter.",
-                         "header.converter.", "listeners.https.", "spark.conf.", "topic.creation.policy.",
-                         "config.providers.")
+PASS_THROUGH_PREFIXES = (
+    "producer.",
+    "admin.",
+    *TOP_LEVEL_PREFIXES,
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+    "listeners.https.",
+    "spark.conf.",
+    "topic.creation.policy.",
+    "config.providers.",
+)
 
 # Fields that hold what `from_properties` sorted out, not keys: no variable sets them.
 INTERNAL_FIELDS = ("pass_through", "unknown_keys")
@@ -94,145 +103,185 @@ class WorkerConfig(StorageTopicKeys):
     bootstrap_servers: str = Field(
         "localhost:9092",
         description="Kafka brokers, host:port,...; or `embedded`: a memory-only Tansu broker on a free loopback "
-                    "port (the optional extra `connectworker[embedded]`). An unreachable cluster is never "
-                    "silently replaced by the embedded broker.")
+        "port (the optional extra `connectworker[embedded]`). An unreachable cluster is never "
+        "silently replaced by the embedded broker.",
+    )
     bootstrap_timeout_ms: int = Field(
-        30_000, ge=1,
+        30_000,
+        ge=1,
         description="At start-up the cluster must answer (its cluster id) within this bound, or the worker "
-                    "exits with status 1 naming bootstrap.servers before any connector starts.")
+        "exits with status 1 naming bootstrap.servers before any connector starts.",
+    )
     key_converter: str = Field(
         JSON_CONVERTER,
         description="Converter of record keys: Kafka's class names "
-                    "(`org.apache.kafka.connect.storage.StringConverter`, `...converters.ByteArrayConverter`, "
-                    "`...json.JsonConverter`, `io.confluent.connect.avro.AvroConverter`) or Python paths; "
-                    "sub-keys such as `key.converter.schemas.enable` pass through. A connector may override it.")
+        "(`org.apache.kafka.connect.storage.StringConverter`, `...converters.ByteArrayConverter`, "
+        "`...json.JsonConverter`, `io.confluent.connect.avro.AvroConverter`) or Python paths; "
+        "sub-keys such as `key.converter.schemas.enable` pass through. A connector may override it.",
+    )
     value_converter: str = Field(
         JSON_CONVERTER,
         description="Converter of record values, as key.converter; sub-keys such as "
-                    "`value.converter.schemas.enable` pass through. A connector may override it.")
+        "`value.converter.schemas.enable` pass through. A connector may override it.",
+    )
     header_converter: str = Field(
         SIMPLE_HEADER_CONVERTER,
         description="Converter of record header values: Kafka's `SimpleHeaderConverter` (values as text, as "
-                    "Kafka writes them), `StringConverter`, `ByteArrayConverter`, `JsonConverter` (by Kafka's "
-                    "class names), or the Python path of a `connectworker.converters.HeaderConverter` subclass; "
-                    "sub-keys such as `header.converter.schemas.enable` pass through. A connector may override "
-                    "it.")
+        "Kafka writes them), `StringConverter`, `ByteArrayConverter`, `JsonConverter` (by Kafka's "
+        "class names), or the Python path of a `connectworker.converters.HeaderConverter` subclass; "
+        "sub-keys such as `header.converter.schemas.enable` pass through. A connector may override "
+        "it.",
+    )
     offset_storage_file_filename: str | None = Field(
         None,
         description="Committed source offsets (JSON, written atomically: temp file, fsync, rename). Always "
-                    "required in standalone mode: the connector store (REST-created connectors) is kept "
-                    "beside it as `<file>.connectors.json`; with offset.storage.topic set the offsets go to "
-                    "the topic and this file itself is not written.")
+        "required in standalone mode: the connector store (REST-created connectors) is kept "
+        "beside it as `<file>.connectors.json`; with offset.storage.topic set the offsets go to "
+        "the topic and this file itself is not written.",
+    )
     offset_flush_interval_ms: int = Field(
-        60_000, ge=1,
+        60_000,
+        ge=1,
         description="How often each task commits the source offsets of what Kafka acknowledged (they are "
-                    "also committed on pause and on shutdown).")
+        "also committed on pause and on shutdown).",
+    )
     # KIP-618: records and offsets in one transaction per task; needs offset.storage.topic.
     exactly_once_source_support: Literal["enabled", "disabled"] = Field(
         "disabled",
         description="`enabled`: each task's records and source offsets in one transaction (KIP-618), "
-                    "with the transactional id `<group.id>-<connector>-<task>`; needs offset.storage.topic.")
+        "with the transactional id `<group.id>-<connector>-<task>`; needs offset.storage.topic.",
+    )
     group_id: str = Field(  # names transactional ids, as in Kafka
-        "connect-standalone", min_length=1,
+        "connect-standalone",
+        min_length=1,
         description="Names the tasks' transactional ids, `<group.id>-<connector>-<task>`, as Kafka Connect "
-                    "does; give each worker its own to run the same connector names side by side.")
+        "does; give each worker its own to run the same connector names side by side.",
+    )
     offset_flush_timeout_ms: int = Field(
-        5_000, ge=1,
+        5_000,
+        ge=1,
         description="How long a commit waits for the records in flight to be acknowledged; offsets of "
-                    "records still unacknowledged then are committed at a later commit.")
+        "records still unacknowledged then are committed at a later commit.",
+    )
     task_shutdown_graceful_timeout_ms: int = Field(
-        5_000, ge=0,
+        5_000,
+        ge=0,
         description="How long a stopping task may take (plus offset.flush.timeout.ms for its final "
-                    "commit) before its thread is abandoned with an error; when the worker stops, one such "
-                    "bound for all its tasks together, which stop side by side.")
+        "commit) before its thread is abandoned with an error; when the worker stops, one such "
+        "bound for all its tasks together, which stop side by side.",
+    )
     worker_tasks_max: int | None = Field(
-        None, ge=1,
+        None,
+        ge=1,
         description="The most tasks this worker runs, all connectors together (each connector counts with "
-                    "its `tasks.max`). A connector that would go beyond it is refused (REST 400, exit status "
-                    "2 for files). Default: 32 per CPU core (each task holds a producer: a few threads and "
-                    "megabytes).")
+        "its `tasks.max`). A connector that would go beyond it is refused (REST 400, exit status "
+        "2 for files). Default: 32 per CPU core (each task holds a producer: a few threads and "
+        "megabytes).",
+    )
     task_processes: int | None = Field(
-        None, ge=0,
+        None,
+        ge=0,
         description="How many Python processes of their own the tasks run in, each hosting several tasks as "
-                    "threads (tasks are dealt to the least busy process; a process starts when a task needs "
-                    "it). Python runs one thread at a time per process, so this is what lets tasks use more "
-                    "than one core. `0` runs every task as a thread of the worker's own process. Default: one "
-                    "per CPU core.")
+        "threads (tasks are dealt to the least busy process; a process starts when a task needs "
+        "it). Python runs one thread at a time per process, so this is what lets tasks use more "
+        "than one core. `0` runs every task as a thread of the worker's own process. Default: one "
+        "per CPU core.",
+    )
     connector_tasks_max_limit: int | None = Field(
-        None, ge=1,
+        None,
+        ge=1,
         description="The most tasks one connector may ask for with `tasks.max`; a higher `tasks.max` is "
-                    "refused naming this key. Default: `worker.tasks.max`.")
+        "refused naming this key. Default: `worker.tasks.max`.",
+    )
     topic_creation_enable: bool = Field(
         False,
         description="Whether the worker creates missing topics by the connectors' `topic.creation.*` "
-                    "rules. Kafka ships `true`; connectworker creates topics only when asked.")
+        "rules. Kafka ships `true`; connectworker creates topics only when asked.",
+    )
     topic_creation_timeout_ms: int = Field(
-        30_000, ge=1, description="Bound on retrying retriable Admin errors before the task fails.")
+        30_000, ge=1, description="Bound on retrying retriable Admin errors before the task fails."
+    )
     topic_creation_policy_class: str | None = Field(
         None,
         description="A create-topic policy the worker applies before it asks the broker (KIP-108's shape): "
-                    "the Python path of a `connectworker.api.CreateTopicPolicy` subclass, e.g. "
-                    "`connectworker.topics.policy.LimitsPolicy`, configured with the "
-                    "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
-                    "POLICY_VIOLATION would, before any CreateTopics request.")
+        "the Python path of a `connectworker.api.CreateTopicPolicy` subclass, e.g. "
+        "`connectworker.topics.policy.LimitsPolicy`, configured with the "
+        "`topic.creation.policy.*` keys. A topic it refuses fails its task, as the broker's "
+        "POLICY_VIOLATION would, before any CreateTopics request.",
+    )
     security_protocol: Annotated[str | None, AfterValidator(valid_security_protocol)] = Field(
         None,
         description="`PLAINTEXT`, `SSL`, `SASL_PLAINTEXT` or `SASL_SSL` (any case) for every client of the worker, "
-                    "with the top-level `ssl.*` and `sasl.*` keys; `producer.*`/`admin.*` win (docs/security.md).")
+        "with the top-level `ssl.*` and `sasl.*` keys; `producer.*`/`admin.*` win (docs/security.md).",
+    )
     connector_client_config_override_policy: Annotated[str, AfterValidator(policy_name)] = Field(
         "All",
         description="Which `producer.override.*`/`admin.override.*` keys a connector may set: `All` (Kafka's "
-                    "default), `None`, `Principal` (`sasl.jaas.config`, `sasl.mechanism`, `security.protocol`) or "
-                    "`Allowlist` (`connector.client.config.override.allowlist`), or Kafka's class names; another "
-                    "key is refused (REST 400, exit status 2) with Kafka's message.")
+        "default), `None`, `Principal` (`sasl.jaas.config`, `sasl.mechanism`, `security.protocol`) or "
+        "`Allowlist` (`connector.client.config.override.allowlist`), or Kafka's class names; another "
+        "key is refused (REST 400, exit status 2) with Kafka's message.",
+    )
     connector_client_config_override_allowlist: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="Comma-separated keys connectors may override under the `Allowlist` policy.")
+        default_factory=list, description="Comma-separated keys connectors may override under the `Allowlist` policy."
+    )
     plugin_path: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated directories (or zip archives) added to the import path for connector "
-                    "modules; an entry that does not exist, or is neither, is reported and skipped.")
+        "modules; an entry that does not exist, or is neither, is reported and skipped.",
+    )
     listeners: str = Field(
         f"http://{DEFAULT_REST_HOST}:{DEFAULT_REST_PORT}",
         description="Comma-separated URLs the REST API listens on (see docs/rest.md; `https://` takes the "
-                    "`listeners.https.*` keys); loopback unless you say otherwise. Empty: no REST API.")
+        "`listeners.https.*` keys); loopback unless you say otherwise. Empty: no REST API.",
+    )
     # Kafka's deprecated pair, used (as in Kafka) only when `listeners` is not set.
     rest_host_name: str | None = Field(
         None,
         description="Kafka's deprecated pair with rest.port, honoured as Kafka does when listeners is not "
-                    "set (`http://{rest.host.name}:{rest.port}`); an empty or absent host is loopback here, "
-                    "where Kafka binds every interface. Ignored, with a warning, when listeners is set.")
+        "set (`http://{rest.host.name}:{rest.port}`); an empty or absent host is loopback here, "
+        "where Kafka binds every interface. Ignored, with a warning, when listeners is set.",
+    )
     rest_port: int | None = Field(
-        None, ge=0, le=65535,
+        None,
+        ge=0,
+        le=65535,
         description="Kafka's deprecated pair with rest.host.name (port 8083 when only the host is set); "
-                    "ignored, with a warning, when listeners is set.")
+        "ignored, with a warning, when listeners is set.",
+    )
     rest_advertised_host_name: str | None = Field(
-        None, description="Kafka's key, accepted without a warning; it has no effect here.")
+        None, description="Kafka's key, accepted without a warning; it has no effect here."
+    )
     rest_basic_auth_credentials_file: str | None = Field(
         None,
         description="A Java properties file with one `user=password` per line (the format of Kafka's "
-                    "`PropertyFileLoginModule`); every REST request then needs valid basic credentials.")
+        "`PropertyFileLoginModule`); every REST request then needs valid basic credentials.",
+    )
     metrics_listener: str | None = Field(
         None,
         description="`http://host:port` of a separate Prometheus endpoint serving `GET /metrics`, with or "
-                    "without the REST API (e.g. when `listeners` is empty); an empty host is loopback, port 0 "
-                    "a free port.")
+        "without the REST API (e.g. when `listeners` is empty); an empty host is loopback, port 0 "
+        "a free port.",
+    )
     log_format: Literal["text", "json"] = Field(
         "text",
         description="`text`: one readable line per event; `json`: one JSON object per line, with `connector`, "
-                    "`task` and `topic` where the line is about one. `--log-format` overrides it.")
+        "`task` and `topic` where the line is about one. `--log-format` overrides it.",
+    )
     config_providers: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated names of config providers, each given a class with "
-                    "`config.providers.<name>.class`: Kafka's `org.apache.kafka.common.config.provider."
-                    "FileConfigProvider`, `...EnvVarConfigProvider`, `...DirectoryConfigProvider`, or the Python "
-                    "path of a `connectworker.api.ConfigProvider` subclass. A value may then hold "
-                    "`${name:[path:]key}` references: in the worker config, resolved when it is loaded; in a "
-                    "connector config, resolved each time the connector starts, and shown and stored as "
-                    "written (docs/configuration-providers.md).")
+        "`config.providers.<name>.class`: Kafka's `org.apache.kafka.common.config.provider."
+        "FileConfigProvider`, `...EnvVarConfigProvider`, `...DirectoryConfigProvider`, or the Python "
+        "path of a `connectworker.api.ConfigProvider` subclass. A value may then hold "
+        "`${name:[path:]key}` references: in the worker config, resolved when it is loaded; in a "
+        "connector config, resolved each time the connector starts, and shown and stored as "
+        "written (docs/configuration-providers.md).",
+    )
     spark_master: str = Field(
         "local[*]",
         description="For `connectworker spark`: the Spark master, e.g. `local[N]`, `spark://host:7077`, "
-                    "`yarn`, `k8s://...` (see docs/spark.md).")
+        "`yarn`, `k8s://...` (see docs/spark.md).",
+    )
 
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
@@ -240,12 +289,14 @@ class WorkerConfig(StorageTopicKeys):
     _provider_values: frozenset[str] = PrivateAttr(frozenset())
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
-                                   init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource,
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return _WorkerEnvSource(settings_cls), init_settings
 
     @field_validator("plugin_path", "config_providers", "connector_client_config_override_allowlist", mode="before")
@@ -343,8 +394,9 @@ class WorkerConfig(StorageTopicKeys):
         return config
 
     @classmethod
-    def _from_resolved(cls, props: Mapping[str, str], references: WorkerReferences, *,
-                       source: str | None) -> WorkerConfig:
+    def _from_resolved(
+        cls, props: Mapping[str, str], references: WorkerReferences, *, source: str | None
+    ) -> WorkerConfig:
         references.check()  # the file's references, before its values are validated
         declared = {worker_key(name) for name in cls.model_fields if name not in INTERNAL_FIELDS}
         values: dict[str, Any] = {}
@@ -357,8 +409,9 @@ class WorkerConfig(StorageTopicKeys):
                 pass_through[key] = value
             elif not is_obsolete_worker_key(key):
                 unknown.append(key)
-        pass_through.update(references.resolve_env(pass_through_from_env(os.environ, PASS_THROUGH_PREFIXES),
-                                                   os.environ))
+        pass_through.update(
+            references.resolve_env(pass_through_from_env(os.environ, PASS_THROUGH_PREFIXES), os.environ)
+        )
         token = _REFERENCES.set(references)
         try:
             config = cls(**values, pass_through=pass_through, unknown_keys=unknown)
@@ -372,20 +425,29 @@ class WorkerConfig(StorageTopicKeys):
         references.check()
         check_clients(config, source, PASS_THROUGH_PREFIXES)  # the security keys: translated, or refused naming the key
         if config.exactly_once_enabled and not config.offset_storage_topic:
-            raise ConfigError({"exactly.once.source.support": "enabled needs offset.storage.topic: each task "
-                               "writes its source offsets to that topic in the same transaction as its "
-                               "records, which an offsets file cannot take part in"}, source=source)
+            raise ConfigError(
+                {
+                    "exactly.once.source.support": "enabled needs offset.storage.topic: each task "
+                    "writes its source offsets to that topic in the same transaction as its "
+                    "records, which an offsets file cannot take part in"
+                },
+                source=source,
+            )
         where = source or "worker config"
         for line in worker_key_warnings({key: props[key] for key in unknown}, where):
             log.warning("%s", line)
         fields = [f for f in cls.model_fields if f not in INTERNAL_FIELDS]
         env_ignored = variables_setting_nothing(os.environ, fields, PASS_THROUGH_PREFIXES)  # variable -> key
-        for line in worker_key_warnings({key: os.environ[var] for var, key in env_ignored.items()},
-                                        "the environment", {key: f"{var} ({key})" for var, key in env_ignored.items()}):
+        for line in worker_key_warnings(
+            {key: os.environ[var] for var, key in env_ignored.items()},
+            "the environment",
+            {key: f"{var} ({key})" for var, key in env_ignored.items()},
+        ):
             log.warning("%s", line)
         if config.rest_keys_overridden:
-            log.warning("rest.port and rest.host.name are ignored because listeners is set (%s), as in Kafka",
-                        config.listeners)
+            log.warning(
+                "rest.port and rest.host.name are ignored because listeners is set (%s), as in Kafka", config.listeners
+            )
         return config
 
     def open_config_providers(self) -> ConfigProviders:
@@ -401,14 +463,15 @@ class WorkerConfig(StorageTopicKeys):
     def exactly_once_enabled(self) -> bool:
         return self.exactly_once_source_support == "enabled"
 
-    def client_settings(self, client: Literal["producer", "admin"],
-                        overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+    def client_settings(
+        self, client: Literal["producer", "admin"], overrides: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
         """librdkafka settings of a worker's `client`, a connector's `overrides` over them (see worker_clients)."""
         return worker_client_settings(self, client, overrides)
 
     def prefixed(self, prefix: str) -> dict[str, str]:
         """Pass-through keys under `prefix`, with the prefix removed (e.g. 'producer.')."""
-        return {k[len(prefix):]: v for k, v in self.pass_through.items() if k.startswith(prefix)}
+        return {k[len(prefix) :]: v for k, v in self.pass_through.items() if k.startswith(prefix)}
 
     @property
     def uses_embedded_broker(self) -> bool:
@@ -427,9 +490,13 @@ def _references(props: Mapping[str, str], source: str | None) -> Iterator[Worker
 
 def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
     """Each problem against its key, or against the `CONNECT_*` variable that set the value."""
+
     def problem(err: Any) -> tuple[str, str | None, str]:
         field = str(err["loc"][0]) if err["loc"] else ""
-        return (worker_key(field), variable_for_field(field, os.environ) if field else None,
-                f"{err['msg']} (got {err.get('input')!r})")
+        return (
+            worker_key(field),
+            variable_for_field(field, os.environ) if field else None,
+            f"{err['msg']} (got {err.get('input')!r})",
+        )
 
     return blamed_error(map(problem, exc.errors()), source)

@@ -18,7 +18,7 @@ ENV_PREFIX = "CONNECT_"
 
 def key_for_variable(name: str) -> str:
     """The worker key a `CONNECT_*` variable sets (Confluent's translation)."""
-    body = name.upper()[len(ENV_PREFIX):].lower()
+    body = name.upper()[len(ENV_PREFIX) :].lower()
     return re.sub(r"_{1,3}", lambda m: {1: ".", 2: "_", 3: "-"}[len(m.group())], body)
 
 
@@ -37,20 +37,26 @@ def pass_through_from_env(environ: Mapping[str, str], prefixes: Iterable[str]) -
         upper = name.upper()
         for env_prefix, prefix in env_prefixes:
             if upper.startswith(env_prefix) and len(upper) > len(env_prefix):
-                out[prefix + key_for_variable(ENV_PREFIX + upper[len(env_prefix):])] = value
+                out[prefix + key_for_variable(ENV_PREFIX + upper[len(env_prefix) :])] = value
                 break
     return out
 
 
-def variables_setting_nothing(environ: Mapping[str, str], fields: Collection[str],
-                              prefixes: Iterable[str]) -> dict[str, str]:
+def variables_setting_nothing(
+    environ: Mapping[str, str], fields: Collection[str], prefixes: Iterable[str]
+) -> dict[str, str]:
     """`CONNECT_*` variables that neither set a declared field nor fall under a pass-through prefix, with
     the key each would set in Kafka (variable → key)."""
     declared = {ENV_PREFIX + field.upper() for field in fields}
     env_prefixes = tuple(ENV_PREFIX + p.rstrip(".").upper().replace(".", "_") + "_" for p in prefixes)
-    return {name: key_for_variable(name) for name in sorted(environ)
-            if name.upper().startswith(ENV_PREFIX) and len(name) > len(ENV_PREFIX)
-            and name.upper() not in declared and not name.upper().startswith(env_prefixes)}
+    return {
+        name: key_for_variable(name)
+        for name in sorted(environ)
+        if name.upper().startswith(ENV_PREFIX)
+        and len(name) > len(ENV_PREFIX)
+        and name.upper() not in declared
+        and not name.upper().startswith(env_prefixes)
+    }
 
 
 def variable_for_key(key: str, environ: Mapping[str, str], prefixes: Iterable[str]) -> str | None:
@@ -73,6 +79,7 @@ def blamed_error(problems: Iterable[tuple[str, str | None, str]], source: str | 
             blamed[key] = message
             from_file = True
     if from_env:
-        return ConfigError(blamed, source="the environment" if not from_file or not source
-                           else f"{source} and the environment")
+        return ConfigError(
+            blamed, source="the environment" if not from_file or not source else f"{source} and the environment"
+        )
     return ConfigError(blamed, source=source)

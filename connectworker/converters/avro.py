@@ -149,8 +149,11 @@ class AvroConverter(Converter):
             return f"{topic}-key" if self.is_key else f"{topic}-value"
         if record_name is None:
             side = "key" if self.is_key else "value"
-            raise self._error(topic, f"{self.strategy} needs a record schema (a struct), but the {side} schema is "
-                                     f"not one; use TopicNameStrategy for {side}s of other types")
+            raise self._error(
+                topic,
+                f"{self.strategy} needs a record schema (a struct), but the {side} schema is "
+                f"not one; use TopicNameStrategy for {side}s of other types",
+            )
         return record_name if self.strategy == "RecordNameStrategy" else f"{topic}-{record_name}"
 
     # -- Connect -> bytes ---------------------------------------------------------------------------
@@ -159,9 +162,12 @@ class AvroConverter(Converter):
         if value is None:
             return None
         if schema is None:
-            raise self._error(topic, f"AvroConverter needs a schema, but the record has a value of type "
-                                     f"{type(value).__name__} and no schema; give the record a schema or use "
-                                     "JsonConverter")
+            raise self._error(
+                topic,
+                f"AvroConverter needs a schema, but the record has a value of type "
+                f"{type(value).__name__} and no schema; give the record a schema or use "
+                "JsonConverter",
+            )
         try:
             plan = self._writers.get(schema)
         except (AvroSchemaError, SchemaParseException, ValueError) as exc:
@@ -210,11 +216,14 @@ class AvroConverter(Converter):
             if self.auto_register:
                 problem = f"the schema could not be registered under subject '{subject}'"
             elif latest:
-                problem = (f"the latest schema of subject '{subject}' could not be read "
-                           f"({USE_LATEST_VERSION_CONFIG}=true)")
+                problem = (
+                    f"the latest schema of subject '{subject}' could not be read ({USE_LATEST_VERSION_CONFIG}=true)"
+                )
             else:
-                problem = (f"the schema is not registered under subject '{subject}' "
-                           f"({AUTO_REGISTER_CONFIG}=false: register it first)")
+                problem = (
+                    f"the schema is not registered under subject '{subject}' "
+                    f"({AUTO_REGISTER_CONFIG}=false: register it first)"
+                )
             raise self._error(topic, f"{problem}: {exc}") from exc
         target = _Target(bytes([MAGIC_BYTE]) + schema_id.to_bytes(4, "big"), parsed, expires)
         plan.targets[topic] = target
@@ -237,8 +246,11 @@ class AvroConverter(Converter):
         if data is None:
             return None, None
         if len(data) < 5 or data[0] != MAGIC_BYTE:
-            raise self._error(topic, "Unknown magic byte! The data is not in the Confluent Avro wire format "
-                                     "(magic byte 0, 4-byte schema id, Avro body)")
+            raise self._error(
+                topic,
+                "Unknown magic byte! The data is not in the Confluent Avro wire format "
+                "(magic byte 0, 4-byte schema id, Avro body)",
+            )
         schema_id = int.from_bytes(data[1:5], "big")
         plan = self._readers.get(schema_id)
         if plan is None:
@@ -277,6 +289,7 @@ def _strategy(key: str, name: str) -> str:
     bare = name.strip().removeprefix(STRATEGY_PACKAGE)
     if bare not in _STRATEGIES:
         allowed = ", ".join(STRATEGY_PACKAGE + strategy for strategy in _STRATEGIES)
-        raise ConfigError({key: f"'{name.strip()}' is not a subject name strategy; use one of {allowed} (or the bare "
-                                "class name)"})
+        raise ConfigError(
+            {key: f"'{name.strip()}' is not a subject name strategy; use one of {allowed} (or the bare class name)"}
+        )
     return bare

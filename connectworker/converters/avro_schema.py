@@ -231,16 +231,23 @@ class _ToConnect:
                 entry = self._map_entry(items, namespace)
                 if entry is not None:
                     key, value = entry
-                    schema = Schema(SchemaType.MAP, name=name, version=version, doc=doc,
-                                    key_schema=key[0], value_schema=value[0])
+                    schema = Schema(
+                        SchemaType.MAP, name=name, version=version, doc=doc, key_schema=key[0], value_schema=value[0]
+                    )
                     return schema, _entries_decoder(key[1], value[1])
             element, decode = self.convert(items, namespace, None)
             schema = Schema(SchemaType.ARRAY, name=name, version=version, doc=doc, value_schema=element)
             return schema, None if decode is None else _list_decoder(decode)
         if kind == "map":
             value_schema, decode = self.convert(avro.get("values"), namespace, None)
-            schema = Schema(SchemaType.MAP, name=name, version=version, doc=doc,
-                            key_schema=Schema(SchemaType.STRING), value_schema=value_schema)
+            schema = Schema(
+                SchemaType.MAP,
+                name=name,
+                version=version,
+                doc=doc,
+                key_schema=Schema(SchemaType.STRING),
+                value_schema=value_schema,
+            )
             return schema, None if decode is None else _dict_decoder(decode)
         if kind in _AVRO_PRIMITIVES:
             logical_name = _LOGICAL_FROM_AVRO.get((kind, avro.get("logicalType", "")))
@@ -280,8 +287,9 @@ class _ToConnect:
         name = _text(avro.get("connect.name"))
         if name is None and not _DEFAULT_FULL_NAME.fullmatch(full_name):
             name = full_name
-        schema = Schema(SchemaType.STRUCT, name=name, version=_integer(avro.get("connect.version")), doc=doc,
-                        fields=tuple(fields))
+        schema = Schema(
+            SchemaType.STRUCT, name=name, version=_integer(avro.get("connect.version")), doc=doc, fields=tuple(fields)
+        )
         result = (schema, _struct_decoder(tuple(decoders)) if decoders else None)
         self.named[full_name] = result
         return result
@@ -308,8 +316,10 @@ class _ToConnect:
         if not _MAP_ENTRY_FULL_NAME.fullmatch(full_name) or field_names != ["key", "value"]:
             return None
         entry_namespace = full_name.rpartition(".")[0]
-        entry = (self.convert(fields[0]["type"], entry_namespace, None),
-                 self.convert(fields[1]["type"], entry_namespace, None))
+        entry = (
+            self.convert(fields[0]["type"], entry_namespace, None),
+            self.convert(fields[1]["type"], entry_namespace, None),
+        )
         self.map_entries[full_name] = entry
         return entry
 

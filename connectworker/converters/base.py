@@ -46,8 +46,9 @@ class Converter(ABC):
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:
         """Serialise a key or value for `topic`; `None` means a Kafka null (e.g. a tombstone)."""
 
-    def from_connect_values(self, topics: Sequence[str], schemas: Sequence[Schema | None],
-                            values: Sequence[Any]) -> list[bytes | None]:
+    def from_connect_values(
+        self, topics: Sequence[str], schemas: Sequence[Schema | None], values: Sequence[Any]
+    ) -> list[bytes | None]:
         """Serialise one poll's keys (or values) at once: item *i* is `from_connect_data(topics[i],
         schemas[i], values[i])`. The worker calls this for every poll; raising means "convert them one by
         one" (the worker then calls `from_connect_data` for each, so that the error names the record and

@@ -94,8 +94,7 @@ def wrong_type(schema: Schema, value: Any) -> InvalidValue:
     shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
-    return InvalidValue(f"expected {expected} for a {schema.type.value} schema, got "
-                        f"{type(value).__name__} {shown}")
+    return InvalidValue(f"expected {expected} for a {schema.type.value} schema, got {type(value).__name__} {shown}")
 
 
 def compile_encoder(schema: Schema, dialect: Dialect) -> Encoder:

@@ -27,8 +27,17 @@ class CompactJson:
         self._c: Callable[[Any, int], Sequence[str]] | None = None
         if make is not None and encoder.indent is None:
             escape = _stdlib.encode_basestring_ascii if encoder.ensure_ascii else _stdlib.encode_basestring
-            self._c = make(None, encoder.default, escape, None, encoder.key_separator, encoder.item_separator,
-                           encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+            self._c = make(
+                None,
+                encoder.default,
+                escape,
+                None,
+                encoder.key_separator,
+                encoder.item_separator,
+                encoder.sort_keys,
+                encoder.skipkeys,
+                encoder.allow_nan,
+            )
 
     def one(self, value: Any) -> str:
         """`value` as JSON text."""

@@ -46,8 +46,12 @@ class HeaderConverter(ABC):
 
 def header_error(converter: object, topic: str, header_key: str, problem: str) -> ConversionError:
     """A `ConversionError` naming the converter, the header and the topic."""
-    return ConversionError(f"{type(converter).__name__} could not convert header '{header_key}' of a record for "
-                           f"topic '{topic}': {problem}", topic=topic, problem=problem)
+    return ConversionError(
+        f"{type(converter).__name__} could not convert header '{header_key}' of a record for "
+        f"topic '{topic}': {problem}",
+        topic=topic,
+        problem=problem,
+    )
 
 
 class SimpleHeaderConverter(HeaderConverter):

@@ -41,8 +41,20 @@ from connectworker.api.errors import DataError
 
 __all__ = ["JavaDateFormat", "JavaDateParser", "PatternMismatch", "TimestampOutOfRange"]
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")  # datetime.weekday()
 _LETTERS = "GyYMLwWDdFEuaHkKhmsSzZX"
 
@@ -102,15 +114,18 @@ def _pattern_elements(pattern: str) -> tuple[str | _Field, ...]:
             i += 1
             continue
         if char not in _LETTERS:
-            raise ValueError(f"Illegal pattern character {char!r} in SimpleDateFormat pattern {pattern!r} "
-                             f"(pattern letters: {' '.join(_LETTERS)}; quote literal text with '...')")
+            raise ValueError(
+                f"Illegal pattern character {char!r} in SimpleDateFormat pattern {pattern!r} "
+                f"(pattern letters: {' '.join(_LETTERS)}; quote literal text with '...')"
+            )
         end = i
         while end < n and pattern[end] == char:
             end += 1
         count = end - i
         if char == "X" and count > 3:
-            raise ValueError(f"invalid ISO 8601 format: length={count} in SimpleDateFormat pattern {pattern!r} "
-                             "(X, XX or XXX)")
+            raise ValueError(
+                f"invalid ISO 8601 format: length={count} in SimpleDateFormat pattern {pattern!r} (X, XX or XXX)"
+            )
         raw.append((char, count))
         i = end
     elements: list[str | _Field] = []
@@ -205,15 +220,19 @@ class JavaDateFormat:
 
     @classmethod
     def compile(cls, pattern: str) -> JavaDateFormat:
-        parts = tuple(element if isinstance(element, str) else _field_formatter(element.letter, element.count)
-                      for element in _pattern_elements(pattern))
+        parts = tuple(
+            element if isinstance(element, str) else _field_formatter(element.letter, element.count)
+            for element in _pattern_elements(pattern)
+        )
         return cls(pattern, parts)
 
     def format(self, epoch_millis: int) -> str:
         """The instant `epoch_millis` (milliseconds since the epoch) in UTC, as Java formats it."""
         if not _GREGORIAN_CUTOVER_MS <= epoch_millis <= _MAX_MS:
-            raise TimestampOutOfRange(f"timestamp {epoch_millis} is outside the range that can be formatted as "
-                                      "Java does (1582-10-15 to 9999-12-31 UTC)")
+            raise TimestampOutOfRange(
+                f"timestamp {epoch_millis} is outside the range that can be formatted as "
+                "Java does (1582-10-15 to 9999-12-31 UTC)"
+            )
         moment = _EPOCH + timedelta(milliseconds=epoch_millis)
         return "".join(part if isinstance(part, str) else part(moment) for part in self._parts)
 
@@ -275,8 +294,10 @@ class JavaDateParser:
                 continue
             letter = "M" if element.letter == "L" else element.letter
             if letter in _UNREADABLE:
-                raise DataError(f"format pattern {self.pattern!r}: the week-based field {letter!r} is not "
-                                "supported for reading timestamps from text")
+                raise DataError(
+                    f"format pattern {self.pattern!r}: the week-based field {letter!r} is not "
+                    "supported for reading timestamps from text"
+                )
             while pos < len(text) and text[pos] in " \t":
                 pos += 1
             if pos >= len(text):
@@ -320,7 +341,7 @@ def _number(text: str, pos: int, element: _Field) -> tuple[int, int]:
 
 def _name(text: str, pos: int, names: tuple[tuple[str, int], ...]) -> tuple[int, int]:
     for name, value in names:
-        if text[pos:pos + len(name)].lower() == name.lower():
+        if text[pos : pos + len(name)].lower() == name.lower():
             return value, pos + len(name)
     raise PatternMismatch
 
@@ -328,7 +349,7 @@ def _name(text: str, pos: int, names: tuple[tuple[str, int], ...]) -> tuple[int,
 def _two_digits(text: str, pos: int, limit: int) -> int:
     if pos + 2 > len(text) or not _TWO_DIGITS.fullmatch(text, pos, pos + 2):
         raise PatternMismatch
-    value = int(text[pos:pos + 2])
+    value = int(text[pos : pos + 2])
     if value > limit:
         raise PatternMismatch
     return value
@@ -355,7 +376,7 @@ def _zone(text: str, pos: int, iso_count: int) -> tuple[int, int]:
     if char in "+-":  # RFC 822: +hhmm
         hours, minutes = _two_digits(text, pos + 1, 23), _two_digits(text, pos + 3, 59)
         return (-1 if char == "-" else 1) * (hours * 60 + minutes) * 60_000, pos + 5
-    if text[pos:pos + 3].lower() == "gmt":
+    if text[pos : pos + 3].lower() == "gmt":
         end = pos + 3
         if end >= len(text) or text[end] not in "+-":
             return 0, end
@@ -364,7 +385,7 @@ def _zone(text: str, pos: int, iso_count: int) -> tuple[int, int]:
             raise PatternMismatch
         return (-1 if text[end] == "-" else 1) * (int(match[1]) * 60 + int(match[2])) * 60_000, match.end()
     for name, offset in _ZONE_NAMES:
-        if text[pos:pos + len(name)].lower() == name.lower():
+        if text[pos : pos + len(name)].lower() == name.lower():
             return offset, pos + len(name)
     raise PatternMismatch
 
@@ -376,8 +397,9 @@ def _instant(fields: Mapping[str, int], offset_ms: int) -> int:
         year = 1 - year
     years, month0 = divmod(year * 12 + fields.get("M", 1) - 1, 12)
     if not 1 <= years <= 9999:
-        raise DataError(f"year {years} is outside the range of timestamps that can be converted (1582-10-15 to "
-                        "9999-12-31)")
+        raise DataError(
+            f"year {years} is outside the range of timestamps that can be converted (1582-10-15 to 9999-12-31)"
+        )
     if "d" not in fields and "D" in fields:
         days = date(years, 1, 1).toordinal() + fields["D"] - 1
     else:
@@ -389,6 +411,7 @@ def _instant(fields: Mapping[str, int], offset_ms: int) -> int:
     millis = ((((days - _EPOCH_ORDINAL) * 24 + hour) * 60 + fields.get("m", 0)) * 60 + fields.get("s", 0)) * 1000
     millis += fields.get("S", 0) - offset_ms
     if not _GREGORIAN_CUTOVER_MS <= millis <= _MAX_MS:
-        raise DataError(f"timestamp {millis} is outside the range that can be converted as Java does "
-                        "(1582-10-15 to 9999-12-31 UTC)")
+        raise DataError(
+            f"timestamp {millis} is outside the range that can be converted as Java does (1582-10-15 to 9999-12-31 UTC)"
+        )
     return millis

@@ -72,9 +72,7 @@ JSON_DIALECT = Dialect(
     map_entry=lambda key, value: [key, value],
 )
 
-_ENCODER = json.JSONEncoder(
-    separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_schemaless_default
-)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_schemaless_default)
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _FAST = CompactJson(_ENCODER)
 _NULL_ENVELOPE = '{"schema":null,"payload":'
@@ -156,8 +154,9 @@ class JsonConverter(Converter):
         except UnicodeEncodeError as exc:
             raise self._error(topic, f"the value holds text that is not valid Unicode: {exc}") from None
 
-    def from_connect_values(self, topics: Sequence[str], schemas: Sequence[Schema | None],
-                            values: Sequence[Any]) -> list[bytes | None]:
+    def from_connect_values(
+        self, topics: Sequence[str], schemas: Sequence[Schema | None], values: Sequence[Any]
+    ) -> list[bytes | None]:
         """A poll's values in C loops when they share one schema (or have none), the common case; any
         value the fast encoder cannot write (NaN, circular, bad for its schema, not JSON) sends the
         whole poll through `from_connect_data`, which writes or names it exactly as it always does."""

@@ -142,10 +142,12 @@ def _map(schema: Schema) -> Decoder:
     decode_key = compile_decoder(schema.key_schema)
     decode_value = compile_decoder(schema.value_schema)
     if schema.key_schema.type is SchemaType.STRING:
+
         def decode_object(node: Any) -> Any:
             if not isinstance(node, dict):
-                raise InvalidValue("Maps with string fields should be encoded as JSON objects, but found "
-                                   f"{type(node).__name__}")
+                raise InvalidValue(
+                    f"Maps with string fields should be encoded as JSON objects, but found {type(node).__name__}"
+                )
             out = {}
             key = None
             try:
@@ -160,8 +162,10 @@ def _map(schema: Schema) -> Decoder:
 
     def decode_pairs(node: Any) -> Any:
         if not isinstance(node, list):
-            raise InvalidValue("Maps with non-string fields should be encoded as JSON array of tuples, but "
-                               f"found {type(node).__name__}")
+            raise InvalidValue(
+                "Maps with non-string fields should be encoded as JSON array of tuples, but "
+                f"found {type(node).__name__}"
+            )
         out = {}
         for index, pair in enumerate(node):
             key = None
@@ -176,8 +180,7 @@ def _map(schema: Schema) -> Decoder:
                 exc.path.append(f"[{index}]")
                 raise
             except TypeError:
-                problem = InvalidValue(f"has a key of type {type(key).__name__}, which Python cannot use "
-                                       "as a dict key")
+                problem = InvalidValue(f"has a key of type {type(key).__name__}, which Python cannot use as a dict key")
                 problem.path.append(f"[{index}]")
                 raise problem from None
         return out

@@ -77,7 +77,7 @@ def schema_from_json(node: Any) -> Schema | None:
     elif schema_type is SchemaType.STRUCT:
         raw_fields = node.get("fields")
         if not isinstance(raw_fields, list):
-            raise SchemaJsonError("Struct schema's \"fields\" argument is not an array.")
+            raise SchemaJsonError('Struct schema\'s "fields" argument is not an array.')
         parsed = []
         for raw in raw_fields:
             name = raw.get("field") if isinstance(raw, dict) else None

@@ -50,8 +50,10 @@ def to_wire(name: str, value: Any) -> int:
             aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
             midnight = aware.astimezone(UTC)
             if midnight.time() != time(0):
-                raise LogicalValueError("Kafka Connect Date type should not have any time fields set to "
-                                        f"non-zero values, got {value.isoformat()}")
+                raise LogicalValueError(
+                    "Kafka Connect Date type should not have any time fields set to "
+                    f"non-zero values, got {value.isoformat()}"
+                )
             return midnight.date().toordinal() - _EPOCH_ORDINAL
         if not isinstance(value, date):
             raise LogicalValueError(f"expected datetime.date for {DATE}, got {type(value).__name__}")

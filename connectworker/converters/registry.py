@@ -66,13 +66,13 @@ def converter_class(class_name: str, *, key: str = "value.converter") -> type[Co
 def _unknown(name: str, why: str) -> str:
     bare_names = (cls.__qualname__ for cls in KAFKA_CLASS_NAMES.values())
     allowed = ", ".join([*KAFKA_CLASS_NAMES, *bare_names])
-    return (f"Unknown converter class '{name}': {why}. Use one of {allowed}, or the importable "
-            "'package.module.Class' path of a connectworker.converters.Converter subclass")
+    return (
+        f"Unknown converter class '{name}': {why}. Use one of {allowed}, or the importable "
+        "'package.module.Class' path of a connectworker.converters.Converter subclass"
+    )
 
 
-def load_converter(
-    class_name: str, configs: Mapping[str, Any], is_key: bool, key: str | None = None
-) -> Converter:
+def load_converter(class_name: str, configs: Mapping[str, Any], is_key: bool, key: str | None = None) -> Converter:
     """Instantiate and configure the converter `class_name` names.
 
     `configs` are the converter's own settings (see `converter_config_for`). `key` is the config key the
@@ -96,8 +96,9 @@ def converter_config_for(prefix: str, worker_or_connector_props: Mapping[str, An
     `{"schemas.enable": "false"}`. A trailing dot on `prefix` is optional.
     """
     head = prefix if prefix.endswith(".") else prefix + "."
-    return {k[len(head):]: v for k, v in worker_or_connector_props.items()
-            if k.startswith(head) and len(k) > len(head)}
+    return {
+        k[len(head) :]: v for k, v in worker_or_connector_props.items() if k.startswith(head) and len(k) > len(head)
+    }
 
 
 def resolve_converter(
@@ -115,8 +116,9 @@ def resolve_converter(
     props = connector_props if connector_props.get(key) else worker_props
     class_name = props.get(key) or default
     if not class_name:
-        raise ConfigError({key: "is required: name a converter class, e.g. "
-                                "org.apache.kafka.connect.json.JsonConverter"})
+        raise ConfigError(
+            {key: "is required: name a converter class, e.g. org.apache.kafka.connect.json.JsonConverter"}
+        )
     return load_converter(str(class_name), converter_config_for(key, props), key == "key.converter", key=key)
 
 
@@ -146,8 +148,9 @@ def _header_aliases() -> dict[str, type[HeaderConverter] | type[Converter]]:
 BUILTIN_HEADER_CONVERTERS = _header_aliases()
 
 
-def header_converter_class(class_name: str, *, key: str = HEADER_CONVERTER_KEY
-                           ) -> type[HeaderConverter] | type[Converter]:
+def header_converter_class(
+    class_name: str, *, key: str = HEADER_CONVERTER_KEY
+) -> type[HeaderConverter] | type[Converter]:
     """The header converter class `class_name` denotes (a `HeaderConverter`, or one of the record converters
     Kafka also uses for headers); `ConfigError` on `key` when there is none."""
     name = class_name.strip()
@@ -162,25 +165,28 @@ def header_converter_class(class_name: str, *, key: str = HEADER_CONVERTER_KEY
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigError({key: _unknown_header(name, f"module '{module_name}' cannot be imported ({exc})")}
-                          ) from None
+        raise ConfigError({key: _unknown_header(name, f"module '{module_name}' cannot be imported ({exc})")}) from None
     candidate = getattr(module, attribute, None)
     if candidate is None:
         raise ConfigError({key: _unknown_header(name, f"module '{module_name}' has no attribute '{attribute}'")})
     if not (isinstance(candidate, type) and issubclass(candidate, HeaderConverter)):
-        raise ConfigError({key: _unknown_header(
-            name, f"it is not a subclass of {HeaderConverter.__module__}.HeaderConverter")})
+        raise ConfigError(
+            {key: _unknown_header(name, f"it is not a subclass of {HeaderConverter.__module__}.HeaderConverter")}
+        )
     return candidate
 
 
 def _unknown_header(name: str, why: str) -> str:
     allowed = ", ".join(HEADER_KAFKA_CLASS_NAMES)
-    return (f"Invalid header converter class '{name}': {why}. Use one of {allowed}, or the importable "
-            "'package.module.Class' path of a connectworker.converters.HeaderConverter subclass")
+    return (
+        f"Invalid header converter class '{name}': {why}. Use one of {allowed}, or the importable "
+        "'package.module.Class' path of a connectworker.converters.HeaderConverter subclass"
+    )
 
 
-def load_header_converter(class_name: str, configs: Mapping[str, Any], key: str = HEADER_CONVERTER_KEY
-                          ) -> HeaderConverter:
+def load_header_converter(
+    class_name: str, configs: Mapping[str, Any], key: str = HEADER_CONVERTER_KEY
+) -> HeaderConverter:
     """Instantiate and configure the header converter `class_name` names, with its own settings
     (`configs`, the `header.converter.*` sub-keys without the prefix); errors name `key` (or
     `<key>.<setting>` for an invalid setting)."""

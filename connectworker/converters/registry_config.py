@@ -108,8 +108,11 @@ def registry_settings(configs: Mapping[str, Any]) -> RegistrySettings:
     connect_ms = config_int(configs, CONNECT_TIMEOUT_CONFIG, 60_000, minimum=1)
     read_ms = config_int(configs, READ_TIMEOUT_CONFIG, 60_000, minimum=1)
     settings.timeouts = (connect_ms / 1000, read_ms / 1000)
-    for key, client_key in ((MAX_RETRIES_CONFIG, "max.retries"), (RETRIES_WAIT_CONFIG, "retries.wait.ms"),
-                            (RETRIES_MAX_WAIT_CONFIG, "retries.max.wait.ms")):
+    for key, client_key in (
+        (MAX_RETRIES_CONFIG, "max.retries"),
+        (RETRIES_WAIT_CONFIG, "retries.wait.ms"),
+        (RETRIES_MAX_WAIT_CONFIG, "retries.max.wait.ms"),
+    ):
         if configs.get(key) is not None:
             settings.conf[client_key] = config_int(configs, key, 0)
     ttl = config_int(configs, LATEST_TTL_CONFIG, -1, minimum=-1)
@@ -138,16 +141,24 @@ def _basic_auth(configs: Mapping[str, Any], settings: RegistrySettings) -> None:
         if ":" not in user_info:
             raise ConfigError({USER_INFO_CONFIG: f"must be 'user:password' when {AUTH_SOURCE_CONFIG}=USER_INFO"})
         if "@" in settings.conf["url"].split("//", 1)[-1].split("/", 1)[0]:
-            raise ConfigError({URL_CONFIG: f"holds credentials while {AUTH_SOURCE_CONFIG}=USER_INFO: keep them in "
-                                           f"{USER_INFO_CONFIG} only"})
+            raise ConfigError(
+                {
+                    URL_CONFIG: f"holds credentials while {AUTH_SOURCE_CONFIG}=USER_INFO: keep them in "
+                    f"{USER_INFO_CONFIG} only"
+                }
+            )
         settings.conf["basic.auth.user.info"] = user_info
         settings.credentials = key
     elif source == "URL":
         if "@" in settings.conf["url"].split("//", 1)[-1].split("/", 1)[0]:
             settings.credentials = f"{URL_CONFIG} (the user:password in it)"
     elif source == "SASL_INHERIT":
-        raise ConfigError({AUTH_SOURCE_CONFIG: f"SASL_INHERIT is not supported: set {AUTH_SOURCE_CONFIG}=USER_INFO "
-                                               f"and {USER_INFO_CONFIG}=user:password"})
+        raise ConfigError(
+            {
+                AUTH_SOURCE_CONFIG: f"SASL_INHERIT is not supported: set {AUTH_SOURCE_CONFIG}=USER_INFO "
+                f"and {USER_INFO_CONFIG}=user:password"
+            }
+        )
     else:
         raise ConfigError({AUTH_SOURCE_CONFIG: f"'{source}' is not supported; use URL or USER_INFO"})
 
@@ -157,8 +168,12 @@ def _bearer_auth(configs: Mapping[str, Any], settings: RegistrySettings) -> None
     if not source:
         return
     if settings.credentials and not settings.credentials.startswith(URL_CONFIG):
-        raise ConfigError({BEARER_SOURCE_CONFIG: f"cannot be combined with {AUTH_SOURCE_CONFIG}=USER_INFO: "
-                                                 "choose basic or bearer authentication"})
+        raise ConfigError(
+            {
+                BEARER_SOURCE_CONFIG: f"cannot be combined with {AUTH_SOURCE_CONFIG}=USER_INFO: "
+                "choose basic or bearer authentication"
+            }
+        )
     conf = settings.conf
     if source == "STATIC_TOKEN":
         conf[BEARER_TOKEN_CONFIG] = _required(configs, BEARER_TOKEN_CONFIG, f"with {BEARER_SOURCE_CONFIG}=STATIC_TOKEN")
@@ -170,8 +185,12 @@ def _bearer_auth(configs: Mapping[str, Any], settings: RegistrySettings) -> None
         conf[BEARER_SCOPE_CONFIG] = _text(configs, BEARER_SCOPE_CONFIG)
         settings.credentials = f"{BEARER_CLIENT_ID_CONFIG}/{BEARER_CLIENT_SECRET_CONFIG}"
     elif source in ("SASL_OAUTHBEARER_INHERIT", "CUSTOM"):
-        raise ConfigError({BEARER_SOURCE_CONFIG: f"{source} is not supported: use STATIC_TOKEN with "
-                                                 f"{BEARER_TOKEN_CONFIG}, or OAUTHBEARER"})
+        raise ConfigError(
+            {
+                BEARER_SOURCE_CONFIG: f"{source} is not supported: use STATIC_TOKEN with "
+                f"{BEARER_TOKEN_CONFIG}, or OAUTHBEARER"
+            }
+        )
     else:
         raise ConfigError({BEARER_SOURCE_CONFIG: f"'{source}' is not supported; use STATIC_TOKEN or OAUTHBEARER"})
     conf[BEARER_SOURCE_CONFIG] = source
@@ -184,16 +203,26 @@ def _bearer_auth(configs: Mapping[str, Any], settings: RegistrySettings) -> None
 def _tls(configs: Mapping[str, Any], settings: RegistrySettings) -> None:
     truststore = _text(configs, TRUSTSTORE_CONFIG)
     if truststore:
-        _require_pem(configs, TRUSTSTORE_CONFIG, TRUSTSTORE_TYPE_CONFIG, truststore,
-                     f"openssl pkcs12 -in {truststore} -nokeys -out truststore.pem (PKCS12), or keytool "
-                     f"-importkeystore to PKCS12 first (JKS)")
+        _require_pem(
+            configs,
+            TRUSTSTORE_CONFIG,
+            TRUSTSTORE_TYPE_CONFIG,
+            truststore,
+            f"openssl pkcs12 -in {truststore} -nokeys -out truststore.pem (PKCS12), or keytool "
+            f"-importkeystore to PKCS12 first (JKS)",
+        )
         settings.conf["ssl.ca.location"] = truststore
         settings.tls_keys.append(TRUSTSTORE_CONFIG)
     keystore = _text(configs, KEYSTORE_CONFIG)
     if keystore:
-        _require_pem(configs, KEYSTORE_CONFIG, KEYSTORE_TYPE_CONFIG, keystore,
-                     f"openssl pkcs12 -in {keystore} -out keystore.pem (PKCS12: certificate chain and key in one "
-                     f"file), or keytool -importkeystore to PKCS12 first (JKS)")
+        _require_pem(
+            configs,
+            KEYSTORE_CONFIG,
+            KEYSTORE_TYPE_CONFIG,
+            keystore,
+            f"openssl pkcs12 -in {keystore} -out keystore.pem (PKCS12: certificate chain and key in one "
+            f"file), or keytool -importkeystore to PKCS12 first (JKS)",
+        )
         settings.conf["ssl.certificate.location"] = keystore
         settings.tls_keys.append(KEYSTORE_CONFIG)
         password = _text(configs, KEY_PASSWORD_CONFIG)
@@ -208,7 +237,11 @@ def _require_pem(configs: Mapping[str, Any], key: str, type_key: str, location: 
     if kind not in _STORE_TYPES:
         raise ConfigError({type_key: f"'{kind}' is not a store type; use PEM"})
     if kind != "PEM":
-        raise ConfigError({key: f"is a {kind} store ({type_key}={kind}), which the registry client cannot read: give "
-                                f"a PEM file and set {type_key}=PEM. Convert it with: {convert}"})
+        raise ConfigError(
+            {
+                key: f"is a {kind} store ({type_key}={kind}), which the registry client cannot read: give "
+                f"a PEM file and set {type_key}=PEM. Convert it with: {convert}"
+            }
+        )
     if not os.path.exists(location):
         raise ConfigError({key: f"'{location}' does not exist"})

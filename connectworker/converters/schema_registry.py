@@ -89,8 +89,9 @@ class ConfluentSchemaRegistry:
         self._client_error: type[ClientError] = ClientError
         self._token_error: type[OAuthTokenError] = OAuthTokenError
         # The client imports httpx2 (or, in older releases and on older Pythons, httpx): its transport errors.
-        self._transport_errors = tuple(module.TransportError for name in ("httpx2", "httpx")
-                                       if (module := sys.modules.get(name)) is not None)
+        self._transport_errors = tuple(
+            module.TransportError for name in ("httpx2", "httpx") if (module := sys.modules.get(name)) is not None
+        )
         conf = dict(settings.conf)
         conf["timeout"] = _timeout(*settings.timeouts)
         try:
@@ -115,19 +116,24 @@ class ConfluentSchemaRegistry:
     def register(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         from confluent_kafka.schema_registry import Schema
 
-        return self._call(f"registering a schema under subject '{subject}'",
-                          lambda: self._client.register_schema(subject, Schema(schema, "AVRO"), normalize))
+        return self._call(
+            f"registering a schema under subject '{subject}'",
+            lambda: self._client.register_schema(subject, Schema(schema, "AVRO"), normalize),
+        )
 
     def lookup(self, subject: str, schema: str, *, normalize: bool = False) -> int:
         from confluent_kafka.schema_registry import Schema
 
-        registered = self._call(f"looking up the schema under subject '{subject}'",
-                                lambda: self._client.lookup_schema(subject, Schema(schema, "AVRO"), normalize))
+        registered = self._call(
+            f"looking up the schema under subject '{subject}'",
+            lambda: self._client.lookup_schema(subject, Schema(schema, "AVRO"), normalize),
+        )
         return _schema_id(registered.schema_id, subject)
 
     def latest(self, subject: str) -> tuple[int, str]:
-        registered = self._call(f"reading the latest schema of subject '{subject}'",
-                                lambda: self._client.get_latest_version(subject))
+        registered = self._call(
+            f"reading the latest schema of subject '{subject}'", lambda: self._client.get_latest_version(subject)
+        )
         return _schema_id(registered.schema_id, subject), _avro_text(registered.schema, f"subject '{subject}'")
 
     def get_schema(self, schema_id: int) -> str:
@@ -146,27 +152,37 @@ class ConfluentSchemaRegistry:
         except self._token_error as exc:
             raise SchemaRegistryAuthError(
                 f"Schema Registry credentials could not be obtained for {what}: the token endpoint "
-                f"({BEARER_ISSUER_CONFIG}) refused {self.settings.credentials}: {exc}") from None
+                f"({BEARER_ISSUER_CONFIG}) refused {self.settings.credentials}: {exc}"
+            ) from None
         except self._transport_errors as exc:
             if _tls_failure(exc):
                 keys = " and ".join(self.settings.tls_keys) or f"{TRUSTSTORE_CONFIG} (none is set)"
-                raise SchemaRegistryError(f"TLS with the Schema Registry at {self.settings.shown_url} failed for "
-                                          f"{what}: {exc}. Check {keys}") from None
-            raise SchemaRegistryUnavailableError(f"Schema Registry unreachable at {self.settings.shown_url} for "
-                                                 f"{what}: {type(exc).__name__}: {exc}") from None
+                raise SchemaRegistryError(
+                    f"TLS with the Schema Registry at {self.settings.shown_url} failed for {what}: {exc}. Check {keys}"
+                ) from None
+            raise SchemaRegistryUnavailableError(
+                f"Schema Registry unreachable at {self.settings.shown_url} for {what}: {type(exc).__name__}: {exc}"
+            ) from None
 
     def _refused(self, what: str, status: int, error_code: int, message: str) -> SchemaRegistryError:
         text = f"Schema Registry answered {status} to {what}: {message} (error code {error_code})"
         if status == 401:
-            blame = (f"check {self.settings.credentials}" if self.settings.credentials else
-                     "no credentials are configured: set basic.auth.credentials.source=USER_INFO with "
-                     "basic.auth.user.info, or bearer.auth.credentials.source")
-            return SchemaRegistryAuthError(f"{text}. The registry refused the credentials: {blame}",
-                                           status=status, error_code=error_code)
+            blame = (
+                f"check {self.settings.credentials}"
+                if self.settings.credentials
+                else "no credentials are configured: set basic.auth.credentials.source=USER_INFO with "
+                "basic.auth.user.info, or bearer.auth.credentials.source"
+            )
+            return SchemaRegistryAuthError(
+                f"{text}. The registry refused the credentials: {blame}", status=status, error_code=error_code
+            )
         if status == 403:
             holder = self.settings.credentials or "anonymous access"
-            return SchemaRegistryAuthError(f"{text}. The principal of {holder} may not do this: grant it access "
-                                           f"on the registry", status=status, error_code=error_code)
+            return SchemaRegistryAuthError(
+                f"{text}. The principal of {holder} may not do this: grant it access on the registry",
+                status=status,
+                error_code=error_code,
+            )
         kind = SchemaRegistryUnavailableError if status >= 500 or status in _RETRIABLE_STATUS else SchemaRegistryError
         return kind(text, status=status, error_code=error_code)
 

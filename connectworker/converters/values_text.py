@@ -159,7 +159,7 @@ def java_float_text(number: float, *, single: bool) -> str:
     digits, exponent = _shortest_digits(abs(number), single)
     if 1e-3 <= abs(number) < 1e7:
         if exponent >= 0:
-            whole, fraction = digits[:exponent + 1].ljust(exponent + 1, "0"), digits[exponent + 1:]
+            whole, fraction = digits[: exponent + 1].ljust(exponent + 1, "0"), digits[exponent + 1 :]
         else:
             whole, fraction = "0", "0" * (-exponent - 1) + digits
         return f"{sign}{whole}.{fraction or '0'}"
@@ -169,6 +169,7 @@ def java_float_text(number: float, *, single: bool) -> str:
 @lru_cache(maxsize=4096)  # numbers in headers and casts repeat; `magnitude` > 0, so -0.0 never meets 0.0 here
 def _shortest_digits(magnitude: float, single: bool) -> tuple[str, int]:
     """The significant digits of `magnitude` and the power of ten of the first one."""
+
     def reads_back(text: str) -> bool:
         return (float32(float(text)) if single else float(text)) == magnitude
 

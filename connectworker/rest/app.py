@@ -26,17 +26,27 @@ from connectworker.rest.models import ErrorMessage
 from connectworker.rest.unexpected_errors import UnexpectedErrorMiddleware
 from connectworker.runtime.herder.herder import StandaloneHerder
 
-DESCRIPTION = ("Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
-               "JSON shapes, so Kafka Connect clients work unchanged. Errors are "
-               "`{\"error_code\": <status>, \"message\": …}`.")
+DESCRIPTION = (
+    "Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
+    "JSON shapes, so Kafka Connect clients work unchanged. Errors are "
+    '`{"error_code": <status>, "message": …}`.'
+)
 
 
 def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | None = None) -> FastAPI:
     app = FastAPI(title="connectworker REST API", version=__version__, description=DESCRIPTION)
     app.state.herder = herder
     app.state.loggers = LoggerLevels()
-    for module in (routes_admin, routes_connectors, routes_lifecycle, routes_topics, routes_offsets,
-                   routes_plugins, status_page, console):
+    for module in (
+        routes_admin,
+        routes_connectors,
+        routes_lifecycle,
+        routes_topics,
+        routes_offsets,
+        routes_plugins,
+        status_page,
+        console,
+    ):
         app.include_router(module.router)
     install_error_handlers(app)
     app.add_middleware(UnexpectedErrorMiddleware)  # innermost: right around the routes and their handlers
@@ -65,11 +75,17 @@ def _declare_400_not_422(app: FastAPI) -> None:
             for operation in path.values():
                 responses = operation.get("responses", {})
                 if responses.pop("422", None) is not None:
-                    responses.setdefault("400", {"description": "Bad Request",
-                                                 "content": {"application/json": {"schema": error_ref}}})
+                    responses.setdefault(
+                        "400", {"description": "Bad Request", "content": {"application/json": {"schema": error_ref}}}
+                    )
                 if "requestBody" in operation:
-                    responses.setdefault("413", {"description": f"Body larger than {MAX_BODY_BYTES} bytes",
-                                                 "content": {"application/json": {"schema": error_ref}}})
+                    responses.setdefault(
+                        "413",
+                        {
+                            "description": f"Body larger than {MAX_BODY_BYTES} bytes",
+                            "content": {"application/json": {"schema": error_ref}},
+                        },
+                    )
         app.openapi_schema = schema
         return schema
 

@@ -61,6 +61,7 @@ class BasicAuthMiddleware:
         if check_basic(header, self.credentials):
             await self.app(scope, receive, send)
             return
-        response = error_response(401, "User cannot access the resource.",
-                                  headers={"WWW-Authenticate": f'Basic realm="{REALM}"'})
+        response = error_response(
+            401, "User cannot access the resource.", headers={"WWW-Authenticate": f'Basic realm="{REALM}"'}
+        )
         await response(scope, receive, send)

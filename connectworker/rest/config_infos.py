@@ -38,10 +38,18 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
     if key.type is ConfigType.PASSWORD and default is not None:
         default = HIDDEN
     return ConfigKeyInfo(
-        name=key.name, type=key.type.value, required=key.required, default_value=default,
-        importance=key.importance.value, documentation=key.documentation, group=key.group,
-        order=key.order_in_group, width=key.width, display_name=key.display_name or key.name,
-        dependents=list(key.dependents))
+        name=key.name,
+        type=key.type.value,
+        required=key.required,
+        default_value=default,
+        importance=key.importance.value,
+        documentation=key.documentation,
+        group=key.group,
+        order=key.order_in_group,
+        width=key.width,
+        display_name=key.display_name or key.name,
+        dependents=list(key.dependents),
+    )
 
 
 def _policy_errors(policy: CreateTopicPolicy, props: Mapping[str, str], reports: Mapping[str, KeyReport]) -> None:
@@ -56,8 +64,14 @@ def _policy_errors(policy: CreateTopicPolicy, props: Mapping[str, str], reports:
             reports[target].value.errors.extend(violations)
 
 
-def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: bool | None = None,
-             policy: CreateTopicPolicy | None = None, worker: WorkerConfig | None = None) -> ConfigInfos:
+def validate(
+    class_name: str,
+    props: Mapping[str, str],
+    *,
+    exactly_once_worker: bool | None = None,
+    policy: CreateTopicPolicy | None = None,
+    worker: WorkerConfig | None = None,
+) -> ConfigInfos:
     """Every declared key's outcome, secrets hidden; `class_name` names the result. With the worker's
     create-topic `policy`, the topics the rules name literally are judged too (against the rule's include);
     with the `worker`, the client overrides are judged by its override policy."""
@@ -65,7 +79,8 @@ def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: 
     if policy is not None:
         _policy_errors(policy, props, reports)
     passwords = declared_passwords(connector_class_of(props)) | {
-        name for name, r in reports.items() if r.definition.type is ConfigType.PASSWORD}
+        name for name, r in reports.items() if r.definition.type is ConfigType.PASSWORD
+    }
     configs: list[ConfigInfo] = []
     groups: list[str] = []
     for name, report in reports.items():
@@ -74,11 +89,17 @@ def validate(class_name: str, props: Mapping[str, str], *, exactly_once_worker: 
             groups.append(group)
         secret = is_secret_key(name, passwords)
         value = config_string(report.value.value)
-        configs.append(ConfigInfo(definition=key_info(report.definition), value=ConfigValueInfo(
-            name=name, value=HIDDEN if secret and value is not None else value,
-            recommended_values=[str(v) for v in report.value.recommended_values],
-            errors=[scrub(e, props.get(name)) if secret else e for e in report.value.errors],
-            visible=report.value.visible)))
+        configs.append(
+            ConfigInfo(
+                definition=key_info(report.definition),
+                value=ConfigValueInfo(
+                    name=name,
+                    value=HIDDEN if secret and value is not None else value,
+                    recommended_values=[str(v) for v in report.value.recommended_values],
+                    errors=[scrub(e, props.get(name)) if secret else e for e in report.value.errors],
+                    visible=report.value.visible,
+                ),
+            )
+        )
     error_count = sum(len(c.value.errors) for c in configs)
     return ConfigInfos(name=class_name, error_count=error_count, groups=groups, configs=configs)
-

@@ -57,23 +57,27 @@ class Activity:
 
 
 def _activity(rates: RateHistory, name: str, task_id: int | None, last_commit_at: float | None) -> Activity:
-    return Activity(rates.rate(name, task_id), sparkline(rates.series(name, task_id, SPARKLINE_POINTS),
-                                                         rates.keep_s), last_commit_at)
+    return Activity(
+        rates.rate(name, task_id),
+        sparkline(rates.series(name, task_id, SPARKLINE_POINTS), rates.keep_s),
+        last_commit_at,
+    )
 
 
 def task_activity(herder: StandaloneHerder, running: RunningConnector) -> dict[int, Activity]:
-    return {task.task_id: _activity(herder.rates, running.config.name, task.task_id, task.stats().last_commit_at)
-            for task in list(running.tasks)}
+    return {
+        task.task_id: _activity(herder.rates, running.config.name, task.task_id, task.stats().last_commit_at)
+        for task in list(running.tasks)
+    }
 
 
-def connector_activity(herder: StandaloneHerder, running: RunningConnector,
-                       tasks: dict[int, Activity]) -> Activity:
+def connector_activity(herder: StandaloneHerder, running: RunningConnector, tasks: dict[int, Activity]) -> Activity:
     commits = [a.last_commit_at for a in tasks.values() if a.last_commit_at is not None]
     return _activity(herder.rates, running.config.name, None, max(commits, default=None))
 
 
 def auto_restart_summary(running: RunningConnector) -> str | None:
-    """"on, at most 5 restarts, base 1 min" when the connector's automatic restarts are on; else None."""
+    """ "on, at most 5 restarts, base 1 min" when the connector's automatic restarts are on; else None."""
     try:
         settings = AutoRestartSettings.from_props(running.config.props)
     except ConfigError:  # a ${provider:...} reference: shown as off here, the policy reads the resolved value
@@ -87,5 +91,8 @@ def auto_restart_summary(running: RunningConnector) -> str | None:
 
 @router.get("/ui/console.js", include_in_schema=False)
 def console_script() -> Response:
-    return Response(SCRIPT.read_bytes(), media_type="text/javascript; charset=utf-8",
-                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+    return Response(
+        SCRIPT.read_bytes(),
+        media_type="text/javascript; charset=utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )

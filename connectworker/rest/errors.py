@@ -50,8 +50,7 @@ def error_response(status: int, message: str, headers: Mapping[str, str] | None 
     # A message quoting request input may hold a lone surrogate, which UTF-8 cannot encode: escape it, so
     # that the error can always be sent.
     text = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse(ErrorMessage(error_code=status, message=text).model_dump(), status_code=status,
-                        headers=headers)
+    return JSONResponse(ErrorMessage(error_code=status, message=text).model_dump(), status_code=status, headers=headers)
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -23,8 +23,14 @@ from connectworker.api.errors import ConfigError
 
 DEFAULT_HOST = "127.0.0.1"
 CLIENT_AUTH = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
-JAVA_ONLY = ("ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.type",
-             "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.type")
+JAVA_ONLY = (
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.keystore.type",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.type",
+)
 
 
 @dataclass(frozen=True)
@@ -73,21 +79,35 @@ def parse_listeners(listeners: str, https: Mapping[str, str]) -> list[Listener]:
 def tls_settings(https: Mapping[str, str]) -> TlsSettings:
     java = [k for k in JAVA_ONLY if k in https]
     if java:
-        raise ConfigError({f"listeners.https.{java[0]}": "Java keystores are not supported; give PEM files "
-                           "with listeners.https.ssl.certfile, listeners.https.ssl.keyfile (and "
-                           "listeners.https.ssl.cafile for client certificates)"})
+        raise ConfigError(
+            {
+                f"listeners.https.{java[0]}": "Java keystores are not supported; give PEM files "
+                "with listeners.https.ssl.certfile, listeners.https.ssl.keyfile (and "
+                "listeners.https.ssl.cafile for client certificates)"
+            }
+        )
     certfile = https.get("ssl.certfile")
     if not certfile:
-        raise ConfigError({"listeners.https.ssl.certfile": "an https listener needs a PEM certificate "
-                           "(and listeners.https.ssl.keyfile unless the key is in the same file)"})
+        raise ConfigError(
+            {
+                "listeners.https.ssl.certfile": "an https listener needs a PEM certificate "
+                "(and listeners.https.ssl.keyfile unless the key is in the same file)"
+            }
+        )
     for key in ("ssl.certfile", "ssl.keyfile", "ssl.cafile"):
         if https.get(key) and not Path(https[key]).is_file():
             raise ConfigError({f"listeners.https.{key}": f"file not found: {https[key]}"})
     auth = https.get("ssl.client.authentication", "none").strip().lower()
     if auth not in CLIENT_AUTH:
-        raise ConfigError({"listeners.https.ssl.client.authentication":
-                           f"must be none, requested or required; got {auth!r}"})
+        raise ConfigError(
+            {"listeners.https.ssl.client.authentication": f"must be none, requested or required; got {auth!r}"}
+        )
     if auth != "none" and not https.get("ssl.cafile"):
         raise ConfigError({"listeners.https.ssl.cafile": "client authentication needs the CAs to trust"})
-    return TlsSettings(certfile, https.get("ssl.keyfile") or None, https.get("ssl.key.password") or None,
-                       https.get("ssl.cafile") or None, CLIENT_AUTH[auth])
+    return TlsSettings(
+        certfile,
+        https.get("ssl.keyfile") or None,
+        https.get("ssl.key.password") or None,
+        https.get("ssl.cafile") or None,
+        CLIENT_AUTH[auth],
+    )

@@ -17,11 +17,26 @@ from connectworker.rest.models import LoggerLevel
 ROOT = "root"
 TRACE = 5
 OFF = logging.CRITICAL + 10
-LEVELS = {"TRACE": TRACE, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
-          "WARNING": logging.WARNING, "ERROR": logging.ERROR, "FATAL": logging.CRITICAL,
-          "CRITICAL": logging.CRITICAL, "OFF": OFF}
-_NAMES = ((OFF, "OFF"), (logging.CRITICAL, "FATAL"), (logging.ERROR, "ERROR"), (logging.WARNING, "WARN"),
-          (logging.INFO, "INFO"), (logging.DEBUG, "DEBUG"), (TRACE, "TRACE"))
+LEVELS = {
+    "TRACE": TRACE,
+    "DEBUG": logging.DEBUG,
+    "INFO": logging.INFO,
+    "WARN": logging.WARNING,
+    "WARNING": logging.WARNING,
+    "ERROR": logging.ERROR,
+    "FATAL": logging.CRITICAL,
+    "CRITICAL": logging.CRITICAL,
+    "OFF": OFF,
+}
+_NAMES = (
+    (OFF, "OFF"),
+    (logging.CRITICAL, "FATAL"),
+    (logging.ERROR, "ERROR"),
+    (logging.WARNING, "WARN"),
+    (logging.INFO, "INFO"),
+    (logging.DEBUG, "DEBUG"),
+    (TRACE, "TRACE"),
+)
 
 
 def level_name(level: int) -> str:
@@ -45,8 +60,11 @@ class LoggerLevels:
 
     def all(self) -> dict[str, LoggerLevel]:
         """The root logger and every logger whose level is set explicitly."""
-        out = {name: self._level(name, logger, False) for name, logger in _existing().items()
-               if logger.level != logging.NOTSET}
+        out = {
+            name: self._level(name, logger, False)
+            for name, logger in _existing().items()
+            if logger.level != logging.NOTSET
+        }
         out[ROOT] = self._level(ROOT, logging.getLogger(), False)
         return dict(sorted(out.items()))
 

@@ -31,8 +31,10 @@ def unicode_text(text: str) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(f"must be valid Unicode text, but it has a lone surrogate "
-                             f"(\\u{ord(text[exc.start]):04x}) at position {exc.start + 1}") from None
+            raise ValueError(
+                f"must be valid Unicode text, but it has a lone surrogate "
+                f"(\\u{ord(text[exc.start]):04x}) at position {exc.start + 1}"
+            ) from None
     return text
 
 
@@ -94,11 +96,22 @@ class CreateConnectorRequest(BaseModel):
     config: ConfigMap = Field(default_factory=dict)
     initial_state: TargetState | None = None
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "name": "datagen-example",
-        "config": {"connector.class": "DataGen", "topic.pattern": "example.{region}", "topic.count": "2",
-                   "records": "100", "rate": "50"},
-    }]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "datagen-example",
+                    "config": {
+                        "connector.class": "DataGen",
+                        "topic.pattern": "example.{region}",
+                        "topic.count": "2",
+                        "records": "100",
+                        "rate": "50",
+                    },
+                }
+            ]
+        }
+    )
 
 
 class ConnectorTaskId(BaseModel):
@@ -228,5 +241,4 @@ class LoggerLevel(BaseModel):
 class LevelRequest(BaseModel):
     """Kafka's level names; matched without regard to case."""
 
-    level: Text = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL",
-                                                         "OFF"]})
+    level: Text = Field(json_schema_extra={"enum": ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"]})

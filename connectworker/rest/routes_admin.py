@@ -58,11 +58,17 @@ def get_logger(logger: str, request: Request) -> LoggerLevel:
     return _levels(request).get(logger)
 
 
-@router.put("/admin/loggers/{logger}", response_model=list[str],
-            responses={204: {"description": "scope=cluster: applied (a standalone worker is the cluster)"},
-                       **error_responses(400)})
-def set_logger(logger: str, body: LevelRequest, request: Request,
-               scope: Annotated[str, Query()] = "worker") -> Response:
+@router.put(
+    "/admin/loggers/{logger}",
+    response_model=list[str],
+    responses={
+        204: {"description": "scope=cluster: applied (a standalone worker is the cluster)"},
+        **error_responses(400),
+    },
+)
+def set_logger(
+    logger: str, body: LevelRequest, request: Request, scope: Annotated[str, Query()] = "worker"
+) -> Response:
     """Set the level of the logger and of every logger below it; returns the loggers changed. With
     `scope=cluster` answer 204, as Kafka does (a standalone worker is its whole cluster); any other
     scope means this worker."""

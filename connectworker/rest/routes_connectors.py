@@ -22,23 +22,27 @@ from connectworker.runtime.worker import UnknownConnectorError
 
 router = APIRouter(tags=["connectors"])
 
-ConfigBody = Annotated[ConfigMap, Body(examples=[{
-    "connector.class": "DataGen", "topic.pattern": "example.{region}", "records": "100", "rate": "50"}])]
+ConfigBody = Annotated[
+    ConfigMap,
+    Body(
+        examples=[{"connector.class": "DataGen", "topic.pattern": "example.{region}", "records": "100", "rate": "50"}]
+    ),
+]
 
 
 def _with_name(config: dict[str, str], name: str) -> dict[str, str]:
     """Kafka's rule: a `name` in the config must match the connector's name; absent, it is added."""
     included = config.get("name")
     if included is not None and included != name:
-        raise BadRequest(f"Connector name configuration ({included}) doesn't match connector name in the URL "
-                         f"({name})")
+        raise BadRequest(f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})")
     return {**config, "name": name}
 
 
-@router.get("/connectors", response_model=list[str] | dict[str, ConnectorExpansion],
-            response_model_exclude_none=True)
-def list_connectors(herder: HerderDep, expand: Annotated[list[str] | None, Query()] = None,
-                    ) -> list[str] | dict[str, ConnectorExpansion]:
+@router.get("/connectors", response_model=list[str] | dict[str, ConnectorExpansion], response_model_exclude_none=True)
+def list_connectors(
+    herder: HerderDep,
+    expand: Annotated[list[str] | None, Query()] = None,
+) -> list[str] | dict[str, ConnectorExpansion]:
     """Connector names; with `expand=status` and/or `expand=info`, a map of name to those details."""
     if expand is None:
         return herder.names()
@@ -50,14 +54,15 @@ def list_connectors(herder: HerderDep, expand: Annotated[list[str] | None, Query
             continue
         out[name] = ConnectorExpansion(
             status=connector_status(running, herder.worker.worker_id, herder.redact) if "status" in expand else None,
-            info=connector_info(running) if "info" in expand else None)
+            info=connector_info(running) if "info" in expand else None,
+        )
     return out
 
 
-@router.post("/connectors", status_code=201, response_model=ConnectorInfo,
-             responses=error_responses(400, 409))
-def create_connector(body: CreateConnectorRequest, request: Request, response: Response,
-                     herder: HerderDep) -> ConnectorInfo:
+@router.post("/connectors", status_code=201, response_model=ConnectorInfo, responses=error_responses(400, 409))
+def create_connector(
+    body: CreateConnectorRequest, request: Request, response: Response, herder: HerderDep
+) -> ConnectorInfo:
     name = (body.name or "").strip()
     config = _with_name(request_config(body.config), name)
     state = State(body.initial_state) if body.initial_state else None
@@ -82,10 +87,14 @@ def get_connector_config(name: ConnectorName, herder: HerderDep) -> dict[str, st
     return hide(herder.get(name).config.props)
 
 
-@router.put("/connectors/{name}/config", response_model=ConnectorInfo,
-            responses={201: {"model": ConnectorInfo, "description": "Created"}, **error_responses(400, 409)})
-def put_connector_config(name: ConnectorName, config: ConfigBody, request: Request, response: Response,
-                         herder: HerderDep) -> ConnectorInfo:
+@router.put(
+    "/connectors/{name}/config",
+    response_model=ConnectorInfo,
+    responses={201: {"model": ConnectorInfo, "description": "Created"}, **error_responses(400, 409)},
+)
+def put_connector_config(
+    name: ConnectorName, config: ConfigBody, request: Request, response: Response, herder: HerderDep
+) -> ConnectorInfo:
     """Create the connector (201) or replace its config (200); its tasks restart with the new config."""
     running, created = herder.put_config(name, _with_name(request_config(config), name))
     if created:
@@ -95,8 +104,9 @@ def put_connector_config(name: ConnectorName, config: ConfigBody, request: Reque
 
 
 @router.patch("/connectors/{name}/config", response_model=ConnectorInfo, responses=error_responses(400, 404))
-def patch_connector_config(name: ConnectorName, patch: Annotated[ConfigPatch, Body()],
-                           herder: HerderDep) -> ConnectorInfo:
+def patch_connector_config(
+    name: ConnectorName, patch: Annotated[ConfigPatch, Body()], herder: HerderDep
+) -> ConnectorInfo:
     """Merge into the config; a null value removes the key. Tasks restart with the result."""
     values = {k: (None if v is None else scalar_string(v)) for k, v in patch.items()}
     return connector_info(herder.patch_config(name, values))

@@ -15,8 +15,12 @@ from connectworker.rest.views import connector_status, find_task, task_infos, ta
 router = APIRouter(tags=["status and lifecycle"])
 
 
-@router.get("/connectors/{name}/status", response_model=ConnectorStateInfo, response_model_exclude_none=True,
-            responses=error_responses(404))
+@router.get(
+    "/connectors/{name}/status",
+    response_model=ConnectorStateInfo,
+    response_model_exclude_none=True,
+    responses=error_responses(404),
+)
 def get_status(name: ConnectorName, herder: HerderDep) -> ConnectorStateInfo:
     return connector_status(herder.get(name), herder.worker.worker_id, herder.redact)
 
@@ -26,8 +30,12 @@ def get_tasks(name: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
     return task_infos(herder.get(name))
 
 
-@router.get("/connectors/{name}/tasks/{task_id}/status", response_model=TaskState,
-            response_model_exclude_none=True, responses=error_responses(404))
+@router.get(
+    "/connectors/{name}/tasks/{task_id}/status",
+    response_model=TaskState,
+    response_model_exclude_none=True,
+    responses=error_responses(404),
+)
 def get_task_status(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> TaskState:
     task = find_task(herder.get(name), task_id)
     if task is None:
@@ -35,47 +43,61 @@ def get_task_status(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> 
     return task_state(task, herder.worker.worker_id, herder.redact)
 
 
-@router.post("/connectors/{name}/tasks/{task_id}/restart", status_code=204, response_class=Response,
-             responses=error_responses(404))
+@router.post(
+    "/connectors/{name}/tasks/{task_id}/restart",
+    status_code=204,
+    response_class=Response,
+    responses=error_responses(404),
+)
 def restart_task(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> Response:
     herder.restart_task(name, task_id)
     return Response(status_code=204)
 
 
-@router.post("/connectors/{name}/restart", status_code=204, response_class=Response,
-             responses={202: {"model": ConnectorStateInfo,
-                              "description": "includeTasks or onlyFailed given: what is being restarted"},
-                        **error_responses(404)})
-def restart_connector(name: ConnectorName, herder: HerderDep,
-                      include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
-                      only_failed: Annotated[bool, Query(alias="onlyFailed")] = False) -> Response:
+@router.post(
+    "/connectors/{name}/restart",
+    status_code=204,
+    response_class=Response,
+    responses={
+        202: {"model": ConnectorStateInfo, "description": "includeTasks or onlyFailed given: what is being restarted"},
+        **error_responses(404),
+    },
+)
+def restart_connector(
+    name: ConnectorName,
+    herder: HerderDep,
+    include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
+    only_failed: Annotated[bool, Query(alias="onlyFailed")] = False,
+) -> Response:
     """Without flags: restart the connector (here its tasks restart too) and answer 204. With
     `includeTasks` and/or `onlyFailed`: restart what they select and answer 202 with the status, the
     restarted parts shown as RESTARTING."""
     plan = herder.restart(name, include_tasks, only_failed)
     if not include_tasks and not only_failed:
         return Response(status_code=204)
-    status = connector_status(herder.get(name), herder.worker.worker_id, herder.redact,
-                              restarting_connector=plan.connector, restarting_tasks=plan.tasks)
+    status = connector_status(
+        herder.get(name),
+        herder.worker.worker_id,
+        herder.redact,
+        restarting_connector=plan.connector,
+        restarting_tasks=plan.tasks,
+    )
     return JSONResponse(status.model_dump(exclude_none=True), status_code=202)
 
 
-@router.put("/connectors/{name}/pause", status_code=202, response_class=Response,
-            responses=error_responses(404))
+@router.put("/connectors/{name}/pause", status_code=202, response_class=Response, responses=error_responses(404))
 def pause(name: ConnectorName, herder: HerderDep) -> Response:
     herder.pause(name)
     return Response(status_code=202)
 
 
-@router.put("/connectors/{name}/resume", status_code=202, response_class=Response,
-            responses=error_responses(404))
+@router.put("/connectors/{name}/resume", status_code=202, response_class=Response, responses=error_responses(404))
 def resume(name: ConnectorName, herder: HerderDep) -> Response:
     herder.resume(name)
     return Response(status_code=202)
 
 
-@router.put("/connectors/{name}/stop", status_code=204, response_class=Response,
-            responses=error_responses(404))
+@router.put("/connectors/{name}/stop", status_code=204, response_class=Response, responses=error_responses(404))
 def stop(name: ConnectorName, herder: HerderDep) -> Response:
     """Stop the connector's tasks but keep the connector (STOPPED), e.g. to edit its offsets."""
     herder.stop(name)

@@ -14,8 +14,9 @@ router = APIRouter(tags=["offsets"])
 
 @router.get("/connectors/{name}/offsets", response_model=ConnectorOffsets, responses=error_responses(404))
 def get_offsets(name: ConnectorName, herder: HerderDep) -> ConnectorOffsets:
-    return ConnectorOffsets(offsets=[ConnectorOffset.model_validate({"partition": p, "offset": o})
-                                     for p, o in herder.offsets(name)])
+    return ConnectorOffsets(
+        offsets=[ConnectorOffset.model_validate({"partition": p, "offset": o}) for p, o in herder.offsets(name)]
+    )
 
 
 @router.patch("/connectors/{name}/offsets", response_model=Message, responses=error_responses(400, 404))

@@ -33,18 +33,21 @@ def _resolve(name: str) -> type[SourceConnector] | None:
 def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True) -> list[PluginInfo]:
     """Source connectors; with `connectorsOnly=false` the converters and header converters too (as in Kafka,
     String, ByteArray and JSON are both)."""
-    plugins = [PluginInfo(class_name=dotted, type="source", version=cls().version())
-               for dotted, cls in connector_plugins()]
+    plugins = [
+        PluginInfo(class_name=dotted, type="source", version=cls().version()) for dotted, cls in connector_plugins()
+    ]
     if not connectors_only:
-        plugins += [PluginInfo(class_name=name, type="converter", version=__version__)
-                    for name in sorted(KAFKA_CLASS_NAMES)]
-        plugins += [PluginInfo(class_name=name, type="header_converter", version=__version__)
-                    for name in sorted(HEADER_KAFKA_CLASS_NAMES)]
+        plugins += [
+            PluginInfo(class_name=name, type="converter", version=__version__) for name in sorted(KAFKA_CLASS_NAMES)
+        ]
+        plugins += [
+            PluginInfo(class_name=name, type="header_converter", version=__version__)
+            for name in sorted(HEADER_KAFKA_CLASS_NAMES)
+        ]
     return plugins
 
 
-@router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo],
-            responses=error_responses(404))
+@router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo], responses=error_responses(404))
 def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
     """The connector's own configuration keys (the common and topic.creation.* keys are in validate).
     A plugin that is found but cannot be used (its module fails to import, an abstract method is
@@ -58,11 +61,15 @@ def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
     return [key_info(key) for key in cls().config_def().keys.values()]
 
 
-@router.put("/connector-plugins/{plugin}/config/validate", response_model=ConfigInfos,
-            responses=error_responses(400))
-def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar], Body(examples=[{
-        "connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}])],
-                    herder: HerderDep) -> ConfigInfos:
+@router.put("/connector-plugins/{plugin}/config/validate", response_model=ConfigInfos, responses=error_responses(400))
+def validate_config(
+    plugin: PluginName,
+    config: Annotated[
+        dict[str, ConfigScalar],
+        Body(examples=[{"connector.class": "DataGen", "name": "example", "topic.creation.default.partitions": "0"}]),
+    ],
+    herder: HerderDep,
+) -> ConfigInfos:
     """Validate a connector config and report every problem against its key, `topic.creation.*`
     (default and per-group) included. A plugin that cannot be found or used (its module fails to import,
     an abstract method is missing, its constructor, `config_def()` or `validate()` raises) is such a
@@ -76,6 +83,10 @@ def validate_config(plugin: PluginName, config: Annotated[dict[str, ConfigScalar
             raise BadRequest(f"Included connector type {included} does not match request type {plugin}")
     props["connector.class"] = included or plugin
     cls = _resolve(props["connector.class"])
-    return validate(_dotted(cls) if cls is not None else plugin, props,
-                    exactly_once_worker=herder.config.exactly_once_enabled,
-                    policy=herder.policy, worker=herder.config)
+    return validate(
+        _dotted(cls) if cls is not None else plugin,
+        props,
+        exactly_once_worker=herder.config.exactly_once_enabled,
+        policy=herder.policy,
+        worker=herder.config,
+    )

@@ -51,8 +51,10 @@ def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
         where = f"{listener.scheme}://{listener.host}:{listener.port}"
         message = f"The REST API cannot listen on {where} (from {key}): {exc.strerror or exc}"
         if exc.errno == errno.EADDRINUSE:
-            message += ("; another process, perhaps another worker, listens there: choose another port, "
-                        "port 0 for a free one, or an empty listeners= to run without REST")
+            message += (
+                "; another process, perhaps another worker, listens there: choose another port, "
+                "port 0 for a free one, or an empty listeners= to run without REST"
+            )
         raise ListenerError(message) from None
     return sock
 
@@ -60,23 +62,33 @@ def _bind(listener: Listener, key: str = "listeners") -> socket.socket:
 def _uvicorn_config(app: FastAPI, listener: Listener) -> uvicorn.Config:
     tls = listener.tls
     config = uvicorn.Config(
-        app, log_config=None, lifespan="off", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-        ssl_certfile=tls.certfile if tls else None, ssl_keyfile=tls.keyfile if tls else None,
-        ssl_keyfile_password=tls.key_password if tls else None, ssl_ca_certs=tls.cafile if tls else None,
-        ssl_cert_reqs=tls.client_auth if tls else 0)
+        app,
+        log_config=None,
+        lifespan="off",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        ssl_certfile=tls.certfile if tls else None,
+        ssl_keyfile=tls.keyfile if tls else None,
+        ssl_keyfile_password=tls.key_password if tls else None,
+        ssl_ca_certs=tls.cafile if tls else None,
+        ssl_cert_reqs=tls.client_auth if tls else 0,
+    )
     try:
         config.load()  # builds the SSL context here, so a bad certificate or key fails start-up
     except (OSError, ValueError) as exc:
-        raise ConfigError({"listeners.https.ssl.certfile":
-                           f"cannot use the certificate or key: {exc}"}) from None
+        raise ConfigError({"listeners.https.ssl.certfile": f"cannot use the certificate or key: {exc}"}) from None
     return config
 
 
 class RestServer:
     """`bind()` takes the ports, `start(app)` serves `app` on them, `stop()` shuts the servers down."""
 
-    def __init__(self, listeners: Sequence[Listener], *, listeners_key: str = "listeners",
-                 credentials: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        listeners: Sequence[Listener],
+        *,
+        listeners_key: str = "listeners",
+        credentials: dict[str, str] | None = None,
+    ) -> None:
         self.listeners = list(listeners)
         self._listeners_key = listeners_key  # named in a message about a port that cannot be bound
         self.credentials = credentials
@@ -97,8 +109,7 @@ class RestServer:
             log.info("REST API requires HTTP basic authentication (%s)", CREDENTIALS_KEY)
         key = config.listeners_key
         variable = variable_for_field(key.replace(".", "_"), environ)
-        return cls(listeners, listeners_key=f"{variable} (sets {key})" if variable else key,
-                   credentials=credentials)
+        return cls(listeners, listeners_key=f"{variable} (sets {key})" if variable else key, credentials=credentials)
 
     def bind(self) -> RestServer:
         """Take every listener's port now, before anything else starts."""
@@ -122,8 +133,12 @@ class RestServer:
             self.bind()
             for listener, sock in zip(self.listeners, self._sockets, strict=True):
                 server = uvicorn.Server(_uvicorn_config(app, listener))
-                thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                                          name=f"rest-{listener.scheme}-{listener.port}")
+                thread = threading.Thread(
+                    target=server.run,
+                    kwargs={"sockets": [sock]},
+                    daemon=True,
+                    name=f"rest-{listener.scheme}-{listener.port}",
+                )
                 self._servers.append((server, thread))
                 thread.start()
                 host, port = sock.getsockname()[:2]
@@ -142,8 +157,7 @@ class RestServer:
         for server, thread in self._servers:
             while not server.started:
                 if not thread.is_alive():
-                    raise ConnectError(f"The REST server thread {thread.name} ended during start-up; "
-                                       f"see the log")
+                    raise ConnectError(f"The REST server thread {thread.name} ended during start-up; see the log")
                 if time.monotonic() > deadline:
                     raise ConnectError(f"The REST server did not start within {START_TIMEOUT_S:.0f} s")
                 time.sleep(0.02)

@@ -40,16 +40,19 @@ from connectworker.topics.plan import PlanEntry
 __all__ = ["router"]
 
 router = APIRouter(tags=["status page"])
-_templates = Environment(loader=PackageLoader("connectworker.rest", "templates"),
-                         autoescape=select_autoescape(default=True, default_for_string=True),
-                         trim_blocks=True, lstrip_blocks=True)
+_templates = Environment(
+    loader=PackageLoader("connectworker.rest", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 MAX_PLAN_TOPICS = 100
 MAX_TOPICS_TEXT = 20_000
 _SEPARATORS = re.compile(r"[\s,]+")  # topic names hold neither commas nor white space
 HEADERS = {  # no script but ours, no frame, no foreign form target: escaping is not the only defence
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; "
-                               "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
-                               "base-uri 'none'",
+    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -91,15 +94,27 @@ class PlanView:
 def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
     running = herder.get(name)
     status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
-    offsets = [(json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
-               for partition, offset in herder.offsets(name)]  # as GET …/offsets shows them
+    offsets = [
+        (json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
+        for partition, offset in herder.offsets(name)
+    ]  # as GET …/offsets shows them
     tasks = task_activity(herder, running)
     restarts = {task_id: herder.auto_restarts.restarts(name, task_id) for task_id in [None, *tasks]}
-    return ConnectorView(name, running.config.props.get("connector.class", ""), status.connector.state,
-                         status.connector.trace, [task.model_dump() for task in status.tasks],
-                         herder.created_topics(name), offsets, sorted(running.topics),
-                         connector_activity(herder, running, tasks), tasks, auto_restart_summary(running),
-                         {task_id: n for task_id, n in restarts.items() if n}, herder.auto_restarts.given_up(name))
+    return ConnectorView(
+        name,
+        running.config.props.get("connector.class", ""),
+        status.connector.state,
+        status.connector.trace,
+        [task.model_dump() for task in status.tasks],
+        herder.created_topics(name),
+        offsets,
+        sorted(running.topics),
+        connector_activity(herder, running, tasks),
+        tasks,
+        auto_restart_summary(running),
+        {task_id: n for task_id, n in restarts.items() if n},
+        herder.auto_restarts.given_up(name),
+    )
 
 
 def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanView, int]:
@@ -139,11 +154,15 @@ def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanVi
 
 
 @router.get("/ui", response_class=HTMLResponse, include_in_schema=False)
-def status_page(herder: HerderDep, connector: Annotated[str | None, Query()] = None,
-                topics: Annotated[str | None, Query()] = None) -> HTMLResponse:
+def status_page(
+    herder: HerderDep, connector: Annotated[str | None, Query()] = None, topics: Annotated[str | None, Query()] = None
+) -> HTMLResponse:
     """The page; with `connector` or `topics` given, the plan form's answer too."""
-    plan, status = (PlanView(), 200) if connector is None and topics is None else \
-        _plan(herder, (connector or "").strip(), topics or "")
+    plan, status = (
+        (PlanView(), 200)
+        if connector is None and topics is None
+        else _plan(herder, (connector or "").strip(), topics or "")
+    )
     html = _templates.get_template("status.html").render(plan=plan, **_live(herder))
     return HTMLResponse(html, status_code=status, headers=HEADERS)
 
@@ -162,9 +181,15 @@ def _live(herder: StandaloneHerder) -> dict[str, Any]:
             connectors.append(_connector_view(herder, name))
         except UnknownConnectorError:  # deleted while the page was being put together
             continue
-    return {"version": __version__, "now": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "health": herder.health(),
-            "connectors": connectors, "cluster_id": herder.cluster_id(), "format_time": _format_time,
-            "epoch": time.time()}
+    return {
+        "version": __version__,
+        "now": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "health": herder.health(),
+        "connectors": connectors,
+        "cluster_id": herder.cluster_id(),
+        "format_time": _format_time,
+        "epoch": time.time(),
+    }
 
 
 def _format_time(epoch_s: float) -> str:

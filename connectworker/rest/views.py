@@ -27,38 +27,63 @@ Redact = Callable[[str], str]
 
 def connector_info(running: RunningConnector) -> ConnectorInfo:
     name = running.config.name
-    return ConnectorInfo(name=name, config=hide(running.config.props),
-                         tasks=[ConnectorTaskId(connector=name, task=t.task_id) for t in _tasks(running)])
+    return ConnectorInfo(
+        name=name,
+        config=hide(running.config.props),
+        tasks=[ConnectorTaskId(connector=name, task=t.task_id) for t in _tasks(running)],
+    )
 
 
 def task_infos(running: RunningConnector) -> list[TaskInfo]:
     """Each task's config as kept: config provider references unresolved, secrets hidden."""
     name = running.config.name
     kept = running.task_configs
-    return [TaskInfo(id=ConnectorTaskId(connector=name, task=t.task_id),
-                     config=hide(kept[t.task_id] if t.task_id < len(kept) else t.props))
-            for t in _tasks(running)]
+    return [
+        TaskInfo(
+            id=ConnectorTaskId(connector=name, task=t.task_id),
+            config=hide(kept[t.task_id] if t.task_id < len(kept) else t.props),
+        )
+        for t in _tasks(running)
+    ]
 
 
 def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:
     state, trace = task.status.shown()
     if restarting:
-        return TaskState(id=task.task_id, state=State.RESTARTING.value, worker_id=task.worker_id or worker_id,
-                         transactional_id=task.transactional_id)
-    return TaskState(id=task.task_id, state=state.value, worker_id=task.worker_id or worker_id,
-                     trace=_shown_trace(trace, redact),
-                     transactional_id=task.transactional_id)
+        return TaskState(
+            id=task.task_id,
+            state=State.RESTARTING.value,
+            worker_id=task.worker_id or worker_id,
+            transactional_id=task.transactional_id,
+        )
+    return TaskState(
+        id=task.task_id,
+        state=state.value,
+        worker_id=task.worker_id or worker_id,
+        trace=_shown_trace(trace, redact),
+        transactional_id=task.transactional_id,
+    )
 
 
-def connector_status(running: RunningConnector, worker_id: str, redact: Redact, *,
-                     restarting_connector: bool = False,
-                     restarting_tasks: frozenset[int] = frozenset()) -> ConnectorStateInfo:
+def connector_status(
+    running: RunningConnector,
+    worker_id: str,
+    redact: Redact,
+    *,
+    restarting_connector: bool = False,
+    restarting_tasks: frozenset[int] = frozenset(),
+) -> ConnectorStateInfo:
     state, trace = running.status.shown()
-    connector = (ConnectorState(state=State.RESTARTING.value, worker_id=worker_id) if restarting_connector
-                 else ConnectorState(state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact)))
+    connector = (
+        ConnectorState(state=State.RESTARTING.value, worker_id=worker_id)
+        if restarting_connector
+        else ConnectorState(state=state.value, worker_id=worker_id, trace=_shown_trace(trace, redact))
+    )
     return ConnectorStateInfo(
-        name=running.config.name, connector=connector,
-        tasks=[task_state(t, worker_id, redact, t.task_id in restarting_tasks) for t in _tasks(running)])
+        name=running.config.name,
+        connector=connector,
+        tasks=[task_state(t, worker_id, redact, t.task_id in restarting_tasks) for t in _tasks(running)],
+    )
 
 
 def _shown_trace(trace: str | None, redact: Redact) -> str | None:

@@ -71,8 +71,11 @@ class DetachedConnectorContext:
 
     def request_task_reconfiguration(self) -> None:
         self.reconfiguration_requests += 1
-        log.info("Connector %s asked for a task reconfiguration; %s keeps the task configs it started with",
-                 self._name, self._where)
+        log.info(
+            "Connector %s asked for a task reconfiguration; %s keeps the task configs it started with",
+            self._name,
+            self._where,
+        )
 
     def raise_error(self, exc: BaseException) -> None:
         self.error = exc

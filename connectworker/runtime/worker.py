@@ -51,21 +51,39 @@ class UnknownConnectorError(ConnectError, LookupError):
 
 
 class Worker:
-    def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore,
-                 topic_gate_factory: TopicGateFactory, *, worker_id: str = "connectworker",
-                 metrics: WorkerMetrics | None = None, runner: TaskRunner | None = None) -> None:
+    def __init__(
+        self,
+        config: WorkerConfig,
+        offset_store: OffsetBackingStore,
+        topic_gate_factory: TopicGateFactory,
+        *,
+        worker_id: str = "connectworker",
+        metrics: WorkerMetrics | None = None,
+        runner: TaskRunner | None = None,
+    ) -> None:
         """`runner` runs the tasks; by default each on a thread of this process, built here. The config
         providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
         self.config = config
-        self.resolver = ConnectorConfigResolver(config.open_config_providers(),
-                                                exactly_once_worker=config.exactly_once_enabled, worker=config)
+        self.resolver = ConnectorConfigResolver(
+            config.open_config_providers(), exactly_once_worker=config.exactly_once_enabled, worker=config
+        )
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
         self._flusher = OffsetFlusher(offset_store)
-        self.runner: TaskRunner = runner if runner is not None else ThreadTaskRunner(SourceTaskFactory(
-            config, offset_store, topic_gate_factory, offset_flusher=self._flusher,
-            task_metrics=self.metrics.for_task))
+        self.runner: TaskRunner = (
+            runner
+            if runner is not None
+            else ThreadTaskRunner(
+                SourceTaskFactory(
+                    config,
+                    offset_store,
+                    topic_gate_factory,
+                    offset_flusher=self._flusher,
+                    task_metrics=self.metrics.for_task,
+                )
+            )
+        )
         self._connectors: dict[str, RunningConnector] = {}
         self._registry = threading.Lock()  # guards `_connectors` only; held for a moment
         self._lock = threading.RLock()  # one lifecycle change at a time
@@ -105,12 +123,14 @@ class Worker:
     def _tasks_taken(self, *, but: str) -> int:
         """Tasks the other connectors take: their `tasks.max`, or more if tasks.max.enforce=false let them."""
         with self._registry:
-            return sum(max(r.config.tasks_max, len(r.task_configs)) for name, r in self._connectors.items()
-                       if name != but)
+            return sum(
+                max(r.config.tasks_max, len(r.task_configs)) for name, r in self._connectors.items() if name != but
+            )
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start_connector(self, config: ConnectorConfig, initial_state: State = State.RUNNING, *,
-                        wait: bool = True) -> Future[None] | None:
+    def start_connector(
+        self, config: ConnectorConfig, initial_state: State = State.RUNNING, *, wait: bool = True
+    ) -> Future[None] | None:
         """Start `config`'s connector and its tasks. A connector that fails to start is FAILED, not raised.
 
         With `wait=False` it is registered (UNASSIGNED) and started in the background, in the order of
@@ -136,8 +156,9 @@ class Worker:
         with self._lock:
             with self._registry:
                 current = self._connectors.get(running.config.name)
-            if current is running and not self._stopping.is_set() and running.connector is None \
-                    and not running.tasks:  # still wanted, and no other request started it meanwhile
+            if (
+                current is running and not self._stopping.is_set() and running.connector is None and not running.tasks
+            ):  # still wanted, and no other request started it meanwhile
                 self._start(running)
 
     def _start(self, running: RunningConnector) -> None:
@@ -171,27 +192,40 @@ class Worker:
     @staticmethod
     def _failed(running: RunningConnector, exc: BaseException, doing: str) -> None:
         running.status.set(State.FAILED, "".join(traceback.format_exception(exc)))
-        log.error("Connector %s FAILED %s: %s", running.config.name, doing, exc,
-                  extra=log_fields(connector=running.config.name))
+        log.error(
+            "Connector %s FAILED %s: %s",
+            running.config.name,
+            doing,
+            exc,
+            extra=log_fields(connector=running.config.name),
+        )
 
-    def _task_props(self, running: RunningConnector, connector: SourceConnector
-                    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    def _task_props(
+        self, running: RunningConnector, connector: SourceConnector
+    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
         """The connector's task configs as kept and shown (references unresolved), and each task's props
         as it receives them: the resolved connector config with the task's own config laid over it."""
         resolved = running.resolved or running.config
         task_configs = self._task_configs(running, connector)
-        return ([shown_task_config(running.config.props, resolved.props, t) for t in task_configs],
-                [{**resolved.props, **t} for t in task_configs])
+        return (
+            [shown_task_config(running.config.props, resolved.props, t) for t in task_configs],
+            [{**resolved.props, **t} for t in task_configs],
+        )
 
-    def _start_tasks(self, running: RunningConnector, connector: SourceConnector,
-                     task_props: list[dict[str, str]]) -> None:
+    def _start_tasks(
+        self, running: RunningConnector, connector: SourceConnector, task_props: list[dict[str, str]]
+    ) -> None:
         paused = running.target_state is State.PAUSED
         task_class = connector.task_class()
         resolved = running.resolved or running.config
         for i, props in enumerate(task_props):
             if self._stopping.is_set():  # a stop came in while the tasks were starting: start no more
-                log.info("Connector %s: %d of its %d task(s) not started: the worker is stopping",
-                         running.config.name, len(task_props) - i, len(task_props))
+                log.info(
+                    "Connector %s: %d of its %d task(s) not started: the worker is stopping",
+                    running.config.name,
+                    len(task_props) - i,
+                    len(task_props),
+                )
                 break
             running.tasks.append(self._start_task(running, TaskSpec(resolved, i, props, task_class), paused))
 
@@ -213,8 +247,12 @@ class Worker:
             name = running.config.name
             with self._registry:
                 current = self._connectors.get(name)
-            if current is not running or running.connector is not connector or self._stopping.is_set() \
-                    or running.status.state is State.FAILED:
+            if (
+                current is not running
+                or running.connector is not connector
+                or self._stopping.is_set()
+                or running.status.state is State.FAILED
+            ):
                 return
             try:
                 task_configs, task_props = self._task_props(running, connector)
@@ -224,8 +262,13 @@ class Worker:
             if task_configs == running.task_configs:
                 log.debug("Connector %s asked for a task reconfiguration; its task configs are unchanged", name)
                 return
-            log.info("Connector %s: task configs changed (%d task(s) before, %d now); restarting its tasks", name,
-                     len(running.task_configs), len(task_configs), extra=log_fields(connector=name))
+            log.info(
+                "Connector %s: task configs changed (%d task(s) before, %d now); restarting its tasks",
+                name,
+                len(running.task_configs),
+                len(task_configs),
+                extra=log_fields(connector=name),
+            )
             before = len(running.tasks)
             self._stop_tasks(running, stop_connector=False)
             if len(task_configs) < before:
@@ -256,13 +299,20 @@ class Worker:
             raise ConnectError(
                 f"Connector {config.name} generated {len(configs)} task configs, more than its tasks.max "
                 f"({config.tasks_max}). A connector may not create more tasks than tasks.max allows; fix the "
-                f"connector, or set tasks.max.enforce=false in its config to run them all for now.")
+                f"connector, or set tasks.max.enforce=false in its config to run them all for now."
+            )
         problem = task_limit_problem(self.config, len(configs), self._tasks_taken(but=config.name))
         if problem is not None:
-            raise ConnectError(f"Connector {config.name} generated {len(configs)} task configs "
-                               f"(tasks.max.enforce=false): {problem}")
-        log.warning("Connector %s generated %d task configs, more than its tasks.max (%d); running them all "
-                    "because tasks.max.enforce=false", config.name, len(configs), config.tasks_max)
+            raise ConnectError(
+                f"Connector {config.name} generated {len(configs)} task configs (tasks.max.enforce=false): {problem}"
+            )
+        log.warning(
+            "Connector %s generated %d task configs, more than its tasks.max (%d); running them all "
+            "because tasks.max.enforce=false",
+            config.name,
+            len(configs),
+            config.tasks_max,
+        )
         return configs
 
     def _start_task(self, running: RunningConnector, spec: TaskSpec, paused: bool) -> TaskHandle:
@@ -270,12 +320,17 @@ class Worker:
         try:
             return self.runner.start(spec, paused=paused, on_topics=running.topics.update)
         except Exception as exc:
-            log.error("Task %s FAILED to start: %s", spec.name, exc, extra=log_fields(connector=spec.connector,
-                                                                                       task=spec.task_id))
+            log.error(
+                "Task %s FAILED to start: %s",
+                spec.name,
+                exc,
+                extra=log_fields(connector=spec.connector, task=spec.task_id),
+            )
             return UnstartedTask(spec, exc)
 
-    def _stop_tasks(self, running: RunningConnector, deadline: float | None = None, *,
-                    stop_connector: bool = True) -> None:
+    def _stop_tasks(
+        self, running: RunningConnector, deadline: float | None = None, *, stop_connector: bool = True
+    ) -> None:
         """Stop `running`'s tasks, waiting for them until `deadline` (monotonic; by default the stop wait
         from now): one bound for them all, not one each, or stuck tasks would add up. Then the connector,
         unless `stop_connector` is false (a task reconfiguration keeps it running)."""
@@ -285,8 +340,11 @@ class Worker:
             deadline = time.monotonic() + self._stop_wait_s
         for task in running.tasks:
             if not task.join(max(0.0, deadline - time.monotonic())):
-                log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); "
-                          "abandoning its thread", task.name, self.config.task_shutdown_graceful_timeout_ms)
+                log.error(
+                    "Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); abandoning its thread",
+                    task.name,
+                    self.config.task_shutdown_graceful_timeout_ms,
+                )
         running.tasks = []
         if stop_connector:
             if running.connector is not None:
@@ -338,8 +396,9 @@ class Worker:
                 resolved = running.resolved = self.resolver.connector(running.config)
                 spec = TaskSpec(resolved, task_id, self.resolver.task(running.config.name, kept), task_class)
             except ConfigError as exc:
-                log.error("Task %s-%d FAILED to start: %s", name, task_id, exc,
-                          extra=log_fields(connector=name, task=task_id))
+                log.error(
+                    "Task %s-%d FAILED to start: %s", name, task_id, exc, extra=log_fields(connector=name, task=task_id)
+                )
                 running.tasks[task_id] = UnstartedTask(TaskSpec(running.config, task_id, kept, task_class), exc)
             else:
                 running.tasks[task_id] = self._start_task(running, spec, running.target_state is State.PAUSED)
@@ -360,8 +419,13 @@ class Worker:
             running.target_state = State.PAUSED
             if running.status.state is State.RUNNING:
                 running.status.set(State.PAUSED)
-                log.info("Connector %s paused: its %d task(s) stop polling (records in flight are still "
-                         "delivered and committed)", name, len(running.tasks), extra=log_fields(connector=name))
+                log.info(
+                    "Connector %s paused: its %d task(s) stop polling (records in flight are still "
+                    "delivered and committed)",
+                    name,
+                    len(running.tasks),
+                    extra=log_fields(connector=name),
+                )
             for task in running.tasks:
                 task.pause()
 
@@ -386,8 +450,11 @@ class Worker:
             self._stop_tasks(running)
             running.target_state = State.STOPPED
             running.status.set(State.STOPPED)
-            log.info("Connector %s stopped: no task runs until it is resumed; its offsets may be altered now",
-                     name, extra=log_fields(connector=name))
+            log.info(
+                "Connector %s stopped: no task runs until it is resumed; its offsets may be altered now",
+                name,
+                extra=log_fields(connector=name),
+            )
 
     def stop(self) -> None:
         """Stop every connector gracefully: tasks flush, and commit what Kafka acknowledged.

@@ -16,8 +16,14 @@ from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 
-__all__ = ["InMemoryTaskContext", "Offsets", "RecordedConnectorContext", "RecordedTransactions", "offsets_by_key",
-           "partition_key"]
+__all__ = [
+    "InMemoryTaskContext",
+    "Offsets",
+    "RecordedConnectorContext",
+    "RecordedTransactions",
+    "offsets_by_key",
+    "partition_key",
+]
 
 Offsets = Mapping[str, SourceOffset | None] | Iterable[tuple[SourcePartition | None, SourceOffset | None]]
 """Committed offsets as a test gives them: ``(source_partition, source_offset)`` pairs, e.g.
@@ -56,6 +62,7 @@ def offsets_by_key(offsets: Offsets | None) -> dict[str, SourceOffset]:
         keyed[partition_key(partition)] = offset
     return keyed
 
+
 class InMemoryTaskContext(WorkerTaskContext):
     """The context `SourceTask.initialize` receives, over `props` and fixed committed `offsets`.
 
@@ -64,8 +71,12 @@ class InMemoryTaskContext(WorkerTaskContext):
     committed it. The offsets are read as given (a snapshot), as a task reads them when it starts.
     """
 
-    def __init__(self, props: Mapping[str, str] | None = None, offsets: Offsets | None = None,
-                 transaction_context: TransactionContext | None = None) -> None:
+    def __init__(
+        self,
+        props: Mapping[str, str] | None = None,
+        offsets: Offsets | None = None,
+        transaction_context: TransactionContext | None = None,
+    ) -> None:
         self._committed = offsets_by_key(offsets)
         super().__init__(TaskOffsetReader(self._committed), props or {}, transaction_context)
 

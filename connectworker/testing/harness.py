@@ -37,8 +37,9 @@ PollResult = list[SourceRecord] | SourceRecordBatch
 """A non-empty poll result as the task returned it."""
 
 
-def connector_task_props(connector: type[SourceConnector] | SourceConnector, props: Mapping[str, str], *,
-                         max_tasks: int | None = None) -> list[dict[str, str]]:
+def connector_task_props(
+    connector: type[SourceConnector] | SourceConnector, props: Mapping[str, str], *, max_tasks: int | None = None
+) -> list[dict[str, str]]:
     """The props of each task of `connector`, as the worker builds them: the connector's keys are
     validated (`validate`, plus the `topic.creation.*` rules), the connector is started with `props`,
     and each of its `task_configs(max_tasks)` is laid over `props`; the connector is stopped again.
@@ -49,8 +50,9 @@ def connector_task_props(connector: type[SourceConnector] | SourceConnector, pro
     return _start_connector(connector, props, max_tasks)[1]
 
 
-def _start_connector(connector: type[SourceConnector] | SourceConnector, props: Mapping[str, str],
-                     max_tasks: int | None) -> tuple[type[SourceTask], list[dict[str, str]]]:
+def _start_connector(
+    connector: type[SourceConnector] | SourceConnector, props: Mapping[str, str], max_tasks: int | None
+) -> tuple[type[SourceTask], list[dict[str, str]]]:
     """The task class and task props of `connector`, started with `props` and stopped again."""
     instance = connector() if isinstance(connector, type) else connector
     source = type(instance).__name__
@@ -62,8 +64,9 @@ def _start_connector(connector: type[SourceConnector] | SourceConnector, props: 
         try:
             max_tasks = int(props.get("tasks.max", "1"))
         except ValueError:
-            raise ConfigError({"tasks.max": f"Invalid value {props['tasks.max']!r}: not an integer"},
-                              source=source) from None
+            raise ConfigError(
+                {"tasks.max": f"Invalid value {props['tasks.max']!r}: not an integer"}, source=source
+            ) from None
     context = RecordedConnectorContext()
     instance.initialize(context)
     instance.start(props)
@@ -90,8 +93,14 @@ class TaskHarness:
     `topic.creation.*` rule raises `ConfigError` here, as the worker refuses such a connector.
     """
 
-    def __init__(self, task: type[SourceTask] | SourceTask, props: Mapping[str, str] | None = None, *,
-                 offsets: Offsets | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        task: type[SourceTask] | SourceTask,
+        props: Mapping[str, str] | None = None,
+        *,
+        offsets: Offsets | None = None,
+        name: str | None = None,
+    ) -> None:
         self._task_class: type[SourceTask] | None = task if isinstance(task, type) else None
         self.task: SourceTask = task() if isinstance(task, type) else task
         self.props: dict[str, str] = dict(props or {})
@@ -112,9 +121,15 @@ class TaskHarness:
         self._next_offset: dict[tuple[str, int], int] = {}
 
     @classmethod
-    def for_connector(cls, connector: type[SourceConnector] | SourceConnector, props: Mapping[str, str], *,
-                      task: int = 0, max_tasks: int | None = None, offsets: Offsets | None = None
-                      ) -> TaskHarness:
+    def for_connector(
+        cls,
+        connector: type[SourceConnector] | SourceConnector,
+        props: Mapping[str, str],
+        *,
+        task: int = 0,
+        max_tasks: int | None = None,
+        offsets: Offsets | None = None,
+    ) -> TaskHarness:
         """A harness for task number `task` of `connector`, with the props the worker would give it
         (see `connector_task_props`)."""
         task_class, all_props = _start_connector(connector, props, max_tasks)
@@ -158,8 +173,9 @@ class TaskHarness:
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc is None:
             self.stop()
         else:
@@ -207,8 +223,9 @@ class TaskHarness:
         self._pending_records.extend(records)
         return records
 
-    def poll_until(self, records: int | None = None, *, polls: int | None = None,
-                   timeout: float = 10.0) -> list[SourceRecord]:
+    def poll_until(
+        self, records: int | None = None, *, polls: int | None = None, timeout: float = 10.0
+    ) -> list[SourceRecord]:
         """Poll until at least `records` more records came back, or `polls` polls were made, whichever
         comes first (one poll when neither is given); the records of these polls.
 
@@ -222,14 +239,14 @@ class TaskHarness:
         made = 0
         while (records is None or len(collected) < records) and (polls is None or made < polls):
             if records is not None and time.monotonic() >= deadline:
-                raise TimeoutError(f"task {self.name} returned {len(collected)} of {records} records in "
-                                   f"{timeout} s ({made} polls)")
+                raise TimeoutError(
+                    f"task {self.name} returned {len(collected)} of {records} records in {timeout} s ({made} polls)"
+                )
             collected.extend(self.poll())
             made += 1
         return collected
 
-    def run(self, records: int | None = None, *, polls: int | None = None,
-            timeout: float = 10.0) -> list[SourceRecord]:
+    def run(self, records: int | None = None, *, polls: int | None = None, timeout: float = 10.0) -> list[SourceRecord]:
         """Start the task, `poll_until(records, polls=polls, timeout=timeout)`, stop it (committing what
         it polled) and return the records of this run. The task is stopped even if polling fails."""
         self.start()
@@ -274,8 +291,9 @@ class TaskHarness:
         """The distinct topics of the records polled so far, in order of first appearance."""
         return list(dict.fromkeys(record.topic for record in self.records))
 
-    def plan_topics(self, topics: Iterable[str] | None = None, *,
-                    rules: Mapping[str, str] | TopicCreationRules | None = None) -> dict[str, TopicPlan]:
+    def plan_topics(
+        self, topics: Iterable[str] | None = None, *, rules: Mapping[str, str] | TopicCreationRules | None = None
+    ) -> dict[str, TopicPlan]:
         """What the worker (with `topic.creation.enable=true`) would do with each topic, by topic.
 
         `topics` default to the topics polled so far; `rules` to those of the harness's props, and may
@@ -285,8 +303,9 @@ class TaskHarness:
         `connectworker plan` does). Raises `ConfigError` for bad rules, and whatever the hook raises.
         """
         chosen = self.rules if rules is None else parse_rules(rules, source=self.name)
-        return plan_topics(chosen, self.topics if topics is None else topics, self._hook(),
-                           hook_owner=f"task {self.name}")
+        return plan_topics(
+            chosen, self.topics if topics is None else topics, self._hook(), hook_owner=f"task {self.name}"
+        )
 
     @contextlib.contextmanager
     def _hook(self) -> Iterator[NewTopicHook]:
@@ -300,4 +319,3 @@ class TaskHarness:
             yield task.settings_for_new_topic
         finally:
             task.stop()
-

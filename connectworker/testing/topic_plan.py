@@ -45,8 +45,7 @@ class TopicPlan:
         return self.settings is not None
 
 
-def parse_rules(rules: Mapping[str, str] | TopicCreationRules, *, source: str | None = None
-                ) -> TopicCreationRules:
+def parse_rules(rules: Mapping[str, str] | TopicCreationRules, *, source: str | None = None) -> TopicCreationRules:
     """Rules as given, or read from the `topic.creation.*` keys of a connector config with the worker's
     own parser; other keys are ignored. A bad rule raises `ConfigError` naming every offending key."""
     if isinstance(rules, TopicCreationRules):
@@ -79,8 +78,13 @@ class _RecordingHook:
         return call.returned
 
 
-def plan_topics(rules: TopicCreationRules, topics: Iterable[str],
-                open_hook: AbstractContextManager[NewTopicHook], *, hook_owner: str) -> dict[str, TopicPlan]:
+def plan_topics(
+    rules: TopicCreationRules,
+    topics: Iterable[str],
+    open_hook: AbstractContextManager[NewTopicHook],
+    *,
+    hook_owner: str,
+) -> dict[str, TopicPlan]:
     """Plan each of `topics` (in order, without repeats) with `rules` and the hook `open_hook` yields.
 
     Raises what the hook raised for a topic, and `TopicCreationError` when it returned something the
@@ -108,7 +112,11 @@ def plan_topics(rules: TopicCreationRules, topics: Iterable[str],
         if entry.create:
             assert entry.partitions is not None and entry.replication_factor is not None
             settings = TopicSettings(entry.topic, entry.partitions, entry.replication_factor, entry.configs)
-        plans[entry.topic] = TopicPlan(entry.topic, entry.rule, settings, entry.reason,
-                                       vetoed=call is not None and call.returned is None and not entry.create)
+        plans[entry.topic] = TopicPlan(
+            entry.topic,
+            entry.rule,
+            settings,
+            entry.reason,
+            vetoed=call is not None and call.returned is None and not entry.create,
+        )
     return plans
-

@@ -35,12 +35,21 @@ from connectworker.topics.drift import TopicState
 
 log = logging.getLogger(__name__)
 
-RETRIABLE_CODES = frozenset({
-    KafkaError.REQUEST_TIMED_OUT, KafkaError._TIMED_OUT, KafkaError.NOT_CONTROLLER,
-    KafkaError.LEADER_NOT_AVAILABLE, KafkaError.NETWORK_EXCEPTION, KafkaError._TRANSPORT,
-    KafkaError._ALL_BROKERS_DOWN, KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.BROKER_NOT_AVAILABLE,
-    KafkaError.THROTTLING_QUOTA_EXCEEDED, KafkaError._WAIT_COORD,
-})
+RETRIABLE_CODES = frozenset(
+    {
+        KafkaError.REQUEST_TIMED_OUT,
+        KafkaError._TIMED_OUT,
+        KafkaError.NOT_CONTROLLER,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.NETWORK_EXCEPTION,
+        KafkaError._TRANSPORT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+        KafkaError.BROKER_NOT_AVAILABLE,
+        KafkaError.THROTTLING_QUOTA_EXCEEDED,
+        KafkaError._WAIT_COORD,
+    }
+)
 UNSUPPORTED_CODES = frozenset({KafkaError.UNSUPPORTED_VERSION, KafkaError._UNSUPPORTED_FEATURE})
 MISSING_CODES = frozenset({KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC})
 """Codes meaning "no such topic", from the broker or from librdkafka's own metadata."""
@@ -77,42 +86,57 @@ def _broker_text(err: KafkaError) -> str:
     return err.str() or err.name()
 
 
-def explain_create_error(topic: str, err: KafkaError, settings: TopicSettings | None = None,
-                         broker_count: int | None = None) -> TopicAdminError:
+def explain_create_error(
+    topic: str, err: KafkaError, settings: TopicSettings | None = None, broker_count: int | None = None
+) -> TopicAdminError:
     """An actionable message for a CreateTopics error on `topic`."""
     code = err.code()
     text = _broker_text(err)
     if code == KafkaError.POLICY_VIOLATION:
-        msg = (f"The broker's create-topic policy rejected topic {topic!r}: {text}. Change the "
-               f"connector's topic.creation.* settings to satisfy the policy, or have an administrator "
-               f"create the topic.")
+        msg = (
+            f"The broker's create-topic policy rejected topic {topic!r}: {text}. Change the "
+            f"connector's topic.creation.* settings to satisfy the policy, or have an administrator "
+            f"create the topic."
+        )
     elif code == KafkaError.TOPIC_AUTHORIZATION_FAILED:
-        msg = (f"Not authorized to create topic {topic!r}: the worker's principal needs the ACL "
-               f"CREATE on TOPIC {topic!r} (or CREATE on the CLUSTER), e.g. "
-               f"kafka-acls --add --allow-principal User:<worker> --operation Create --topic {topic}. "
-               f"Broker said: {text}")
+        msg = (
+            f"Not authorized to create topic {topic!r}: the worker's principal needs the ACL "
+            f"CREATE on TOPIC {topic!r} (or CREATE on the CLUSTER), e.g. "
+            f"kafka-acls --add --allow-principal User:<worker> --operation Create --topic {topic}. "
+            f"Broker said: {text}"
+        )
     elif code == KafkaError.CLUSTER_AUTHORIZATION_FAILED:
-        msg = (f"Not authorized to create topic {topic!r}: the worker's principal needs the ACL "
-               f"CREATE on the CLUSTER resource (or CREATE on TOPIC {topic!r}), e.g. "
-               f"kafka-acls --add --allow-principal User:<worker> --operation Create --cluster. "
-               f"Broker said: {text}")
+        msg = (
+            f"Not authorized to create topic {topic!r}: the worker's principal needs the ACL "
+            f"CREATE on the CLUSTER resource (or CREATE on TOPIC {topic!r}), e.g. "
+            f"kafka-acls --add --allow-principal User:<worker> --operation Create --cluster. "
+            f"Broker said: {text}"
+        )
     elif code == KafkaError.INVALID_REPLICATION_FACTOR:
         rf = settings.replication_factor if settings else "?"
         brokers = f"{broker_count} broker(s)" if broker_count is not None else "fewer brokers"
-        msg = (f"Cannot create topic {topic!r} with replication factor {rf}: the cluster has {brokers}. "
-               f"Set topic.creation.<group>.replication.factor to at most the number of brokers, or -1 "
-               f"for the broker's default. Broker said: {text}")
+        msg = (
+            f"Cannot create topic {topic!r} with replication factor {rf}: the cluster has {brokers}. "
+            f"Set topic.creation.<group>.replication.factor to at most the number of brokers, or -1 "
+            f"for the broker's default. Broker said: {text}"
+        )
     elif code == KafkaError.INVALID_CONFIG:
         configs = ", ".join(f"{k}={v}" for k, v in (settings.configs() if settings else {}).items())
-        msg = (f"The broker rejected a topic config of {topic!r}: {text}. Configs sent: {configs or 'none'}. "
-               f"Fix or remove that key under topic.creation.<group>.")
+        msg = (
+            f"The broker rejected a topic config of {topic!r}: {text}. Configs sent: {configs or 'none'}. "
+            f"Fix or remove that key under topic.creation.<group>."
+        )
     elif code == KafkaError.TOPIC_EXCEPTION:
-        msg = (f"{topic!r} is not a valid topic name: {text}. Topic names use [a-zA-Z0-9._-], at most "
-               f"249 characters, and may not be '.' or '..'.")
+        msg = (
+            f"{topic!r} is not a valid topic name: {text}. Topic names use [a-zA-Z0-9._-], at most "
+            f"249 characters, and may not be '.' or '..'."
+        )
     elif code == KafkaError.INVALID_PARTITIONS:
         parts = settings.partitions if settings else "?"
-        msg = (f"Cannot create topic {topic!r} with {parts} partitions: {text}. Partitions must be "
-               f"positive, or -1 for the broker's default.")
+        msg = (
+            f"Cannot create topic {topic!r} with {parts} partitions: {text}. Partitions must be "
+            f"positive, or -1 for the broker's default."
+        )
     elif code in RETRIABLE_CODES:
         msg = f"Creating topic {topic!r} failed temporarily: {text} ({err.name()})"
     else:
@@ -127,10 +151,14 @@ def explain_describe_error(topic: str, err: KafkaError) -> TopicAdminError:
             f"Not authorized to describe topic {topic!r}: the worker's principal needs the ACL DESCRIBE on "
             f"TOPIC {topic!r} to check whether it exists, e.g. kafka-acls --add --allow-principal "
             f"User:<worker> --operation Describe --topic {topic}. Broker said: {_broker_text(err)}",
-            code=code)
+            code=code,
+        )
     retriable = code in RETRIABLE_CODES or err.retriable()
-    return TopicAdminError(f"Checking whether topic {topic!r} exists failed: {_broker_text(err)} "
-                           f"({err.name()})", code=code, retriable=retriable)
+    return TopicAdminError(
+        f"Checking whether topic {topic!r} exists failed: {_broker_text(err)} ({err.name()})",
+        code=code,
+        retriable=retriable,
+    )
 
 
 # Futures are read with .exception(), never .result(): a raised exception would carry a traceback whose
@@ -144,17 +172,25 @@ def _kafka_error(exc: BaseException) -> KafkaError:
 class TopicAdmin:
     """A thin, counted wrapper over confluent-kafka's AdminClient for the topic operations we need."""
 
-    def __init__(self, bootstrap_servers: str, config: Mapping[str, Any] | None = None,
-                 request_timeout_s: float = 30.0, *, client_settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        config: Mapping[str, Any] | None = None,
+        request_timeout_s: float = 30.0,
+        *,
+        client_settings: Mapping[str, Any] | None = None,
+    ) -> None:
         """`config` holds the operator's client settings (``admin.*``); `client_settings`, the caller's
         own (e.g. the ``logger``), override them. Nobody polls this client unless the caller does
         (see `poll`): a ``logger``'s lines wait for it."""
-        self._client = AdminClient({
-            **(config or {}),
-            **(client_settings or {}),
-            "bootstrap.servers": bootstrap_servers,
-            "allow.auto.create.topics": False,
-        })
+        self._client = AdminClient(
+            {
+                **(config or {}),
+                **(client_settings or {}),
+                "bootstrap.servers": bootstrap_servers,
+                "allow.auto.create.topics": False,
+            }
+        )
         self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.requests = 0  # Admin requests sent; the benchmark checks it stays 0 on known topics
@@ -174,8 +210,9 @@ class TopicAdmin:
             metadata = self._client.list_topics(timeout=self.request_timeout_s)
         except KafkaException as exc:
             err = _kafka_error(exc)
-            raise TopicAdminError(f"Cannot reach the Kafka cluster to count brokers: {_broker_text(err)}",
-                                  code=err.code(), retriable=True) from None
+            raise TopicAdminError(
+                f"Cannot reach the Kafka cluster to count brokers: {_broker_text(err)}", code=err.code(), retriable=True
+            ) from None
         return len(metadata.brokers)
 
     def cluster_id(self) -> str | None:
@@ -188,8 +225,10 @@ class TopicAdmin:
     def describe(self, topics: Iterable[str]) -> tuple[set[str], set[str]]:
         """Split `topics` into (existing, missing) with one DescribeTopics request."""
         described = self._described(topics)
-        return ({name for name, d in described.items() if d is not None},
-                {name for name, d in described.items() if d is None})
+        return (
+            {name for name, d in described.items() if d is not None},
+            {name for name, d in described.items() if d is None},
+        )
 
     def _described(self, topics: Iterable[str]) -> dict[str, TopicDescription | None]:
         """Each topic's description (None: it does not exist), from one DescribeTopics request."""
@@ -209,18 +248,24 @@ class TopicAdmin:
                 raise explain_describe_error(name, err)
         return described
 
-    def create(self, settings: Iterable[TopicSettings], *, validate_only: bool = False,
-               broker_count: int | None = None) -> dict[str, CreateResult]:
+    def create(
+        self, settings: Iterable[TopicSettings], *, validate_only: bool = False, broker_count: int | None = None
+    ) -> dict[str, CreateResult]:
         """Create (or with `validate_only`, only validate) every topic in one CreateTopics request."""
         by_name = {s.name: s for s in settings}
         if not by_name:
             return {}
         self._count()
-        new_topics = [NewTopic(s.name, num_partitions=s.partitions, replication_factor=s.replication_factor,
-                               config=s.configs()) for s in by_name.values()]
-        futures = self._client.create_topics(new_topics, operation_timeout=self.request_timeout_s,
-                                             request_timeout=self.request_timeout_s,
-                                             validate_only=validate_only)
+        new_topics = [
+            NewTopic(s.name, num_partitions=s.partitions, replication_factor=s.replication_factor, config=s.configs())
+            for s in by_name.values()
+        ]
+        futures = self._client.create_topics(
+            new_topics,
+            operation_timeout=self.request_timeout_s,
+            request_timeout=self.request_timeout_s,
+            validate_only=validate_only,
+        )
         results = {}
         for name, future in futures.items():
             exc = future.exception()
@@ -234,7 +279,8 @@ class TopicAdmin:
                 results[name] = CreateResult(name, Outcome.UNSUPPORTED)
             else:
                 results[name] = CreateResult(
-                    name, Outcome.FAILED, explain_create_error(name, err, by_name[name], broker_count))
+                    name, Outcome.FAILED, explain_create_error(name, err, by_name[name], broker_count)
+                )
         return results
 
     def delete(self, topics: Iterable[str]) -> None:
@@ -256,8 +302,9 @@ class TopicAdmin:
             metadata = self._client.list_topics(timeout=self.request_timeout_s)
         except KafkaException as exc:
             err = _kafka_error(exc)
-            raise TopicAdminError(f"Cannot list the cluster's topics: {_broker_text(err)}", code=err.code(),
-                                  retriable=True) from None
+            raise TopicAdminError(
+                f"Cannot list the cluster's topics: {_broker_text(err)}", code=err.code(), retriable=True
+            ) from None
         return set(metadata.topics)
 
     def describe_states(self, topics: Iterable[str]) -> dict[str, TopicState | None]:
@@ -269,14 +316,16 @@ class TopicAdmin:
         if not names:
             return states
         self._count()
-        configs = self._client.describe_configs([ConfigResource(ResourceType.TOPIC, name) for name in names],
-                                                request_timeout=self.request_timeout_s)
+        configs = self._client.describe_configs(
+            [ConfigResource(ResourceType.TOPIC, name) for name in names], request_timeout=self.request_timeout_s
+        )
         values: dict[str, dict[str, str]] = {}
         for resource, future in configs.items():
             if (exc := future.exception()) is not None:
                 raise self._call_error("DescribeConfigs", resource.name, exc)
-            values[resource.name] = {key: entry.value for key, entry in future.result().items()
-                                     if entry.value is not None}
+            values[resource.name] = {
+                key: entry.value for key, entry in future.result().items() if entry.value is not None
+            }
         for name in names:
             description = described[name]
             assert description is not None
@@ -290,9 +339,12 @@ class TopicAdmin:
         if not totals:
             return
         self._count()
-        futures = self._client.create_partitions([NewPartitions(name, total) for name, total in totals.items()],
-                                                 operation_timeout=self.request_timeout_s,
-                                                 request_timeout=self.request_timeout_s, validate_only=validate_only)
+        futures = self._client.create_partitions(
+            [NewPartitions(name, total) for name, total in totals.items()],
+            operation_timeout=self.request_timeout_s,
+            request_timeout=self.request_timeout_s,
+            validate_only=validate_only,
+        )
         for name, future in futures.items():
             if (exc := future.exception()) is not None:
                 raise self._call_error("CreatePartitions", name, exc)
@@ -302,11 +354,20 @@ class TopicAdmin:
         if not configs:
             return
         self._count()
-        resources = [ConfigResource(ResourceType.TOPIC, name, incremental_configs=[
-            ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET) for key, value in values.items()])
-            for name, values in configs.items()]
-        futures = self._client.incremental_alter_configs(resources, request_timeout=self.request_timeout_s,
-                                                         validate_only=validate_only)
+        resources = [
+            ConfigResource(
+                ResourceType.TOPIC,
+                name,
+                incremental_configs=[
+                    ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)
+                    for key, value in values.items()
+                ],
+            )
+            for name, values in configs.items()
+        ]
+        futures = self._client.incremental_alter_configs(
+            resources, request_timeout=self.request_timeout_s, validate_only=validate_only
+        )
         for resource, future in futures.items():
             if (exc := future.exception()) is not None:
                 raise self._call_error("IncrementalAlterConfigs", resource.name, exc)
@@ -315,7 +376,9 @@ class TopicAdmin:
     def _call_error(request: str, topic: str, exc: BaseException) -> TopicAdminError:
         err = _kafka_error(exc)
         if err.code() in UNSUPPORTED_CODES:
-            return UnsupportedCallError(f"The broker does not support {request} ({_broker_text(err)})",
-                                        code=err.code())
-        return TopicAdminError(f"{request} for topic {topic!r} failed: {_broker_text(err)} ({err.name()})",
-                               code=err.code(), retriable=err.code() in RETRIABLE_CODES)
+            return UnsupportedCallError(f"The broker does not support {request} ({_broker_text(err)})", code=err.code())
+        return TopicAdminError(
+            f"{request} for topic {topic!r} failed: {_broker_text(err)} ({err.name()})",
+            code=err.code(),
+            retriable=err.code() in RETRIABLE_CODES,
+        )

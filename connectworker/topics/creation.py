@@ -128,8 +128,13 @@ class Backoff:
         self.delay = min(self.delay * 2, 2.0)
 
 
-def decide(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str,
-           policy: CreateTopicPolicy | None = None) -> Decision:
+def decide(
+    rules: TopicCreationRules,
+    topic: str,
+    hook: NewTopicHook | None,
+    hook_owner: str,
+    policy: CreateTopicPolicy | None = None,
+) -> Decision:
     """Apply the connector's rules and the task's `settings_for_new_topic` (`hook`; None: the rule's
     settings as they are) to one missing topic, then the worker's create-topic `policy`, which raises
     `TopicCreationError` (kind `policy_violation`) for settings it refuses: no hook gets past it."""
@@ -142,23 +147,37 @@ def decide(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hoo
         settings = hook(match.settings)
     except Exception as exc:
         raise TopicCreationError(
-            f"settings_for_new_topic of {hook_owner} raised for topic {topic!r}: "
-            f"{type(exc).__name__}: {exc}", kind="hook") from exc
+            f"settings_for_new_topic of {hook_owner} raised for topic {topic!r}: {type(exc).__name__}: {exc}",
+            kind="hook",
+        ) from exc
     if settings is None:
-        return Decision(topic, match.rule, None,
-                        f"settings_for_new_topic of {hook_owner} returned None; the broker's auto-create applies")
+        return Decision(
+            topic,
+            match.rule,
+            None,
+            f"settings_for_new_topic of {hook_owner} returned None; the broker's auto-create applies",
+        )
     if not isinstance(settings, TopicSettings):
-        raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned {type(settings).__name__} "
-                                 f"for topic {topic!r}; expected TopicSettings or None", kind="hook")
+        raise TopicCreationError(
+            f"settings_for_new_topic of {hook_owner} returned {type(settings).__name__} "
+            f"for topic {topic!r}; expected TopicSettings or None",
+            kind="hook",
+        )
     if settings.name != topic:
-        raise TopicCreationError(f"settings_for_new_topic of {hook_owner} returned settings for topic "
-                                 f"{settings.name!r} when asked about {topic!r}", kind="hook")
+        raise TopicCreationError(
+            f"settings_for_new_topic of {hook_owner} returned settings for topic "
+            f"{settings.name!r} when asked about {topic!r}",
+            kind="hook",
+        )
     return _allowed(policy, Decision(topic, match.rule, settings, f"rule {match.rule!r}"))
 
 
 def _allowed(policy: CreateTopicPolicy | None, decision: Decision) -> Decision:
-    if policy is not None and decision.settings is not None \
-            and (violation := policy_violation(policy, decision.settings)) is not None:
+    if (
+        policy is not None
+        and decision.settings is not None
+        and (violation := policy_violation(policy, decision.settings)) is not None
+    ):
         raise TopicCreationError(violation, kind="policy_violation")
     return decision
 
@@ -174,9 +193,11 @@ def error_kind(code: int | None) -> str:
 def check_replication(settings: TopicSettings, brokers: int) -> str | None:
     rf = settings.replication_factor
     if rf != USE_BROKER_DEFAULT and rf > brokers:
-        return (f"Cannot create topic {settings.name!r} with replication factor {rf}: the cluster has "
-                f"{brokers} live broker(s). Replication factor must be positive and not larger than the "
-                f"number of brokers in the Kafka cluster, or -1 to use the broker's default.")
+        return (
+            f"Cannot create topic {settings.name!r} with replication factor {rf}: the cluster has "
+            f"{brokers} live broker(s). Replication factor must be positive and not larger than the "
+            f"number of brokers in the Kafka cluster, or -1 to use the broker's default."
+        )
     return None
 
 
@@ -190,8 +211,9 @@ class CreatingGate:
 
     recreates_missing_topics = True
 
-    def __init__(self, service: TopicCreationService, connector: str, rules: TopicCreationRules,
-                 admin: AdminOpener | None = None) -> None:
+    def __init__(
+        self, service: TopicCreationService, connector: str, rules: TopicCreationRules, admin: AdminOpener | None = None
+    ) -> None:
         self._service = service
         self._connector = connector
         self._rules = rules
@@ -222,26 +244,32 @@ class CreatingGate:
             if admin is not None:
                 self._service.count_requests(admin.requests - sent_before)
 
-    def _ensure_unknown(self, unknown: list[str], hook: NewTopicHook | None, task_name: str,
-                        admin: TopicAdmin | None) -> None:
+    def _ensure_unknown(
+        self, unknown: list[str], hook: NewTopicHook | None, task_name: str, admin: TopicAdmin | None
+    ) -> None:
         service = self._service
         started = time.monotonic()
         bad = {t: why for t in unknown if (why := validate_topic_name(t))}
         if bad:
             details = "; ".join(f"{t!r}: {why}" for t, why in bad.items())
-            raise TopicCreationError(f"Task {task_name} produced records for invalid topic names: {details}",
-                                     kind="invalid_name")
+            raise TopicCreationError(
+                f"Task {task_name} produced records for invalid topic names: {details}", kind="invalid_name"
+            )
         backoff = Backoff(time.monotonic() + service.timeout_s)
         existing, missing = service.describe_with_retry(unknown, backoff, admin)
         service.known.add(existing)
         if not missing:
             return
-        decisions = [decide(self._rules, t, hook, f"task {task_name}", service.policy)
-                     for t in sorted(missing)]
+        decisions = [decide(self._rules, t, hook, f"task {task_name}", service.policy) for t in sorted(missing)]
         skipped = [d for d in decisions if d.settings is None]
         for d in skipped:
-            log.info("Not creating topic %s for connector %s: %s", d.topic, self._connector, d.reason,
-                     extra={"connector": self._connector, "topic": d.topic})
+            log.info(
+                "Not creating topic %s for connector %s: %s",
+                d.topic,
+                self._connector,
+                d.reason,
+                extra={"connector": self._connector, "topic": d.topic},
+            )
             if d.rule is not None:  # a rule matched and the hook said no
                 service.count_veto()
         service.known.add(d.topic for d in skipped)
@@ -253,8 +281,9 @@ class CreatingGate:
 class TopicCreationService:
     """Worker-wide topic creation: one Admin client and one known-topic cache for every task."""
 
-    def __init__(self, admin: TopicAdmin | None, *, enabled: bool, timeout_s: float,
-                 policy: CreateTopicPolicy | None = None) -> None:
+    def __init__(
+        self, admin: TopicAdmin | None, *, enabled: bool, timeout_s: float, policy: CreateTopicPolicy | None = None
+    ) -> None:
         self._admin = admin
         self.policy = policy  # the worker's topic.creation.policy.class, configured
         self.enabled = enabled
@@ -291,8 +320,7 @@ class TopicCreationService:
     def _record_created(self, decision: Decision, connector: str, started: float) -> None:
         assert decision.settings is not None
         now = time.monotonic()
-        created = CreatedTopic(decision.topic, connector, decision.rule, decision.settings, time.time(),
-                               now - started)
+        created = CreatedTopic(decision.topic, connector, decision.rule, decision.settings, time.time(), now - started)
         with self._lock:
             self.created += 1
             self.created_topics[created.name] = created
@@ -305,21 +333,27 @@ class TopicCreationService:
             raise TopicCreationError("topic creation needs an Admin client; none is configured")
         return self._admin
 
-    def gate_for_rules(self, owner: str, props: Mapping[str, str], rules: TopicCreationRules,
-                       admin: AdminOpener | None = None) -> AutoCreateGate | CreatingGate:
+    def gate_for_rules(
+        self, owner: str, props: Mapping[str, str], rules: TopicCreationRules, admin: AdminOpener | None = None
+    ) -> AutoCreateGate | CreatingGate:
         """The gate for a connector (or, on Spark, a DataFrame write) named `owner` with these rules;
         `admin` opens the connector's own Admin client if it needs one."""
         has_keys = has_topic_creation_keys(props)
         if not self.enabled:
             if has_keys:
-                log.info("Connector %s has topic.creation.* settings, but they are ignored because the "
-                         "worker's topic.creation.enable is false (connectworker's default); the broker's "
-                         "auto-create applies. Set topic.creation.enable=true in the worker config to use "
-                         "them.", owner)
+                log.info(
+                    "Connector %s has topic.creation.* settings, but they are ignored because the "
+                    "worker's topic.creation.enable is false (connectworker's default); the broker's "
+                    "auto-create applies. Set topic.creation.enable=true in the worker config to use "
+                    "them.",
+                    owner,
+                )
             return AutoCreateGate()
         if not rules.configured:
-            log.info("Connector %s defines no topic.creation rules; the broker's auto-create applies to its "
-                     "new topics", owner)
+            log.info(
+                "Connector %s defines no topic.creation rules; the broker's auto-create applies to its new topics",
+                owner,
+            )
             return AutoCreateGate()
         for warning in rules.warnings():
             log.warning("Connector %s: %s", owner, warning)
@@ -330,8 +364,9 @@ class TopicCreationService:
             self._broker_count = (admin or self.admin).broker_count()
         return self._broker_count
 
-    def describe_with_retry(self, topics: Collection[str], backoff: Backoff,
-                            admin: TopicAdmin | None = None) -> tuple[set[str], set[str]]:
+    def describe_with_retry(
+        self, topics: Collection[str], backoff: Backoff, admin: TopicAdmin | None = None
+    ) -> tuple[set[str], set[str]]:
         while True:
             try:
                 return (admin or self.admin).describe(topics)
@@ -340,8 +375,14 @@ class TopicCreationService:
                     raise TopicCreationError(str(exc), kind=error_kind(exc.code)) from exc
                 backoff.wait_or_raise(f"checking topics {sorted(topics)[:5]}", str(exc))
 
-    def create_with_retry(self, decisions: list[Decision], backoff: Backoff, connector: str,
-                          started: float, admin: TopicAdmin | None = None) -> None:
+    def create_with_retry(
+        self,
+        decisions: list[Decision],
+        backoff: Backoff,
+        connector: str,
+        started: float,
+        admin: TopicAdmin | None = None,
+    ) -> None:
         """Create the topics of `decisions` (each with settings) with `admin` (default: the worker's);
         `started` is when their existence check began, for the latency metric."""
         client = admin or self.admin
@@ -362,20 +403,26 @@ class TopicCreationService:
                 if result.outcome is Outcome.CREATED:
                     created.add(name)
                     s = pending[name]
-                    log.info("Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
-                             name, connector, s.partitions, s.replication_factor, s.configs(),
-                             extra={"connector": connector, "topic": name})
+                    log.info(
+                        "Created topic %s for connector %s: partitions=%s replication.factor=%s configs=%s",
+                        name,
+                        connector,
+                        s.partitions,
+                        s.replication_factor,
+                        s.configs(),
+                        extra={"connector": connector, "topic": name},
+                    )
                 elif result.outcome is Outcome.ALREADY_EXISTS:
                     log.info("Topic %s was created concurrently by another client; using it", name)
                 elif result.outcome is Outcome.UNSUPPORTED:
-                    log.warning("The broker does not support CreateTopics; relying on its auto-create for %s",
-                                name)
+                    log.warning("The broker does not support CreateTopics; relying on its auto-create for %s", name)
                     auto_created.append(name)
                 else:
                     assert result.error is not None
                     if not result.error.retriable:
-                        raise TopicCreationError(str(result.error), kind=error_kind(result.error.code)) \
-                            from result.error
+                        raise TopicCreationError(
+                            str(result.error), kind=error_kind(result.error.code)
+                        ) from result.error
                     retry[name] = str(result.error)
             self.known.add(auto_created)
             done = [n for n in pending if n not in retry and n not in auto_created]
@@ -397,8 +444,10 @@ class TopicCreationService:
             if not missing:
                 return
             if time.monotonic() >= backoff.deadline:
-                raise TopicCreationError(f"Created topics {sorted(missing)[:5]} did not become visible within "
-                                         f"topic.creation.timeout.ms", kind="not_visible")
+                raise TopicCreationError(
+                    f"Created topics {sorted(missing)[:5]} did not become visible within topic.creation.timeout.ms",
+                    kind="not_visible",
+                )
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             remaining = sorted(missing)

@@ -36,15 +36,24 @@ class Difference:
     fixable: bool  # in place; else only by re-creating the topic
 
     def __str__(self) -> str:
-        how = ("fixable in place: partitions are added" if self.what == "partitions" and self.fixable
-               else "fixable in place: the config is set" if self.fixable
-               else "only by re-creating the topic")
+        how = (
+            "fixable in place: partitions are added"
+            if self.what == "partitions" and self.fixable
+            else "fixable in place: the config is set"
+            if self.fixable
+            else "only by re-creating the topic"
+        )
         actual = self.actual if self.actual is not None else "(broker default)"
         return f"{self.what} {actual} → rule wants {self.wanted} ({how})"
 
     def to_json(self) -> dict[str, object]:
-        return {"what": self.what, "actual": self.actual, "wanted": self.wanted, "fixable": self.fixable,
-                "text": str(self)}
+        return {
+            "what": self.what,
+            "actual": self.actual,
+            "wanted": self.wanted,
+            "fixable": self.fixable,
+            "text": str(self),
+        }
 
 
 @dataclass
@@ -66,8 +75,13 @@ class TopicDrift:
         return [d for d in self.differences if d.fixable]
 
     def to_json(self) -> dict[str, object]:
-        return {"topic": self.topic, "rule": self.rule, "in_sync": self.in_sync, "note": self.note,
-                "differences": [d.to_json() for d in self.differences]}
+        return {
+            "topic": self.topic,
+            "rule": self.rule,
+            "in_sync": self.in_sync,
+            "note": self.note,
+            "differences": [d.to_json() for d in self.differences],
+        }
 
 
 def _same(key: str, actual: str | None, wanted: str) -> bool:
@@ -82,11 +96,20 @@ def compare(state: TopicState, wanted: TopicSettings, rule: str | None) -> Topic
     """What differs between an existing topic and the settings its rule wants now."""
     differences = []
     if wanted.partitions != USE_BROKER_DEFAULT and wanted.partitions != state.partitions:
-        differences.append(Difference("partitions", str(state.partitions), str(wanted.partitions),
-                                      fixable=wanted.partitions > state.partitions))
+        differences.append(
+            Difference(
+                "partitions",
+                str(state.partitions),
+                str(wanted.partitions),
+                fixable=wanted.partitions > state.partitions,
+            )
+        )
     if wanted.replication_factor != USE_BROKER_DEFAULT and wanted.replication_factor != state.replication_factor:
-        differences.append(Difference("replication.factor", str(state.replication_factor),
-                                      str(wanted.replication_factor), fixable=False))
+        differences.append(
+            Difference(
+                "replication.factor", str(state.replication_factor), str(wanted.replication_factor), fixable=False
+            )
+        )
     for key, value in sorted(wanted.configs().items()):
         actual = state.configs.get(key)
         if not _same(key, actual, value):

@@ -27,13 +27,17 @@ def validate_topic_name(name: str) -> str | None:
     if name in (".", ".."):
         return 'Topic name cannot be "." or ".."'
     if len(name) > MAX_NAME_LENGTH:
-        return (f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters "
-                f"(it has {len(name)}), topic name: {name[:60]}…")
+        return (
+            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters "
+            f"(it has {len(name)}), topic name: {name[:60]}…"
+        )
     if _LEGAL.fullmatch(name) is None:
         bad = sorted({ch for ch in name if _LEGAL.fullmatch(ch) is None})
         shown = ", ".join(repr(ch) for ch in bad)
-        return (f"Topic name {name!r} is illegal, it contains a character other than ASCII alphanumerics, "
-                f"'.', '_' and '-': {shown}")
+        return (
+            f"Topic name {name!r} is illegal, it contains a character other than ASCII alphanumerics, "
+            f"'.', '_' and '-': {shown}"
+        )
     return None
 
 

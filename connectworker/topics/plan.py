@@ -23,8 +23,10 @@ from connectworker.topics.names import validate_topic_name
 from connectworker.topics.policy import policy_violation
 from connectworker.topics.rules import TopicCreationRules
 
-TANSU_NOTE = ("this broker does not honour validate_only (the Tansu test broker creates the topic and "
-              "accepts any settings), so its verdict proves nothing")
+TANSU_NOTE = (
+    "this broker does not honour validate_only (the Tansu test broker creates the topic and "
+    "accepts any settings), so its verdict proves nothing"
+)
 
 
 class BrokerVerdict(BaseModel):
@@ -61,11 +63,18 @@ def broker_honours_validate_only(admin: TopicAdmin) -> bool:
     return "tansu" not in (admin.cluster_id() or "").lower()
 
 
-def plan_new_topics(rules: TopicCreationRules, topics: Iterable[str],
-                    open_hook: Callable[[], AbstractContextManager[NewTopicHook | None]], *, hook_owner: str,
-                    enabled: bool, admin: TopicAdmin | None = None, validate_only: bool = False,
-                    broker_honours_validate_only: bool = True,
-                    policy: CreateTopicPolicy | None = None) -> list[PlanEntry]:
+def plan_new_topics(
+    rules: TopicCreationRules,
+    topics: Iterable[str],
+    open_hook: Callable[[], AbstractContextManager[NewTopicHook | None]],
+    *,
+    hook_owner: str,
+    enabled: bool,
+    admin: TopicAdmin | None = None,
+    validate_only: bool = False,
+    broker_honours_validate_only: bool = True,
+    policy: CreateTopicPolicy | None = None,
+) -> list[PlanEntry]:
     """Plan each topic; asks the broker which topics exist when `admin` is given.
 
     `open_hook` is entered once, after the broker was asked, for the hook that adjusts or vetoes new
@@ -83,15 +92,33 @@ def plan_new_topics(rules: TopicCreationRules, topics: Iterable[str],
     return entries
 
 
-def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, hook_owner: str, enabled: bool,
-              existing: set[str], admin: TopicAdmin | None, policy: CreateTopicPolicy | None) -> PlanEntry:
-    def entry(create: bool, reason: str, rule: str | None = None,
-              settings: TopicSettings | None = None, verdict: str | None = None) -> PlanEntry:
-        planned = PlanEntry(topic=topic, create=create, rule=rule,
-                            partitions=settings.partitions if settings else None,
-                            replication_factor=settings.replication_factor if settings else None,
-                            configs=settings.configs() if settings else {}, reason=reason,
-                            exists=(topic in existing) if admin is not None else None)
+def _plan_one(
+    rules: TopicCreationRules,
+    topic: str,
+    hook: NewTopicHook | None,
+    hook_owner: str,
+    enabled: bool,
+    existing: set[str],
+    admin: TopicAdmin | None,
+    policy: CreateTopicPolicy | None,
+) -> PlanEntry:
+    def entry(
+        create: bool,
+        reason: str,
+        rule: str | None = None,
+        settings: TopicSettings | None = None,
+        verdict: str | None = None,
+    ) -> PlanEntry:
+        planned = PlanEntry(
+            topic=topic,
+            create=create,
+            rule=rule,
+            partitions=settings.partitions if settings else None,
+            replication_factor=settings.replication_factor if settings else None,
+            configs=settings.configs() if settings else {},
+            reason=reason,
+            exists=(topic in existing) if admin is not None else None,
+        )
         if verdict is not None:  # set only with a policy: the JSON leaves out what was never set
             planned.policy = verdict
         return planned
@@ -114,14 +141,12 @@ def _plan_one(rules: TopicCreationRules, topic: str, hook: NewTopicHook | None, 
         return entry(False, violation, decision.rule, decision.settings, "rejected")
     if admin is not None and (problem := check_replication(decision.settings, admin.broker_count())):
         return entry(False, problem, decision.rule, decision.settings)
-    return entry(True, decision.reason, decision.rule, decision.settings,
-                 "allowed" if policy is not None else None)
+    return entry(True, decision.reason, decision.rule, decision.settings, "allowed" if policy is not None else None)
 
 
 def _ask_broker(admin: TopicAdmin, entries: list[PlanEntry], honours: bool) -> None:
     wanted = [e for e in entries if e.create]
-    settings = [TopicSettings(e.topic, e.partitions or -1, e.replication_factor or -1, e.configs)
-                for e in wanted]
+    settings = [TopicSettings(e.topic, e.partitions or -1, e.replication_factor or -1, e.configs) for e in wanted]
     results = admin.create(settings, validate_only=True)
     for e in wanted:
         result = results[e.topic]
@@ -129,4 +154,5 @@ def _ask_broker(admin: TopicAdmin, entries: list[PlanEntry], honours: bool) -> N
         e.broker_verdict = BrokerVerdict(
             valid=result.outcome in (Outcome.CREATED, Outcome.UNSUPPORTED),
             error=str(result.error) if result.error is not None else error,
-            note=None if honours else TANSU_NOTE)
+            note=None if honours else TANSU_NOTE,
+        )

@@ -40,9 +40,11 @@ def policy_violation(policy: CreateTopicPolicy, settings: TopicSettings) -> str 
         why = f"the policy {type(policy).__name__} failed: {type(exc).__name__}: {exc}"
     else:
         return None
-    return (f"The worker's create-topic policy (topic.creation.policy.class) rejected topic {settings.name!r}: "
-            f"{why}. Change the connector's topic.creation.* settings to satisfy the policy, or have an "
-            f"administrator create the topic.")
+    return (
+        f"The worker's create-topic policy (topic.creation.policy.class) rejected topic {settings.name!r}: "
+        f"{why}. Change the connector's topic.creation.* settings to satisfy the policy, or have an "
+        f"administrator create the topic."
+    )
 
 
 def rule_violations(policy: CreateTopicPolicy, rules: TopicCreationRules) -> dict[str, list[str]]:
@@ -73,25 +75,61 @@ def _regex(key: str, value: Any) -> None:
             raise ValueError(f"not a valid regular expression: {exc}") from None
 
 
-LIMITS = (ConfigDef()
-          .define("max.partitions", ConfigType.INT, None, validator=at_least(1),
-                  documentation="Most partitions a new topic may have.")
-          .define("min.replication.factor", ConfigType.SHORT, None, validator=at_least(1),
-                  documentation="Fewest replicas a new topic may have.")
-          .define("max.replication.factor", ConfigType.SHORT, None, validator=at_least(1),
-                  documentation="Most replicas a new topic may have.")
-          .define("required.configs", ConfigType.LIST, [],
-                  documentation="Topic configs every new topic must set, e.g. min.insync.replicas.")
-          .define("allowed.cleanup.policies", ConfigType.LIST, [], validator=_cleanup_policies,
-                  documentation="Each policy in a new topic's cleanup.policy must be one of these "
-                                "(delete, compact); a topic that sets none gets the broker's default, "
-                                "which is not judged.")
-          .define("name.pattern", ConfigType.STRING, None, validator=_regex,
-                  documentation="A regular expression every new topic's whole name must match.")
-          .define("max.retention.ms", ConfigType.LONG, None, validator=at_least(-1),
-                  documentation="Longest retention.ms a new topic may set; -1 (forever) allows "
-                                "unlimited retention. A topic that sets none gets the broker's default, "
-                                "which is not judged."))
+LIMITS = (
+    ConfigDef()
+    .define(
+        "max.partitions",
+        ConfigType.INT,
+        None,
+        validator=at_least(1),
+        documentation="Most partitions a new topic may have.",
+    )
+    .define(
+        "min.replication.factor",
+        ConfigType.SHORT,
+        None,
+        validator=at_least(1),
+        documentation="Fewest replicas a new topic may have.",
+    )
+    .define(
+        "max.replication.factor",
+        ConfigType.SHORT,
+        None,
+        validator=at_least(1),
+        documentation="Most replicas a new topic may have.",
+    )
+    .define(
+        "required.configs",
+        ConfigType.LIST,
+        [],
+        documentation="Topic configs every new topic must set, e.g. min.insync.replicas.",
+    )
+    .define(
+        "allowed.cleanup.policies",
+        ConfigType.LIST,
+        [],
+        validator=_cleanup_policies,
+        documentation="Each policy in a new topic's cleanup.policy must be one of these "
+        "(delete, compact); a topic that sets none gets the broker's default, "
+        "which is not judged.",
+    )
+    .define(
+        "name.pattern",
+        ConfigType.STRING,
+        None,
+        validator=_regex,
+        documentation="A regular expression every new topic's whole name must match.",
+    )
+    .define(
+        "max.retention.ms",
+        ConfigType.LONG,
+        None,
+        validator=at_least(-1),
+        documentation="Longest retention.ms a new topic may set; -1 (forever) allows "
+        "unlimited retention. A topic that sets none gets the broker's default, "
+        "which is not judged.",
+    )
+)
 
 
 class LimitsPolicy(CreateTopicPolicy):
@@ -108,8 +146,12 @@ class LimitsPolicy(CreateTopicPolicy):
             raise ConfigError({POLICY_PREFIX + key: message for key, message in exc.problems.items()}) from None
         low, high = limits["min.replication.factor"], limits["max.replication.factor"]
         if low is not None and high is not None and low > high:
-            raise ConfigError({POLICY_PREFIX + "min.replication.factor":
-                               f"{low} is above {POLICY_PREFIX}max.replication.factor ({high})"})
+            raise ConfigError(
+                {
+                    POLICY_PREFIX
+                    + "min.replication.factor": f"{low} is above {POLICY_PREFIX}max.replication.factor ({high})"
+                }
+            )
         self._limits = limits
         self._name = re.compile(limits["name.pattern"]) if limits["name.pattern"] is not None else None
 
@@ -125,17 +167,25 @@ class LimitsPolicy(CreateTopicPolicy):
     def _counts(request: RequestMetadata, limits: Mapping[str, Any]) -> list[str]:
         problems = []
         partitions, replicas = request.partitions, request.replication_factor
-        if limits["max.partitions"] is not None and partitions != USE_BROKER_DEFAULT \
-                and partitions > limits["max.partitions"]:
-            problems.append(f"{partitions} partitions is above {POLICY_PREFIX}max.partitions "
-                            f"({limits['max.partitions']})")
+        if (
+            limits["max.partitions"] is not None
+            and partitions != USE_BROKER_DEFAULT
+            and partitions > limits["max.partitions"]
+        ):
+            problems.append(
+                f"{partitions} partitions is above {POLICY_PREFIX}max.partitions ({limits['max.partitions']})"
+            )
         if replicas != USE_BROKER_DEFAULT:
             if limits["min.replication.factor"] is not None and replicas < limits["min.replication.factor"]:
-                problems.append(f"replication factor {replicas} is below {POLICY_PREFIX}min.replication.factor "
-                                f"({limits['min.replication.factor']})")
+                problems.append(
+                    f"replication factor {replicas} is below {POLICY_PREFIX}min.replication.factor "
+                    f"({limits['min.replication.factor']})"
+                )
             if limits["max.replication.factor"] is not None and replicas > limits["max.replication.factor"]:
-                problems.append(f"replication factor {replicas} is above {POLICY_PREFIX}max.replication.factor "
-                                f"({limits['max.replication.factor']})")
+                problems.append(
+                    f"replication factor {replicas} is above {POLICY_PREFIX}max.replication.factor "
+                    f"({limits['max.replication.factor']})"
+                )
         return problems
 
     @staticmethod
@@ -150,8 +200,10 @@ class LimitsPolicy(CreateTopicPolicy):
         if allowed and cleanup is not None:
             refused = [p.strip() for p in cleanup.split(",") if p.strip() not in allowed]
             if refused:
-                problems.append(f"cleanup.policy {cleanup!r} is not allowed ({POLICY_PREFIX}allowed.cleanup.policies "
-                                f"= {','.join(allowed)})")
+                problems.append(
+                    f"cleanup.policy {cleanup!r} is not allowed ({POLICY_PREFIX}allowed.cleanup.policies "
+                    f"= {','.join(allowed)})"
+                )
         retention, longest = configs.get(RETENTION_MS), limits["max.retention.ms"]
         if longest is not None and longest != -1 and retention is not None:
             try:

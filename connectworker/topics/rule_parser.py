@@ -82,6 +82,7 @@ __all__ = [
     "topic_creation_problems",
 ]
 
+
 @dataclass
 class _GroupSpec:
     name: str
@@ -97,9 +98,11 @@ _Entries = dict[str, tuple[str, Any]]  # suffix -> (full key, raw value)
 
 def _topic_creation_props(props: Mapping[Any, Any]) -> dict[str, Any]:
     """The `topic.creation*` entries of `props`; a None value counts as absent, as in `ConfigDef`."""
-    return {key: raw for key, raw in props.items()
-            if isinstance(key, str) and raw is not None
-            and (key == KIP_RULES_KEY or key.startswith(TOPIC_CREATION_PREFIX))}
+    return {
+        key: raw
+        for key, raw in props.items()
+        if isinstance(key, str) and raw is not None and (key == KIP_RULES_KEY or key.startswith(TOPIC_CREATION_PREFIX))
+    }
 
 
 class _Analysis:
@@ -119,31 +122,42 @@ class _Analysis:
         if message not in messages:
             messages.append(message)
 
-    def _define(self, key: str, ctype: ConfigType, documentation: str, *, default: Any = None,
-                display_name: str | None = None) -> None:
+    def _define(
+        self, key: str, ctype: ConfigType, documentation: str, *, default: Any = None, display_name: str | None = None
+    ) -> None:
         if key in self.definitions:
             return
         self.definitions[key] = ConfigKey(
-            key, ctype, default, importance=Importance.LOW, documentation=documentation,
-            group=TOPIC_CREATION_CONFIG_GROUP, order_in_group=len(self.definitions) + 1, width="LONG",
-            display_name=display_name)
+            key,
+            ctype,
+            default,
+            importance=Importance.LOW,
+            documentation=documentation,
+            group=TOPIC_CREATION_CONFIG_GROUP,
+            order_in_group=len(self.definitions) + 1,
+            width="LONG",
+            display_name=display_name,
+        )
 
     # -- the pass --------------------------------------------------------------------------------
     def _run(self, entries: dict[str, Any]) -> None:
         if WORKER_ENABLE_KEY in entries:
             del entries[WORKER_ENABLE_KEY]
-            self.warnings.append(f"{WORKER_ENABLE_KEY} is a worker setting; in a connector config it is "
-                                 "ignored (set it in the worker config)")
-            self._define(WORKER_ENABLE_KEY, ConfigType.BOOLEAN,
-                         "A worker setting; ignored in a connector config.")
+            self.warnings.append(
+                f"{WORKER_ENABLE_KEY} is a worker setting; in a connector config it is "
+                "ignored (set it in the worker config)"
+            )
+            self._define(WORKER_ENABLE_KEY, ConfigType.BOOLEAN, "A worker setting; ignored in a connector config.")
         if not entries:
             return
         has_kip, has_groups = KIP_RULES_KEY in entries, GROUPS_KEY in entries
         self.spelling = "kip" if has_kip else "kafka"
         list_key = KIP_RULES_KEY if has_kip else GROUPS_KEY
         if has_kip and has_groups:
-            both = (f"{KIP_RULES_KEY} (the KIP draft's spelling) and {GROUPS_KEY} (Kafka's spelling) "
-                    "cannot both be set; use one of them")
+            both = (
+                f"{KIP_RULES_KEY} (the KIP draft's spelling) and {GROUPS_KEY} (Kafka's spelling) "
+                "cannot both be set; use one of them"
+            )
             self._problem(KIP_RULES_KEY, both)
             self._problem(GROUPS_KEY, both)
         self._define_list_keys(has_kip, has_groups)
@@ -156,22 +170,31 @@ class _Analysis:
         if not self.problems:
             self._build(specs, default)
             if self.spelling == "kip" and not self.rules:
-                self.warnings.append(f"{KIP_RULES_KEY} lists no rules and there is no default group: "
-                                     "no topic will be created")
+                self.warnings.append(
+                    f"{KIP_RULES_KEY} lists no rules and there is no default group: no topic will be created"
+                )
 
     def _define_list_keys(self, has_kip: bool, has_groups: bool) -> None:
         if has_kip:
-            self._define(KIP_RULES_KEY, ConfigType.LIST,
-                         "The KIP-158 draft's spelling: names of ordered topic creation rules. Each rule "
-                         "takes one Python regular expression in topic.creation.<rule>.regex; the first "
-                         "rule that fully matches a topic name wins, then the default group if any; a "
-                         "topic no rule matches is not created.", default="",
-                         display_name="Topic Creation Rules")
+            self._define(
+                KIP_RULES_KEY,
+                ConfigType.LIST,
+                "The KIP-158 draft's spelling: names of ordered topic creation rules. Each rule "
+                "takes one Python regular expression in topic.creation.<rule>.regex; the first "
+                "rule that fully matches a topic name wins, then the default group if any; a "
+                "topic no rule matches is not created.",
+                default="",
+                display_name="Topic Creation Rules",
+            )
         if has_groups or not has_kip:
-            self._define(GROUPS_KEY, ConfigType.LIST,
-                         "Groups of configurations for topics created by source connectors, tried in "
-                         "order; the default group is always tried last.", default="",
-                         display_name="Topic Creation Groups")
+            self._define(
+                GROUPS_KEY,
+                ConfigType.LIST,
+                "Groups of configurations for topics created by source connectors, tried in "
+                "order; the default group is always tried last.",
+                default="",
+                display_name="Topic Creation Groups",
+            )
 
     def _listed_names(self, list_key: str, raw: Any) -> list[str]:
         """The distinct listed names in order, without "default"; reports empties and duplicates."""
@@ -190,18 +213,22 @@ class _Analysis:
                 continue
             seen.add(item)
             if item == DEFAULT_GROUP:
-                self.warnings.append(f"'{DEFAULT_GROUP}' is listed in {list_key}; the default group is "
-                                     "always tried last, so the entry is dropped")
+                self.warnings.append(
+                    f"'{DEFAULT_GROUP}' is listed in {list_key}; the default group is "
+                    "always tried last, so the entry is dropped"
+                )
             else:
                 names.append(item)
         if duplicates:
             listed = ", ".join(repr(name) for name in duplicates)
-            self._problem(list_key, invalid_message(list_key, raw, f"{DUPLICATE_ALIAS_MESSAGE} ({listed} listed "
-                                                             "more than once)"))
+            self._problem(
+                list_key, invalid_message(list_key, raw, f"{DUPLICATE_ALIAS_MESSAGE} ({listed} listed more than once)")
+            )
         return names
 
-    def _assign_keys(self, entries: dict[str, Any], names: list[str]
-                     ) -> tuple[dict[str, _Entries], list[tuple[str, Any]]]:
+    def _assign_keys(
+        self, entries: dict[str, Any], names: list[str]
+    ) -> tuple[dict[str, _Entries], list[tuple[str, Any]]]:
         """Give each per-group key to its group; the longest listed name wins when names nest."""
         owners = [*names, DEFAULT_GROUP]
         longest_first = sorted(owners, key=len, reverse=True)
@@ -210,12 +237,12 @@ class _Analysis:
         for key, raw in entries.items():
             if key in (KIP_RULES_KEY, GROUPS_KEY):
                 continue
-            rest = key[len(TOPIC_CREATION_PREFIX):]
+            rest = key[len(TOPIC_CREATION_PREFIX) :]
             owner = next((name for name in longest_first if rest.startswith(name + ".")), None)
             if owner is None:
                 stray.append((key, raw))
             else:
-                groups[owner][rest[len(owner) + 1:]] = (key, raw)
+                groups[owner][rest[len(owner) + 1 :]] = (key, raw)
         return groups, stray
 
     def _count(self, key: str, raw: Any, setting: str) -> int | None:
@@ -224,20 +251,32 @@ class _Analysis:
             self._problem(key, problem)
         return value
 
-    def _counts(self, group: str, entries: _Entries, spec: _GroupSpec, *, required: bool,
-                inherited: str = "", fallback: Mapping[str, int | None] | None = None) -> None:
+    def _counts(
+        self,
+        group: str,
+        entries: _Entries,
+        spec: _GroupSpec,
+        *,
+        required: bool,
+        inherited: str = "",
+        fallback: Mapping[str, int | None] | None = None,
+    ) -> None:
         """Parse a group's replication factor and partitions into `spec` and define their keys.
 
         `fallback` holds the inherited values, shown as the keys' defaults by the validate endpoint.
         """
-        docs = {REPLICATION_FACTOR: "The replication factor for new topics created for this connector; "
-                                    "must not be larger than the number of brokers. -1 uses the broker's "
-                                    "default.",
-                PARTITIONS: "The number of partitions of new topics created for this connector. -1 uses "
-                            "the broker's default."}
+        docs = {
+            REPLICATION_FACTOR: "The replication factor for new topics created for this connector; "
+            "must not be larger than the number of brokers. -1 uses the broker's "
+            "default.",
+            PARTITIONS: "The number of partitions of new topics created for this connector. -1 uses "
+            "the broker's default.",
+        }
         ctypes = {REPLICATION_FACTOR: ConfigType.SHORT, PARTITIONS: ConfigType.INT}
-        displays = {REPLICATION_FACTOR: "Replication Factor for Topics in ",
-                    PARTITIONS: "Partition Count for Topics in "}
+        displays = {
+            REPLICATION_FACTOR: "Replication Factor for Topics in ",
+            PARTITIONS: "Partition Count for Topics in ",
+        }
         for setting in (REPLICATION_FACTOR, PARTITIONS):
             key = group_key(group, setting)
             doc = docs[setting] + (" Required." if required else f" Optional: {inherited}")
@@ -245,8 +284,7 @@ class _Analysis:
             if entry is None and not required:
                 continue
             default = NO_DEFAULT if required else (fallback or {}).get(setting)
-            self._define(key, ctypes[setting], doc, default=default,
-                         display_name=displays[setting] + group)
+            self._define(key, ctypes[setting], doc, default=default, display_name=displays[setting] + group)
             if entry is None:
                 self._problem(key, missing_message(key))
                 continue
@@ -257,9 +295,13 @@ class _Analysis:
                 spec.partitions = value
 
     def _topic_config(self, group: str, suffix: str, key: str, raw: Any, configs: dict[str, str]) -> None:
-        self._define(key, ConfigType.STRING,
-                     f"Topic config {suffix!r} of the topics created by the {group!r} group, sent to the "
-                     "broker as is. Not inherited by other groups.", default=None)
+        self._define(
+            key,
+            ConfigType.STRING,
+            f"Topic config {suffix!r} of the topics created by the {group!r} group, sent to the "
+            "broker as is. Not inherited by other groups.",
+            default=None,
+        )
         if not suffix.strip():
             self._problem(key, invalid_message(key, raw, "the topic config name after the group name is empty"))
             return
@@ -271,8 +313,10 @@ class _Analysis:
                 self._problem(key, invalid_message(key, raw, str(exc)))
                 return
         if not is_known_topic_config(suffix):
-            self.warnings.append(f"{key}: {suffix!r} is not a topic config Apache Kafka knows; it is sent to "
-                                 "the broker as is, which may reject it")
+            self.warnings.append(
+                f"{key}: {suffix!r} is not a topic config Apache Kafka knows; it is sent to "
+                "the broker as is, which may reject it"
+            )
         configs[suffix] = value
 
     def _default_group(self, entries: _Entries) -> _GroupSpec | None:
@@ -285,8 +329,9 @@ class _Analysis:
         self._counts(DEFAULT_GROUP, entries, spec, required=True)
         for suffix, (key, raw) in entries.items():
             if suffix in (INCLUDE, EXCLUDE, REGEX):
-                self.warnings.append(f"{key} is ignored: the default group matches every topic that no "
-                                     "listed group matched")
+                self.warnings.append(
+                    f"{key} is ignored: the default group matches every topic that no listed group matched"
+                )
                 self._define(key, ConfigType.STRING, "Ignored: the default group matches every topic.")
             elif suffix not in (REPLICATION_FACTOR, PARTITIONS):
                 self._topic_config(DEFAULT_GROUP, suffix, key, raw, spec.configs)
@@ -299,23 +344,28 @@ class _Analysis:
             self._problem(key, problem)
         return patterns
 
-    def _listed_group(self, name: str, entries: _Entries, list_key: str, default: _GroupSpec | None
-                      ) -> _GroupSpec | None:
+    def _listed_group(
+        self, name: str, entries: _Entries, list_key: str, default: _GroupSpec | None
+    ) -> _GroupSpec | None:
         kip = self.spelling == "kip"
         what = "rule" if kip else "group"
         if not entries:
-            self._problem(list_key, f"The {what} {name!r} is listed in {list_key} but no "
-                                    f"{TOPIC_CREATION_PREFIX}{name}.* key defines it")
+            self._problem(
+                list_key,
+                f"The {what} {name!r} is listed in {list_key} but no {TOPIC_CREATION_PREFIX}{name}.* key defines it",
+            )
             return None
         spec = _GroupSpec(name)
-        inherited = ("inherits the default group's value, or the KIP draft's default (replication factor "
-                     f"{KIP_DEFAULT_REPLICATION_FACTOR}, partitions {KIP_DEFAULT_PARTITIONS}) without one."
-                     if kip else "inherits the default group's value.")
+        inherited = (
+            "inherits the default group's value, or the KIP draft's default (replication factor "
+            f"{KIP_DEFAULT_REPLICATION_FACTOR}, partitions {KIP_DEFAULT_PARTITIONS}) without one."
+            if kip
+            else "inherits the default group's value."
+        )
         if default is not None:
             fallback = {REPLICATION_FACTOR: default.replication_factor, PARTITIONS: default.partitions}
         elif kip:
-            fallback = {REPLICATION_FACTOR: KIP_DEFAULT_REPLICATION_FACTOR,
-                        PARTITIONS: KIP_DEFAULT_PARTITIONS}
+            fallback = {REPLICATION_FACTOR: KIP_DEFAULT_REPLICATION_FACTOR, PARTITIONS: KIP_DEFAULT_PARTITIONS}
         else:
             fallback = {}
         self._counts(name, entries, spec, required=False, inherited=inherited, fallback=fallback)
@@ -323,26 +373,47 @@ class _Analysis:
             if suffix in (REPLICATION_FACTOR, PARTITIONS):
                 continue
             if suffix in (INCLUDE, EXCLUDE):
-                self._define(key, ConfigType.LIST,
-                             f"Python regular expressions, comma-separated; a topic whose full name matches "
-                             f"one of them is {suffix}d {'in' if suffix == INCLUDE else 'from'} this group.",
-                             default="", display_name=f"{suffix.capitalize()} Topic Pattern for {name}")
+                self._define(
+                    key,
+                    ConfigType.LIST,
+                    f"Python regular expressions, comma-separated; a topic whose full name matches "
+                    f"one of them is {suffix}d {'in' if suffix == INCLUDE else 'from'} this group.",
+                    default="",
+                    display_name=f"{suffix.capitalize()} Topic Pattern for {name}",
+                )
                 if kip:
-                    self._problem(key, invalid_message(key, raw, f"'{suffix}' belongs to Kafka's spelling "
-                                                          f"({GROUPS_KEY}); rules listed in {KIP_RULES_KEY} "
-                                                          "take a single 'regex'"))
+                    self._problem(
+                        key,
+                        invalid_message(
+                            key,
+                            raw,
+                            f"'{suffix}' belongs to Kafka's spelling "
+                            f"({GROUPS_KEY}); rules listed in {KIP_RULES_KEY} "
+                            "take a single 'regex'",
+                        ),
+                    )
                 else:
                     patterns = self._patterns(key, raw, single=False)
                     (spec.include if suffix == INCLUDE else spec.exclude).extend(patterns)
             elif suffix == REGEX:
-                self._define(key, ConfigType.STRING,
-                             "One Python regular expression; this rule applies to topics whose full name "
-                             "matches it.", default=NO_DEFAULT if kip else None,
-                             display_name=f"Topic Pattern for {name}")
+                self._define(
+                    key,
+                    ConfigType.STRING,
+                    "One Python regular expression; this rule applies to topics whose full name matches it.",
+                    default=NO_DEFAULT if kip else None,
+                    display_name=f"Topic Pattern for {name}",
+                )
                 if not kip:
-                    self._problem(key, invalid_message(key, raw, f"'regex' belongs to the KIP draft's spelling "
-                                                          f"({KIP_RULES_KEY}=<rules>); groups listed in "
-                                                          f"{GROUPS_KEY} take 'include' and 'exclude'"))
+                    self._problem(
+                        key,
+                        invalid_message(
+                            key,
+                            raw,
+                            f"'regex' belongs to the KIP draft's spelling "
+                            f"({KIP_RULES_KEY}=<rules>); groups listed in "
+                            f"{GROUPS_KEY} take 'include' and 'exclude'",
+                        ),
+                    )
                 elif not config_text(raw).strip():
                     self._problem(key, invalid_message(key, raw, "the pattern must not be empty"))
                 else:
@@ -351,18 +422,23 @@ class _Analysis:
                 self._topic_config(name, suffix, key, raw, spec.configs)
         if kip and REGEX not in entries:
             key = group_key(name, REGEX)
-            self._define(key, ConfigType.STRING, "One Python regular expression; this rule applies to "
-                                                 "topics whose full name matches it.", default=NO_DEFAULT,
-                         display_name=f"Topic Pattern for {name}")
+            self._define(
+                key,
+                ConfigType.STRING,
+                "One Python regular expression; this rule applies to topics whose full name matches it.",
+                default=NO_DEFAULT,
+                display_name=f"Topic Pattern for {name}",
+            )
             self._problem(key, missing_message(key))
         if not kip and not spec.include:
-            self.warnings.append(f"The group {name!r} has no {group_key(name, INCLUDE)} patterns, so it "
-                                 "never matches a topic")
+            self.warnings.append(
+                f"The group {name!r} has no {group_key(name, INCLUDE)} patterns, so it never matches a topic"
+            )
         return spec
 
     def _ignore_stray(self, stray: list[tuple[str, Any]], list_key: str) -> None:
         for key, _raw in stray:
-            rest = key[len(TOPIC_CREATION_PREFIX):]
+            rest = key[len(TOPIC_CREATION_PREFIX) :]
             if "." in rest:
                 group = rest.split(".", 1)[0]
                 reason = f"{group!r} is not listed in {list_key}"
@@ -376,15 +452,23 @@ class _Analysis:
         fallback_partitions = KIP_DEFAULT_PARTITIONS if default is None else default.partitions
         for spec in specs:
             assert spec is not None and fallback_rf is not None and fallback_partitions is not None
-            self.rules.append(TopicCreationRule(
-                spec.name, tuple(spec.include), tuple(spec.exclude),
-                fallback_partitions if spec.partitions is None else spec.partitions,
-                fallback_rf if spec.replication_factor is None else spec.replication_factor,
-                spec.configs))
+            self.rules.append(
+                TopicCreationRule(
+                    spec.name,
+                    tuple(spec.include),
+                    tuple(spec.exclude),
+                    fallback_partitions if spec.partitions is None else spec.partitions,
+                    fallback_rf if spec.replication_factor is None else spec.replication_factor,
+                    spec.configs,
+                )
+            )
         if default is not None:
             assert default.partitions is not None and default.replication_factor is not None
-            self.rules.append(TopicCreationRule(DEFAULT_GROUP, (".*",), (), default.partitions,
-                                                default.replication_factor, default.configs))
+            self.rules.append(
+                TopicCreationRule(
+                    DEFAULT_GROUP, (".*",), (), default.partitions, default.replication_factor, default.configs
+                )
+            )
 
 
 # -- the public surface ---------------------------------------------------------------------------
@@ -392,8 +476,7 @@ def parse_topic_creation(props: Mapping[str, str], *, source: str | None = None)
     """The rules of a connector config; raises `ConfigError` naming every offending key at once."""
     analysis = _Analysis(props)
     if analysis.problems:
-        raise ConfigError({key: "; ".join(messages) for key, messages in analysis.problems.items()},
-                          source=source)
+        raise ConfigError({key: "; ".join(messages) for key, messages in analysis.problems.items()}, source=source)
     return TopicCreationRules(analysis.rules, spelling=analysis.spelling, warnings=analysis.warnings)
 
 

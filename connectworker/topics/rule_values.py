@@ -27,7 +27,8 @@ __all__ = [
 
 REPLICATION_FACTOR_MESSAGE = (
     "Replication factor must be positive and not larger than the number of brokers in the Kafka cluster, "
-    "or -1 to use the broker's default")
+    "or -1 to use the broker's default"
+)
 PARTITIONS_MESSAGE = "Number of partitions must be positive, or -1 to use the broker's default"
 DUPLICATE_ALIAS_MESSAGE = "Duplicate alias provided."
 
@@ -69,8 +70,9 @@ def parse_count(key: str, raw: Any, setting: str) -> tuple[int | None, str | Non
     if value < 1 and value != USE_BROKER_DEFAULT:
         return None, invalid_message(key, raw, rule)
     if value > maximum:
-        return None, invalid_message(key, raw, f"Value {value} is larger than the largest "
-                                               f"{type_name.lower()} ({maximum}). {rule}")
+        return None, invalid_message(
+            key, raw, f"Value {value} is larger than the largest {type_name.lower()} ({maximum}). {rule}"
+        )
     return value, None
 
 
@@ -84,8 +86,13 @@ def parse_patterns(key: str, raw: Any, *, single: bool) -> tuple[list[str], list
     split_quantifier = None if single else _COUNTED_QUANTIFIER.search(text)
     if split_quantifier is not None:
         # Python reads the halves ("a{1" and "3}") as literals where Java fails to compile them.
-        problems.append(invalid_message(key, raw, f"the quantifier {split_quantifier.group()!r} is split "
-                                                  "in two: commas separate patterns in this list"))
+        problems.append(
+            invalid_message(
+                key,
+                raw,
+                f"the quantifier {split_quantifier.group()!r} is split in two: commas separate patterns in this list",
+            )
+        )
     for pattern in patterns:
         try:
             compile_pattern(pattern)

@@ -72,8 +72,7 @@ class TopicCreationRule:
         configs = dict(self.configs)
         for name, value in configs.items():
             if not isinstance(name, str) or not isinstance(value, str):
-                raise TypeError(f"rule {self.name!r}: topic configs must map str to str, "
-                                f"got {name!r}: {value!r}")
+                raise TypeError(f"rule {self.name!r}: topic configs must map str to str, got {name!r}: {value!r}")
         # Validate counts and configs with the very code `match` will run, so that a rule that was
         # built can always produce its TopicSettings.
         TopicSettings(self.name, self.partitions, self.replication_factor, configs)
@@ -86,8 +85,10 @@ class TopicCreationRule:
     def __reduce__(self) -> tuple[type[TopicCreationRule], tuple[object, ...]]:
         """Pickled by its fields (a task process receives its connector's rules): the read-only view
         of `configs` and the compiled patterns are rebuilt on the other side."""
-        return (TopicCreationRule, (self.name, self.include, self.exclude, self.partitions,
-                                    self.replication_factor, dict(self.configs)))
+        return (
+            TopicCreationRule,
+            (self.name, self.include, self.exclude, self.partitions, self.replication_factor, dict(self.configs)),
+        )
 
     @property
     def is_default(self) -> bool:
@@ -119,8 +120,9 @@ class TopicCreationRules:
 
     __slots__ = ("_rules", "_spelling", "_warnings")
 
-    def __init__(self, rules: Iterable[TopicCreationRule] = (), *, spelling: Spelling = "none",
-                 warnings: Iterable[str] = ()) -> None:
+    def __init__(
+        self, rules: Iterable[TopicCreationRule] = (), *, spelling: Spelling = "none", warnings: Iterable[str] = ()
+    ) -> None:
         rules = tuple(rules)
         if spelling not in get_args(Spelling):
             raise ValueError(f"spelling must be one of {get_args(Spelling)}, got {spelling!r}")
@@ -144,7 +146,7 @@ class TopicCreationRules:
 
     @property
     def spelling(self) -> Spelling:
-        """"kafka" (topic.creation.groups / default group), "kip" (topic.creation=...) or "none"."""
+        """ "kafka" (topic.creation.groups / default group), "kip" (topic.creation=...) or "none"."""
         return self._spelling
 
     @property
@@ -180,4 +182,3 @@ class TopicCreationRules:
 
     def __repr__(self) -> str:
         return f"TopicCreationRules(spelling={self._spelling!r}, rules={list(self._rules)!r})"
-

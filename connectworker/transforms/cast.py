@@ -51,8 +51,10 @@ def parse_cast_spec(entries: list[str]) -> tuple[SchemaType | None, dict[str, Sc
         else:
             fields[parts[0].strip()] = target
     if whole is not None and len(entries) > 1:
-        raise ValueError("Cast transformations that specify a type to cast the entire value to may only specify "
-                         "a single cast in their spec")
+        raise ValueError(
+            "Cast transformations that specify a type to cast the entire value to may only specify "
+            "a single cast in their spec"
+        )
     return whole, fields
 
 
@@ -61,8 +63,10 @@ def _output_type(text: str) -> SchemaType:
     if target is None:
         raise ValueError(f"Invalid type found in casting spec: {text}")
     if target not in OUTPUT_TYPES:
-        raise ValueError(f"Cast transformation does not support casting to {target.name}; supported types are "
-                         f"{type_list(OUTPUT_TYPES)}")
+        raise ValueError(
+            f"Cast transformation does not support casting to {target.name}; supported types are "
+            f"{type_list(OUTPUT_TYPES)}"
+        )
     return target
 
 
@@ -81,15 +85,27 @@ class Cast(Transformation):
         self._schemas: SchemaCache[Schema] = SchemaCache(self._cast_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(SPEC_CONFIG, ConfigType.LIST, validator=_validate_spec, importance=Importance.HIGH,
-                        documentation="Fields and the types to cast them to, as field1:type,field2:type, to cast "
-                                      "fields of maps or structs; or a single type to cast the entire value. Valid "
-                                      "types are int8, int16, int32, int64, float32, float64, boolean and string; "
-                                      "bytes can be cast to string only.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                SPEC_CONFIG,
+                ConfigType.LIST,
+                validator=_validate_spec,
+                importance=Importance.HIGH,
+                documentation="Fields and the types to cast them to, as field1:type,field2:type, to cast "
+                "fields of maps or structs; or a single type to cast the entire value. Valid "
+                "types are int8, int16, int32, int64, float32, float64, boolean and string; "
+                "bytes can be cast to string only.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -115,8 +131,9 @@ class Cast(Transformation):
         for field in struct_schema.fields:
             field_target = self._fields.get(field.name)
             item = struct_value.get(field.name)
-            cast_struct[field.name] = (item if field_target is None
-                                       else _cast_field(item, field.schema, field_target, field.name))
+            cast_struct[field.name] = (
+                item if field_target is None else _cast_field(item, field.schema, field_target, field.name)
+            )
         return with_side(record, self._side, cast_struct, new_schema)
 
     def _cast_schema(self, schema: Schema) -> Schema:
@@ -126,9 +143,11 @@ class Cast(Transformation):
             name = None if schema.name in LOGICAL_NAMES else schema.name
             return Schema(self._whole, schema.optional, name, schema.version, schema.doc)
         fields = tuple(
-            field if field.name not in self._fields
+            field
+            if field.name not in self._fields
             else Field(field.name, Schema(self._fields[field.name], field.schema.optional))
-            for field in schema.fields)
+            for field in schema.fields
+        )
         return Schema(SchemaType.STRUCT, schema.optional, schema.name, schema.version, schema.doc, fields=fields)
 
 

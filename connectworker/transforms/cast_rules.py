@@ -54,18 +54,26 @@ def cast_value(value: Any, schema: Schema | None, target: SchemaType) -> Any:
         return None
     source = schema.type if schema is not None else _inferred_type(value)
     if source is None:
-        raise DataError(f"Cast transformation was passed a value of type {type(value).__name__} which is not "
-                        "supported by Connect's data API")
+        raise DataError(
+            f"Cast transformation was passed a value of type {type(value).__name__} which is not "
+            "supported by Connect's data API"
+        )
     if source not in INPUT_TYPES:
-        raise DataError(f"Cast transformation does not support casting from {source.name}; supported types are "
-                        f"{type_list(INPUT_TYPES)}")
+        raise DataError(
+            f"Cast transformation does not support casting from {source.name}; supported types are "
+            f"{type_list(INPUT_TYPES)}"
+        )
     if isinstance(value, int) and not isinstance(value, bool):
         if not -(2**63) <= value < 2**63:
             raise DataError(f"Cast transformation was passed an integer outside Connect's int64 range: {value}")
         if source in (_T.FLOAT32, _T.FLOAT64):
             value = float(value)  # Python lets an int stand for a float; Java would hold a Float or Double
-    if (schema is not None and schema.name in LOGICAL_NAMES and target is not _T.STRING
-            and isinstance(value, date | time)):
+    if (
+        schema is not None
+        and schema.name in LOGICAL_NAMES
+        and target is not _T.STRING
+        and isinstance(value, date | time)
+    ):
         try:
             value = logical.to_wire(schema.name, value)
         except logical.LogicalValueError as exc:
@@ -135,6 +143,7 @@ def _to_integer(bits: int) -> Callable[[Any, SchemaType], int]:
                 raise _NumberFormat(value)
             return number
         raise _unexpected(value)
+
     return cast
 
 
@@ -153,7 +162,6 @@ def _parse_double(text: str) -> float:
     if match is not None:
         return float.fromhex(match.group(1))
     raise _NumberFormat(text)
-
 
 
 def _int_to_float32(number: int) -> float:
@@ -212,5 +220,8 @@ def _to_string(value: Any, source: SchemaType) -> str:
 
 _CASTS: dict[SchemaType, Callable[[Any, SchemaType], Any]] = {
     **{t: _to_integer(bits) for t, bits in _INT_BITS.items()},
-    _T.FLOAT32: _to_float32, _T.FLOAT64: _to_float64, _T.BOOLEAN: _to_boolean, _T.STRING: _to_string,
+    _T.FLOAT32: _to_float32,
+    _T.FLOAT64: _to_float64,
+    _T.BOOLEAN: _to_boolean,
+    _T.STRING: _to_string,
 }

@@ -25,8 +25,13 @@ class DropHeaders(Transformation):
         self._names: frozenset[str] = frozenset()
 
     def config_def(self) -> ConfigDef:
-        return ConfigDef().define(HEADERS_CONFIG, ConfigType.LIST, validator=non_empty_list,
-                                  importance=Importance.HIGH, documentation="The name of the headers to be removed.")
+        return ConfigDef().define(
+            HEADERS_CONFIG,
+            ConfigType.LIST,
+            validator=non_empty_list,
+            importance=Importance.HIGH,
+            documentation="The name of the headers to be removed.",
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         self._names = frozenset(self.config_def().parse(props)[HEADERS_CONFIG])

@@ -77,7 +77,7 @@ def _quoted_step(path: str, opening: int, steps: list[str]) -> int:
             idx += 1
             continue
         if escaped:
-            parts.append(path[start:idx - 1] + _BACKTICK)
+            parts.append(path[start : idx - 1] + _BACKTICK)
             idx += 1
             start = idx
             continue
@@ -86,8 +86,12 @@ def _quoted_step(path: str, opening: int, steps: list[str]) -> int:
 
 
 def _incomplete_backtick(path: str, position: int) -> None:
-    raise ConfigError({FIELD_CONFIG: f"Incomplete backtick pair in path: [{path}], consider adding a backslash "
-                                     f"before backtick at position {position} to escape it"})
+    raise ConfigError(
+        {
+            FIELD_CONFIG: f"Incomplete backtick pair in path: [{path}], consider adding a backslash "
+            f"before backtick at position {position} to escape it"
+        }
+    )
 
 
 class ExtractField(Transformation):
@@ -100,16 +104,32 @@ class ExtractField(Transformation):
         self._steps: tuple[str, ...] = ("",)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(FIELD_CONFIG, ConfigType.STRING, importance=Importance.MEDIUM,
-                        documentation="Field name to extract (a dotted path under field syntax V2).")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values.")
-                .define(FIELD_SYNTAX_VERSION_CONFIG, ConfigType.STRING, "V1", validator=one_of("V1", "V2"),
-                        importance=Importance.HIGH,
-                        documentation="V1: `field` names a top-level field. V2: `field` is a dotted path to a nested "
-                                      "field; wrap a name containing dots in backticks, e.g. `foo.bar`.baz."))
+        return (
+            ConfigDef()
+            .define(
+                FIELD_CONFIG,
+                ConfigType.STRING,
+                importance=Importance.MEDIUM,
+                documentation="Field name to extract (a dotted path under field syntax V2).",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+            .define(
+                FIELD_SYNTAX_VERSION_CONFIG,
+                ConfigType.STRING,
+                "V1",
+                validator=one_of("V1", "V2"),
+                importance=Importance.HIGH,
+                documentation="V1: `field` names a top-level field. V2: `field` is a dotted path to a nested "
+                "field; wrap a name containing dots in backticks, e.g. `foo.bar`.baz.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -134,8 +154,10 @@ class ExtractField(Transformation):
             if inner is None:
                 return None
             if not isinstance(inner, dict):
-                raise DataError(f"Only Map objects supported in absence of schema for [{_NESTED_PURPOSE}], found: "
-                                f"{type(inner).__name__} (step {step!r} of {self._path_text!r})")
+                raise DataError(
+                    f"Only Map objects supported in absence of schema for [{_NESTED_PURPOSE}], found: "
+                    f"{type(inner).__name__} (step {step!r} of {self._path_text!r})"
+                )
             current = inner
         return current.get(self._steps[-1])
 
@@ -147,8 +169,10 @@ class ExtractField(Transformation):
             if inner is None:
                 return None
             if not isinstance(inner, dict):
-                raise DataError(f"Only Struct objects supported for [{_NESTED_PURPOSE}], found: "
-                                f"{type(inner).__name__} (step {step!r} of {self._path_text!r})")
+                raise DataError(
+                    f"Only Struct objects supported for [{_NESTED_PURPOSE}], found: "
+                    f"{type(inner).__name__} (step {step!r} of {self._path_text!r})"
+                )
             current = inner
         return current.get(self._steps[-1])
 
@@ -156,8 +180,10 @@ class ExtractField(Transformation):
         current = schema
         for step in self._steps:
             if current.type is not SchemaType.STRUCT:
-                raise DataError(f"Cannot look up fields on non-struct type: {current.type.name} "
-                                f"(looking for {step!r} of {self._path_text!r})")
+                raise DataError(
+                    f"Cannot look up fields on non-struct type: {current.type.name} "
+                    f"(looking for {step!r} of {self._path_text!r})"
+                )
             found = next((field.schema for field in current.fields if field.name == step), None)
             if found is None:
                 raise DataError(f"Unknown field: {self._path_text}")

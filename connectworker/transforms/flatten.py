@@ -54,9 +54,13 @@ class Flatten(Transformation):
 
     def config_def(self) -> ConfigDef:
         return ConfigDef().define(
-            DELIMITER_CONFIG, ConfigType.STRING, DELIMITER_DEFAULT, importance=Importance.MEDIUM,
+            DELIMITER_CONFIG,
+            ConfigType.STRING,
+            DELIMITER_DEFAULT,
+            importance=Importance.MEDIUM,
             documentation="Delimiter to insert between field names from the input record when generating field "
-                          "names for the output record")
+            "names for the output record",
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         self._delimiter = self.config_def().parse(props)[DELIMITER_CONFIG]
@@ -71,8 +75,10 @@ class Flatten(Transformation):
             return with_side(record, self._side, flat, None)
         struct, schema = require_struct(record, self._side, PURPOSE)
         flattened = self._schemas.get(schema)
-        values = {field.name: _value_at(struct, path)
-                  for field, path in zip(flattened.schema.fields, flattened.paths, strict=True)}
+        values = {
+            field.name: _value_at(struct, path)
+            for field, path in zip(flattened.schema.fields, flattened.paths, strict=True)
+        }
         return with_side(record, self._side, values, flattened.schema)
 
     def _name(self, prefix: str, name: str) -> str:
@@ -81,27 +87,44 @@ class Flatten(Transformation):
     def _flatten_map(self, value: dict[str, Any], prefix: str, out: dict[str, Any]) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
-                raise DataError(f"Flatten transformation needs string keys, found {type(key).__name__} key {key!r}"
-                                f"{f' (under {prefix})' if prefix else ''}")
+                raise DataError(
+                    f"Flatten transformation needs string keys, found {type(key).__name__} key {key!r}"
+                    f"{f' (under {prefix})' if prefix else ''}"
+                )
             name = self._name(prefix, key)
             if isinstance(item, dict):
                 self._flatten_map(item, name, out)
             elif item is None or isinstance(item, _SCHEMALESS_LEAVES):
                 out[name] = item
             else:
-                raise DataError(f"Flatten transformation was passed a value of type {type(item).__name__} which is "
-                                f"not supported by Connect's data API (for field {name}).")
+                raise DataError(
+                    f"Flatten transformation was passed a value of type {type(item).__name__} which is "
+                    f"not supported by Connect's data API (for field {name})."
+                )
 
     def _flatten_schema(self, schema: Schema) -> _Flattened:
         fields: dict[str, Schema] = {}
         paths: list[tuple[str, ...]] = []
         self._collect(schema, (), "", schema.optional, fields, paths)
-        flat = Schema(SchemaType.STRUCT, False, schema.name, schema.version, schema.doc,
-                      fields=tuple(Field(name, field_schema) for name, field_schema in fields.items()))
+        flat = Schema(
+            SchemaType.STRUCT,
+            False,
+            schema.name,
+            schema.version,
+            schema.doc,
+            fields=tuple(Field(name, field_schema) for name, field_schema in fields.items()),
+        )
         return _Flattened(flat, tuple(paths))
 
-    def _collect(self, schema: Schema, path: tuple[str, ...], prefix: str, optional: bool,
-                 fields: dict[str, Schema], paths: list[tuple[str, ...]]) -> None:
+    def _collect(
+        self,
+        schema: Schema,
+        path: tuple[str, ...],
+        prefix: str,
+        optional: bool,
+        fields: dict[str, Schema],
+        paths: list[tuple[str, ...]],
+    ) -> None:
         for field in schema.fields:
             name = self._name(prefix, field.name)
             field_optional = optional or field.schema.optional
@@ -109,8 +132,10 @@ class Flatten(Transformation):
                 self._collect(field.schema, (*path, field.name), name, field_optional, fields, paths)
                 continue
             if field.schema.type not in _LEAF_TYPES:
-                raise DataError(f"Flatten transformation does not support {field.schema.type.name} for record with "
-                                f"schemas (for field {name}).")
+                raise DataError(
+                    f"Flatten transformation does not support {field.schema.type.name} for record with "
+                    f"schemas (for field {name})."
+                )
             if name in fields:
                 raise DataError(f"Cannot create field because of field name duplication {name}")
             fields[name] = field.schema.as_optional() if field_optional else field.schema
@@ -125,8 +150,10 @@ def _value_at(struct: dict[str, Any], path: tuple[str, ...]) -> Any:
         if current is None:
             return None
         if not isinstance(current, dict):
-            raise DataError(f"Only Struct objects supported for [{PURPOSE}], found: {type(current).__name__} "
-                            f"(field {step!r} of path {'.'.join(path)!r})")
+            raise DataError(
+                f"Only Struct objects supported for [{PURPOSE}], found: {type(current).__name__} "
+                f"(field {step!r} of path {'.'.join(path)!r})"
+            )
     return current.get(path[-1])
 
 

@@ -49,29 +49,53 @@ class HeaderFrom(Transformation):
         self._move_schemas: SchemaCache[Schema] = SchemaCache(self._moved_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(FIELDS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
-                        documentation="Field names in the record whose values are to be copied or moved to "
-                                      "headers.")
-                .define(HEADERS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
-                        documentation="Header names, in the same order as the field names listed in the fields "
-                                      "configuration property.")
-                .define(OPERATION_CONFIG, ConfigType.STRING, validator=one_of(MOVE, COPY, case_sensitive=True),
-                        importance=Importance.HIGH,
-                        documentation="Either move if the fields are to be moved to the headers (removed from the "
-                                      "key/value), or copy if the fields are to be copied to the headers (retained "
-                                      "in the key/value).")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether to replace fields that have a default value and that are null to "
-                                      "the default value (no effect here: schemas carry no default values)."))
+        return (
+            ConfigDef()
+            .define(
+                FIELDS_CONFIG,
+                ConfigType.LIST,
+                validator=non_empty_list,
+                importance=Importance.HIGH,
+                documentation="Field names in the record whose values are to be copied or moved to headers.",
+            )
+            .define(
+                HEADERS_CONFIG,
+                ConfigType.LIST,
+                validator=non_empty_list,
+                importance=Importance.HIGH,
+                documentation="Header names, in the same order as the field names listed in the fields "
+                "configuration property.",
+            )
+            .define(
+                OPERATION_CONFIG,
+                ConfigType.STRING,
+                validator=one_of(MOVE, COPY, case_sensitive=True),
+                importance=Importance.HIGH,
+                documentation="Either move if the fields are to be moved to the headers (removed from the "
+                "key/value), or copy if the fields are to be copied to the headers (retained "
+                "in the key/value).",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether to replace fields that have a default value and that are null to "
+                "the default value (no effect here: schemas carry no default values).",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
         fields, headers = config[FIELDS_CONFIG], config[HEADERS_CONFIG]
         if len(fields) != len(headers):
-            raise ConfigError({HEADERS_CONFIG: f"'{FIELDS_CONFIG}' config must have the same number of elements "
-                                               f"as '{HEADERS_CONFIG}' config ({len(fields)} fields, "
-                                               f"{len(headers)} headers)."})
+            raise ConfigError(
+                {
+                    HEADERS_CONFIG: f"'{FIELDS_CONFIG}' config must have the same number of elements "
+                    f"as '{HEADERS_CONFIG}' config ({len(fields)} fields, "
+                    f"{len(headers)} headers)."
+                }
+            )
         self._fields, self._headers = fields, headers
         self._operation = config[OPERATION_CONFIG]
         self._removed = frozenset(fields) if self._operation == MOVE else frozenset()
@@ -92,9 +116,11 @@ class HeaderFrom(Transformation):
         for name, header in zip(self._fields, self._headers, strict=True):
             field = by_name.get(name)
             if field is None:
-                raise DataError(f"HeaderFrom cannot {self._operation} field {name!r} to header {header!r}: the "
-                                f"record {self._side.value} schema has no such field (record on topic "
-                                f"{record.topic!r})")
+                raise DataError(
+                    f"HeaderFrom cannot {self._operation} field {name!r} to header {header!r}: the "
+                    f"record {self._side.value} schema has no such field (record on topic "
+                    f"{record.topic!r})"
+                )
             headers.append((header, SchemaAndValue(field.schema, struct.get(name))))
         if self._removed:
             schema = self._move_schemas.get(schema)

@@ -31,8 +31,11 @@ class HoistField(Transformation):
 
     def config_def(self) -> ConfigDef:
         return ConfigDef().define(
-            FIELD_CONFIG, ConfigType.STRING, importance=Importance.MEDIUM,
-            documentation="Field name for the single field that will be created in the resulting Struct or Map.")
+            FIELD_CONFIG,
+            ConfigType.STRING,
+            importance=Importance.MEDIUM,
+            documentation="Field name for the single field that will be created in the resulting Struct or Map.",
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         self._field = self.config_def().parse(props)[FIELD_CONFIG]
@@ -42,8 +45,10 @@ class HoistField(Transformation):
         if schema is None:
             return with_side(record, self._side, {self._field: value}, None)
         if value is None and not schema.optional:
-            raise DataError(f'Invalid value: null used for required field: "{self._field}", '
-                            f"schema type: {schema.type.name} (record {self._side.value} on topic {record.topic!r})")
+            raise DataError(
+                f'Invalid value: null used for required field: "{self._field}", '
+                f"schema type: {schema.type.name} (record {self._side.value} on topic {record.topic!r})"
+            )
         # Schemas are immutable and cheap to build: no cache needed, unlike Kafka's SchemaBuilder.
         return with_side(record, self._side, {self._field: value}, Schema.struct(None, (self._field, schema)))
 

@@ -67,9 +67,11 @@ class _Insertion:
 
 def _not_for_source_records(key: str, value: Any) -> None:
     if value is not None:
-        raise ValueError("a record's Kafka offset is only known to sink connectors, and this worker runs source "
-                         "connectors (Kafka fails every non-null source record with 'Only SinkRecord supported "
-                         "for [field insertion]'); remove offset.field")
+        raise ValueError(
+            "a record's Kafka offset is only known to sink connectors, and this worker runs source "
+            "connectors (Kafka fails every non-null source record with 'Only SinkRecord supported "
+            "for [field insertion]'); remove offset.field"
+        )
 
 
 class InsertField(Transformation):
@@ -86,24 +88,60 @@ class InsertField(Transformation):
         self._schemas: SchemaCache[Schema] = SchemaCache(self._updated_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(TOPIC_FIELD_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
-                        documentation="Field name for Kafka topic." + _OPTIONALITY_DOC)
-                .define(PARTITION_FIELD_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
-                        documentation="Field name for Kafka partition." + _OPTIONALITY_DOC)
-                .define(OFFSET_FIELD_CONFIG, ConfigType.STRING, None, validator=_not_for_source_records,
-                        importance=Importance.MEDIUM,
-                        documentation="Field name for Kafka offset - only applicable to sink connectors, so "
-                                      "refused here.")
-                .define(TIMESTAMP_FIELD_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
-                        documentation="Field name for record timestamp." + _OPTIONALITY_DOC)
-                .define(STATIC_FIELD_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
-                        documentation="Field name for static data field." + _OPTIONALITY_DOC)
-                .define(STATIC_VALUE_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
-                        documentation="Static field value, if field name configured.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                TOPIC_FIELD_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.MEDIUM,
+                documentation="Field name for Kafka topic." + _OPTIONALITY_DOC,
+            )
+            .define(
+                PARTITION_FIELD_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.MEDIUM,
+                documentation="Field name for Kafka partition." + _OPTIONALITY_DOC,
+            )
+            .define(
+                OFFSET_FIELD_CONFIG,
+                ConfigType.STRING,
+                None,
+                validator=_not_for_source_records,
+                importance=Importance.MEDIUM,
+                documentation="Field name for Kafka offset - only applicable to sink connectors, so refused here.",
+            )
+            .define(
+                TIMESTAMP_FIELD_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.MEDIUM,
+                documentation="Field name for record timestamp." + _OPTIONALITY_DOC,
+            )
+            .define(
+                STATIC_FIELD_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.MEDIUM,
+                documentation="Field name for static data field." + _OPTIONALITY_DOC,
+            )
+            .define(
+                STATIC_VALUE_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.MEDIUM,
+                documentation="Static field value, if field name configured.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -113,11 +151,17 @@ class InsertField(Transformation):
         self._static = _Insertion.parse(STATIC_FIELD_CONFIG, config[STATIC_FIELD_CONFIG])
         self._static_value = config[STATIC_VALUE_CONFIG]
         if not (self._topic or self._partition or self._timestamp or self._static):
-            raise ConfigError(f"No field insertion configured: set at least one of {TOPIC_FIELD_CONFIG}, "
-                              f"{PARTITION_FIELD_CONFIG}, {TIMESTAMP_FIELD_CONFIG} or {STATIC_FIELD_CONFIG}")
+            raise ConfigError(
+                f"No field insertion configured: set at least one of {TOPIC_FIELD_CONFIG}, "
+                f"{PARTITION_FIELD_CONFIG}, {TIMESTAMP_FIELD_CONFIG} or {STATIC_FIELD_CONFIG}"
+            )
         if self._static is not None and self._static_value is None:
-            raise ConfigError({STATIC_VALUE_CONFIG: f"No value specified for static field: {self._static.name} "
-                                                    f"(set {STATIC_VALUE_CONFIG})"})
+            raise ConfigError(
+                {
+                    STATIC_VALUE_CONFIG: f"No value specified for static field: {self._static.name} "
+                    f"(set {STATIC_VALUE_CONFIG})"
+                }
+            )
         self._schemas = SchemaCache(self._updated_schema, max_size=16)
         only_static = self._static is not None and not (self._topic or self._partition or self._timestamp)
         self._static_only = (self._static.name, self._static_value) if only_static and self._static else None
@@ -159,27 +203,35 @@ class InsertField(Transformation):
         if self._partition is not None and record.partition is not None:
             fields.append((self._partition.name, record.partition))
         if self._timestamp is not None and record.timestamp is not None:
-            fields.append((self._timestamp.name, record.timestamp if schemaless
-                           else logical.from_wire(logical.TIMESTAMP, record.timestamp)))
+            fields.append(
+                (
+                    self._timestamp.name,
+                    record.timestamp if schemaless else logical.from_wire(logical.TIMESTAMP, record.timestamp),
+                )
+            )
         if self._static is not None and self._static_value is not None:
             fields.append((self._static.name, self._static_value))
         return fields
 
     def _updated_schema(self, schema: Schema) -> Schema:
-        added = [(self._topic, Schema(SchemaType.STRING)), (self._partition, Schema(SchemaType.INT32)),
-                 (self._timestamp, Schema(SchemaType.INT64, name=logical.TIMESTAMP, version=1)),
-                 (self._static, Schema(SchemaType.STRING))]
+        added = [
+            (self._topic, Schema(SchemaType.STRING)),
+            (self._partition, Schema(SchemaType.INT32)),
+            (self._timestamp, Schema(SchemaType.INT64, name=logical.TIMESTAMP, version=1)),
+            (self._static, Schema(SchemaType.STRING)),
+        ]
         fields = list(schema.fields)
         for insertion, field_schema in added:
             if insertion is None:
                 continue
             if any(field.name == insertion.name for field in fields):
-                raise DataError(f"Cannot create field because of field name duplication {insertion.name} "
-                                f"(the {schema.name or 'unnamed'} struct already has it)")
+                raise DataError(
+                    f"Cannot create field because of field name duplication {insertion.name} "
+                    f"(the {schema.name or 'unnamed'} struct already has it)"
+                )
             fields.append(Field(insertion.name, field_schema.as_optional() if insertion.optional else field_schema))
         # Kafka copies the name, version and doc onto a new struct builder, which leaves it required.
-        return Schema(SchemaType.STRUCT, name=schema.name, version=schema.version, doc=schema.doc,
-                      fields=tuple(fields))
+        return Schema(SchemaType.STRUCT, name=schema.name, version=schema.version, doc=schema.doc, fields=tuple(fields))
 
 
 class InsertFieldKey(InsertField):

@@ -47,8 +47,12 @@ VALUE_LITERAL_CONFIG = "value.literal"
 _DELIMITERS = frozenset(':,{}[]"')
 _BIG_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 # The integer schemas Kafka tries in turn, with the largest value each holds.
-_INTEGERS = ((SchemaType.INT8, 2**7 - 1), (SchemaType.INT16, 2**15 - 1), (SchemaType.INT32, 2**31 - 1),
-             (SchemaType.INT64, 2**63 - 1))
+_INTEGERS = (
+    (SchemaType.INT8, 2**7 - 1),
+    (SchemaType.INT16, 2**15 - 1),
+    (SchemaType.INT32, 2**31 - 1),
+    (SchemaType.INT64, 2**63 - 1),
+)
 _FLOAT32_SCHEMA, _FLOAT64_SCHEMA = Schema(SchemaType.FLOAT32), Schema(SchemaType.FLOAT64)
 
 
@@ -102,11 +106,18 @@ class InsertHeader(Transformation):
         self._value: SchemaAndValue | None = None
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(HEADER_CONFIG, ConfigType.STRING, importance=Importance.HIGH,
-                        documentation="The name of the header.")
-                .define(VALUE_LITERAL_CONFIG, ConfigType.STRING, importance=Importance.HIGH,
-                        documentation="The literal value that is to be set as the header value on all records."))
+        return (
+            ConfigDef()
+            .define(
+                HEADER_CONFIG, ConfigType.STRING, importance=Importance.HIGH, documentation="The name of the header."
+            )
+            .define(
+                VALUE_LITERAL_CONFIG,
+                ConfigType.STRING,
+                importance=Importance.HIGH,
+                documentation="The literal value that is to be set as the header value on all records.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)

@@ -89,8 +89,12 @@ _MAP = _Kind("map", dict)
 _INTEGERS = {SchemaType.INT8: 8, SchemaType.INT16: 16, SchemaType.INT32: 32, SchemaType.INT64: 64}
 _BY_SCHEMA = {
     **{t: _Kind(t.value, lambda: 0, _integer(bits)) for t, bits in _INTEGERS.items()},
-    SchemaType.FLOAT32: _FLOAT, SchemaType.FLOAT64: _FLOAT, SchemaType.BOOLEAN: _BOOLEAN,
-    SchemaType.STRING: _STRING, SchemaType.ARRAY: _ARRAY, SchemaType.MAP: _MAP,
+    SchemaType.FLOAT32: _FLOAT,
+    SchemaType.FLOAT64: _FLOAT,
+    SchemaType.BOOLEAN: _BOOLEAN,
+    SchemaType.STRING: _STRING,
+    SchemaType.ARRAY: _ARRAY,
+    SchemaType.MAP: _MAP,
 }
 _BY_LOGICAL = {logical.TIMESTAMP: _TIMESTAMP, logical.DATE: _DATE, logical.TIME: _TIME}
 _INT = _Kind("integer", lambda: 0, _integer(64))  # a schemaless int: Java's widest, a long
@@ -98,8 +102,18 @@ _INT = _Kind("integer", lambda: 0, _integer(64))  # a schemaless int: Java's wid
 
 def _kind_of_value(value: Any) -> _Kind | None:
     # Order matters: bool is an int, and datetime is a date.
-    for python_type, kind in ((bool, _BOOLEAN), (int, _INT), (float, _FLOAT), (str, _STRING), (Decimal, _DECIMAL),
-                              (datetime, _TIMESTAMP), (date, _DATE), (time, _TIME), (list, _ARRAY), (dict, _MAP)):
+    for python_type, kind in (
+        (bool, _BOOLEAN),
+        (int, _INT),
+        (float, _FLOAT),
+        (str, _STRING),
+        (Decimal, _DECIMAL),
+        (datetime, _TIMESTAMP),
+        (date, _DATE),
+        (time, _TIME),
+        (list, _ARRAY),
+        (dict, _MAP),
+    ):
         if isinstance(value, python_type):
             return kind
     return None
@@ -128,16 +142,33 @@ class MaskField(Transformation):
         self._replacement: str | None = None
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(FIELDS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
-                        documentation="Names of fields to mask.")
-                .define(REPLACEMENT_CONFIG, ConfigType.STRING, None, validator=non_empty_string,
-                        importance=Importance.LOW,
-                        documentation="Custom value replacement, that will be applied to all 'fields' values "
-                                      "(numeric or non-empty string values only).")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                FIELDS_CONFIG,
+                ConfigType.LIST,
+                validator=non_empty_list,
+                importance=Importance.HIGH,
+                documentation="Names of fields to mask.",
+            )
+            .define(
+                REPLACEMENT_CONFIG,
+                ConfigType.STRING,
+                None,
+                validator=non_empty_string,
+                importance=Importance.LOW,
+                documentation="Custom value replacement, that will be applied to all 'fields' values "
+                "(numeric or non-empty string values only).",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -153,8 +184,12 @@ class MaskField(Transformation):
             return with_side(record, self._side, updated, None)
         struct, schema = require_struct(record, self._side, PURPOSE)
         masked = set(self._fields)
-        updated = {field.name: self._masked(field.name, struct.get(field.name), field.schema)
-                   if field.name in masked else struct.get(field.name) for field in schema.fields}
+        updated = {
+            field.name: self._masked(field.name, struct.get(field.name), field.schema)
+            if field.name in masked
+            else struct.get(field.name)
+            for field in schema.fields
+        }
         return with_side(record, self._side, updated, schema)
 
     def _masked(self, name: str, value: Any, schema: Schema | None) -> Any:
@@ -167,13 +202,16 @@ class MaskField(Transformation):
         if self._replacement is None:
             return kind.zero()
         if kind.parse is None:
-            raise DataError(f"Cannot mask value of type {kind.name} with custom replacement (field {name!r}; "
-                            f"{REPLACEMENT_CONFIG} applies to numeric and string fields only).")
+            raise DataError(
+                f"Cannot mask value of type {kind.name} with custom replacement (field {name!r}; "
+                f"{REPLACEMENT_CONFIG} applies to numeric and string fields only)."
+            )
         try:
             return kind.parse(self._replacement)
         except ValueError as exc:
-            raise DataError(f"Unable to convert {self._replacement} ({REPLACEMENT_CONFIG}) to {kind.name} for "
-                            f"field {name!r}: {exc}") from None
+            raise DataError(
+                f"Unable to convert {self._replacement} ({REPLACEMENT_CONFIG}) to {kind.name} for field {name!r}: {exc}"
+            ) from None
 
 
 class MaskFieldKey(MaskField):

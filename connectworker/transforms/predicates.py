@@ -41,8 +41,12 @@ class TopicNameMatches(Predicate):
 
     def config_def(self) -> ConfigDef:
         return ConfigDef().define(
-            PATTERN_CONFIG, ConfigType.STRING, validator=_non_empty_java_regex, importance=Importance.MEDIUM,
-            documentation="A Java regular expression for matching against the name of a record's topic.")
+            PATTERN_CONFIG,
+            ConfigType.STRING,
+            validator=_non_empty_java_regex,
+            importance=Importance.MEDIUM,
+            documentation="A Java regular expression for matching against the name of a record's topic.",
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         self._pattern = compile_java_regex(self.config_def().parse(props)[PATTERN_CONFIG])
@@ -63,8 +67,13 @@ class HasHeaderKey(Predicate):
         self._name = ""
 
     def config_def(self) -> ConfigDef:
-        return ConfigDef().define(NAME_CONFIG, ConfigType.STRING, validator=non_empty_string,
-                                  importance=Importance.MEDIUM, documentation="The header name.")
+        return ConfigDef().define(
+            NAME_CONFIG,
+            ConfigType.STRING,
+            validator=non_empty_string,
+            importance=Importance.MEDIUM,
+            documentation="The header name.",
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         self._name = self.config_def().parse(props)[NAME_CONFIG]

@@ -50,8 +50,9 @@ def _group_name(pattern: str, start: int, close: str) -> tuple[str, int]:
     end = pattern.find(close, start)
     name = pattern[start:end] if end >= 0 else ""
     if end < 0 or not _JAVA_GROUP_NAME.fullmatch(name):
-        raise ValueError(f"bad group name near index {start}: a name is a letter followed by letters or digits, "
-                         f"closed by {close!r}")
+        raise ValueError(
+            f"bad group name near index {start}: a name is a letter followed by letters or digits, closed by {close!r}"
+        )
     return name, end + 1
 
 
@@ -66,7 +67,7 @@ def _translate(pattern: str) -> str:
             escaped = pattern[i + 1]
             if escaped == "Q":
                 end = pattern.find("\\E", i + 2)
-                out.append(re.escape(pattern[i + 2:] if end < 0 else pattern[i + 2:end]))
+                out.append(re.escape(pattern[i + 2 :] if end < 0 else pattern[i + 2 : end]))
                 i = n if end < 0 else end + 2
             elif escaped == "k" and not in_class and pattern.startswith("<", i + 2):
                 name, i = _group_name(pattern, i + 3, ">")
@@ -78,13 +79,15 @@ def _translate(pattern: str) -> str:
                 out.append("\\Z" if escaped == "z" else _JAVA_END_BEFORE_TERMINATOR)
                 i += 2
             else:
-                out.append(pattern[i:i + 2])
+                out.append(pattern[i : i + 2])
                 i += 2
             continue
         if in_class:
             if char == "[" or pattern.startswith("&&", i):
-                raise ValueError(f"nested or intersected character classes ({char!r} inside [...], near index {i}) "
-                                 "are not supported; escape a literal '[' or '&&'")
+                raise ValueError(
+                    f"nested or intersected character classes ({char!r} inside [...], near index {i}) "
+                    "are not supported; escape a literal '[' or '&&'"
+                )
             in_class = char != "]"
             out.append(char)
             i += 1
@@ -140,7 +143,7 @@ def parse_java_replacement(replacement: str, regex: re.Pattern[str]) -> Replacem
             end = i + 1
             while end < n and replacement[end].isascii() and replacement[end].isalnum():
                 end += 1
-            name = replacement[i + 1:end]
+            name = replacement[i + 1 : end]
             if not name:
                 raise ValueError("named capturing group has 0 length name")
             if end == n or replacement[end] != "}":
@@ -153,8 +156,10 @@ def parse_java_replacement(replacement: str, regex: re.Pattern[str]) -> Replacem
             i = end + 1
         else:
             if not ("0" <= replacement[i] <= "9"):
-                raise ValueError(f"Illegal group reference: '$' followed by {replacement[i]!r} "
-                                 "(use $n, ${name} or \\$ for a dollar sign)")
+                raise ValueError(
+                    f"Illegal group reference: '$' followed by {replacement[i]!r} "
+                    "(use $n, ${name} or \\$ for a dollar sign)"
+                )
             group = int(replacement[i])
             i += 1
             # Java takes further digits only while they still name an existing group.
@@ -179,6 +184,7 @@ def _valid_java_regex(key: str, value: Any) -> None:
 
 _ROUTES_CACHED = 10_000
 
+
 class RegexRouter(Transformation):
     """Update the record topic using the configured regular expression and replacement string."""
 
@@ -188,11 +194,22 @@ class RegexRouter(Transformation):
         self._routes: dict[str, str] = {}
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(REGEX_CONFIG, ConfigType.STRING, validator=_valid_java_regex, importance=Importance.HIGH,
-                        documentation="Regular expression to use for matching (java.util.regex syntax).")
-                .define(REPLACEMENT_CONFIG, ConfigType.STRING, importance=Importance.HIGH,
-                        documentation="Replacement string: $n or ${name} for a group, \\$ for a dollar sign."))
+        return (
+            ConfigDef()
+            .define(
+                REGEX_CONFIG,
+                ConfigType.STRING,
+                validator=_valid_java_regex,
+                importance=Importance.HIGH,
+                documentation="Regular expression to use for matching (java.util.regex syntax).",
+            )
+            .define(
+                REPLACEMENT_CONFIG,
+                ConfigType.STRING,
+                importance=Importance.HIGH,
+                documentation="Replacement string: $n or ${name} for a group, \\$ for a dollar sign.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -200,8 +217,12 @@ class RegexRouter(Transformation):
         try:
             self._replacement = parse_java_replacement(config[REPLACEMENT_CONFIG], self._regex)
         except ValueError as exc:
-            raise ConfigError({REPLACEMENT_CONFIG: f"Invalid value {config[REPLACEMENT_CONFIG]!r} for regex "
-                                                   f"{config[REGEX_CONFIG]!r}: {exc}"}) from None
+            raise ConfigError(
+                {
+                    REPLACEMENT_CONFIG: f"Invalid value {config[REPLACEMENT_CONFIG]!r} for regex "
+                    f"{config[REGEX_CONFIG]!r}: {exc}"
+                }
+            ) from None
 
     def apply(self, record: SourceRecord) -> SourceRecord:
         topic = self._routes.get(record.topic)
@@ -224,4 +245,4 @@ class RegexRouter(Transformation):
         if match is None:
             return topic
         text = "".join(part if isinstance(part, str) else match.group(part) or "" for part in self._replacement)
-        return topic[:match.start()] + text + topic[match.end():]
+        return topic[: match.start()] + text + topic[match.end() :]

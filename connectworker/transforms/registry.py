@@ -11,8 +11,14 @@ import importlib
 
 from connectworker.api.transform import Predicate, Transformation
 
-__all__ = ["KAFKA_PREDICATES_PACKAGE", "KAFKA_TRANSFORMS_PACKAGE", "PREDICATES", "TRANSFORMS",
-           "builtin_predicate", "builtin_transformation"]
+__all__ = [
+    "KAFKA_PREDICATES_PACKAGE",
+    "KAFKA_TRANSFORMS_PACKAGE",
+    "PREDICATES",
+    "TRANSFORMS",
+    "builtin_predicate",
+    "builtin_transformation",
+]
 
 KAFKA_TRANSFORMS_PACKAGE = "org.apache.kafka.connect.transforms."
 KAFKA_PREDICATES_PACKAGE = "org.apache.kafka.connect.transforms.predicates."
@@ -24,11 +30,22 @@ TRANSFORMS: dict[str, str] = {  # short Kafka name -> "module:Class" under conne
     "ValueToKey": "value_to_key:ValueToKey",
     "InsertHeader": "insert_header:InsertHeader",
     "DropHeaders": "drop_headers:DropHeaders",
-    **{f"{name}${side}": f"{module}:{name}{side}" for name, module in (
-        ("InsertField", "insert_field"), ("ReplaceField", "replace_field"), ("MaskField", "mask_field"),
-        ("SetSchemaMetadata", "set_schema_metadata"), ("ExtractField", "extract_field"),
-        ("HoistField", "hoist_field"), ("Cast", "cast"), ("Flatten", "flatten"), ("HeaderFrom", "header_from"),
-        ("TimestampConverter", "timestamp_converter")) for side in ("Key", "Value")},
+    **{
+        f"{name}${side}": f"{module}:{name}{side}"
+        for name, module in (
+            ("InsertField", "insert_field"),
+            ("ReplaceField", "replace_field"),
+            ("MaskField", "mask_field"),
+            ("SetSchemaMetadata", "set_schema_metadata"),
+            ("ExtractField", "extract_field"),
+            ("HoistField", "hoist_field"),
+            ("Cast", "cast"),
+            ("Flatten", "flatten"),
+            ("HeaderFrom", "header_from"),
+            ("TimestampConverter", "timestamp_converter"),
+        )
+        for side in ("Key", "Value")
+    },
 }
 PREDICATES: dict[str, str] = {
     "TopicNameMatches": "predicates:TopicNameMatches",
@@ -38,7 +55,7 @@ PREDICATES: dict[str, str] = {
 
 
 def _short(name: str, package: str) -> str:
-    return name[len(package):] if name.startswith(package) else name
+    return name[len(package) :] if name.startswith(package) else name
 
 
 def _load(spec: str) -> type:

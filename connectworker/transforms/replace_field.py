@@ -70,20 +70,53 @@ class ReplaceField(Transformation):
         self._schemas: SchemaCache[Schema] = SchemaCache(self._updated_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(EXCLUDE_CONFIG, ConfigType.LIST, "", importance=Importance.MEDIUM,
-                        documentation="Fields to exclude. This takes precedence over the fields to include.")
-                .define(_DEPRECATED[EXCLUDE_CONFIG], ConfigType.LIST, None, importance=Importance.LOW,
-                        documentation=f"Deprecated. Use {EXCLUDE_CONFIG} instead.")
-                .define(INCLUDE_CONFIG, ConfigType.LIST, "", importance=Importance.MEDIUM,
-                        documentation="Fields to include. If specified, only these fields will be used.")
-                .define(_DEPRECATED[INCLUDE_CONFIG], ConfigType.LIST, None, importance=Importance.LOW,
-                        documentation=f"Deprecated. Use {INCLUDE_CONFIG} instead.")
-                .define(RENAMES_CONFIG, ConfigType.LIST, "", validator=_valid_renames, importance=Importance.MEDIUM,
-                        documentation="Field rename mappings: colon-delimited pairs, e.g. foo:bar,abc:xyz.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                EXCLUDE_CONFIG,
+                ConfigType.LIST,
+                "",
+                importance=Importance.MEDIUM,
+                documentation="Fields to exclude. This takes precedence over the fields to include.",
+            )
+            .define(
+                _DEPRECATED[EXCLUDE_CONFIG],
+                ConfigType.LIST,
+                None,
+                importance=Importance.LOW,
+                documentation=f"Deprecated. Use {EXCLUDE_CONFIG} instead.",
+            )
+            .define(
+                INCLUDE_CONFIG,
+                ConfigType.LIST,
+                "",
+                importance=Importance.MEDIUM,
+                documentation="Fields to include. If specified, only these fields will be used.",
+            )
+            .define(
+                _DEPRECATED[INCLUDE_CONFIG],
+                ConfigType.LIST,
+                None,
+                importance=Importance.LOW,
+                documentation=f"Deprecated. Use {INCLUDE_CONFIG} instead.",
+            )
+            .define(
+                RENAMES_CONFIG,
+                ConfigType.LIST,
+                "",
+                validator=_valid_renames,
+                importance=Importance.MEDIUM,
+                documentation="Field rename mappings: colon-delimited pairs, e.g. foo:bar,abc:xyz.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -101,8 +134,12 @@ class ReplaceField(Transformation):
         if key in props:
             log.error("%s was configured, as well as the deprecated alias %s. Using the value of %s", key, old, key)
             return list(config[key])
-        log.warning("Configuration key %s is deprecated and may be removed in the future. Please update your "
-                    "configuration to use %s instead.", old, key)
+        log.warning(
+            "Configuration key %s is deprecated and may be removed in the future. Please update your "
+            "configuration to use %s instead.",
+            old,
+            key,
+        )
         return list(config[old] or [])
 
     def _kept(self, name: str) -> bool:
@@ -111,8 +148,13 @@ class ReplaceField(Transformation):
     def apply_to_copy(self, record: SourceRecord) -> SourceRecord:
         """`apply`, writing into `record`, a copy the transform chain owns: saves a record per step."""
         value = record.value
-        if (self._side is Side.VALUE and record.value_schema is None and isinstance(value, dict)
-                and not self._include and not self._renames):
+        if (
+            self._side is Side.VALUE
+            and record.value_schema is None
+            and isinstance(value, dict)
+            and not self._include
+            and not self._renames
+        ):
             updated = dict(value)  # copying, then dropping the few excluded keys, beats filtering every key
             for name in self._exclude:
                 updated.pop(name, None)
@@ -129,13 +171,19 @@ class ReplaceField(Transformation):
             if not include and not renames:  # the common case, kept cheap: it runs for every record
                 updated = {name: field for name, field in value.items() if name not in exclude}
             else:
-                updated = {renames.get(name, name): field for name, field in value.items()
-                           if name not in exclude and (not include or name in include)}
+                updated = {
+                    renames.get(name, name): field
+                    for name, field in value.items()
+                    if name not in exclude and (not include or name in include)
+                }
             return with_side(record, self._side, updated, None)
         struct, schema = require_struct(record, self._side, PURPOSE)
         new_schema = self._schemas.get(schema)
-        updated = {self._renames.get(field.name, field.name): struct.get(field.name)
-                   for field in schema.fields if self._kept(field.name)}
+        updated = {
+            self._renames.get(field.name, field.name): struct.get(field.name)
+            for field in schema.fields
+            if self._kept(field.name)
+        }
         return with_side(record, self._side, updated, new_schema)
 
     def _updated_schema(self, schema: Schema) -> Schema:
@@ -145,12 +193,13 @@ class ReplaceField(Transformation):
                 continue
             name = self._renames.get(field.name, field.name)
             if any(kept.name == name for kept in fields):
-                raise DataError(f"Cannot create field because of field name duplication {name} (two fields "
-                                f"of the {schema.name or 'unnamed'} struct are named so after {RENAMES_CONFIG})")
+                raise DataError(
+                    f"Cannot create field because of field name duplication {name} (two fields "
+                    f"of the {schema.name or 'unnamed'} struct are named so after {RENAMES_CONFIG})"
+                )
             fields.append(Field(name, field.schema))
         # Kafka copies the name, version and doc onto a new struct builder, which leaves it required.
-        return Schema(SchemaType.STRUCT, name=schema.name, version=schema.version, doc=schema.doc,
-                      fields=tuple(fields))
+        return Schema(SchemaType.STRUCT, name=schema.name, version=schema.version, doc=schema.doc, fields=tuple(fields))
 
 
 class ReplaceFieldKey(ReplaceField):

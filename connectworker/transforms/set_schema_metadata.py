@@ -42,32 +42,54 @@ class SetSchemaMetadata(Transformation):
         self._version: int | None = None
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(SCHEMA_NAME_CONFIG, ConfigType.STRING, None, importance=Importance.HIGH,
-                        documentation="Schema name to set.")
-                .define(SCHEMA_VERSION_CONFIG, ConfigType.INT, None, importance=Importance.HIGH,
-                        documentation="Schema version to set.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                SCHEMA_NAME_CONFIG,
+                ConfigType.STRING,
+                None,
+                importance=Importance.HIGH,
+                documentation="Schema name to set.",
+            )
+            .define(
+                SCHEMA_VERSION_CONFIG,
+                ConfigType.INT,
+                None,
+                importance=Importance.HIGH,
+                documentation="Schema version to set.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
         self._name = config[SCHEMA_NAME_CONFIG]
         self._version = config[SCHEMA_VERSION_CONFIG]
         if self._name is None and self._version is None:
-            raise ConfigError(f"Neither schema name nor version configured: set {SCHEMA_NAME_CONFIG}, "
-                              f"{SCHEMA_VERSION_CONFIG} or both")
+            raise ConfigError(
+                f"Neither schema name nor version configured: set {SCHEMA_NAME_CONFIG}, {SCHEMA_VERSION_CONFIG} or both"
+            )
 
     def apply(self, record: SourceRecord) -> SourceRecord:
         schema, value = schema_of(record, self._side), value_of(record, self._side)
         if schema is None:
             if value is None:
                 return record
-            raise DataError(f"Schema required for [{PURPOSE}] (record {self._side.value} on topic "
-                            f"{record.topic!r} has none)")
-        updated = dataclasses.replace(schema, name=self._name if self._name is not None else schema.name,
-                                      version=self._version if self._version is not None else schema.version)
+            raise DataError(
+                f"Schema required for [{PURPOSE}] (record {self._side.value} on topic {record.topic!r} has none)"
+            )
+        updated = dataclasses.replace(
+            schema,
+            name=self._name if self._name is not None else schema.name,
+            version=self._version if self._version is not None else schema.version,
+        )
         return with_side(record, self._side, value, updated)
 
 

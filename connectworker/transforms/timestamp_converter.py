@@ -76,12 +76,16 @@ def _saturate(value: int) -> int:
 
 
 _FROM_UNIX: dict[str, Callable[[int], int]] = {
-    SECONDS: lambda v: _saturate(v * 1000), MILLISECONDS: lambda v: v,
-    MICROSECONDS: lambda v: _trunc_div(v, 1000), NANOSECONDS: lambda v: _trunc_div(v, 1_000_000),
+    SECONDS: lambda v: _saturate(v * 1000),
+    MILLISECONDS: lambda v: v,
+    MICROSECONDS: lambda v: _trunc_div(v, 1000),
+    NANOSECONDS: lambda v: _trunc_div(v, 1_000_000),
 }
 _TO_UNIX: dict[str, Callable[[int], int]] = {
-    SECONDS: lambda ms: _trunc_div(ms, 1000), MILLISECONDS: lambda ms: ms,
-    MICROSECONDS: lambda ms: _saturate(ms * 1000), NANOSECONDS: lambda ms: _saturate(ms * 1_000_000),
+    SECONDS: lambda ms: _trunc_div(ms, 1000),
+    MILLISECONDS: lambda ms: ms,
+    MICROSECONDS: lambda ms: _saturate(ms * 1000),
+    NANOSECONDS: lambda ms: _saturate(ms * 1_000_000),
 }
 
 
@@ -126,8 +130,9 @@ def _instant_millis(kind: str, value: Any) -> int:
         return (value.toordinal() - _EPOCH_ORDINAL) * _MILLIS_PER_DAY
     if isinstance(value, time):
         return logical.to_wire(logical.TIME, value)
-    raise DataError(f"Expected {kind} to be a datetime.datetime, datetime.date or datetime.time, but found "
-                    f"{type(value).__name__}")
+    raise DataError(
+        f"Expected {kind} to be a datetime.datetime, datetime.date or datetime.time, but found {type(value).__name__}"
+    )
 
 
 class TimestampConverter(Transformation):
@@ -144,41 +149,72 @@ class TimestampConverter(Transformation):
         self._schemas: SchemaCache[Schema] = SchemaCache(self._struct_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(FIELD_CONFIG, ConfigType.STRING, "", importance=Importance.HIGH,
-                        documentation="The field containing the timestamp, or empty if the entire value is a "
-                                      "timestamp")
-                .define(TARGET_TYPE_CONFIG, ConfigType.STRING,
-                        validator=one_of(STRING, UNIX, DATE, TIME, TIMESTAMP, case_sensitive=True),
-                        importance=Importance.HIGH,
-                        documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp")
-                .define(FORMAT_CONFIG, ConfigType.STRING, "", importance=Importance.MEDIUM,
-                        documentation="A SimpleDateFormat-compatible format for the timestamp. Used to generate the "
-                                      "output when type=string or used to parse the input if the input is a string.")
-                .define(UNIX_PRECISION_CONFIG, ConfigType.STRING, MILLISECONDS,
-                        validator=one_of(NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, case_sensitive=True),
-                        importance=Importance.LOW,
-                        documentation="The desired Unix precision for the timestamp: seconds, milliseconds, "
-                                      "microseconds, or nanoseconds. Used to generate the output when type=unix or "
-                                      "used to parse the input if the input is a Long. Sub-millisecond parts are "
-                                      "lost in conversions from, and to, such values.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether to replace fields that have a default value and that are null to "
-                                      "the default value (no effect here: schemas carry no default values)."))
+        return (
+            ConfigDef()
+            .define(
+                FIELD_CONFIG,
+                ConfigType.STRING,
+                "",
+                importance=Importance.HIGH,
+                documentation="The field containing the timestamp, or empty if the entire value is a timestamp",
+            )
+            .define(
+                TARGET_TYPE_CONFIG,
+                ConfigType.STRING,
+                validator=one_of(STRING, UNIX, DATE, TIME, TIMESTAMP, case_sensitive=True),
+                importance=Importance.HIGH,
+                documentation="The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+            )
+            .define(
+                FORMAT_CONFIG,
+                ConfigType.STRING,
+                "",
+                importance=Importance.MEDIUM,
+                documentation="A SimpleDateFormat-compatible format for the timestamp. Used to generate the "
+                "output when type=string or used to parse the input if the input is a string.",
+            )
+            .define(
+                UNIX_PRECISION_CONFIG,
+                ConfigType.STRING,
+                MILLISECONDS,
+                validator=one_of(NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, case_sensitive=True),
+                importance=Importance.LOW,
+                documentation="The desired Unix precision for the timestamp: seconds, milliseconds, "
+                "microseconds, or nanoseconds. Used to generate the output when type=unix or "
+                "used to parse the input if the input is a Long. Sub-millisecond parts are "
+                "lost in conversions from, and to, such values.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether to replace fields that have a default value and that are null to "
+                "the default value (no effect here: schemas carry no default values).",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
         pattern: str = config[FORMAT_CONFIG]
         if config[TARGET_TYPE_CONFIG] == STRING and not pattern.strip():
-            raise ConfigError({FORMAT_CONFIG: "TimestampConverter requires format option to be specified when "
-                                              "using string timestamps"})
+            raise ConfigError(
+                {
+                    FORMAT_CONFIG: "TimestampConverter requires format option to be specified when "
+                    "using string timestamps"
+                }
+            )
         formatter = parser = None
         if pattern.strip():
             try:
                 formatter = JavaDateFormat.compile(pattern)
             except ValueError as exc:
-                raise ConfigError({FORMAT_CONFIG: "TimestampConverter requires a SimpleDateFormat-compatible "
-                                                  f"pattern for string timestamps: {pattern} ({exc})"}) from None
+                raise ConfigError(
+                    {
+                        FORMAT_CONFIG: "TimestampConverter requires a SimpleDateFormat-compatible "
+                        f"pattern for string timestamps: {pattern} ({exc})"
+                    }
+                ) from None
             # Java fixes the two-digit-year century when the format is made, at configure time.
             parser = JavaDateParser(pattern, datetime.now(UTC))
         self._field, self._target = config[FIELD_CONFIG], config[TARGET_TYPE_CONFIG]
@@ -200,8 +236,10 @@ class TimestampConverter(Transformation):
             return with_side(record, self._side, converted, _type_schema(self._target, schema.optional))
         if value is None:
             if schema.type is not SchemaType.STRUCT:
-                raise DataError(f"Cannot list fields on non-struct type {schema.type.name} (record "
-                                f"{self._side.value} on topic {record.topic!r}, field {self._field!r})")
+                raise DataError(
+                    f"Cannot list fields on non-struct type {schema.type.name} (record "
+                    f"{self._side.value} on topic {record.topic!r}, field {self._field!r})"
+                )
             return with_side(record, self._side, None, self._schemas.get(schema))
         struct, schema = require_struct(record, self._side, PURPOSE)
         converted = {}
@@ -213,8 +251,10 @@ class TimestampConverter(Transformation):
         return with_side(record, self._side, converted, self._schemas.get(schema))
 
     def _struct_schema(self, schema: Schema) -> Schema:
-        fields = tuple(Field(f.name, _type_schema(self._target, f.schema.optional)) if f.name == self._field else f
-                       for f in schema.fields)
+        fields = tuple(
+            Field(f.name, _type_schema(self._target, f.schema.optional)) if f.name == self._field else f
+            for f in schema.fields
+        )
         return dataclasses.replace(schema, fields=fields)
 
     # -- values --
@@ -229,16 +269,19 @@ class TimestampConverter(Transformation):
             if not isinstance(value, str):
                 raise DataError(f"Expected string timestamp to be a String, but found {type(value).__name__}")
             if self._parser is None:
-                raise DataError(f"TimestampConverter requires the {FORMAT_CONFIG} option to read the string "
-                                f"timestamp {value!r}")
+                raise DataError(
+                    f"TimestampConverter requires the {FORMAT_CONFIG} option to read the string timestamp {value!r}"
+                )
             try:
                 return self._parser.parse(value)
             except PatternMismatch:
-                raise DataError(f"Could not parse timestamp: value ({value}) does not match pattern "
-                                f"({self._parser.pattern})") from None
+                raise DataError(
+                    f"Could not parse timestamp: value ({value}) does not match pattern ({self._parser.pattern})"
+                ) from None
             except DataError as exc:
-                raise DataError(f"Could not parse timestamp: value ({value}) with pattern ({self._parser.pattern}): "
-                                f"{exc}") from None
+                raise DataError(
+                    f"Could not parse timestamp: value ({value}) with pattern ({self._parser.pattern}): {exc}"
+                ) from None
         if kind == UNIX:
             if not isinstance(value, int) or isinstance(value, bool) or not _LONG_MIN <= value <= _LONG_MAX:
                 found = type(value).__name__ if not isinstance(value, int) else f"{value!r} (not a 64-bit long)"
@@ -256,8 +299,9 @@ class TimestampConverter(Transformation):
             try:
                 return self._formatter.format(millis)
             except TimestampOutOfRange as exc:
-                raise DataError(f"Cannot format timestamp with {FORMAT_CONFIG} ({self._formatter.pattern}): "
-                                f"{exc}") from None
+                raise DataError(
+                    f"Cannot format timestamp with {FORMAT_CONFIG} ({self._formatter.pattern}): {exc}"
+                ) from None
         if target == TIME:
             return logical.from_wire(logical.TIME, millis % _MILLIS_PER_DAY)
         try:
@@ -265,8 +309,10 @@ class TimestampConverter(Transformation):
                 return logical.from_wire(logical.DATE, millis // _MILLIS_PER_DAY)
             return logical.from_wire(logical.TIMESTAMP, millis)
         except (OverflowError, ValueError):
-            raise DataError(f"Timestamp {millis} ms since the epoch is outside the range of a Python "
-                            f"{'date' if target == DATE else 'datetime'} (years 1 to 9999)") from None
+            raise DataError(
+                f"Timestamp {millis} ms since the epoch is outside the range of a Python "
+                f"{'date' if target == DATE else 'datetime'} (years 1 to 9999)"
+            ) from None
 
 
 class TimestampConverterKey(TimestampConverter):

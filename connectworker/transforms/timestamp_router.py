@@ -41,14 +41,26 @@ class TimestampRouter(Transformation):
         self._timestamp_format = JavaDateFormat.compile("yyyyMMdd")
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(TOPIC_FORMAT_CONFIG, ConfigType.STRING, f"{_TOPIC}-{_TIMESTAMP}", importance=Importance.HIGH,
-                        documentation="Format string which can contain ${topic} and ${timestamp} as placeholders "
-                                      "for the topic and timestamp, respectively.")
-                .define(TIMESTAMP_FORMAT_CONFIG, ConfigType.STRING, "yyyyMMdd", validator=_valid_date_format,
-                        importance=Importance.HIGH,
-                        documentation="Format string for the timestamp that is compatible with "
-                                      "java.text.SimpleDateFormat (formatted in UTC)."))
+        return (
+            ConfigDef()
+            .define(
+                TOPIC_FORMAT_CONFIG,
+                ConfigType.STRING,
+                f"{_TOPIC}-{_TIMESTAMP}",
+                importance=Importance.HIGH,
+                documentation="Format string which can contain ${topic} and ${timestamp} as placeholders "
+                "for the topic and timestamp, respectively.",
+            )
+            .define(
+                TIMESTAMP_FORMAT_CONFIG,
+                ConfigType.STRING,
+                "yyyyMMdd",
+                validator=_valid_date_format,
+                importance=Importance.HIGH,
+                documentation="Format string for the timestamp that is compatible with "
+                "java.text.SimpleDateFormat (formatted in UTC).",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)
@@ -59,12 +71,16 @@ class TimestampRouter(Transformation):
         if record.timestamp is None:
             # Kafka prints the whole record; the key and value are left out here, as they may be large or
             # sensitive and do not help find the record.
-            raise DataError(f"Timestamp missing on record: topic={record.topic!r}, partition={record.partition}, "
-                            f"source_partition={record.source_partition}, source_offset={record.source_offset}")
+            raise DataError(
+                f"Timestamp missing on record: topic={record.topic!r}, partition={record.partition}, "
+                f"source_partition={record.source_partition}, source_offset={record.source_offset}"
+            )
         try:
             formatted = self._timestamp_format.format(record.timestamp)
         except TimestampOutOfRange as exc:
-            raise DataError(f"Cannot format the timestamp of a record on topic {record.topic!r} with "
-                            f"{TIMESTAMP_FORMAT_CONFIG}={self._timestamp_format.pattern!r}: {exc}") from None
+            raise DataError(
+                f"Cannot format the timestamp of a record on topic {record.topic!r} with "
+                f"{TIMESTAMP_FORMAT_CONFIG}={self._timestamp_format.pattern!r}: {exc}"
+            ) from None
         topic = self._topic_format.replace(_TOPIC, record.topic).replace(_TIMESTAMP, formatted)
         return with_topic(record, topic)

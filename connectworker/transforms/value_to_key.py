@@ -33,12 +33,24 @@ class ValueToKey(Transformation):
         self._key_schemas: SchemaCache[Schema] = SchemaCache(self._key_schema, max_size=16)
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef()
-                .define(FIELDS_CONFIG, ConfigType.LIST, validator=non_empty_list, importance=Importance.HIGH,
-                        documentation="Field names on the record value to extract as the record key.")
-                .define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                        documentation="Whether a null field that has a default value takes that default. "
-                                      "Accepted for compatibility: schemas here carry no default values."))
+        return (
+            ConfigDef()
+            .define(
+                FIELDS_CONFIG,
+                ConfigType.LIST,
+                validator=non_empty_list,
+                importance=Importance.HIGH,
+                documentation="Field names on the record value to extract as the record key.",
+            )
+            .define(
+                REPLACE_NULL_WITH_DEFAULT_CONFIG,
+                ConfigType.BOOLEAN,
+                True,
+                importance=Importance.MEDIUM,
+                documentation="Whether a null field that has a default value takes that default. "
+                "Accepted for compatibility: schemas here carry no default values.",
+            )
+        )
 
     def configure(self, props: Mapping[str, str]) -> None:
         config = self.config_def().parse(props)

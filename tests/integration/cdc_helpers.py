@@ -23,8 +23,13 @@ class CdcDatabase:
         self.slot = f"slot_{name}"
 
     def connect(self, database: str | None = None, user: str | None = None, password: str | None = None) -> Any:
-        connection = psycopg2.connect(host=self.server.host, port=self.server.port, dbname=database or self.name,
-                                      user=user or self.server.user, password=password or self.server.password)
+        connection = psycopg2.connect(
+            host=self.server.host,
+            port=self.server.port,
+            dbname=database or self.name,
+            user=user or self.server.user,
+            password=password or self.server.password,
+        )
         connection.autocommit = True
         return connection
 
@@ -50,16 +55,27 @@ class CdcDatabase:
             connection.close()
 
     def confirmed_flush_lsn(self) -> int:
-        [(lsn,)] = self.query(f"SELECT confirmed_flush_lsn - '0/0' FROM pg_replication_slots "
-                              f"WHERE slot_name = '{self.slot}'")
+        [(lsn,)] = self.query(
+            f"SELECT confirmed_flush_lsn - '0/0' FROM pg_replication_slots WHERE slot_name = '{self.slot}'"
+        )
         return int(lsn)
 
     def props(self, **overrides: str) -> dict[str, str]:
-        return {"name": f"cdc-{self.name}", "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-                "database.hostname": self.server.host, "database.port": str(self.server.port),
-                "database.user": self.server.user, "database.password": self.server.password,
-                "database.dbname": self.name, "database.sslmode": "disable", "topic.prefix": self.name,
-                "plugin.name": "pgoutput", "slot.name": self.slot, "poll.interval.ms": "100", **overrides}
+        return {
+            "name": f"cdc-{self.name}",
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "database.hostname": self.server.host,
+            "database.port": str(self.server.port),
+            "database.user": self.server.user,
+            "database.password": self.server.password,
+            "database.dbname": self.name,
+            "database.sslmode": "disable",
+            "topic.prefix": self.name,
+            "plugin.name": "pgoutput",
+            "slot.name": self.slot,
+            "poll.interval.ms": "100",
+            **overrides,
+        }
 
 
 @contextmanager
@@ -79,10 +95,16 @@ def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
         admin = database.connect("postgres")  # a new one: the server may have been restarted meanwhile
         with admin.cursor() as cursor:
             for _ in range(200):  # a client's walsender ends a moment after the client closed its connection
-                cursor.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
-                               "WHERE database = %s AND active_pid IS NOT NULL", (name,))
-                cursor.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                               "WHERE database = %s AND NOT active", (name,))
+                cursor.execute(
+                    "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
+                    "WHERE database = %s AND active_pid IS NOT NULL",
+                    (name,),
+                )
+                cursor.execute(
+                    "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                    "WHERE database = %s AND NOT active",
+                    (name,),
+                )
                 cursor.execute("SELECT count(*) FROM pg_replication_slots WHERE database = %s", (name,))
                 if cursor.fetchone()[0] == 0:
                     break
@@ -94,11 +116,19 @@ def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
 # -- reading the topics back ---------------------------------------------------------------------
 def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> list[Any]:
     """(key, value) of the topic's messages, JSON-decoded, from the beginning until `done(key, value)`."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"cdc-{topic}", "auto.offset.reset": "earliest",
-                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"cdc-{topic}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "topic.metadata.refresh.interval.ms": 500,
+        }
+    )
     out: list[Any] = []
     try:
         assign_all(consumer, topic, timeout)
+
         def step() -> bool:
             for message in consumer.consume(500, timeout=0.5):
                 if message.error():
@@ -109,6 +139,7 @@ def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> li
                 if done(key, value):
                     return True
             return False
+
         wait_until(step, timeout, lambda: f"the end of {topic} ({len(out)} messages read)")
     finally:
         consumer.close()
@@ -124,6 +155,7 @@ def assign_all(consumer: Consumer, topic: str, timeout: float) -> None:
         metadata = consumer.list_topics(topic, timeout=5).topics.get(topic)
         partitions[:] = list(metadata.partitions) if metadata is not None and metadata.error is None else []
         return bool(partitions)
+
     wait_until(exists, timeout, f"the topic {topic}")
     consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
 
@@ -131,8 +163,15 @@ def assign_all(consumer: Consumer, topic: str, timeout: float) -> None:
 def read_all(bootstrap: str, topic: str) -> list[Any]:
     """(key, value) of every message the topic holds now (to each partition's high watermark), JSON-decoded."""
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"all-{topic}", "auto.offset.reset": "earliest",
-                         "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 500})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"all-{topic}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "topic.metadata.refresh.interval.ms": 500,
+        }
+    )
     try:
         partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
         ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
@@ -148,6 +187,7 @@ def read_all(bootstrap: str, topic: str) -> list[Any]:
                 key = json.loads(message.key()) if message.key() else None
                 out.append((key, json.loads(message.value()) if message.value() is not None else None))
             return all(seen[p] >= ends[p] for p in partitions)
+
         wait_until(step, 60, lambda: f"{topic} read to its end ({len(out)} messages)")
         return out
     finally:
@@ -162,5 +202,6 @@ def read_ids(bootstrap: str, topic: str, ids: range, timeout: float = 60) -> set
         if value is not None:
             seen.add(key["id"])
         return seen >= set(ids)
+
     read_until(bootstrap, topic, done, timeout)
     return seen

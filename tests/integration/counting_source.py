@@ -55,9 +55,17 @@ class CountingTask(SourceTask):
         if self.pause_s:
             time.sleep(self.pause_s)
         end = min(self.next + self.batch, self.records)
-        records = [SourceRecord(PARTITION, {"next": n + 1}, self.topic, self._value(n), str(n),
-                                timestamp=None if self.timestamp is None else self.timestamp + n)
-                   for n in range(self.next, end)]
+        records = [
+            SourceRecord(
+                PARTITION,
+                {"next": n + 1},
+                self.topic,
+                self._value(n),
+                str(n),
+                timestamp=None if self.timestamp is None else self.timestamp + n,
+            )
+            for n in range(self.next, end)
+        ]
         self.next = end
         transactions = self.context.transaction_context
         if transactions is not None and self.commit_every:
@@ -84,11 +92,18 @@ class CountingSource(SourceConnector):
         return "test"
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef().define("topic", ConfigType.STRING).define("records", ConfigType.INT)
-                .define("tag", ConfigType.STRING, "").define("batch.size", ConfigType.INT, 100)
-                .define("poll.pause.ms", ConfigType.INT, 0).define("commit.every", ConfigType.INT, 0)
-                .define("abort.every", ConfigType.INT, 0).define("timestamp.ms", ConfigType.LONG, None)
-                .define("tombstone.every", ConfigType.INT, 0))
+        return (
+            ConfigDef()
+            .define("topic", ConfigType.STRING)
+            .define("records", ConfigType.INT)
+            .define("tag", ConfigType.STRING, "")
+            .define("batch.size", ConfigType.INT, 100)
+            .define("poll.pause.ms", ConfigType.INT, 0)
+            .define("commit.every", ConfigType.INT, 0)
+            .define("abort.every", ConfigType.INT, 0)
+            .define("timestamp.ms", ConfigType.LONG, None)
+            .define("tombstone.every", ConfigType.INT, 0)
+        )
 
     def start(self, props: Mapping[str, str]) -> None:
         self.props = dict(props)

@@ -70,8 +70,7 @@ class NamedTopicsTask(SourceTask):
         if self.done:
             return None
         self.done = True
-        return [SourceRecord(None, None, topic, f"{topic}-{i}") for topic in self.topics
-                for i in range(self.per_topic)]
+        return [SourceRecord(None, None, topic, f"{topic}-{i}") for topic in self.topics for i in range(self.per_topic)]
 
     def stop(self) -> None:
         self.done = True

@@ -38,8 +38,9 @@ def running_worker(config: WorkerConfig, *connectors: Mapping[str, str]) -> Iter
         yield runtime
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 30.0,
-               what: str | Callable[[], str] = "condition") -> None:
+def wait_until(
+    condition: Callable[[], bool], timeout: float = 30.0, what: str | Callable[[], str] = "condition"
+) -> None:
     """Poll `condition` until true; `what` (or what it returns, read at the timeout) names it in the failure."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

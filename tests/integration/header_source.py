@@ -20,9 +20,15 @@ ORDER = Schema.struct("Order", ("id", INT64_SCHEMA), ("amount", FLOAT32), ("plac
 
 def headers_of(n: int) -> list[tuple[str, Any]]:
     headers: list[tuple[str, Any]] = [
-        ("text", f"order {n}"), ("count", n), ("ratio", SchemaAndValue(FLOAT32, 0.1)),
-        ("day", SchemaAndValue(DATE_SCHEMA, date(2024, 5, 17))), ("items", [1, "two", None]),
-        ("raw", b"\x00\xff"), ("nothing", None), ("drop-me", "x")]
+        ("text", f"order {n}"),
+        ("count", n),
+        ("ratio", SchemaAndValue(FLOAT32, 0.1)),
+        ("day", SchemaAndValue(DATE_SCHEMA, date(2024, 5, 17))),
+        ("items", [1, "two", None]),
+        ("raw", b"\x00\xff"),
+        ("nothing", None),
+        ("drop-me", "x"),
+    ]
     return [*headers, ("flag", True)] if n % 2 else headers
 
 
@@ -38,10 +44,18 @@ class HeaderTask(SourceTask):
     def poll(self) -> list[SourceRecord] | None:
         if self.next >= self.records:
             return None
-        records = [SourceRecord(PARTITION, {"next": n + 1}, self.topic,
-                                {"id": n, "amount": 2.5, "placed": date(2024, 5, 17)}, str(n),
-                                value_schema=ORDER, headers=headers_of(n))
-                   for n in range(self.next, self.records)]
+        records = [
+            SourceRecord(
+                PARTITION,
+                {"next": n + 1},
+                self.topic,
+                {"id": n, "amount": 2.5, "placed": date(2024, 5, 17)},
+                str(n),
+                value_schema=ORDER,
+                headers=headers_of(n),
+            )
+            for n in range(self.next, self.records)
+        ]
         self.next = self.records
         return records
 

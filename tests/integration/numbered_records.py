@@ -13,17 +13,20 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartiti
 from connectworker.runtime.offsets.file_store import partition_key
 
 
-def consume_keys(bootstrap: str, topic: str, count: int, timeout: float = 30.0, *,
-                 isolation: str = "read_uncommitted") -> Counter[int]:
+def consume_keys(
+    bootstrap: str, topic: str, count: int, timeout: float = 30.0, *, isolation: str = "read_uncommitted"
+) -> Counter[int]:
     """How often each key of `topic` was found, reading until keys 0..count-1 were all seen (or
     `timeout` passed), then a moment longer so duplicates at the end are counted too."""
-    consumer = Consumer({
-        "isolation.level": isolation,
-        "bootstrap.servers": bootstrap,
-        "group.id": f"test-{uuid.uuid4().hex}",  # required, though unused: partitions are assigned, not
-        "enable.auto.commit": False,             # subscribed (a group join takes ~20 s on Tansu)
-        "allow.auto.create.topics": False,
-    })
+    consumer = Consumer(
+        {
+            "isolation.level": isolation,
+            "bootstrap.servers": bootstrap,
+            "group.id": f"test-{uuid.uuid4().hex}",  # required, though unused: partitions are assigned, not
+            "enable.auto.commit": False,  # subscribed (a group join takes ~20 s on Tansu)
+            "allow.auto.create.topics": False,
+        }
+    )
     seen: Counter[int] = Counter()
     missing = set(range(count))
     try:
@@ -53,8 +56,10 @@ def assert_none_lost(seen: Counter[int], count: int) -> None:
     missing = sorted(set(range(count)) - set(seen))
     duplicates = sum(n - 1 for n in seen.values() if n > 1)
     shown = ", ".join(map(str, missing[:20])) + (" ..." if len(missing) > 20 else "")
-    assert not missing, (f"{len(missing)} of {count} records lost (first: {shown}); "
-                         f"{sum(seen.values())} records read, {duplicates} duplicates")
+    assert not missing, (
+        f"{len(missing)} of {count} records lost (first: {shown}); "
+        f"{sum(seen.values())} records read, {duplicates} duplicates"
+    )
 
 
 def committed_seq(offsets_file: Path, connector: str, task: int = 0) -> int:

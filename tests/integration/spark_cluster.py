@@ -77,18 +77,22 @@ class SparkCluster:
 
     def executor_pids(self) -> dict[int, list[int]]:
         """Running executor JVMs by worker PID (each worker starts its executors as its descendants)."""
-        return {w.pid: [p for p in descendants(w.pid) if EXECUTOR_MAIN in command_line(p) and alive(p)]
-                for w in self.workers}
+        return {
+            w.pid: [p for p in descendants(w.pid) if EXECUTOR_MAIN in command_line(p) and alive(p)]
+            for w in self.workers
+        }
 
     def log_tail(self, chars: int = 3000) -> str:
-        return "\n".join(f"--- {f.name}\n{f.read_text(errors='replace')[-chars:]}"
-                         for f in sorted(self.logs.glob("*.log")))
+        return "\n".join(
+            f"--- {f.name}\n{f.read_text(errors='replace')[-chars:]}" for f in sorted(self.logs.glob("*.log"))
+        )
 
 
 def _start(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:  # a file, not a pipe: a full pipe would stall the JVM
-        return subprocess.Popen([str(SPARK_CLASS), *args], stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)  # a Ctrl-C of the test run is ours to handle
+        return subprocess.Popen(
+            [str(SPARK_CLASS), *args], stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )  # a Ctrl-C of the test run is ours to handle
 
 
 def _wait_for(proc: subprocess.Popen[bytes], log: Path, text: str) -> None:
@@ -117,23 +121,57 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
 def spark_cluster(work: Path, workers: int = 2, python: str = sys.executable, cores: int = 1) -> Iterator[SparkCluster]:
     """A master and `workers` workers of `cores` cores each on 127.0.0.1; stopped (workers first) at exit."""
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
-           "PYSPARK_PYTHON": python, "SPARK_LOG_DIR": str(work), "SPARK_WORKER_DIR": str(work / "worker")}
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": python,
+        "SPARK_LOG_DIR": str(work),
+        "SPARK_WORKER_DIR": str(work / "worker"),
+    }
     # Executors add their JVM's PYTHONPATH to their Python's: they must see only what their Python
     # has and what the application ships, as on a real cluster.
     env.pop("PYTHONPATH", None)
     port = free_loopback_port()
     url = f"spark://127.0.0.1:{port}"
-    master = _start(["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                     "--webui-port", str(free_loopback_port())], work / "master.log", env)
+    master = _start(
+        [
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(free_loopback_port()),
+        ],
+        work / "master.log",
+        env,
+    )
     started: list[subprocess.Popen[bytes]] = []
     try:
         _wait_for(master, work / "master.log", "I have been elected leader")
         for n in range(workers):
             log = work / f"worker-{n}.log"
-            started.append(_start(["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                                   "--cores", str(cores), "--memory", "1g", "--webui-port", str(free_loopback_port()),
-                                   "--work-dir", str(work / f"worker-{n}"), url], log, env))
+            started.append(
+                _start(
+                    [
+                        "org.apache.spark.deploy.worker.Worker",
+                        "--host",
+                        "127.0.0.1",
+                        "--cores",
+                        str(cores),
+                        "--memory",
+                        "1g",
+                        "--webui-port",
+                        str(free_loopback_port()),
+                        "--work-dir",
+                        str(work / f"worker-{n}"),
+                        url,
+                    ],
+                    log,
+                    env,
+                )
+            )
         for n, proc in enumerate(started):
             _wait_for(proc, work / f"worker-{n}.log", "Successfully registered with master")
         yield SparkCluster(url, master, started, work)

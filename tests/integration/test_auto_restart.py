@@ -22,8 +22,13 @@ TOLERANCE_S = 3.0
 
 
 def flaky(name: str, topic: str, starts_file: Path, **extra: str) -> dict[str, str]:
-    return {**datagen(name, topic), "connector.class": FLAKY, "starts.file": str(starts_file),
-            "auto.restart.enabled": "true", **extra}
+    return {
+        **datagen(name, topic),
+        "connector.class": FLAKY,
+        "starts.file": str(starts_file),
+        "auto.restart.enabled": "true",
+        **extra,
+    }
 
 
 def gaps(times: list[float]) -> list[float]:
@@ -31,7 +36,8 @@ def gaps(times: list[float]) -> list[float]:
 
 
 def test_a_file_connectors_task_failing_its_first_starts_is_restarted_on_schedule_until_it_runs(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, file = f"flaky-{unique}", tmp_path / "starts.txt"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     connector = flaky(name, f"flaky-{unique}", file, **{"fail.starts": "2", "auto.restart.backoff.base.ms": "1000"})
@@ -50,13 +56,23 @@ def test_a_file_connectors_task_failing_its_first_starts_is_restarted_on_schedul
 
 
 def test_a_task_that_always_fails_is_given_up_on_and_a_rest_restart_starts_counting_again(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, file = f"always-failing-{unique}", tmp_path / "starts.txt"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     with rest_worker(config) as api:
-        created = api.client.post("/connectors", json={"name": name, "config": flaky(
-            name, f"failing-{unique}", file, **{"auto.restart.max.restarts": "3",
-                                                "auto.restart.backoff.base.ms": "1000"})})
+        created = api.client.post(
+            "/connectors",
+            json={
+                "name": name,
+                "config": flaky(
+                    name,
+                    f"failing-{unique}",
+                    file,
+                    **{"auto.restart.max.restarts": "3", "auto.restart.backoff.base.ms": "1000"},
+                ),
+            },
+        )
         assert created.status_code == 201, created.text
 
         def given_up() -> bool:
@@ -73,8 +89,10 @@ def test_a_task_that_always_fails_is_given_up_on_and_a_rest_restart_starts_count
         task = status_of(api, name)["tasks"][0]
         assert task["state"] == "FAILED"
         assert "RuntimeError: <b>flaky</b> start 4 failed on purpose" in task["trace"]
-        assert ("still FAILED after 3 automatic restart(s) (auto.restart.max.restarts=3). Restart it through the "
-                f"REST API (POST /connectors/{name}/tasks/0/restart)") in task["trace"]
+        assert (
+            "still FAILED after 3 automatic restart(s) (auto.restart.max.restarts=3). Restart it through the "
+            f"REST API (POST /connectors/{name}/tasks/0/restart)"
+        ) in task["trace"]
         metrics = api.client.get("/metrics").text
         assert f'connectworker_auto_restarts_total{{connector="{name}",task="0"}} 3.0' in metrics
         assert f'connectworker_auto_restart_give_ups_total{{connector="{name}",task="0"}} 1.0' in metrics
@@ -86,14 +104,17 @@ def test_a_task_that_always_fails_is_given_up_on_and_a_rest_restart_starts_count
         assert gaps(starts(file))[-1] < TOLERANCE_S, starts(file)
 
 
-def test_bad_automatic_restart_values_are_refused_naming_the_key(broker: Broker, tmp_path: Path,
-                                                                  unique: str) -> None:
+def test_bad_automatic_restart_values_are_refused_naming_the_key(broker: Broker, tmp_path: Path, unique: str) -> None:
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     with rest_worker(config) as api:
-        for key, value in (("auto.restart.enabled", "sometimes"), ("auto.restart.max.restarts", "-2"),
-                           ("auto.restart.backoff.base.ms", "0")):
-            answer = api.client.post("/connectors", json={"name": f"bad-{unique}", "config": {
-                **datagen(f"bad-{unique}", "t"), key: value}})
+        for key, value in (
+            ("auto.restart.enabled", "sometimes"),
+            ("auto.restart.max.restarts", "-2"),
+            ("auto.restart.backoff.base.ms", "0"),
+        ):
+            answer = api.client.post(
+                "/connectors", json={"name": f"bad-{unique}", "config": {**datagen(f"bad-{unique}", "t"), key: value}}
+            )
             assert answer.status_code == 400, answer.text
             assert key in answer.json()["message"]
     worker = write_worker(tmp_path)
@@ -107,8 +128,12 @@ def test_bad_automatic_restart_values_are_refused_naming_the_key(broker: Broker,
 def test_a_config_change_starts_the_count_again(broker: Broker, tmp_path: Path, unique: str) -> None:
     name, file = f"reconfigured-{unique}", tmp_path / "starts.txt"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
-    props = flaky(name, f"reconfigured-{unique}", file, **{"auto.restart.max.restarts": "1",
-                                                           "auto.restart.backoff.base.ms": "100"})
+    props = flaky(
+        name,
+        f"reconfigured-{unique}",
+        file,
+        **{"auto.restart.max.restarts": "1", "auto.restart.backoff.base.ms": "100"},
+    )
     with rest_worker(config) as api:
         assert api.client.put(f"/connectors/{name}/config", json=props).status_code == 201
 

@@ -21,22 +21,35 @@ RECORDS = 4
 
 
 def test_avro_values_with_schema_ids_from_an_authenticated_registry(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     topic = f"avro-{unique}"
     state = RegistryState(basic=("connect", "s3cret"))
     with fake_registry(state) as (url, _):
-        registry = {"value.converter.schema.registry.url": url,
-                    "value.converter.basic.auth.credentials.source": "USER_INFO",
-                    "value.converter.basic.auth.user.info": "connect:s3cret"}
-        config = worker_config(broker.bootstrap_servers, tmp_path, **{
-            "value.converter": "io.confluent.connect.avro.AvroConverter", **registry})
-        connector = {"name": topic, "connector.class": "tests.integration.header_source.HeaderSource",
-                     "topic": topic, "records": str(RECORDS)}
+        registry = {
+            "value.converter.schema.registry.url": url,
+            "value.converter.basic.auth.credentials.source": "USER_INFO",
+            "value.converter.basic.auth.user.info": "connect:s3cret",
+        }
+        config = worker_config(
+            broker.bootstrap_servers,
+            tmp_path,
+            **{"value.converter": "io.confluent.connect.avro.AvroConverter", **registry},
+        )
+        connector = {
+            "name": topic,
+            "connector.class": "tests.integration.header_source.HeaderSource",
+            "topic": topic,
+            "records": str(RECORDS),
+        }
         try:
             with running_worker(config, connector) as runtime:
                 assert runtime.worker is not None
-                wait_until(lambda: committed_offset(runtime.worker, topic, PARTITION) == {"next": RECORDS},
-                           30, "every offset committed")
+                wait_until(
+                    lambda: committed_offset(runtime.worker, topic, PARTITION) == {"next": RECORDS},
+                    30,
+                    "every offset committed",
+                )
             values = [m.value() for m in consume(broker.bootstrap_servers, [topic], RECORDS)]
         finally:
             delete_topics(admin, [topic])

@@ -14,13 +14,22 @@ from tests.broken_plugins import BROKEN, write_plugin
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "connectworker.cli", *args], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "connectworker.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+    )
 
 
 def write_worker(tmp_path: Path, **extra: str) -> Path:
-    props = {"bootstrap.servers": "127.0.0.1:1", "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-             "listeners": "http://127.0.0.1:0", **extra}
+    props = {
+        "bootstrap.servers": "127.0.0.1:1",
+        "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+        "listeners": "http://127.0.0.1:0",
+        **extra,
+    }
     path = tmp_path / "worker.properties"
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     return path
@@ -59,8 +68,10 @@ def test_an_offsets_path_the_worker_cannot_write_is_refused_at_start_up(tmp_path
     (tmp_path / "a-file").write_text("not a directory")
     worker = write_worker(tmp_path, **{"offset.storage.file.filename": str(tmp_path / "a-file" / "offsets.json")})
     err = assert_refused(run_cli("standalone", str(worker), str(connector)))
-    assert f"Invalid configuration in {worker}:\n  offset.storage.file.filename: cannot write the offsets file: " \
-           f"{tmp_path / 'a-file'} is a regular file, not a directory" in err
+    assert (
+        f"Invalid configuration in {worker}:\n  offset.storage.file.filename: cannot write the offsets file: "
+        f"{tmp_path / 'a-file'} is a regular file, not a directory" in err
+    )
 
     (tmp_path / "a-dir").mkdir()
     worker = write_worker(tmp_path, **{"offset.storage.file.filename": str(tmp_path / "a-dir")})
@@ -74,12 +85,15 @@ def test_an_offsets_path_under_proc_is_refused_before_anything_starts(tmp_path: 
     it, the connector ran and the failure was a traceback at shutdown."""
     connector = write_connector(tmp_path, "gen", "DataGen")
     # an embedded broker would be started (and a reachable cluster contacted) if the check came later
-    worker = write_worker(tmp_path, **{"offset.storage.file.filename": "/proc/offsets.json",
-                                       "bootstrap.servers": "embedded"})
+    worker = write_worker(
+        tmp_path, **{"offset.storage.file.filename": "/proc/offsets.json", "bootstrap.servers": "embedded"}
+    )
     err = assert_refused(run_cli("standalone", str(worker), str(connector)))
     naming = [line for line in err.splitlines() if "offset.storage.file.filename" in line]
-    assert naming == ["  offset.storage.file.filename: cannot write the offsets file or the connector store beside "
-                      "it: creating a file in /proc failed: No such file or directory (errno 2)"], err
+    assert naming == [
+        "  offset.storage.file.filename: cannot write the offsets file or the connector store beside "
+        "it: creating a file in /proc failed: No such file or directory (errno 2)"
+    ], err
     assert err.startswith(f"connectworker: Invalid configuration in {worker}:\n"), err
     assert "Connector gen" not in err and "Task gen-0" not in err and "Tansu" not in err, err
 
@@ -89,19 +103,28 @@ def test_connector_names_no_url_can_address_are_refused_naming_each_file(tmp_pat
     dots.write_text("name=..\nconnector.class=DataGen\n")
     encoded.write_text("name=%2E.\nconnector.class=DataGen\n")
     err = assert_refused(run_cli("standalone", str(write_worker(tmp_path)), str(dots), str(encoded)))
-    assert (f"Invalid configuration in {dots}:\n  name: Invalid value '..' for configuration name: Connector name "
-            f"'..' is illegal, it cannot be '.' or '..': a URL path drops such a segment") in err
-    assert (f"Invalid configuration in {encoded}:\n  name: Invalid value '%2E.' for configuration name: Connector "
-            f"name '%2E.' (it decodes to '..') is illegal") in err
+    assert (
+        f"Invalid configuration in {dots}:\n  name: Invalid value '..' for configuration name: Connector name "
+        f"'..' is illegal, it cannot be '.' or '..': a URL path drops such a segment"
+    ) in err
+    assert (
+        f"Invalid configuration in {encoded}:\n  name: Invalid value '%2E.' for configuration name: Connector "
+        f"name '%2E.' (it decodes to '..') is illegal"
+    ) in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started
 
 
 def test_a_bad_environment_value_is_blamed_on_its_variable(tmp_path: Path) -> None:
     connector = write_connector(tmp_path, "gen", "DataGen")
-    err = assert_refused(run_cli("standalone", str(write_worker(tmp_path)), str(connector),
-                                 env={"CONNECT_OFFSET_FLUSH_INTERVAL_MS": "abc"}))
-    assert "Invalid configuration in the environment:\n  CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets " \
-           "offset.flush.interval.ms): Input should be a valid integer" in err
+    err = assert_refused(
+        run_cli(
+            "standalone", str(write_worker(tmp_path)), str(connector), env={"CONNECT_OFFSET_FLUSH_INTERVAL_MS": "abc"}
+        )
+    )
+    assert (
+        "Invalid configuration in the environment:\n  CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets "
+        "offset.flush.interval.ms): Input should be a valid integer" in err
+    )
     assert "worker.properties" not in err
 
 
@@ -112,14 +135,17 @@ def test_an_unknown_log_level_lists_the_allowed_ones(tmp_path: Path) -> None:
 
 
 def test_connector_files_asking_for_more_tasks_than_the_worker_allows_are_refused_naming_tasks_max(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     worker = write_worker(tmp_path, **{"worker.tasks.max": "4"})
     small, big = write_connector(tmp_path, "small", "DataGen"), write_connector(tmp_path, "big", "DataGen")
     with big.open("a") as f:
         f.write("tasks.max=100000\n")
     err = assert_refused(run_cli("standalone", str(worker), str(small), str(big)))
-    assert ("connector 'big': tasks.max: 100000 is more tasks than this worker lets one connector run: at most 4 "
-            "(the worker's worker.tasks.max)") in err
+    assert (
+        "connector 'big': tasks.max: 100000 is more tasks than this worker lets one connector run: at most 4 "
+        "(the worker's worker.tasks.max)"
+    ) in err
     assert "'small'" not in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started
 
@@ -129,15 +155,23 @@ def test_client_security_and_override_policy_problems_are_refused_at_start_up(tm
     connector.write_text("name=gen\nconnector.class=DataGen\nproducer.override.linger.ms=20\n")
     worker = write_worker(tmp_path, **{"connector.client.config.override.policy": "None"})
     err = assert_refused(run_cli("standalone", str(worker), str(connector)))
-    assert (f"Invalid configuration in {connector}:\n  producer.override.linger.ms: The 'None' policy does not "
-            f"allow 'linger.ms' to be overridden in the connector configuration.") in err
+    assert (
+        f"Invalid configuration in {connector}:\n  producer.override.linger.ms: The 'None' policy does not "
+        f"allow 'linger.ms' to be overridden in the connector configuration."
+    ) in err
 
-    worker = write_worker(tmp_path, **{
-        "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
-        "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" '
-                            'password="the-password"'})
+    worker = write_worker(
+        tmp_path,
+        **{
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" '
+            'password="the-password"',
+        },
+    )
     err = assert_refused(run_cli("standalone", str(worker)))
-    assert (f"Invalid configuration in {worker}:\n  sasl.jaas.config: JAAS config entry not terminated by "
-            f"semi-colon") in err
+    assert (
+        f"Invalid configuration in {worker}:\n  sasl.jaas.config: JAAS config entry not terminated by semi-colon"
+    ) in err
     assert "the-password" not in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started

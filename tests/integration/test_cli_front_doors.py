@@ -42,15 +42,27 @@ def start(tmp_path: Path, worker: dict[str, str], *connectors: dict[str, str]) -
         path = tmp_path / f"connector-{i}.properties"
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         files.append(str(path))
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker_file), *files],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connectworker.cli", "standalone", str(worker_file), *files],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     return Cli(proc)
 
 
 def datagen(name: str, records: int) -> dict[str, str]:
-    return {"name": name, "connector.class": "DataGen", "topic.pattern": name, "topic.count": "1",
-            "records": str(records), "rate": "0", "batch.size": "50", "format": "string"}
+    return {
+        "name": name,
+        "connector.class": "DataGen",
+        "topic.pattern": name,
+        "topic.count": "1",
+        "records": str(records),
+        "rate": "0",
+        "batch.size": "50",
+        "format": "string",
+    }
 
 
 def committed(offsets_file: Path, connector: str) -> dict[str, object]:
@@ -62,9 +74,15 @@ def committed(offsets_file: Path, connector: str) -> dict[str, object]:
 
 def test_without_connector_files_connectors_come_through_rest(broker: Broker, tmp_path: Path, unique: str) -> None:
     offsets = tmp_path / "offsets.json"
-    with running(tmp_path, {"bootstrap.servers": broker.bootstrap_servers,
-                            "offset.storage.file.filename": str(offsets),
-                            "listeners": "http://127.0.0.1:0", "offset.flush.interval.ms": "200"}) as cli:
+    with running(
+        tmp_path,
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "offset.storage.file.filename": str(offsets),
+            "listeners": "http://127.0.0.1:0",
+            "offset.flush.interval.ms": "200",
+        },
+    ) as cli:
         url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
         cli.wait_for(r"Worker running with 0 connector\(s\)")
         name = f"rest-only-{unique}"
@@ -76,9 +94,16 @@ def test_without_connector_files_connectors_come_through_rest(broker: Broker, tm
 
 def test_an_empty_listeners_runs_the_connectors_without_rest(broker: Broker, tmp_path: Path, unique: str) -> None:
     offsets, name = tmp_path / "offsets.json", f"no-rest-{unique}"
-    with running(tmp_path, {"bootstrap.servers": broker.bootstrap_servers,
-                            "offset.storage.file.filename": str(offsets),
-                            "listeners": "", "offset.flush.interval.ms": "200"}, datagen(name, 300)) as cli:
+    with running(
+        tmp_path,
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "offset.storage.file.filename": str(offsets),
+            "listeners": "",
+            "offset.flush.interval.ms": "200",
+        },
+        datagen(name, 300),
+    ) as cli:
         cli.wait_for(r"Worker running with 1 connector\(s\), without REST")
         wait_until(lambda: bool(committed(offsets, name)), 30, "offsets committed without REST")
     assert "listeners is empty: running without the REST API" in cli.stderr
@@ -87,18 +112,26 @@ def test_an_empty_listeners_runs_the_connectors_without_rest(broker: Broker, tmp
 
 
 def test_a_rest_port_in_use_stops_start_up_before_any_connector_starts(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     offsets, name = tmp_path / "offsets.json", f"port-taken-{unique}"
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        cli = start(tmp_path, {"bootstrap.servers": broker.bootstrap_servers,
-                               "offset.storage.file.filename": str(offsets),
-                               "listeners": f"http://127.0.0.1:{port}"}, datagen(name, 100))
+        cli = start(
+            tmp_path,
+            {
+                "bootstrap.servers": broker.bootstrap_servers,
+                "offset.storage.file.filename": str(offsets),
+                "listeners": f"http://127.0.0.1:{port}",
+            },
+            datagen(name, 100),
+        )
         assert cli.exit_status(timeout=60) == 1, cli.stderr
-    assert (f"connectworker: The REST API cannot listen on http://127.0.0.1:{port} (from listeners): "
-            f"Address already in use") in cli.stderr
+    assert (
+        f"connectworker: The REST API cannot listen on http://127.0.0.1:{port} (from listeners): Address already in use"
+    ) in cli.stderr
     assert "Invalid configuration" not in cli.stderr and "Traceback" not in cli.stderr
     assert "Kafka cluster" not in cli.stderr and f"Connector {name}" not in cli.stderr  # nothing started
     assert not offsets.exists()

@@ -26,27 +26,47 @@ topic.creation.compacted.cleanup.policy=compact
 def test_plan_json_shows_rule_final_settings_and_the_hook_veto(tmp_path: Path) -> None:
     connector = tmp_path / "c.properties"
     connector.write_text(CONNECTOR)
-    result = run_cli("plan", str(connector), "--topic", "state.users", "--topic", "state.raw",
-                     "--topic", "autoload", "--topic", "bad topic!", "--json")
+    result = run_cli(
+        "plan",
+        str(connector),
+        "--topic",
+        "state.users",
+        "--topic",
+        "state.raw",
+        "--topic",
+        "autoload",
+        "--topic",
+        "bad topic!",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     plan = {entry["topic"]: entry for entry in json.loads(result.stdout)}
     assert plan["state.users"] | {"reason": None, "exists": None} == {
-        "topic": "state.users", "create": True, "rule": "compacted", "partitions": 6,
-        "replication_factor": 1, "configs": {"cleanup.policy": "compact"}, "reason": None, "exists": None}
+        "topic": "state.users",
+        "create": True,
+        "rule": "compacted",
+        "partitions": 6,
+        "replication_factor": 1,
+        "configs": {"cleanup.policy": "compact"},
+        "reason": None,
+        "exists": None,
+    }
     assert plan["state.raw"]["rule"] == "default" and plan["state.raw"]["partitions"] == 3  # exclude falls through
     assert plan["autoload"]["create"] is False and "returned None" in plan["autoload"]["reason"]
     assert plan["bad topic!"]["create"] is False and "invalid topic name" in plan["bad topic!"]["reason"]
 
 
 def test_plan_against_the_broker_skips_existing_topics_and_reports_validate_only(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     existing, new = f"state.exists{unique}", f"state.new{unique}"
     admin.create_topics([NewTopic(existing, 1, 1)])[existing].result()
     connector = tmp_path / "c.properties"
     connector.write_text(CONNECTOR)
     worker = write_worker(tmp_path, broker.bootstrap_servers, **{"topic.creation.enable": "true"})
-    result = run_cli("plan", str(connector), "--worker", str(worker), "--topic", existing, "--topic", new,
-                     "--validate-only")
+    result = run_cli(
+        "plan", str(connector), "--worker", str(worker), "--topic", existing, "--topic", new, "--validate-only"
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.startswith(f"SKIP   {existing}") and "topic exists" in line for line in lines)

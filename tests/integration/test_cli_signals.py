@@ -28,7 +28,7 @@ from tests.integration.numbered_records import assert_none_lost, consume_keys
 from tests.tcp_proxy import ProxiedBroker
 
 # A connector whose one task, by its `mode`, idles politely, ignores stop() for two minutes, or fails.
-SOURCE = '''
+SOURCE = """
 import threading
 import time
 
@@ -73,7 +73,7 @@ class Source(SourceConnector):
 
     def stop(self):
         pass
-'''
+"""
 
 
 class Cli:
@@ -118,10 +118,13 @@ class Cli:
 @contextmanager
 def running_cli(worker: Path, *connectors: Path, command: str = "standalone") -> Iterator[Cli]:
     """`connectworker COMMAND WORKER CONNECTOR...` in a process of its own, killed if still running."""
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", command, str(worker),
-                             *(str(c) for c in connectors)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connectworker.cli", command, str(worker), *(str(c) for c in connectors)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         yield Cli(proc)
     finally:
@@ -136,19 +139,24 @@ def write_properties(path: Path, props: dict[str, str]) -> Path:
 
 
 @contextmanager
-def standalone(tmp_path: Path, broker: Broker, mode: str, unique: str, tasks: int = 1,
-               **worker: str) -> Iterator[Cli]:
+def standalone(tmp_path: Path, broker: Broker, mode: str, unique: str, tasks: int = 1, **worker: str) -> Iterator[Cli]:
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / f"signal_source_{unique}.py").write_text(SOURCE)
-    props = {"bootstrap.servers": broker.bootstrap_servers, "offset.storage.file.filename": str(tmp_path / "o.json"),
-             "plugin.path": str(plugins), **worker}
+    props = {
+        "bootstrap.servers": broker.bootstrap_servers,
+        "offset.storage.file.filename": str(tmp_path / "o.json"),
+        "plugin.path": str(plugins),
+        **worker,
+    }
     if "rest.port" not in props:
         props["listeners"] = "http://127.0.0.1:0"
     worker_file = write_properties(tmp_path / "worker.properties", props)
     connector = tmp_path / "connector.properties"
-    connector.write_text(f"name={mode}-{unique}\nconnector.class=signal_source_{unique}.Source\nmode={mode}\n"
-                         f"tasks={tasks}\ntasks.max={tasks}\n")
+    connector.write_text(
+        f"name={mode}-{unique}\nconnector.class=signal_source_{unique}.Source\nmode={mode}\n"
+        f"tasks={tasks}\ntasks.max={tasks}\n"
+    )
     with running_cli(worker_file, connector) as cli:
         yield cli
 
@@ -166,7 +174,8 @@ def test_one_sigint_after_a_rest_call_stops_an_idle_worker(broker: Broker, tmp_p
 
 
 def test_during_a_slow_stop_the_second_sigint_says_what_is_awaited_and_the_third_exits(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     with standalone(tmp_path, broker, "stuck", unique, **{"task.shutdown.graceful.timeout.ms": "120000"}) as cli:
         cli.wait_for(rf"Task stuck-{unique}-0 started")
         cli.proc.send_signal(signal.SIGINT)
@@ -185,12 +194,19 @@ def logged_at(line: str) -> datetime:
 
 
 def test_stuck_tasks_share_one_stop_bound_instead_of_adding_theirs_up(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     """Four tasks deaf to stop(): the worker gives up on all of them once task.shutdown.graceful.timeout.ms
     + offset.flush.timeout.ms passed, not after four times that."""
     graceful_ms, flush_ms = 2000, 1000
-    with standalone(tmp_path, broker, "stuck", unique, tasks=4, **{
-            "task.shutdown.graceful.timeout.ms": str(graceful_ms), "offset.flush.timeout.ms": str(flush_ms)}) as cli:
+    with standalone(
+        tmp_path,
+        broker,
+        "stuck",
+        unique,
+        tasks=4,
+        **{"task.shutdown.graceful.timeout.ms": str(graceful_ms), "offset.flush.timeout.ms": str(flush_ms)},
+    ) as cli:
         for task in range(4):
             cli.wait_for(rf"Task stuck-{unique}-{task} started")
         cli.proc.send_signal(signal.SIGTERM)
@@ -222,12 +238,20 @@ MARGIN_S = 20.0  # interpreter start-up and teardown on a loaded 2-core machine,
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_while_start_up_waits_for_an_unreachable_cluster_exits_at_once_with_128_plus_the_signal(
-        tmp_path: Path, sig: signal.Signals) -> None:
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     servers = f"127.0.0.1:{free_loopback_port()}"  # closed: every connection is refused
     offsets = tmp_path / "offsets.json"
-    worker = write_properties(tmp_path / "worker.properties", {
-        "bootstrap.servers": servers, "bootstrap.timeout.ms": "600000", "offset.storage.file.filename": str(offsets),
-        "listeners": "http://127.0.0.1:0", "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS)})
+    worker = write_properties(
+        tmp_path / "worker.properties",
+        {
+            "bootstrap.servers": servers,
+            "bootstrap.timeout.ms": "600000",
+            "offset.storage.file.filename": str(offsets),
+            "listeners": "http://127.0.0.1:0",
+            "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
+        },
+    )
     connector = write_properties(tmp_path / "gen.properties", {"name": "gen", "connector.class": "DataGen"})
     with running_cli(worker, connector) as cli:
         cli.wait_for(r"bootstrap check: .*Connection refused")  # the check is waiting
@@ -235,8 +259,10 @@ def test_a_stop_while_start_up_waits_for_an_unreachable_cluster_exits_at_once_wi
         # bootstrap.timeout.ms is 10 minutes: an exit within this bound proves the wait was cut short
         assert cli.exit_status(timeout=GRACEFUL_MS / 1000 + MARGIN_S) == 128 + sig.value, cli.stderr
     err = cli.stderr
-    assert (f"Stopped during start-up, while waiting for the Kafka cluster at bootstrap.servers={servers} to "
-            f"answer: no connector was started. Exiting with status {128 + sig.value}") in err
+    assert (
+        f"Stopped during start-up, while waiting for the Kafka cluster at bootstrap.servers={servers} to "
+        f"answer: no connector was started. Exiting with status {128 + sig.value}"
+    ) in err
     assert "Traceback" not in err and "Cannot reach the Kafka cluster" not in err, err
     assert "Connector gen" not in err and "Task gen-0" not in err
     assert not offsets.exists()
@@ -248,17 +274,33 @@ FLUSH_MS = 2000  # offset.flush.timeout.ms of this worker
 
 
 def test_a_stop_while_the_cluster_is_gone_exits_within_the_bound_naming_the_uncommitted_offsets(
-        proxied_broker: ProxiedBroker, tmp_path: Path, unique: str) -> None:
+    proxied_broker: ProxiedBroker, tmp_path: Path, unique: str
+) -> None:
     topic, offsets = f"cut-{unique}", tmp_path / "offsets.json"
-    worker = write_properties(tmp_path / "worker.properties", {
-        "bootstrap.servers": proxied_broker.bootstrap_servers, "offset.storage.file.filename": str(offsets),
-        "listeners": "", "offset.flush.interval.ms": "300", "offset.flush.timeout.ms": str(FLUSH_MS),
-        "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter"})
-    connector = write_properties(tmp_path / "count.properties", {
-        "name": "count", "connector.class": "tests.integration.counting_source.CountingSource", "topic": topic,
-        "records": "100000000", "batch.size": "10", "poll.pause.ms": "20"})
+    worker = write_properties(
+        tmp_path / "worker.properties",
+        {
+            "bootstrap.servers": proxied_broker.bootstrap_servers,
+            "offset.storage.file.filename": str(offsets),
+            "listeners": "",
+            "offset.flush.interval.ms": "300",
+            "offset.flush.timeout.ms": str(FLUSH_MS),
+            "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        },
+    )
+    connector = write_properties(
+        tmp_path / "count.properties",
+        {
+            "name": "count",
+            "connector.class": "tests.integration.counting_source.CountingSource",
+            "topic": topic,
+            "records": "100000000",
+            "batch.size": "10",
+            "poll.pause.ms": "20",
+        },
+    )
     with running_cli(worker, connector) as cli:
         cli.wait_for(r"Task count-0 committed offsets of \d+ records")  # producing, the topic exists
         proxied_broker.proxy.cut()
@@ -269,14 +311,17 @@ def test_a_stop_while_the_cluster_is_gone_exits_within_the_bound_naming_the_unco
         assert cli.exit_status(timeout=(GRACEFUL_MS + FLUSH_MS) / 1000 + MARGIN_S) == 3, cli.stderr
     err = cli.stderr
     assert "Traceback" not in err, err
-    warning = cli.wait_for(r"Task count-0 stopped with the offsets of (\d+) record\(s\) not committed; those records "
-                           r"are produced again after a restart \(at least once\)\. Kafka did not acknowledge \d+ of "
-                           rf"them within offset\.flush\.timeout\.ms \({FLUSH_MS} ms\): source partition "
-                           r'\{"counter":0\} stays at \{"next":(\d+)\} \(not committed: up to \{"next":(\d+)\}\)\.')
+    warning = cli.wait_for(
+        r"Task count-0 stopped with the offsets of (\d+) record\(s\) not committed; those records "
+        r"are produced again after a restart \(at least once\)\. Kafka did not acknowledge \d+ of "
+        rf"them within offset\.flush\.timeout\.ms \({FLUSH_MS} ms\): source partition "
+        r'\{"counter":0\} stays at \{"next":(\d+)\} \(not committed: up to \{"next":(\d+)\}\)\.'
+    )
     uncommitted, stays, up_to = (int(g) for g in warning.groups())
     assert uncommitted > 0 and up_to == stays + uncommitted, warning.group(0)
-    assert (f"Exiting with status 3: the offsets of {uncommitted} record(s) of task count-0 were not committed"
-            in err), err
+    assert f"Exiting with status 3: the offsets of {uncommitted} record(s) of task count-0 were not committed" in err, (
+        err
+    )
     # what is on disk is what the warning said stays committed, and Kafka holds every record before it
     assert json.loads(offsets.read_text())["count"]['{"counter":0}'] == {"next": stays}
     proxied_broker.proxy.restore()

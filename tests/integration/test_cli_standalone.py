@@ -19,15 +19,25 @@ from tests.kafka_helpers import consume, delete_topics
 
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "connectworker.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "connectworker.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
 
 
 def write_worker(tmp_path: Path, bootstrap: str, **extra: str) -> Path:
-    props = {"bootstrap.servers": bootstrap, "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-             "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-             "offset.flush.interval.ms": "300", "listeners": "http://127.0.0.1:0", **extra}
+    props = {
+        "bootstrap.servers": bootstrap,
+        "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "offset.flush.interval.ms": "300",
+        "listeners": "http://127.0.0.1:0",
+        **extra,
+    }
     path = tmp_path / "worker.properties"
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     return path
@@ -40,8 +50,11 @@ def test_bad_connector_files_exit_non_zero_naming_each_file_and_key(tmp_path: Pa
     unknown = tmp_path / "unknown.json"
     unknown.write_text(json.dumps({"name": "u", "config": {"connector.class": "NoSuchConnector"}}))
     bad_values = tmp_path / "bad.json"
-    bad_values.write_text(json.dumps({"name": "b", "connector.class": "DataGen", "tasks.max": "zero",
-                                      "topic.creation.default.partitions": "0"}))
+    bad_values.write_text(
+        json.dumps(
+            {"name": "b", "connector.class": "DataGen", "tasks.max": "zero", "topic.creation.default.partitions": "0"}
+        )
+    )
 
     result = run_cli("standalone", str(worker), str(no_name), str(unknown), str(bad_values))
 
@@ -63,8 +76,9 @@ def test_missing_offsets_file_key_and_corrupt_offsets_file_stop_start_up(tmp_pat
     worker.write_text("bootstrap.servers=127.0.0.1:1\n")
     result = run_cli("standalone", str(worker), str(connector))
     assert result.returncode == 2
-    assert "offset.storage.file.filename: required unless offset.storage.topic and config.storage.topic" \
-        in result.stderr
+    assert (
+        "offset.storage.file.filename: required unless offset.storage.topic and config.storage.topic" in result.stderr
+    )
 
     worker = write_worker(tmp_path, "127.0.0.1:1")
     (tmp_path / "offsets.json").write_text('{"c": {"[\\"broken')
@@ -75,14 +89,21 @@ def test_missing_offsets_file_key_and_corrupt_offsets_file_stop_start_up(tmp_pat
 
 
 def test_sigterm_mid_run_flushes_and_commits_a_gap_free_prefix(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     worker = write_worker(tmp_path, broker.bootstrap_servers, **{"offset.flush.interval.ms": "60000"})
     topic = f"sigterm-{unique}"
     connector = tmp_path / "gen.properties"
-    connector.write_text(f"name=gen-{unique}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
-                         "rate=2000\nbatch.size=100\nformat=string\n")
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    connector.write_text(
+        f"name=gen-{unique}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
+        "rate=2000\nbatch.size=100\nformat=string\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(4)  # the flush interval is 60 s: only the shutdown commit can write offsets
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""

@@ -37,37 +37,65 @@ def tls_broker(certs: Certificates) -> Iterator[TlsBroker]:
 
 
 def tls_consumer_settings(certs: Certificates) -> dict[str, str]:
-    return {"security.protocol": "SSL", "ssl.ca.location": str(certs.ca),
-            "ssl.certificate.location": str(certs.client), "ssl.key.location": str(certs.client)}
+    return {
+        "security.protocol": "SSL",
+        "ssl.ca.location": str(certs.ca),
+        "ssl.certificate.location": str(certs.client),
+        "ssl.key.location": str(certs.client),
+    }
 
 
 def secured_worker_keys(certs: Certificates, tmp_path: Path, style: str) -> dict[str, str]:
     if style == "pkcs12":
         trust = pkcs12_truststore(certs, tmp_path / "truststore.p12", "store-secret")
         key = pkcs12_keystore(certs, tmp_path / "keystore.p12", "store-secret")
-        return {"ssl.truststore.location": str(trust), "ssl.truststore.type": "PKCS12",
-                "ssl.truststore.password": "store-secret", "ssl.keystore.location": str(key),
-                "ssl.keystore.type": "PKCS12", "ssl.keystore.password": "store-secret"}
-    return {"ssl.truststore.location": str(certs.ca), "ssl.truststore.type": "PEM",
-            "ssl.keystore.location": str(certs.client_encrypted), "ssl.keystore.type": "PEM",
-            "ssl.key.password": certs.password}
+        return {
+            "ssl.truststore.location": str(trust),
+            "ssl.truststore.type": "PKCS12",
+            "ssl.truststore.password": "store-secret",
+            "ssl.keystore.location": str(key),
+            "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.password": "store-secret",
+        }
+    return {
+        "ssl.truststore.location": str(certs.ca),
+        "ssl.truststore.type": "PEM",
+        "ssl.keystore.location": str(certs.client_encrypted),
+        "ssl.keystore.type": "PEM",
+        "ssl.key.password": certs.password,
+    }
 
 
 @pytest.mark.parametrize("style", ["pkcs12", "pem"])
 def test_a_worker_with_kafkas_tls_keys_produces_through_a_tls_listener(
-        tls_broker: TlsBroker, certs: Certificates, tmp_path: Path, unique: str, style: str,
-        caplog: pytest.LogCaptureFixture) -> None:
+    tls_broker: TlsBroker,
+    certs: Certificates,
+    tmp_path: Path,
+    unique: str,
+    style: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     topic = f"tls-{style}-{unique}"
-    keys = {"security.protocol": "SSL", **secured_worker_keys(certs, tmp_path, style),
-            "ssl.endpoint.identification.algorithm": "https", "ssl.keymanager.algorithm": "SunX509",
-            "topic.creation.enable": "true"}
+    keys = {
+        "security.protocol": "SSL",
+        **secured_worker_keys(certs, tmp_path, style),
+        "ssl.endpoint.identification.algorithm": "https",
+        "ssl.keymanager.algorithm": "SunX509",
+        "topic.creation.enable": "true",
+    }
     with caplog.at_level(logging.WARNING, logger="connectworker.config"):
         config = worker_config(tls_broker.bootstrap_servers, tmp_path, **keys)
-    assert any("only Java clients read are ignored" in r.getMessage() and "ssl.keymanager.algorithm"
-               in r.getMessage() for r in caplog.records)
-    connector = datagen(f"tls-{unique}", topic, records="200", rate="0",
-                        **{"topic.creation.default.partitions": "2",
-                           "topic.creation.default.replication.factor": "1"})
+    assert any(
+        "only Java clients read are ignored" in r.getMessage() and "ssl.keymanager.algorithm" in r.getMessage()
+        for r in caplog.records
+    )
+    connector = datagen(
+        f"tls-{unique}",
+        topic,
+        records="200",
+        rate="0",
+        **{"topic.creation.default.partitions": "2", "topic.creation.default.replication.factor": "1"},
+    )
     handshakes_before = len(tls_broker.proxy.client_subjects)
     with running_worker(config, connector) as runtime:  # the cluster check went through TLS already
         assert runtime.worker is not None
@@ -80,12 +108,22 @@ def test_a_worker_with_kafkas_tls_keys_produces_through_a_tls_listener(
 
 
 def test_a_worker_that_does_not_trust_the_listener_does_not_start(
-        tls_broker: TlsBroker, certs: Certificates, tmp_path: Path) -> None:
+    tls_broker: TlsBroker, certs: Certificates, tmp_path: Path
+) -> None:
     (tmp_path / "other").mkdir()
     other = make_certificates(tmp_path / "other")  # a CA the listener's certificate does not come from
-    config = worker_config(tls_broker.bootstrap_servers, tmp_path, **{
-        "security.protocol": "SSL", "ssl.truststore.location": str(other.ca), "ssl.truststore.type": "PEM",
-        "ssl.keystore.location": str(certs.client), "ssl.keystore.type": "PEM", "bootstrap.timeout.ms": "3000"})
+    config = worker_config(
+        tls_broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "security.protocol": "SSL",
+            "ssl.truststore.location": str(other.ca),
+            "ssl.truststore.type": "PEM",
+            "ssl.keystore.location": str(certs.client),
+            "ssl.keystore.type": "PEM",
+            "bootstrap.timeout.ms": "3000",
+        },
+    )
     with pytest.raises(ClusterUnreachableError) as info, running_worker(config):
         pass
     message = str(info.value)
@@ -94,11 +132,19 @@ def test_a_worker_that_does_not_trust_the_listener_does_not_start(
 
 
 def test_top_level_plaintext_keys_and_a_jaas_free_config_run_end_to_end(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     topic = f"plain-{unique}"
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "security.protocol": "PLAINTEXT", "ssl.endpoint.identification.algorithm": "",
-        "sasl.login.refresh.window.factor": "0.8", "producer.security.protocol": "plaintext"})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "security.protocol": "PLAINTEXT",
+            "ssl.endpoint.identification.algorithm": "",
+            "sasl.login.refresh.window.factor": "0.8",
+            "producer.security.protocol": "plaintext",
+        },
+    )
     assert config.client_settings("producer")["security.protocol"] == "plaintext"
     connector = datagen(f"plain-{unique}", topic, records="100", rate="0")
     with running_worker(config, connector) as runtime:
@@ -108,14 +154,23 @@ def test_top_level_plaintext_keys_and_a_jaas_free_config_run_end_to_end(
 
 
 def test_admin_overrides_reach_the_connectors_own_admin_client(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "topic.creation.enable": "true", "topic.creation.timeout.ms": "3000"})
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = worker_config(
+        broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true", "topic.creation.timeout.ms": "3000"}
+    )
     rules = {"topic.creation.default.partitions": "3", "topic.creation.default.replication.factor": "1"}
-    traced = datagen(f"traced-{unique}", f"traced-{unique}", records="50", rate="0",
-                     **rules, **{"admin.override.debug": "admin"})
-    broken = datagen(f"broken-{unique}", f"broken-{unique}", records="50", rate="0",
-                     **rules, **{"admin.override.security.protocol": "SSL"})
+    traced = datagen(
+        f"traced-{unique}", f"traced-{unique}", records="50", rate="0", **rules, **{"admin.override.debug": "admin"}
+    )
+    broken = datagen(
+        f"broken-{unique}",
+        f"broken-{unique}",
+        records="50",
+        rate="0",
+        **rules,
+        **{"admin.override.security.protocol": "SSL"},
+    )
     with caplog.at_level(logging.DEBUG, logger="connectworker.kafka"), running_worker(config, traced, broken) as rt:
         assert rt.worker is not None
         wait_committed(rt.worker, traced["name"], 50)
@@ -131,23 +186,43 @@ def test_admin_overrides_reach_the_connectors_own_admin_client(
 
 
 def test_a_connector_the_override_policy_refuses_gets_a_400_naming_the_key(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path,
-                                **{"connector.client.config.override.policy": "Principal"})
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
+    config = rest_worker_config(
+        broker.bootstrap_servers, tmp_path, **{"connector.client.config.override.policy": "Principal"}
+    )
     name = f"principal-{unique}"
     jaas = f'{PLAIN} required username="conn" password="conn-secret";'
     with rest_worker(config) as api:
-        refused = api.client.post("/connectors", json={"name": name, "config": datagen(
-            name, f"p-{unique}", **{"producer.override.linger.ms": "50", "producer.override.sasl.jaas.config": jaas})})
+        refused = api.client.post(
+            "/connectors",
+            json={
+                "name": name,
+                "config": datagen(
+                    name,
+                    f"p-{unique}",
+                    **{"producer.override.linger.ms": "50", "producer.override.sasl.jaas.config": jaas},
+                ),
+            },
+        )
         assert refused.status_code == 400
         assert refused.json()["message"].startswith(
             "Connector configuration is invalid and contains the following 1 error(s):\n"
             "producer.override.linger.ms: The 'Principal' policy does not allow 'linger.ms' to be overridden in the "
-            "connector configuration.")
+            "connector configuration."
+        )
         assert api.client.get(f"/connectors/{name}").status_code == 404
-        allowed = api.client.post("/connectors", json={"name": name, "config": datagen(
-            name, f"p-{unique}", **{"producer.override.sasl.mechanism": "PLAIN",
-                                    "producer.override.sasl.jaas.config": jaas})})
+        allowed = api.client.post(
+            "/connectors",
+            json={
+                "name": name,
+                "config": datagen(
+                    name,
+                    f"p-{unique}",
+                    **{"producer.override.sasl.mechanism": "PLAIN", "producer.override.sasl.jaas.config": jaas},
+                ),
+            },
+        )
         assert allowed.status_code == 201, allowed.text
         shown = api.client.get(f"/connectors/{name}/config").json()
         assert shown["producer.override.sasl.jaas.config"] == "[hidden]"

@@ -27,20 +27,28 @@ START_UP_MARGIN_S = 20.0  # interpreter start and imports on a loaded 2-core mac
 
 # -- unreachable at start-up ---------------------------------------------------------------------
 
+
 def test_an_unreachable_cluster_at_start_up_exits_1_within_the_bound_with_one_line_and_starts_nothing(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     servers = f"127.0.0.1:{free_loopback_port()}"  # nothing listens: every connection is refused
     offsets = tmp_path / "offsets.json"
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={servers}\nbootstrap.timeout.ms={START_UP_BOUND_MS}\n"
-                      f"offset.storage.file.filename={offsets}\nlisteners=http://127.0.0.1:0\n")
+    worker.write_text(
+        f"bootstrap.servers={servers}\nbootstrap.timeout.ms={START_UP_BOUND_MS}\n"
+        f"offset.storage.file.filename={offsets}\nlisteners=http://127.0.0.1:0\n"
+    )
     connector = tmp_path / "gen.properties"
     connector.write_text("name=gen\nconnector.class=DataGen\nrate=1000\n")
 
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
-                            capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    result = subprocess.run(
+        [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     elapsed = time.monotonic() - started
 
     err = result.stderr
@@ -59,6 +67,7 @@ def test_an_unreachable_cluster_at_start_up_exits_1_within_the_bound_with_one_li
 
 # -- cut off mid-stream --------------------------------------------------------------------------
 
+
 def outage_note_in_status(task: WorkerSourceTask) -> str | None:
     """The note a RUNNING task's status carries while its cluster is unreachable (None otherwise)."""
     state, trace = task.status.snapshot()
@@ -67,11 +76,20 @@ def outage_note_in_status(task: WorkerSourceTask) -> str | None:
 
 @pytest.mark.long(seconds=36)
 def test_a_30_s_outage_mid_stream_is_waited_out_and_no_record_is_lost(
-        proxied_broker: ProxiedBroker, tmp_path: Path, unique: str) -> None:
+    proxied_broker: ProxiedBroker, tmp_path: Path, unique: str
+) -> None:
     records, name, topic = 6000, f"outage-{unique}", f"outage-{unique}"
     config = worker_config(proxied_broker.bootstrap_servers, tmp_path)
-    connector = {"name": name, "connector.class": "DataGen", "topic.pattern": topic, "topic.count": "1",
-                 "records": str(records), "rate": "2000", "batch.size": "200", "format": "string"}
+    connector = {
+        "name": name,
+        "connector.class": "DataGen",
+        "topic.pattern": topic,
+        "topic.count": "1",
+        "records": str(records),
+        "rate": "2000",
+        "batch.size": "200",
+        "format": "string",
+    }
     with running_worker(config, connector) as runtime:
         assert runtime.worker is not None
         wait_committed(runtime.worker, name, 500)  # producing, and the topic exists

@@ -32,23 +32,41 @@ def command_gc_settings() -> Iterator[None]:
 
 
 def test_removed_and_restarted_tasks_are_freed_at_once(
-        broker: Broker, tmp_path: Path, unique: str, command_gc_settings: None) -> None:
-    config = WorkerConfig.from_properties({"bootstrap.servers": broker.bootstrap_servers,
-                                           "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-                                           "offset.flush.interval.ms": "200",
-                                           "task.processes": "0"})  # the task objects live here
+    broker: Broker, tmp_path: Path, unique: str, command_gc_settings: None
+) -> None:
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+            "offset.flush.interval.ms": "200",
+            "task.processes": "0",
+        }
+    )  # the task objects live here
     with StandaloneRuntime(config) as runtime:
         worker = runtime.worker
         assert worker is not None
         gone: list[weakref.ref[object]] = []
         for cycle in range(3):
             name = f"life-{unique}-{cycle}"
-            worker.start_connector(parse_connector_config({
-                "name": name, "connector.class": "DataGen", "tasks.max": "2", "topic.pattern": name,
-                "topic.count": "1", "rate": "200", "format": "string"}))
+            worker.start_connector(
+                parse_connector_config(
+                    {
+                        "name": name,
+                        "connector.class": "DataGen",
+                        "tasks.max": "2",
+                        "topic.pattern": name,
+                        "topic.count": "1",
+                        "rate": "200",
+                        "format": "string",
+                    }
+                )
+            )
             running = worker.get(name)
-            wait_until(lambda running=running: all(t.stats().committed_records for t in running.tasks), 30,  # type: ignore[misc]
-                       what="both tasks producing")
+            wait_until(
+                lambda running=running: all(t.stats().committed_records for t in running.tasks),
+                30,  # type: ignore[misc]
+                what="both tasks producing",
+            )
             first = running.tasks[0]
             worker.restart_task(name, 0)  # a restarted task's old instance is freed too
             gone.append(weakref.ref(first))
@@ -56,5 +74,8 @@ def test_removed_and_restarted_tasks_are_freed_at_once(
             del first, running
             worker.remove_connector(name)
         # the offsets flusher may still hold the last commit's callback for a moment
-        wait_until(lambda: all(ref() is None for ref in gone), 5,
-                   what=lambda: f"stopped tasks {[i for i, r in enumerate(gone) if r() is not None]} to be freed")
+        wait_until(
+            lambda: all(ref() is None for ref in gone),
+            5,
+            what=lambda: f"stopped tasks {[i for i, r in enumerate(gone) if r() is not None]} to be freed",
+        )

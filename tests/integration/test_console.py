@@ -74,12 +74,15 @@ def rate_of(locator: Any) -> float:
 
 
 def test_rates_rise_while_a_connector_runs_and_pause_resume_act_through_the_api(
-        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name = f"orders-{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     with rest_worker(config) as api:
-        created = api.client.post("/connectors", json={"name": name, "initial_state": "PAUSED",
-                                                       "config": datagen(name, f"orders-{unique}", rate="100")})
+        created = api.client.post(
+            "/connectors",
+            json={"name": name, "initial_state": "PAUSED", "config": datagen(name, f"orders-{unique}", rate="100")},
+        )
         assert created.status_code == 201, created.text
         wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the connector to be created PAUSED")
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
@@ -92,19 +95,30 @@ def test_rates_rise_while_a_connector_runs_and_pause_resume_act_through_the_api(
         connector.locator("button[data-action=resume]").click()
         wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the REST API to report RUNNING")
         expect(page.locator("#console-message")).to_have_text(f"Resume {name}: done", timeout=WAIT_MS)
-        page.wait_for_function("""name => {
+        page.wait_for_function(
+            """name => {
             const section = Array.from(document.querySelectorAll('section.connector'))
                 .find(s => s.dataset.connector === name);
             return section && Number(section.querySelector('.activity .rate').dataset.rate) > 0
                 && Number(section.querySelector('tr.task .rate').dataset.rate) > 0;
-        }""", arg=name, timeout=WAIT_MS)
+        }""",
+            arg=name,
+            timeout=WAIT_MS,
+        )
         assert page.evaluate("window.sameDocument") is True  # refreshed in place, not reloaded
-        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+        page.wait_for_function(
+            """name => Array.from(document.querySelectorAll('section.connector'))
             .find(s => s.dataset.connector === name).querySelector('.activity .commit-age')
-            .textContent.endsWith('ago')""", arg=name, timeout=WAIT_MS)
-        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+            .textContent.endsWith('ago')""",
+            arg=name,
+            timeout=WAIT_MS,
+        )
+        page.wait_for_function(
+            """name => Array.from(document.querySelectorAll('section.connector'))
             .find(s => s.dataset.connector === name).querySelector('.activity svg polyline') !== null""",
-                               arg=name, timeout=WAIT_MS)
+            arg=name,
+            timeout=WAIT_MS,
+        )
         overview = page.locator("#overview").inner_text()
         assert name in overview and "/s" in overview
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
@@ -116,22 +130,26 @@ def test_rates_rise_while_a_connector_runs_and_pause_resume_act_through_the_api(
         pause.focus()
         page.keyboard.press("Enter")
         wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the REST API to report PAUSED")
-        page.wait_for_function("""name => Array.from(document.querySelectorAll('section.connector'))
+        page.wait_for_function(
+            """name => Array.from(document.querySelectorAll('section.connector'))
             .find(s => s.dataset.connector === name).querySelector('h2 .state').textContent === 'PAUSED'""",
-                               arg=name, timeout=WAIT_MS)
+            arg=name,
+            timeout=WAIT_MS,
+        )
         refreshed = page.evaluate("document.getElementById('live').dataset.refreshed")
-        page.wait_for_function("before => document.getElementById('live').dataset.refreshed !== before",
-                               arg=refreshed, timeout=WAIT_MS)
+        page.wait_for_function(
+            "before => document.getElementById('live').dataset.refreshed !== before", arg=refreshed, timeout=WAIT_MS
+        )
         assert page.evaluate("document.activeElement.dataset.focus") == f"pause:{name}"
         assert page.evaluate("window.sameDocument") is True
 
 
 def test_restart_buttons_restart_what_they_name_and_a_trace_opens_in_place(
-        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, file = f"flaky-{unique}", tmp_path / "starts.txt"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
-    flaky = {**datagen(name, f"flaky-{unique}"), "connector.class": FLAKY, "starts.file": str(file),
-             "fail.starts": "2"}
+    flaky = {**datagen(name, f"flaky-{unique}"), "connector.class": FLAKY, "starts.file": str(file), "fail.starts": "2"}
     with rest_worker(config, flaky) as api:
         wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "FAILED", 30, "the first start to fail")
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
@@ -154,7 +172,8 @@ def test_restart_buttons_restart_what_they_name_and_a_trace_opens_in_place(
         wait_until(lambda: len(starts(file)) == 3, 30, "the connector restart's task restart")
         wait_until(lambda: status_of(api, name)["tasks"][0]["state"] == "RUNNING", 30, "the task to run")
         expect(page.locator("#console-message")).to_have_text(
-            f"Restart {name} (failed connector and failed tasks only): done", timeout=WAIT_MS)
+            f"Restart {name} (failed connector and failed tasks only): done", timeout=WAIT_MS
+        )
 
         # with onlyFailed and nothing failed, nothing restarts; "connector and all tasks" restarts the task
         connector = card(page, name)
@@ -165,7 +184,8 @@ def test_restart_buttons_restart_what_they_name_and_a_trace_opens_in_place(
 
 
 def test_delete_asks_first_and_a_name_with_html_is_text_and_acted_on(
-        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name = f"{MARKUP_NAME}?a=1&b=\"'#%25 {unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     with rest_worker(config) as api:
@@ -200,7 +220,8 @@ def test_delete_asks_first_and_a_name_with_html_is_text_and_acted_on(
 
 
 def test_with_basic_auth_the_buttons_work_only_with_credentials(
-        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     users = tmp_path / "users.properties"
     users.write_text("admin=secret\n")
     name = f"guarded-{unique}"
@@ -208,16 +229,20 @@ def test_with_basic_auth_the_buttons_work_only_with_credentials(
     with rest_worker(config, datagen(name, f"guarded-{unique}"), auth=("admin", "secret")) as api:
         wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
         assert refused(browser.new_context(), f"{api.url}/ui")  # a person's browser would ask for them
-        assert refused(browser.new_context(http_credentials={"username": "admin", "password": "guess"}),
-                       f"{api.url}/ui")
+        assert refused(
+            browser.new_context(http_credentials={"username": "admin", "password": "guess"}), f"{api.url}/ui"
+        )
 
         allowed = browser.new_context(http_credentials={"username": "admin", "password": "secret"})
         page = allowed.new_page()
         assert page.goto(f"{api.url}/ui").status == 200
         # the API itself refuses a request that carries other credentials than the page's
-        answer = page.evaluate("""url => fetch(url, {method: 'PUT',
+        answer = page.evaluate(
+            """url => fetch(url, {method: 'PUT',
                                                       headers: {Authorization: 'Basic ' + btoa('admin:guess')}})
-            .then(r => r.status)""", f"connectors/{quote(name, safe='')}/pause")
+            .then(r => r.status)""",
+            f"connectors/{quote(name, safe='')}/pause",
+        )
         assert answer == 401 and state_of(api, name) == "RUNNING"
         card(page, name).locator("button[data-action=pause]").click()
         wait_until(lambda: state_of(api, name) == "PAUSED", 30, "the credentialed Pause")
@@ -226,12 +251,18 @@ def test_with_basic_auth_the_buttons_work_only_with_credentials(
 
 
 def test_a_task_the_automatic_restarts_gave_up_on_says_so_on_the_page(
-        browser: Any, broker: Broker, tmp_path: Path, unique: str) -> None:
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, file = f"hopeless-{unique}", tmp_path / "starts.txt"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
-    hopeless = {**datagen(name, f"hopeless-{unique}"), "connector.class": FLAKY, "starts.file": str(file),
-                "auto.restart.enabled": "true", "auto.restart.max.restarts": "1",
-                "auto.restart.backoff.base.ms": "100"}
+    hopeless = {
+        **datagen(name, f"hopeless-{unique}"),
+        "connector.class": FLAKY,
+        "starts.file": str(file),
+        "auto.restart.enabled": "true",
+        "auto.restart.max.restarts": "1",
+        "auto.restart.backoff.base.ms": "100",
+    }
     with rest_worker(config, hopeless) as api:
         wait_until(lambda: "gave up" in (status_of(api, name)["tasks"][0].get("trace") or ""), 30, "the give-up")
         page = browser.new_page(viewport={"width": 1280, "height": 1000})

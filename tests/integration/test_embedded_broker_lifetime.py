@@ -38,13 +38,19 @@ def port_is_free(port: int) -> bool:
 
 def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_path: Path) -> None:
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\n"
-                      f"listeners=\noffset.flush.interval.ms=500\n")
+    worker.write_text(
+        f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+        f"listeners=\noffset.flush.interval.ms=500\n"
+    )
     connector = tmp_path / "gen.properties"
     connector.write_text("name=gen\nconnector.class=DataGen\nrate=100\n")
-    proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     cli = Cli(proc)
     tansu: list[int] = []
     try:

@@ -48,28 +48,51 @@ def topics(admin: AdminClient, unique: str) -> Iterator[tuple[str, str]]:
 
 
 def eos_worker(broker: Broker, tmp_path: Path, offsets_topic: str, **overrides: str) -> WorkerConfig:
-    return worker_config(broker.bootstrap_servers, tmp_path, **{
-        "exactly.once.source.support": "enabled", "offset.storage.topic": offsets_topic,
-        "offset.storage.partitions": "3", "offset.storage.replication.factor": "1",
-        "topic.creation.enable": "true", "task.processes": "0", **overrides})
+    return worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "exactly.once.source.support": "enabled",
+            "offset.storage.topic": offsets_topic,
+            "offset.storage.partitions": "3",
+            "offset.storage.replication.factor": "1",
+            "topic.creation.enable": "true",
+            "task.processes": "0",
+            **overrides,
+        },
+    )
 
 
 def counting(name: str, topic: str, records: int, **props: str) -> dict[str, str]:
-    return {"name": name, "connector.class": COUNTING, "topic": topic, "records": str(records),
-            "topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1", **props}
+    return {
+        "name": name,
+        "connector.class": COUNTING,
+        "topic": topic,
+        "records": str(records),
+        "topic.creation.default.partitions": "1",
+        "topic.creation.default.replication.factor": "1",
+        **props,
+    }
 
 
 def read_values(bootstrap: str, topic: str, *, until: int, timeout: float = 30.0) -> list[str]:
     """Every value of `topic` (one partition) in log order, read_committed, until `until` values were
     read or nothing more came for a moment after `timeout`."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"test-{uuid.uuid4().hex}",
-                         "isolation.level": "read_committed", "enable.auto.commit": False,
-                         "enable.partition.eof": True})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"test-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+        }
+    )
     values: list[str] = []
     try:
         consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-        wait_until(lambda: _drain(consumer, values) and len(values) >= until, timeout,
-                   f"{until} committed records in {topic}")
+        wait_until(
+            lambda: _drain(consumer, values) and len(values) >= until, timeout, f"{until} committed records in {topic}"
+        )
         _drain(consumer, values, settle_s=0.5)
     finally:
         consumer.close()
@@ -91,8 +114,9 @@ def numbers(values: list[str]) -> list[int]:
 
 
 def committed_next(broker: Broker, offsets_topic: str, connector: str) -> int:
-    store = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=3,
-                             replication_factor=1)
+    store = KafkaOffsetStore(
+        offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=3, replication_factor=1
+    )
     try:
         store.refresh()
         offset = store.offset(connector, PARTITION)
@@ -108,7 +132,8 @@ def eos_task(worker: Worker, connector: str) -> ExactlyOnceWorkerSourceTask:
 
 
 def test_each_poll_is_one_transaction_and_a_reader_sees_every_record_once(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str
+) -> None:
     topic, offsets_topic = topics
     name = f"poll-{unique}"
     with running_worker(eos_worker(broker, tmp_path, offsets_topic), counting(name, topic, 2_000)) as runtime:
@@ -122,12 +147,21 @@ def test_each_poll_is_one_transaction_and_a_reader_sees_every_record_once(
 
 
 def test_interval_boundaries_commit_several_polls_at_once(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str
+) -> None:
     topic, offsets_topic = topics
     name = f"interval-{unique}"
-    props = counting(name, topic, 1_000, **{"batch.size": "20", "poll.pause.ms": "20",
-                                            "transaction.boundary": "interval",
-                                            "transaction.boundary.interval.ms": "300"})
+    props = counting(
+        name,
+        topic,
+        1_000,
+        **{
+            "batch.size": "20",
+            "poll.pause.ms": "20",
+            "transaction.boundary": "interval",
+            "transaction.boundary.interval.ms": "300",
+        },
+    )
     with running_worker(eos_worker(broker, tmp_path, offsets_topic), props) as runtime:
         assert runtime.worker is not None
         wait_committed(runtime.worker, name, 1_000)
@@ -137,12 +171,22 @@ def test_interval_boundaries_commit_several_polls_at_once(
 
 
 def test_connector_defined_boundaries_commit_and_abort_where_the_task_asks(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str
+) -> None:
     topic, offsets_topic = topics
     name = f"defined-{unique}"
     records, every, abort_every = 600, 10, 3  # polls of 25 records cut at every 10th record
-    props = counting(name, topic, records, **{"batch.size": "25", "transaction.boundary": "connector",
-                                              "commit.every": str(every), "abort.every": str(abort_every)})
+    props = counting(
+        name,
+        topic,
+        records,
+        **{
+            "batch.size": "25",
+            "transaction.boundary": "connector",
+            "commit.every": str(every),
+            "abort.every": str(abort_every),
+        },
+    )
     with running_worker(eos_worker(broker, tmp_path, offsets_topic), props) as runtime:
         assert runtime.worker is not None
         wait_committed(runtime.worker, name, records)
@@ -166,8 +210,9 @@ class FailingCommits:
     def commit_transaction(self, *args: Any) -> None:
         if self.failures > 0:
             self.failures -= 1
-            raise KafkaException(KafkaError(KafkaError._STATE, "injected: transaction coordinator moved",
-                                            txn_requires_abort=True))
+            raise KafkaException(
+                KafkaError(KafkaError._STATE, "injected: transaction coordinator moved", txn_requires_abort=True)
+            )
         self._producer.commit_transaction(*args)
 
     def __getattr__(self, name: str) -> Any:
@@ -190,7 +235,8 @@ def failing_commits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 def test_a_commit_that_fails_is_aborted_and_the_task_resumes_from_the_committed_offsets(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, failing_commits: list[int]) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, failing_commits: list[int]
+) -> None:
     topic, offsets_topic = topics
     name = f"retry-{unique}"
     failing_commits.append(2)
@@ -205,7 +251,8 @@ def test_a_commit_that_fails_is_aborted_and_the_task_resumes_from_the_committed_
 
 
 def test_commits_that_keep_failing_fail_the_task_with_the_reason(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, failing_commits: list[int]) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, failing_commits: list[int]
+) -> None:
     topic, offsets_topic = topics
     name = f"give-up-{unique}"
     failing_commits.append(1_000)
@@ -215,45 +262,62 @@ def test_commits_that_keep_failing_fail_the_task_with_the_reason(
         trace = task_state(runtime.worker, name)[1] or ""
         task = eos_task(runtime.worker, name)
         assert task.transactions_committed == 0 and task.committed_records == 0
-    assert (f"could not commit a transaction {MAX_FAILED_COMMITS + 1} times in a row "
-            f"(last: injected: transaction coordinator moved)") in trace
+    assert (
+        f"could not commit a transaction {MAX_FAILED_COMMITS + 1} times in a row "
+        f"(last: injected: transaction coordinator moved)"
+    ) in trace
     if not broker.is_tansu:  # see the module doc: the aborted offsets records would be read
         assert committed_next(broker, offsets_topic, name) == 0  # nothing was committed
 
 
-@pytest.mark.parametrize("first_stalls", [
-    pytest.param(True, id="a-stalled-first-wakes-up"),
-    pytest.param(False, id="mid-transaction", marks=pytest.mark.requires_apache_kafka(
-        "Tansu 0.6 races a second InitProducerId against the first instance's running transactions (in one "
-        "CI run the first instance was not fenced within 30 s); the stalled variant covers fencing there")),
-])
+@pytest.mark.parametrize(
+    "first_stalls",
+    [
+        pytest.param(True, id="a-stalled-first-wakes-up"),
+        pytest.param(
+            False,
+            id="mid-transaction",
+            marks=pytest.mark.requires_apache_kafka(
+                "Tansu 0.6 races a second InitProducerId against the first instance's running transactions (in one "
+                "CI run the first instance was not fenced within 30 s); the stalled variant covers fencing there"
+            ),
+        ),
+    ],
+)
 def test_a_second_worker_with_the_same_task_fences_the_first(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, first_stalls: bool) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str, first_stalls: bool
+) -> None:
     topic, offsets_topic = topics
     name = f"zombie-{unique}"
     slow = {"batch.size": "10", "poll.pause.ms": "20"}
-    with running_worker(eos_worker(broker, tmp_path / "a", offsets_topic),
-                        counting(name, topic, 100_000, tag="A", **slow)) as first_runtime:
+    with running_worker(
+        eos_worker(broker, tmp_path / "a", offsets_topic), counting(name, topic, 100_000, tag="A", **slow)
+    ) as first_runtime:
         first = first_runtime.worker
         assert first is not None
         wait_committed(first, name, 200)
         if first_stalls:  # a zombie: stops writing (its last transaction committed) while another starts
             first.pause_connector(name)
-        with running_worker(eos_worker(broker, tmp_path / "b", offsets_topic),
-                            counting(name, topic, 100_000, tag="B", **slow)) as second_runtime:
+        with running_worker(
+            eos_worker(broker, tmp_path / "b", offsets_topic), counting(name, topic, 100_000, tag="B", **slow)
+        ) as second_runtime:
             second = second_runtime.worker
             assert second is not None
             if first_stalls:
                 wait_committed(second, name, 200)
                 first.resume_connector(name)
-            wait_until(lambda: task_state(first, name)[0] is State.FAILED, 30,
-                       lambda: f"the first worker's task to be fenced (second worker's task: "
-                               f"{task_state(second, name)})")
+            wait_until(
+                lambda: task_state(first, name)[0] is State.FAILED,
+                30,
+                lambda: f"the first worker's task to be fenced (second worker's task: {task_state(second, name)})",
+            )
             wait_committed(second, name, 400)
             assert task_state(second, name)[0] is State.RUNNING
         trace = task_state(first, name)[1] or ""
-    assert (f"Task {name}-0 was fenced out: another producer started with its transactional.id "
-            f"'connect-standalone-{name}-0'") in trace
+    assert (
+        f"Task {name}-0 was fenced out: another producer started with its transactional.id "
+        f"'connect-standalone-{name}-0'"
+    ) in trace
     values = read_values(broker.bootstrap_servers, topic, until=600)
     first_b = next(i for i, v in enumerate(values) if v.startswith("B:"))
     assert not [v for v in values[first_b:] if v.startswith("A:")], "the fenced worker wrote after the fence"
@@ -261,19 +325,27 @@ def test_a_second_worker_with_the_same_task_fences_the_first(
 
 def test_exactly_once_needs_the_offsets_topic(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
-        WorkerConfig.from_properties({"bootstrap.servers": "127.0.0.1:1", "exactly.once.source.support": "enabled",
-                                      "offset.storage.file.filename": str(tmp_path / "o.json")})
+        WorkerConfig.from_properties(
+            {
+                "bootstrap.servers": "127.0.0.1:1",
+                "exactly.once.source.support": "enabled",
+                "offset.storage.file.filename": str(tmp_path / "o.json"),
+            }
+        )
     assert "enabled needs offset.storage.topic" in info.value.problems["exactly.once.source.support"]
 
 
 def test_rest_shows_the_transactional_id_and_the_offsets_committed_in_transactions(
-        broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str) -> None:
+    broker: Broker, tmp_path: Path, topics: tuple[str, str], unique: str
+) -> None:
     topic, offsets_topic = topics
     name = f"rest-{unique}"
     config = eos_worker(broker, tmp_path, offsets_topic, listeners="http://127.0.0.1:0")
     with rest_worker(config) as api:
-        created = api.client.post("/connectors", json={"name": name, "config": counting(
-            name, topic, 500, **{"exactly.once.support": "required"})})
+        created = api.client.post(
+            "/connectors",
+            json={"name": name, "config": counting(name, topic, 500, **{"exactly.once.support": "required"})},
+        )
         assert created.status_code == 201, created.text
         assert api.runtime.worker is not None
         wait_committed(api.runtime.worker, name, 500)
@@ -285,13 +357,19 @@ def test_rest_shows_the_transactional_id_and_the_offsets_committed_in_transactio
 
 def test_rest_refuses_required_exactly_once_on_a_worker_without_it(broker: Broker, tmp_path: Path) -> None:
     with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
-        props = {"connector.class": COUNTING, "name": "c", "topic": "t", "records": "1",
-                 "exactly.once.support": "required"}
+        props = {
+            "connector.class": COUNTING,
+            "name": "c",
+            "topic": "t",
+            "records": "1",
+            "exactly.once.support": "required",
+        }
         validated = api.client.put(f"/connector-plugins/{COUNTING}/config/validate", json=props)
         created = api.client.post("/connectors", json={"name": "c", "config": props})
     assert validated.status_code == 200 and validated.json()["error_count"] == 1
     [support] = [c for c in validated.json()["configs"] if c["value"]["name"] == "exactly.once.support"]
-    assert support["value"]["errors"] == ["This worker does not have exactly-once source support enabled "
-                                          "(exactly.once.source.support=disabled)."]
+    assert support["value"]["errors"] == [
+        "This worker does not have exactly-once source support enabled (exactly.once.source.support=disabled)."
+    ]
     assert created.status_code == 400
     assert "exactly.once.support: This worker does not have exactly-once source support enabled" in created.text

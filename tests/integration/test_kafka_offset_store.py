@@ -45,18 +45,21 @@ def committed_now(broker: Broker, topic: str, connector: str) -> dict[str, objec
 
 
 def store_for(broker: Broker, topic: str, **options: int) -> KafkaOffsetStore:
-    return KafkaOffsetStore(topic, {"bootstrap.servers": broker.bootstrap_servers},
-                            **{"partitions": 3, "replication_factor": 1, **options})
+    return KafkaOffsetStore(
+        topic, {"bootstrap.servers": broker.bootstrap_servers}, **{"partitions": 3, "replication_factor": 1, **options}
+    )
 
 
 @pytest.mark.parametrize("check", CONTRACT, ids=lambda c: c.__name__.removeprefix("check_"))
-def test_kafka_store_keeps_the_contract(check: Callable[[Callable[[], OffsetBackingStore]], None],
-                                        broker: Broker, offsets_topic: str) -> None:
+def test_kafka_store_keeps_the_contract(
+    check: Callable[[Callable[[], OffsetBackingStore]], None], broker: Broker, offsets_topic: str
+) -> None:
     check(lambda: store_for(broker, offsets_topic))
 
 
 def test_round_trip_through_a_new_instance_with_tombstones_in_kafka_connects_format(
-        broker: Broker, admin: AdminClient, offsets_topic: str) -> None:
+    broker: Broker, admin: AdminClient, offsets_topic: str
+) -> None:
     store = store_for(broker, offsets_topic, partitions=5)
     store.put("gen", {P0: {"seq": 10}, P1: {"seq": 7}})
     store.put("other", {P0: {"seq": 1}})
@@ -76,10 +79,15 @@ def test_round_trip_through_a_new_instance_with_tombstones_in_kafka_connects_for
 
     records = consume(broker.bootstrap_servers, [offsets_topic], 4)
     written = [(m.key(), m.value()) for m in records if not m.key().startswith(b'["__connectworker')]
-    assert sorted(written, key=lambda kv: (kv[0], kv[1] is None)) == sorted([
-        (b'["gen",{"task":0}]', b'{"seq":10}'), (b'["gen",{"task":1}]', b'{"seq":7}'),
-        (b'["gen",{"task":1}]', None), (b'["other",{"task":0}]', b'{"seq":1}')],
-        key=lambda kv: (kv[0], kv[1] is None))
+    assert sorted(written, key=lambda kv: (kv[0], kv[1] is None)) == sorted(
+        [
+            (b'["gen",{"task":0}]', b'{"seq":10}'),
+            (b'["gen",{"task":1}]', b'{"seq":7}'),
+            (b'["gen",{"task":1}]', None),
+            (b'["other",{"task":0}]', b'{"seq":1}'),
+        ],
+        key=lambda kv: (kv[0], kv[1] is None),
+    )
     # Each offset key always lands in one partition (so compaction keeps its newest record); a read's
     # barrier goes to every partition.
     partitions: dict[bytes, set[int]] = {}
@@ -88,8 +96,7 @@ def test_round_trip_through_a_new_instance_with_tombstones_in_kafka_connects_for
     assert all(len(p) == 1 for key, p in partitions.items() if not key.startswith(b'["__connectworker'))
 
 
-def test_offsets_written_by_kafka_connect_are_read_and_junk_is_skipped(
-        broker: Broker, offsets_topic: str) -> None:
+def test_offsets_written_by_kafka_connect_are_read_and_junk_is_skipped(broker: Broker, offsets_topic: str) -> None:
     store = store_for(broker, offsets_topic)
     store.refresh()  # creates the topic
     producer = Producer({"bootstrap.servers": broker.bootstrap_servers})
@@ -102,25 +109,45 @@ def test_offsets_written_by_kafka_connect_are_read_and_junk_is_skipped(
 
 
 def test_a_replication_factor_above_the_broker_count_says_which_key_to_lower(
-        broker: Broker, admin: AdminClient, offsets_topic: str) -> None:
+    broker: Broker, admin: AdminClient, offsets_topic: str
+) -> None:
     brokers = len(admin.list_topics(timeout=10).brokers)
     store = store_for(broker, offsets_topic, replication_factor=brokers + 2)
-    with pytest.raises(OffsetStoreError, match=rf"offset.storage.replication.factor={brokers + 2}.*only "
-                                               rf"{brokers} broker\(s\)"):
+    with pytest.raises(
+        OffsetStoreError,
+        match=rf"offset.storage.replication.factor={brokers + 2}.*only "
+        rf"{brokers} broker\(s\)",
+    ):
         store.refresh()
     store.close()
     assert offsets_topic not in existing_topics(admin)
 
 
 def test_standalone_with_an_offsets_topic_resumes_where_it_stopped(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, offsets_topic: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, offsets_topic: str
+) -> None:
     records = 600
-    connector = {"name": f"gen-{unique}", "connector.class": "DataGen", "tasks.max": "2",
-                 "topic.pattern": f"kos-{unique}.{{task}}", "topic.count": "1", "records": str(records),
-                 "rate": "300", "batch.size": "30", "seed": "3", "format": "string"}
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "offset.storage.topic": offsets_topic, "offset.storage.partitions": "2",
-        "offset.storage.replication.factor": "1"})
+    connector = {
+        "name": f"gen-{unique}",
+        "connector.class": "DataGen",
+        "tasks.max": "2",
+        "topic.pattern": f"kos-{unique}.{{task}}",
+        "topic.count": "1",
+        "records": str(records),
+        "rate": "300",
+        "batch.size": "30",
+        "seed": "3",
+        "format": "string",
+    }
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "offset.storage.topic": offsets_topic,
+            "offset.storage.partitions": "2",
+            "offset.storage.replication.factor": "1",
+        },
+    )
     with running_worker(config, connector) as runtime:
         assert runtime.worker is not None
         assert isinstance(runtime.worker.offset_store, KafkaOffsetStore)
@@ -134,8 +161,10 @@ def test_standalone_with_an_offsets_topic_resumes_where_it_stopped(
     with running_worker(config, connector) as runtime:
         assert runtime.worker is not None
         tasks = runtime.worker.get(connector["name"]).tasks
-        wait_until(lambda: sum(t.committed_records for t in tasks) >= 2 * records - sum(
-            o["seq"] for o in first.values()), what="the rest committed")
+        wait_until(
+            lambda: sum(t.committed_records for t in tasks) >= 2 * records - sum(o["seq"] for o in first.values()),
+            what="the rest committed",
+        )
 
     store = store_for(broker, offsets_topic)
     assert read_committed(store, connector["name"]) == {P0: {"seq": records}, P1: {"seq": records}}
@@ -150,29 +179,41 @@ def test_standalone_with_an_offsets_topic_resumes_where_it_stopped(
 
 
 def test_rest_offsets_endpoints_read_alter_and_reset_the_offsets_topic(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, offsets_topic: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, offsets_topic: str
+) -> None:
     name, topic = f"rest-{unique}", f"rest-kos-{unique}"
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{
-        "offset.storage.topic": offsets_topic, "offset.storage.replication.factor": "1"})
+    config = rest_worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{"offset.storage.topic": offsets_topic, "offset.storage.replication.factor": "1"},
+    )
     done = [{"partition": {"task": 0}, "offset": {"seq": 30}}]
     with rest_worker(config) as api:
         body = {"name": name, "config": datagen(name, topic, records="30", rate="0", **{"batch.size": "10"})}
         assert api.client.post("/connectors", json=body).status_code == 201
-        wait_until(lambda: api.client.get(f"/connectors/{name}/offsets").json()["offsets"] == done,
-                   what="30 records committed")
+        wait_until(
+            lambda: api.client.get(f"/connectors/{name}/offsets").json()["offsets"] == done, what="30 records committed"
+        )
         assert api.client.put(f"/connectors/{name}/stop").status_code == 204
-        altered = api.client.patch(f"/connectors/{name}/offsets",
-                                   json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 25}},
-                                                     {"partition": {"task": 9}, "offset": {"seq": 1}}]})
+        altered = api.client.patch(
+            f"/connectors/{name}/offsets",
+            json={
+                "offsets": [
+                    {"partition": {"task": 0}, "offset": {"seq": 25}},
+                    {"partition": {"task": 9}, "offset": {"seq": 1}},
+                ]
+            },
+        )
         assert altered.status_code == 200, altered.text
     assert partition_count(admin, offsets_topic) == 25  # Kafka's default offset.storage.partitions
-    assert committed_now(broker, offsets_topic, name) == {
-        P0: {"seq": 25}, partition_key({"task": 9}): {"seq": 1}}
+    assert committed_now(broker, offsets_topic, name) == {P0: {"seq": 25}, partition_key({"task": 9}): {"seq": 1}}
 
     with rest_worker(config) as api:  # the connector store (beside the file key) kept it, STOPPED
         offsets = api.client.get(f"/connectors/{name}/offsets").json()["offsets"]
-        assert sorted(offsets, key=str) == sorted([{"partition": {"task": 0}, "offset": {"seq": 25}},
-                                                   {"partition": {"task": 9}, "offset": {"seq": 1}}], key=str)
+        assert sorted(offsets, key=str) == sorted(
+            [{"partition": {"task": 0}, "offset": {"seq": 25}}, {"partition": {"task": 9}, "offset": {"seq": 1}}],
+            key=str,
+        )
         assert api.client.delete(f"/connectors/{name}/offsets").status_code == 200
         assert api.client.get(f"/connectors/{name}/offsets").json()["offsets"] == []
         assert api.client.delete(f"/connectors/{name}").status_code == 204
@@ -181,7 +222,8 @@ def test_rest_offsets_endpoints_read_alter_and_reset_the_offsets_topic(
 
 
 def test_standalone_stops_at_start_up_when_the_offsets_topic_cannot_be_created(
-        broker: Broker, admin: AdminClient, tmp_path: Path, offsets_topic: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, offsets_topic: str
+) -> None:
     brokers = len(admin.list_topics(timeout=10).brokers)
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"offset.storage.topic": offsets_topic})
     if brokers >= 3:

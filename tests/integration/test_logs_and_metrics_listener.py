@@ -28,27 +28,35 @@ def _written(metrics_url: str, connector: str) -> float:
     text = httpx.get(metrics_url, timeout=10).text
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name == "connectworker_source_record_write_total" and \
-                    sample.labels.get("connector") == connector:
+            if sample.name == "connectworker_source_record_write_total" and sample.labels.get("connector") == connector:
                 return sample.value
     return -1
 
 
 def test_json_logs_and_metrics_listener_without_rest(broker: Broker, tmp_path: Path, unique: str) -> None:
     name, topic = f"json-{unique}", f"json-{unique}"
-    worker = write_worker(tmp_path, broker.bootstrap_servers, listeners="", **{
-        "metrics.listener": "http://127.0.0.1:0", "log.format": "json", "topic.creation.enable": "true"})
+    worker = write_worker(
+        tmp_path,
+        broker.bootstrap_servers,
+        listeners="",
+        **{"metrics.listener": "http://127.0.0.1:0", "log.format": "json", "topic.creation.enable": "true"},
+    )
     connector = tmp_path / "gen.properties"
-    connector.write_text(f"name={name}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
-                         "records=300\nrate=0\ntopic.creation.default.partitions=1\n"
-                         "topic.creation.default.replication.factor=1\n")
+    connector.write_text(
+        f"name={name}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
+        "records=300\nrate=0\ntopic.creation.default.partitions=1\n"
+        "topic.creation.default.replication.factor=1\n"
+    )
     # stderr goes to a file, read whole at the end: a pipe read line by line and then by communicate()
     # loses what the line reader had buffered (communicate reads the raw descriptor)
     log_file = tmp_path / "stderr.log"
     with log_file.open("w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker),
-                                    str(connector)], stderr=stderr, text=True,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+            stderr=stderr,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
     try:
         url = None
         deadline = time.monotonic() + 60
@@ -79,12 +87,13 @@ def test_a_busy_metrics_port_stops_start_up_naming_the_key(tmp_path: Path) -> No
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        worker = write_worker(tmp_path, "127.0.0.1:1", listeners="",
-                              **{"metrics.listener": f"http://127.0.0.1:{port}"})
+        worker = write_worker(tmp_path, "127.0.0.1:1", listeners="", **{"metrics.listener": f"http://127.0.0.1:{port}"})
         result = run_cli("standalone", str(worker))
     assert result.returncode == 1
-    assert f"Metrics cannot listen on http://127.0.0.1:{port} (from metrics.listener): Address already in use" \
+    assert (
+        f"Metrics cannot listen on http://127.0.0.1:{port} (from metrics.listener): Address already in use"
         in result.stderr
+    )
 
 
 def test_a_malformed_metrics_listener_or_log_format_is_refused_by_key(tmp_path: Path) -> None:
@@ -97,11 +106,19 @@ def test_a_malformed_metrics_listener_or_log_format_is_refused_by_key(tmp_path: 
 
 
 def test_pause_and_resume_log_one_line_per_connector_and_task_and_idle_tasks_stay_quiet(
-        broker: Broker, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
+    broker: Broker, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
     name = f"life-{unique}"
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"offset.flush.interval.ms": "100"})
-    connector = {"name": name, "connector.class": "DataGen", "topic.pattern": name, "topic.count": "1",
-                 "records": "100", "rate": "0", "tasks.max": "2"}
+    connector = {
+        "name": name,
+        "connector.class": "DataGen",
+        "topic.pattern": name,
+        "topic.count": "1",
+        "records": "100",
+        "rate": "0",
+        "tasks.max": "2",
+    }
     caplog.set_level(logging.INFO)
     with running_worker(config, connector) as runtime:
         worker = runtime.worker
@@ -116,10 +133,13 @@ def test_pause_and_resume_log_one_line_per_connector_and_task_and_idle_tasks_sta
         worker.resume_connector(name)
         lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert [line for line in lines if "paused" in line or "resumed" in line] == [
-        f"Connector {name} paused: its 2 task(s) stop polling (records in flight are still delivered and "
-        "committed)",
-        f"Task {name}-0 paused", f"Task {name}-1 paused",
-        f"Connector {name} resumed", f"Task {name}-0 resumed", f"Task {name}-1 resumed"]
+        f"Connector {name} paused: its 2 task(s) stop polling (records in flight are still delivered and committed)",
+        f"Task {name}-0 paused",
+        f"Task {name}-1 paused",
+        f"Connector {name} resumed",
+        f"Task {name}-0 resumed",
+        f"Task {name}-1 resumed",
+    ]
 
 
 def test_log_format_flag_wins_over_the_worker_file_and_covers_the_last_error(tmp_path: Path) -> None:

@@ -18,15 +18,23 @@ from tests.tcp_proxy import ProxiedBroker
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def test_metrics_count_what_the_tasks_did_and_health_is_healthy(broker: Broker, tmp_path: Path, unique: str) -> None:
     name = f"metrics-{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
-    props = datagen(name, name, records="500", rate="0", **{
-        "topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"})
+    props = datagen(
+        name,
+        name,
+        records="500",
+        rate="0",
+        **{"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"},
+    )
     with rest_worker(config, props) as api:
         assert api.runtime.worker is not None
         wait_committed(api.runtime.worker, name, 500)
@@ -46,15 +54,18 @@ def test_metrics_count_what_the_tasks_did_and_health_is_healthy(broker: Broker, 
     messages = consume(broker.bootstrap_servers, [name], expected=500)
     assert len(messages) == found[("connectworker_source_record_write_total", task)]
     assert found[("connectworker_converter_bytes_out_total", task)] == sum(
-        len(m.key() or b"") + len(m.value() or b"") for m in messages)
+        len(m.key() or b"") + len(m.value() or b"") for m in messages
+    )
     # the histograms saw every poll and every commit
     assert found[("connectworker_batch_size_sum", task)] == 500
     polls = found[("connectworker_batch_size_count", task)]
     assert found[("connectworker_poll_batch_time_seconds_count", task)] == polls > 0
     assert found[("connectworker_offset_commit_success_total", task)] >= 1
     assert found[("connectworker_offset_commit_failure_total", task)] == 0
-    assert found[("connectworker_offset_commit_time_seconds_count", task)] == \
-        found[("connectworker_offset_commit_success_total", task)]
+    assert (
+        found[("connectworker_offset_commit_time_seconds_count", task)]
+        == found[("connectworker_offset_commit_success_total", task)]
+    )
     for what in ("connector", "task"):
         assert found[(f"connectworker_{what}_startup_attempts_total", ())] == 1
         assert found[(f"connectworker_{what}_startup_success_total", ())] == 1
@@ -65,23 +76,30 @@ def test_metrics_count_what_the_tasks_did_and_health_is_healthy(broker: Broker, 
     assert found[("connectworker_topic_creation_time_seconds_sum", (("connector", name),))] > 0
     assert found[("connectworker_topic_admin_requests_total", ())] >= 3  # describe, brokers, create, visible
     assert health.status_code == 200
-    assert health.json() == {"status": "healthy",
-                             "message": "Worker has completed startup and is ready to handle requests."}
+    assert health.json() == {
+        "status": "healthy",
+        "message": "Worker has completed startup and is ready to handle requests.",
+    }
 
 
-def test_topic_creation_vetoes_and_failures_are_counted_by_kind(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+def test_topic_creation_vetoes_and_failures_are_counted_by_kind(broker: Broker, tmp_path: Path, unique: str) -> None:
     vetoing, failing = f"veto-{unique}", f"toomany-{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     rules = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"}
-    veto = {**datagen(vetoing, f"{vetoing}-auto", records="5", rate="0", **rules),
-            "connector.class": "tests.integration.fixture_connectors.VetoingDataGen"}
-    too_many = datagen(failing, failing, records="5", rate="0", **{
-        **rules, "topic.creation.default.replication.factor": "9"})
+    veto = {
+        **datagen(vetoing, f"{vetoing}-auto", records="5", rate="0", **rules),
+        "connector.class": "tests.integration.fixture_connectors.VetoingDataGen",
+    }
+    too_many = datagen(
+        failing, failing, records="5", rate="0", **{**rules, "topic.creation.default.replication.factor": "9"}
+    )
     with rest_worker(config, veto, too_many) as api:
         wait_committed(api.worker, vetoing, 5)
-        wait_until(lambda: bool(tasks := api.worker.get(failing).tasks) and tasks[0].status.state is State.FAILED,
-                   30, "the task to fail")
+        wait_until(
+            lambda: bool(tasks := api.worker.get(failing).tasks) and tasks[0].status.state is State.FAILED,
+            30,
+            "the task to fail",
+        )
         found = samples(api.client.get("/metrics").text)
     assert found[("connectworker_topics_vetoed_total", ())] == 1
     assert found[("connectworker_topic_creation_failures_total", (("kind", "replication_factor"),))] == 1
@@ -90,12 +108,18 @@ def test_topic_creation_vetoes_and_failures_are_counted_by_kind(
 
 
 def test_skipped_records_count_as_errors_and_only_the_rest_is_written(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name = f"tolerant-{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
-    props = {"name": name, "connector.class": "tests.integration.scripted_source.ScriptedSource", "topic": name,
-             "values": "a,@set,b", "errors.tolerance": "all",
-             "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
+    props = {
+        "name": name,
+        "connector.class": "tests.integration.scripted_source.ScriptedSource",
+        "topic": name,
+        "values": "a,@set,b",
+        "errors.tolerance": "all",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
     with rest_worker(config, props) as api:
         wait_committed(api.worker, name, 2)
         found = samples(api.client.get("/metrics").text)
@@ -108,8 +132,9 @@ def test_skipped_records_count_as_errors_and_only_the_rest_is_written(
     assert len(consume(broker.bootstrap_servers, [name], expected=2)) == 2
 
 
-def test_health_follows_the_cluster_through_a_cut_proxy(proxied_broker: ProxiedBroker, tmp_path: Path,
-                                                        unique: str) -> None:
+def test_health_follows_the_cluster_through_a_cut_proxy(
+    proxied_broker: ProxiedBroker, tmp_path: Path, unique: str
+) -> None:
     name = f"cut-{unique}"
     config = rest_worker_config(proxied_broker.bootstrap_servers, tmp_path)
     with rest_worker(config, datagen(name, name, records="-1", rate="200")) as api:
@@ -127,7 +152,8 @@ def test_health_follows_the_cluster_through_a_cut_proxy(proxied_broker: ProxiedB
 
 
 def test_health_is_503_naming_the_task_while_the_cluster_is_unreachable(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name = f"health-{unique}"
     # the task's producer is told of the outage below: it runs on a thread of this process
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "0"})
@@ -140,8 +166,9 @@ def test_health_is_503_naming_the_task_while_the_cluster_is_unreachable(
         response = api.client.get("/health")
     assert response.status_code == 503
     assert response.json()["status"] == "unhealthy"
-    assert response.json()["message"].startswith(f"Kafka cluster unreachable: task {name}-0: Kafka cluster "
-                                                 "unreachable since")
+    assert response.json()["message"].startswith(
+        f"Kafka cluster unreachable: task {name}-0: Kafka cluster unreachable since"
+    )
 
 
 def test_a_herder_that_has_not_started_its_connectors_is_starting() -> None:
@@ -158,9 +185,14 @@ def test_every_exposed_metric_is_documented(broker: Broker, tmp_path: Path, uniq
     with rest_worker(config, datagen(f"doc-{unique}", f"doc-{unique}", records="1", rate="0")) as api:
         text = api.client.get("/metrics").text
     names = {family.name for family in text_string_to_metric_families(text)}
-    assert {"connectworker_poll_batch_time_seconds", "connectworker_offset_commit_time_seconds",
-            "connectworker_topic_creation_time_seconds", "connectworker_converter_bytes_out",
-            "connectworker_task_startup_success", "connectworker_topics_vetoed"} <= names
+    assert {
+        "connectworker_poll_batch_time_seconds",
+        "connectworker_offset_commit_time_seconds",
+        "connectworker_topic_creation_time_seconds",
+        "connectworker_converter_bytes_out",
+        "connectworker_task_startup_success",
+        "connectworker_topics_vetoed",
+    } <= names
     for name in names:
         documented = name + "_total" if f"`{name}_total`" in doc else name
         assert f"`{documented}`" in doc, f"{name} is not in docs/metrics.md"

@@ -39,7 +39,7 @@ def _poll(h: TaskHarness, count: int) -> list[SourceRecord]:
         if len(h.records) - start >= count:
             break
     assert len(h.records) - start >= count, f"got {h.records[start:]}"
-    return h.records[start:start + count]
+    return h.records[start : start + count]
 
 
 def test_debezium_class_and_alias_resolve_to_the_connector() -> None:
@@ -48,8 +48,9 @@ def test_debezium_class_and_alias_resolve_to_the_connector() -> None:
 
 
 def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
-    values = PostgresCdcConnector().validate(db.props(**{"plugin.name": "decoderbufs", "snapshot.mode": "when_needed",
-                                                         "database.port": "x"}))
+    values = PostgresCdcConnector().validate(
+        db.props(**{"plugin.name": "decoderbufs", "snapshot.mode": "when_needed", "database.port": "x"})
+    )
     assert "pgoutput" in values["plugin.name"].errors[0]
     assert "when_needed" in values["snapshot.mode"].errors[0]
     assert values["database.port"].errors
@@ -59,7 +60,8 @@ def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
 
 
 def test_unknown_debezium_keys_are_listed_once_as_not_implemented(
-        db: CdcDatabase, caplog: pytest.LogCaptureFixture) -> None:
+    db: CdcDatabase, caplog: pytest.LogCaptureFixture
+) -> None:
     props = db.props(**{"schema.include.list": "public", "provide.transaction.metadata": "true"})
     with caplog.at_level(logging.WARNING):
         connector_task_props(PostgresCdcConnector, props)
@@ -70,8 +72,10 @@ def test_unknown_debezium_keys_are_listed_once_as_not_implemented(
 
 
 def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDatabase) -> None:
-    db.execute("CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL, qty int)",
-               "INSERT INTO orders VALUES (1, 'tea', 2), (2, 'milk', NULL)")
+    db.execute(
+        "CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL, qty int)",
+        "INSERT INTO orders VALUES (1, 'tea', 2), (2, 'milk', NULL)",
+    )
     with harness(db) as h:
         snap = _poll(h, 2)
         topic = f"{db.name}.public.orders"
@@ -80,16 +84,34 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         assert first.key == {"id": 1} and first.key_schema is not None
         assert first.key_schema.name == f"{topic}.Key"
         assert [(f.name, f.schema.type, f.schema.optional) for f in first.key_schema.fields] == [
-            ("id", SchemaType.INT32, False)]
+            ("id", SchemaType.INT32, False)
+        ]
         value = first.value
         assert list(value) == ["before", "after", "source", "op", "ts_ms", "transaction"]
         assert value["op"] == "r" and value["before"] is None and value["transaction"] is None
         assert value["after"] == {"id": 1, "item": "tea", "qty": 2}
         source = value["source"]
-        assert list(source) == ["version", "connector", "name", "ts_ms", "snapshot", "db", "sequence", "schema",
-                                "table", "txId", "lsn", "xmin"]
+        assert list(source) == [
+            "version",
+            "connector",
+            "name",
+            "ts_ms",
+            "snapshot",
+            "db",
+            "sequence",
+            "schema",
+            "table",
+            "txId",
+            "lsn",
+            "xmin",
+        ]
         assert (source["connector"], source["name"], source["db"], source["schema"], source["table"]) == (
-            "postgresql", db.name, db.name, "public", "orders")
+            "postgresql",
+            db.name,
+            db.name,
+            "public",
+            "orders",
+        )
         assert source["snapshot"] == "true" and last.value["source"]["snapshot"] == "last"
         assert first.source_partition == {"server": db.name}
         assert first.source_offset["snapshot"] is True and last.source_offset["last_snapshot_record"] is True
@@ -99,7 +121,10 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         row = schema.fields[1].schema
         assert row.name == f"{topic}.Value" and row.optional
         assert [(f.name, f.schema.type, f.schema.optional) for f in row.fields] == [
-            ("id", SchemaType.INT32, False), ("item", SchemaType.STRING, False), ("qty", SchemaType.INT32, True)]
+            ("id", SchemaType.INT32, False),
+            ("item", SchemaType.STRING, False),
+            ("qty", SchemaType.INT32, True),
+        ]
         assert schema.fields[2].schema.name == "io.debezium.connector.postgresql.Source"
 
         db.execute("INSERT INTO orders VALUES (3, 'jam', 1)", "UPDATE orders SET qty = 5 WHERE id = 1")
@@ -157,55 +182,96 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         [snapped] = _poll(h, 1)
         db.execute(insert.format(2))
         [streamed] = _poll(h, 1)
-    expected = {"id": 1, "small": 7, "regular": 70000, "single": 1.5, "double": 2.25, "price": "99.95",
-                "label": "label", "body": "body", "flag": True, "day": 20487, "clock": 14706789012,
-                "clock_ms": 14706789, "happened": 1770091506789012, "happened_ms": 1770091506789,
-                "instant": "2026-02-03T02:05:06.789Z", "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc",
-                "doc": '{"a": [1, 2]}', "plain": '{"b":1}', "raw": b"\x00\x01\xff", "tags": ["x", "y z", None],
-                "counts": [1, 2], "nothing": None}
+    expected = {
+        "id": 1,
+        "small": 7,
+        "regular": 70000,
+        "single": 1.5,
+        "double": 2.25,
+        "price": "99.95",
+        "label": "label",
+        "body": "body",
+        "flag": True,
+        "day": 20487,
+        "clock": 14706789012,
+        "clock_ms": 14706789,
+        "happened": 1770091506789012,
+        "happened_ms": 1770091506789,
+        "instant": "2026-02-03T02:05:06.789Z",
+        "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc",
+        "doc": '{"a": [1, 2]}',
+        "plain": '{"b":1}',
+        "raw": b"\x00\x01\xff",
+        "tags": ["x", "y z", None],
+        "counts": [1, 2],
+        "nothing": None,
+    }
     assert snapped.value["after"] == expected
     assert streamed.value["after"] == {**expected, "id": 2}
     fields = {f.name: (f.schema.type, f.schema.name) for f in snapped.value_schema.fields[1].schema.fields}
     assert fields == {
-        "id": (SchemaType.INT64, None), "small": (SchemaType.INT16, None), "regular": (SchemaType.INT32, None),
-        "single": (SchemaType.FLOAT32, None), "double": (SchemaType.FLOAT64, None),
-        "price": (SchemaType.STRING, None), "label": (SchemaType.STRING, None), "body": (SchemaType.STRING, None),
-        "flag": (SchemaType.BOOLEAN, None), "day": (SchemaType.INT32, "io.debezium.time.Date"),
+        "id": (SchemaType.INT64, None),
+        "small": (SchemaType.INT16, None),
+        "regular": (SchemaType.INT32, None),
+        "single": (SchemaType.FLOAT32, None),
+        "double": (SchemaType.FLOAT64, None),
+        "price": (SchemaType.STRING, None),
+        "label": (SchemaType.STRING, None),
+        "body": (SchemaType.STRING, None),
+        "flag": (SchemaType.BOOLEAN, None),
+        "day": (SchemaType.INT32, "io.debezium.time.Date"),
         "clock": (SchemaType.INT64, "io.debezium.time.MicroTime"),
         "clock_ms": (SchemaType.INT32, "io.debezium.time.Time"),
         "happened": (SchemaType.INT64, "io.debezium.time.MicroTimestamp"),
         "happened_ms": (SchemaType.INT64, "io.debezium.time.Timestamp"),
         "instant": (SchemaType.STRING, "io.debezium.time.ZonedTimestamp"),
-        "ident": (SchemaType.STRING, "io.debezium.data.Uuid"), "doc": (SchemaType.STRING, "io.debezium.data.Json"),
-        "plain": (SchemaType.STRING, "io.debezium.data.Json"), "raw": (SchemaType.BYTES, None),
-        "tags": (SchemaType.ARRAY, None), "counts": (SchemaType.ARRAY, None), "nothing": (SchemaType.INT32, None)}
+        "ident": (SchemaType.STRING, "io.debezium.data.Uuid"),
+        "doc": (SchemaType.STRING, "io.debezium.data.Json"),
+        "plain": (SchemaType.STRING, "io.debezium.data.Json"),
+        "raw": (SchemaType.BYTES, None),
+        "tags": (SchemaType.ARRAY, None),
+        "counts": (SchemaType.ARRAY, None),
+        "nothing": (SchemaType.INT32, None),
+    }
 
 
 def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
-    db.execute("CREATE TABLE m (id int PRIMARY KEY, price numeric(10, 2), raw bytea, day date, at timestamp)",
-               "INSERT INTO m VALUES (1, 99.95, '\\x0001ff', '2026-02-03', '2026-02-03 04:05:06.5')")
-    with harness(db, **{"decimal.handling.mode": "double", "binary.handling.mode": "base64",
-                        "time.precision.mode": "connect"}) as h:
+    db.execute(
+        "CREATE TABLE m (id int PRIMARY KEY, price numeric(10, 2), raw bytea, day date, at timestamp)",
+        "INSERT INTO m VALUES (1, 99.95, '\\x0001ff', '2026-02-03', '2026-02-03 04:05:06.5')",
+    )
+    with harness(
+        db, **{"decimal.handling.mode": "double", "binary.handling.mode": "base64", "time.precision.mode": "connect"}
+    ) as h:
         [record] = _poll(h, 1)
     from datetime import UTC, date, datetime
-    assert record.value["after"] == {"id": 1, "price": 99.95, "raw": "AAH/", "day": date(2026, 2, 3),
-                                     "at": datetime(2026, 2, 3, 4, 5, 6, 500000, tzinfo=UTC)}
+
+    assert record.value["after"] == {
+        "id": 1,
+        "price": 99.95,
+        "raw": "AAH/",
+        "day": date(2026, 2, 3),
+        "at": datetime(2026, 2, 3, 4, 5, 6, 500000, tzinfo=UTC),
+    }
 
 
 def test_an_unmappable_type_fails_naming_table_column_and_type(db: CdcDatabase) -> None:
     db.execute("CREATE TABLE shapes (id int PRIMARY KEY, area circle)")
-    with pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"), \
-            harness(db) as h:
+    with (
+        pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"),
+        harness(db) as h,
+    ):
         _poll(h, 1)
     db.execute("INSERT INTO shapes VALUES (1, '<(0,0),1>')")
-    with pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"), \
-            harness(db, **{"snapshot.mode": "no_data", "slot.name": db.slot + "_2"}) as h:
+    with (
+        pytest.raises(ConnectError, match=r"Column 'area' of table public.shapes has the type circle"),
+        harness(db, **{"snapshot.mode": "no_data", "slot.name": db.slot + "_2"}) as h,
+    ):
         db.execute("INSERT INTO shapes VALUES (2, '<(0,0),2>')")
         _poll(h, 1)
 
 
-def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a_snapshot(
-        db: CdcDatabase) -> None:
+def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a_snapshot(db: CdcDatabase) -> None:
     """(That commit() does move the slot is tested through the worker, whose offset store the task reads:
     test_postgres_cdc_worker.py.)"""
     db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1)")
@@ -236,8 +302,9 @@ def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a
 def test_a_user_without_replication_is_refused_naming_the_user_and_the_privilege(db: CdcDatabase) -> None:
     db.execute("DROP ROLE IF EXISTS reader", "CREATE ROLE reader LOGIN PASSWORD 'reader-secret'")
     try:
-        values = PostgresCdcConnector().validate(db.props(**{"database.user": "reader",
-                                                             "database.password": "reader-secret"}))
+        values = PostgresCdcConnector().validate(
+            db.props(**{"database.user": "reader", "database.password": "reader-secret"})
+        )
         [error] = values["database.user"].errors
         assert "'reader'" in error and "REPLICATION" in error and "ALTER ROLE reader REPLICATION" in error
     finally:
@@ -245,7 +312,8 @@ def test_a_user_without_replication_is_refused_naming_the_user_and_the_privilege
 
 
 def test_wal_level_not_logical_is_a_validation_error_naming_wal_level_and_the_command_line_exits_2(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with running_postgres(wal_level="replica") as server:
         if server.data_dir is None:
             pytest.skip("needs a server the tests start")
@@ -271,12 +339,16 @@ def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rule
     assert other is not None and other.rule == "default" and other.settings.partitions == 3
     declared = set(PostgresCdcConnector().config_def().names())
     assert {k for k in props if not k.startswith("topic.creation.")} - declared == {
-        "name", "connector.class", "tasks.max"}
+        "name",
+        "connector.class",
+        "tasks.max",
+    }
     assert resolve_connector_class(props["connector.class"]) is PostgresCdcConnector
 
 
 def test_a_transaction_larger_than_a_batch_comes_in_parts_resuming_before_it_until_its_last_record(
-        db: CdcDatabase) -> None:
+    db: CdcDatabase,
+) -> None:
     db.execute("CREATE TABLE t (id int PRIMARY KEY)")
     with harness(db, **{"snapshot.mode": "no_data", "max.batch.size": "100"}) as h:
         db.execute("INSERT INTO t VALUES (0)")
@@ -291,8 +363,9 @@ def test_a_transaction_larger_than_a_batch_comes_in_parts_resuming_before_it_unt
 
 def test_a_restart_after_a_commit_mid_transaction_skips_what_was_committed(db: CdcDatabase) -> None:
     db.execute("CREATE TABLE t (id int PRIMARY KEY)")
-    props = connector_task_props(PostgresCdcConnector, db.props(**{"snapshot.mode": "no_data",
-                                                                   "max.batch.size": "100"}))[0]
+    props = connector_task_props(
+        PostgresCdcConnector, db.props(**{"snapshot.mode": "no_data", "max.batch.size": "100"})
+    )[0]
     with TaskHarness(PostgresCdcTask, props) as h:
         h.poll()
         db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n", "DELETE FROM t WHERE id <= 2")
@@ -311,8 +384,12 @@ def test_a_restart_after_a_commit_mid_transaction_skips_what_was_committed(db: C
 
 def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -> None:
     db.execute("CREATE TABLE kept (id int PRIMARY KEY, secret text, note text)", "CREATE TABLE other (id int)")
-    props = {"table.include.list": r"public\.kept", "column.exclude.list": r"public\.kept\.secret",
-             "heartbeat.interval.ms": "200", "snapshot.mode": "no_data"}
+    props = {
+        "table.include.list": r"public\.kept",
+        "column.exclude.list": r"public\.kept\.secret",
+        "heartbeat.interval.ms": "200",
+        "snapshot.mode": "no_data",
+    }
     with harness(db, **props) as h:
         db.execute("INSERT INTO kept VALUES (1, 's', 'n')", "INSERT INTO other VALUES (1)")
         [created] = _poll(h, 1)
@@ -320,7 +397,12 @@ def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -
         db.execute("UPDATE kept SET id = 2 WHERE id = 1")
         deleted, tombstone, recreated = [r for r in _poll(h, 3)]
         assert (deleted.value["op"], deleted.key, tombstone.value, recreated.value["op"], recreated.key) == (
-            "d", {"id": 1}, None, "c", {"id": 2})
+            "d",
+            {"id": 1},
+            None,
+            "c",
+            {"id": 2},
+        )
         db.execute("INSERT INTO other VALUES (2)")  # not captured: only a heartbeat tells the slot to move on
         [lsn] = db.query("SELECT pg_current_wal_lsn() - '0/0'")[0]
         for _ in range(100):
@@ -342,7 +424,12 @@ def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDat
         assert len(h.records) == 2
     assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]
     offsets = h.committed_offsets
-    with TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**{
-            "snapshot.mode": "always", "slot.drop.on.stop": "true"}))[0], offsets=offsets) as again:
+    with TaskHarness(
+        PostgresCdcTask,
+        connector_task_props(
+            PostgresCdcConnector, db.props(**{"snapshot.mode": "always", "slot.drop.on.stop": "true"})
+        )[0],
+        offsets=offsets,
+    ) as again:
         assert sorted((r.value["op"], r.key["id"]) for r in _poll(again, 3)) == [("r", 1), ("r", 2), ("r", 3)]
     assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]

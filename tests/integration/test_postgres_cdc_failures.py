@@ -31,27 +31,42 @@ def _numbered(db: CdcDatabase, first: int, last: int) -> None:
 
 
 def test_the_slot_held_by_another_client_is_retried_with_backoff_until_it_is_free(
-        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    broker: Broker, db: CdcDatabase, tmp_path: Path
+) -> None:
     import psycopg2.extras
 
     db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     db.query(f"SELECT pg_create_logical_replication_slot('{db.slot}', 'pgoutput')")
     db.execute("CREATE PUBLICATION dbz_publication FOR ALL TABLES")
-    holder = psycopg2.connect(host=db.server.host, port=db.server.port, dbname=db.name, user=db.server.user,
-                              password=db.server.password,
-                              connection_factory=psycopg2.extras.LogicalReplicationConnection)
-    holder.cursor().start_replication(slot_name=db.slot, decode=False,
-                                      options={"proto_version": "1", "publication_names": "dbz_publication"})
-    props = db.props(**{"snapshot.mode": "no_data", "errors.retry.delay.max.ms": "500",
-                        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-                        "key.converter.schemas.enable": "false",
-                        "value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    holder = psycopg2.connect(
+        host=db.server.host,
+        port=db.server.port,
+        dbname=db.name,
+        user=db.server.user,
+        password=db.server.password,
+        connection_factory=psycopg2.extras.LogicalReplicationConnection,
+    )
+    holder.cursor().start_replication(
+        slot_name=db.slot, decode=False, options={"proto_version": "1", "publication_names": "dbz_publication"}
+    )
+    props = db.props(
+        **{
+            "snapshot.mode": "no_data",
+            "errors.retry.delay.max.ms": "500",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        }
+    )
     topic = f"{db.name}.public.events"
     try:
         with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
             assert runtime.worker is not None
-            wait_until(lambda: "is active for PID" in (task_state(runtime.worker, props["name"])[1] or ""), 30,
-                       lambda: f"the status to name the slot in use ({task_state(runtime.worker, props['name'])})")
+            wait_until(
+                lambda: "is active for PID" in (task_state(runtime.worker, props["name"])[1] or ""),
+                30,
+                lambda: f"the status to name the slot in use ({task_state(runtime.worker, props['name'])})",
+            )
             state, note = task_state(runtime.worker, props["name"])
             assert state is State.RUNNING and db.slot in (note or "")
             _numbered(db, 0, 9)
@@ -62,15 +77,20 @@ def test_the_slot_held_by_another_client_is_retried_with_backoff_until_it_is_fre
 
 
 def test_the_database_restarted_mid_stream_is_waited_out_and_nothing_is_lost(
-        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    broker: Broker, db: CdcDatabase, tmp_path: Path
+) -> None:
     if db.server.data_dir is None:
         pytest.skip("the server was not started by the tests, so they cannot restart it")
     db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     _numbered(db, 0, 99)
-    props = db.props(**{"errors.retry.delay.max.ms": "1000",
-                        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-                        "key.converter.schemas.enable": "false",
-                        "value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+    props = db.props(
+        **{
+            "errors.retry.delay.max.ms": "1000",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        }
+    )
     topic = f"{db.name}.public.events"
     with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
         assert runtime.worker is not None
@@ -79,24 +99,34 @@ def test_the_database_restarted_mid_stream_is_waited_out_and_nothing_is_lost(
         read_ids(broker.bootstrap_servers, topic, range(200))
         db.server.pg_ctl("stop", "-m", "fast")
         try:
-            wait_until(lambda: "retrying with backoff" in (task_state(runtime.worker, props["name"])[1] or ""), 30,
-                       "the task's status to say it is retrying")
+            wait_until(
+                lambda: "retrying with backoff" in (task_state(runtime.worker, props["name"])[1] or ""),
+                30,
+                "the task's status to say it is retrying",
+            )
             assert task_state(runtime.worker, props["name"])[0] is State.RUNNING
         finally:
             db.server.pg_ctl("start")
         _numbered(db, 200, 299)
         assert read_ids(broker.bootstrap_servers, topic, range(300)) == set(range(300))
-        wait_until(lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None), 30,
-                   "the retry note to leave the task's status")
+        wait_until(
+            lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None),
+            30,
+            "the retry note to leave the task's status",
+        )
 
 
 def test_through_rest_a_user_without_replication_is_a_400_naming_the_user_and_the_privilege(
-        broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
+    broker: Broker, db: CdcDatabase, tmp_path: Path
+) -> None:
     from tests.integration.test_rest_harness import rest_worker, rest_worker_config
 
     db.execute("DROP ROLE IF EXISTS plain_reader", "CREATE ROLE plain_reader LOGIN PASSWORD 'reader-secret'")
-    config = {k: v for k, v in db.props(**{"database.user": "plain_reader",
-                                           "database.password": "reader-secret"}).items() if k != "name"}
+    config = {
+        k: v
+        for k, v in db.props(**{"database.user": "plain_reader", "database.password": "reader-secret"}).items()
+        if k != "name"
+    }
     try:
         with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
             refused = api.client.post("/connectors", json={"name": "cdc", "config": config})
@@ -116,17 +146,26 @@ def _kill_mid_stream_with_exactly_once(broker: Broker, db: CdcDatabase, tmp_path
     db.execute("CREATE TABLE ledger (id bigint PRIMARY KEY, note text)")
     offsets_topic = f"{db.name}-offsets"
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
-                      f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
-                      f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
-                      "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
-                      "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\n"
-                      "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+        f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
+        "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+    )
     connector = tmp_path / "ledger.properties"
-    connector.write_text("".join(f"{k}={v}\n" for k, v in db.props(**{
-        "snapshot.mode": "no_data", "exactly.once.support": "required", "max.batch.size": "100"}).items()))
-    store = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
-                             replication_factor=1)
+    connector.write_text(
+        "".join(
+            f"{k}={v}\n"
+            for k, v in db.props(
+                **{"snapshot.mode": "no_data", "exactly.once.support": "required", "max.batch.size": "100"}
+            ).items()
+        )
+    )
+    store = KafkaOffsetStore(
+        offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1, replication_factor=1
+    )
 
     def committed_proc() -> int:
         store.refresh()
@@ -137,11 +176,18 @@ def _kill_mid_stream_with_exactly_once(broker: Broker, db: CdcDatabase, tmp_path
     try:
         proc = start_worker(worker, connector, log)
         try:
-            wait_until(lambda: db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'")
-                       == [(1,)] or proc.poll() is not None, 60, "the slot")
+            wait_until(
+                lambda: (
+                    db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(1,)]
+                    or proc.poll() is not None
+                ),
+                60,
+                "the slot",
+            )
             for first in range(0, rows - 1, 50):  # transactions of 50 rows, so commits land mid-transaction too
-                db.execute(f"INSERT INTO ledger SELECT n, 'x' FROM generate_series({first}, "
-                           f"{min(first + 49, rows - 2)}) n")
+                db.execute(
+                    f"INSERT INTO ledger SELECT n, 'x' FROM generate_series({first}, {min(first + 49, rows - 2)}) n"
+                )
                 if first == 1000:
                     wait_until(lambda: committed_proc() > 0 or proc.poll() is not None, 60, "a committed change")
             [(before_last,)] = db.query("SELECT pg_current_wal_insert_lsn() - '0/0'")
@@ -152,13 +198,25 @@ def _kill_mid_stream_with_exactly_once(broker: Broker, db: CdcDatabase, tmp_path
             proc.wait(timeout=30)
         # the last row's change starts at the insert position read before it
         run_to_completion(worker, connector, log, lambda: committed_proc() >= int(before_last), 90)
-        consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": f"eos-{topic}",
-                             "isolation.level": "read_committed", "enable.auto.commit": False})
+        consumer = Consumer(
+            {
+                "bootstrap.servers": broker.bootstrap_servers,
+                "group.id": f"eos-{topic}",
+                "isolation.level": "read_committed",
+                "enable.auto.commit": False,
+            }
+        )
         partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
         consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
         seen: list[int] = []
-        wait_until(lambda: seen.extend(json.loads(m.key())["id"] for m in consumer.consume(1000, timeout=0.5)
-                                       if not m.error()) or len(set(seen)) >= rows, 60, "every row")
+        wait_until(
+            lambda: (
+                seen.extend(json.loads(m.key())["id"] for m in consumer.consume(1000, timeout=0.5) if not m.error())
+                or len(set(seen)) >= rows
+            ),
+            60,
+            "every row",
+        )
         consumer.close()
     finally:
         store.close()

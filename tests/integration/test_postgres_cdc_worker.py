@@ -64,8 +64,10 @@ def writer(db: CdcDatabase, stop: threading.Event, seed: int) -> None:
                         cursor.execute("INSERT INTO accounts VALUES (%s, %s, 'new')", (next_id, rng.randint(0, 999)))
                         next_id += 1
                     elif action < 0.8:
-                        cursor.execute("UPDATE accounts SET balance = balance + 1, note = 'updated' WHERE id = %s",
-                                       (rng.randrange(0, next_id),))
+                        cursor.execute(
+                            "UPDATE accounts SET balance = balance + 1, note = 'updated' WHERE id = %s",
+                            (rng.randrange(0, next_id),),
+                        )
                     else:
                         cursor.execute("DELETE FROM accounts WHERE id = %s", (rng.randrange(0, next_id),))
                 connection.commit()
@@ -75,18 +77,35 @@ def writer(db: CdcDatabase, stop: threading.Event, seed: int) -> None:
 
 @pytest.mark.long(seconds=20)
 def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_the_rules(
-        broker: Broker, admin: AdminClient, db: CdcDatabase, tmp_path: Path) -> None:
-    db.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance int NOT NULL, note text)",
-               "INSERT INTO accounts SELECT n, n % 1000, 'row ' || n FROM generate_series(0, 9999) n")
+    broker: Broker, admin: AdminClient, db: CdcDatabase, tmp_path: Path
+) -> None:
+    db.execute(
+        "CREATE TABLE accounts (id bigint PRIMARY KEY, balance int NOT NULL, note text)",
+        "INSERT INTO accounts SELECT n, n % 1000, 'row ' || n FROM generate_series(0, 9999) n",
+    )
     topic, refunds = f"{db.name}.public.accounts", f"{db.name}.public.refunds"
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable": "false",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "true",
-        "topic.creation.enable": "true"})
-    props = db.props(**{
-        "topic.creation.default.partitions": "2", "topic.creation.default.replication.factor": "1",
-        "topic.creation.groups": "money", "topic.creation.money.include": rf"{db.name}\.public\.refunds",
-        "topic.creation.money.partitions": "3", "compact.keyed.table.topics": "true", "max.batch.size": "500"})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "true",
+            "topic.creation.enable": "true",
+        },
+    )
+    props = db.props(
+        **{
+            "topic.creation.default.partitions": "2",
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.groups": "money",
+            "topic.creation.money.include": rf"{db.name}\.public\.refunds",
+            "topic.creation.money.partitions": "3",
+            "compact.keyed.table.topics": "true",
+            "max.batch.size": "500",
+        }
+    )
     stop = threading.Event()
     thread = threading.Thread(target=writer, args=(db, stop, 38))
     thread.start()
@@ -100,11 +119,16 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
             db.execute(f"INSERT INTO accounts VALUES ({MARKER}, 0, 'marker')")
             [(_, marker)] = read_until(broker.bootstrap_servers, topic, lambda k, v: k == {"id": MARKER})[-1:]
             marker_lsn = marker["payload"]["source"]["lsn"]  # once the slot is confirmed past the marker, every
-            wait_until(lambda: db.confirmed_flush_lsn() > marker_lsn, 30,  # record before it is in Kafka
-                       lambda: f"the slot confirmed past {marker_lsn} (at {db.confirmed_flush_lsn()})")
+            wait_until(
+                lambda: db.confirmed_flush_lsn() > marker_lsn,
+                30,  # record before it is in Kafka
+                lambda: f"the slot confirmed past {marker_lsn} (at {db.confirmed_flush_lsn()})",
+            )
             messages = read_all(broker.bootstrap_servers, topic)
-            expected = {row[0]: {"id": row[0], "balance": row[1], "note": row[2]}
-                        for row in db.query("SELECT id, balance, note FROM accounts")}
+            expected = {
+                row[0]: {"id": row[0], "balance": row[1], "note": row[2]}
+                for row in db.query("SELECT id, balance, note FROM accounts")
+            }
             assert fold(messages) == expected
             ops = {v["payload"]["op"] for _, v in messages if v is not None}
             assert ops == {"r", "c", "u", "d"}
@@ -114,21 +138,41 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
             _, first = messages[0]
             assert first["schema"]["name"] == f"{topic}.Envelope"
             assert [f["field"] for f in first["schema"]["fields"]] == [
-                "before", "after", "source", "op", "ts_ms", "transaction"]
+                "before",
+                "after",
+                "source",
+                "op",
+                "ts_ms",
+                "transaction",
+            ]
 
-            db.execute("CREATE TABLE refunds (id int PRIMARY KEY, amount numeric(8, 2))",
-                       "INSERT INTO refunds SELECT n, n * 1.5 FROM generate_series(1, 5) n")
+            db.execute(
+                "CREATE TABLE refunds (id int PRIMARY KEY, amount numeric(8, 2))",
+                "INSERT INTO refunds SELECT n, n * 1.5 FROM generate_series(1, 5) n",
+            )
             made: dict[int, Any] = {}
-            read_until(broker.bootstrap_servers, refunds,  # 3 partitions: read until every row is seen
-                       lambda k, v: made.update({k["id"]: v["payload"]}) or len(made) == 5)
+            read_until(
+                broker.bootstrap_servers,
+                refunds,  # 3 partitions: read until every row is seen
+                lambda k, v: made.update({k["id"]: v["payload"]}) or len(made) == 5,
+            )
             assert {i: p["after"]["amount"] for i, p in made.items()} == {
-                1: "1.50", 2: "3.00", 3: "4.50", 4: "6.00", 5: "7.50"}
+                1: "1.50",
+                2: "3.00",
+                3: "4.50",
+                4: "6.00",
+                5: "7.50",
+            }
             last_lsn = max(p["source"]["lsn"] for p in made.values())
-            wait_until(lambda: db.confirmed_flush_lsn() > last_lsn, 30,
-                       lambda: f"the slot confirmed past {last_lsn} (at {db.confirmed_flush_lsn()})")
+            wait_until(
+                lambda: db.confirmed_flush_lsn() > last_lsn,
+                30,
+                lambda: f"the slot confirmed past {last_lsn} (at {db.confirmed_flush_lsn()})",
+            )
 
-            db.execute("CREATE TABLE shapes (id int PRIMARY KEY, area circle)",
-                       "INSERT INTO shapes VALUES (1, '<(0,0),1>')")
+            db.execute(
+                "CREATE TABLE shapes (id int PRIMARY KEY, area circle)", "INSERT INTO shapes VALUES (1, '<(0,0),1>')"
+            )
             wait_until(lambda: task_state(runtime.worker, props["name"])[0] is State.FAILED, 30, "the task to fail")
             trace = task_state(runtime.worker, props["name"])[1] or ""
             assert "Column 'area' of table public.shapes has the type circle" in trace
@@ -145,10 +189,12 @@ def test_the_worker_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDat
     db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     offsets = tmp_path / "offsets.json"
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\noffset.storage.file.filename={offsets}\n"
-                      "offset.flush.interval.ms=200\nlisteners=\n"
-                      "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\n"
-                      "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\noffset.storage.file.filename={offsets}\n"
+        "offset.flush.interval.ms=200\nlisteners=\n"
+        "key.converter=org.apache.kafka.connect.json.JsonConverter\nkey.converter.schemas.enable=false\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+    )
     connector = tmp_path / "cdc.properties"
     connector.write_text("".join(f"{k}={v}\n" for k, v in db.props(**{"max.batch.size": "100"}).items()))
     topic, log = f"{db.name}.public.events", tmp_path / "worker.log"
@@ -159,8 +205,10 @@ def test_the_worker_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDat
         try:
             with connection.cursor() as cursor:
                 while not stop.is_set() and written[0] < 30_000:
-                    cursor.execute("INSERT INTO events SELECT n, 'event' FROM generate_series(%s, %s) n",
-                                   (written[0], written[0] + 9))
+                    cursor.execute(
+                        "INSERT INTO events SELECT n, 'event' FROM generate_series(%s, %s) n",
+                        (written[0], written[0] + 9),
+                    )
                     written[0] += 10
                     stop.wait(0.002)  # paced: the kill must land while changes are being streamed
         finally:
@@ -169,8 +217,14 @@ def test_the_worker_killed_mid_stream_loses_no_change(broker: Broker, db: CdcDat
     thread = threading.Thread(target=insert)
     proc = start_worker(worker, connector, log)
     try:
-        wait_until(lambda: db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'")
-                   == [(1,)] or proc.poll() is not None, 60, "the slot")
+        wait_until(
+            lambda: (
+                db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(1,)]
+                or proc.poll() is not None
+            ),
+            60,
+            "the slot",
+        )
         thread.start()
         wait_until(lambda: _streamed_lsn(offsets) is not None or proc.poll() is not None, 60, "a streamed commit")
         assert proc.poll() is None, log.read_text()[-3000:]
@@ -214,9 +268,15 @@ class KeyWatch:
     """Reads a topic's keys as they arrive, a little at each `seen` call."""
 
     def __init__(self, bootstrap: str, topic: str) -> None:
-        self._consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"watch-{topic}",
-                                   "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                                   "topic.metadata.refresh.interval.ms": 500})
+        self._consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": f"watch-{topic}",
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                "topic.metadata.refresh.interval.ms": 500,
+            }
+        )
         assign_all(self._consumer, topic, 60)
         self._keys: set[int] = set()
 

@@ -24,10 +24,12 @@ def committed(tmp_path: Path, connector: str) -> object:
 
 
 def test_an_oversized_record_fails_the_task_and_commits_exactly_the_records_before_it(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     topic, name = f"big-{unique}", f"big-{unique}"
-    with running_worker(worker_config(broker.bootstrap_servers, tmp_path),
-                        scripted(name, topic, "a,b,@big,c")) as runtime:
+    with running_worker(
+        worker_config(broker.bootstrap_servers, tmp_path), scripted(name, topic, "a,b,@big,c")
+    ) as runtime:
         assert runtime.worker is not None
         wait_until(lambda: task_state(runtime.worker, name)[0] is State.FAILED, 30, "the task to fail")  # type: ignore[union-attr]
         trace = task_state(runtime.worker, name)[1] or ""
@@ -39,11 +41,14 @@ def test_an_oversized_record_fails_the_task_and_commits_exactly_the_records_befo
 
 
 def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_the_rest_delivered(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     topic, name = f"skip-{unique}", f"skip-{unique}"
-    config = worker_config(broker.bootstrap_servers, tmp_path,
-                           **{"value.converter": "org.apache.kafka.connect.json.JsonConverter",
-                              "value.converter.schemas.enable": "false"})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false"},
+    )
     with running_worker(config, scripted(name, topic, "a,@set,c", **{"errors.tolerance": "all"})) as runtime:
         assert runtime.worker is not None
         wait_until(lambda: committed(tmp_path, name) == {"n": 3}, 30, "offset n=3 committed")
@@ -53,13 +58,24 @@ def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_the_re
 
 
 def test_a_bad_offset_fails_only_its_own_task_and_the_others_keep_committing(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     topic = f"offsets-{unique}"
     bad, good = f"bad-{unique}", f"good-{unique}"
-    datagen = {"name": good, "connector.class": "DataGen", "topic.pattern": topic, "topic.count": "1",
-               "records": "2000", "rate": "0", "batch.size": "100", "format": "string", "seed": "1"}
-    with running_worker(worker_config(broker.bootstrap_servers, tmp_path),
-                        scripted(bad, topic, "a,@badoffset"), datagen) as runtime:
+    datagen = {
+        "name": good,
+        "connector.class": "DataGen",
+        "topic.pattern": topic,
+        "topic.count": "1",
+        "records": "2000",
+        "rate": "0",
+        "batch.size": "100",
+        "format": "string",
+        "seed": "1",
+    }
+    with running_worker(
+        worker_config(broker.bootstrap_servers, tmp_path), scripted(bad, topic, "a,@badoffset"), datagen
+    ) as runtime:
         assert runtime.worker is not None
         wait_committed(runtime.worker, good, 2000)
         state, trace = task_state(runtime.worker, bad)

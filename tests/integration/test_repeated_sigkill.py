@@ -28,12 +28,15 @@ SEED = 8
 
 def start_worker(worker: Path, connector: Path, log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:  # a file, not a pipe: nobody reads while the worker runs
-        return subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
-                                stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        return subprocess.Popen(
+            [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
 
 
-def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[], bool],
-                      timeout: float = 60) -> None:
+def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[], bool], timeout: float = 60) -> None:
     """Start the worker, wait until `done()` (or it exits), stop it with SIGTERM: it must exit with 0."""
     proc = start_worker(worker, connector, log)
     try:
@@ -46,27 +49,36 @@ def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[
             proc.wait()
 
 
-def wait_for_commit(proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path,
-                    timeout: float = 30) -> None:
+def wait_for_commit(
+    proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path, timeout: float = 30
+) -> None:
     """Wait until the worker committed a DataGen seq above `beyond`; fail at once if it exited."""
-    wait_until(lambda: committed_seq(offsets, connector) > beyond or proc.poll() is not None, timeout,
-               f"a commit beyond seq {beyond}")
+    wait_until(
+        lambda: committed_seq(offsets, connector) > beyond or proc.poll() is not None,
+        timeout,
+        f"a commit beyond seq {beyond}",
+    )
     assert proc.poll() is None, f"the worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
 
 
 @pytest.mark.long(seconds=40)
 def test_ten_sigkills_at_random_points_lose_no_record(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     name, topic = f"kill-{unique}", f"kill-{unique}"
     offsets = tmp_path / "offsets.json"
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\noffset.storage.file.filename={offsets}\n"
-                      "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-                      "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
-                      "offset.flush.interval.ms=100\nlisteners=http://127.0.0.1:0\n")
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\noffset.storage.file.filename={offsets}\n"
+        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "offset.flush.interval.ms=100\nlisteners=http://127.0.0.1:0\n"
+    )
     connector = tmp_path / "gen.properties"
-    connector.write_text(f"name={name}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
-                         f"records={RECORDS}\nrate=5000\nbatch.size=500\nformat=string\n")
+    connector.write_text(
+        f"name={name}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
+        f"records={RECORDS}\nrate=5000\nbatch.size=500\nformat=string\n"
+    )
     log = tmp_path / "worker.log"
     rng = random.Random(SEED)
 

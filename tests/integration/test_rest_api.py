@@ -35,7 +35,8 @@ def api(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
 
 @pytest.mark.long(seconds=20)
 def test_create_pause_resume_reconfigure_delete_drive_the_records(
-        api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
+    api: RestWorker, broker: Broker, admin: AdminClient, unique: str
+) -> None:
     name, topic, topic2 = f"gen-{unique}", f"rest-{unique}", f"rest2-{unique}"
     bootstrap = broker.bootstrap_servers
     created = api.client.post("/connectors", json={"name": name, "config": datagen(name, topic)})
@@ -44,10 +45,15 @@ def test_create_pause_resume_reconfigure_delete_drive_the_records(
     # The answer comes at once, as Kafka's: the connector starts in the background, so its task is
     # listed only if it was already made (docs/rest.md); then GET lists it.
     answer = created.json()
-    assert answer in ({"name": name, "config": datagen(name, topic), "tasks": tasks, "type": "source"}
-                      for tasks in ([], [{"connector": name, "task": 0}])), answer
-    wait_until(lambda: api.client.get(f"/connectors/{name}").json()["tasks"] == [{"connector": name, "task": 0}],
-               30, "the connector's task listed")
+    assert answer in (
+        {"name": name, "config": datagen(name, topic), "tasks": tasks, "type": "source"}
+        for tasks in ([], [{"connector": name, "task": 0}])
+    ), answer
+    wait_until(
+        lambda: api.client.get(f"/connectors/{name}").json()["tasks"] == [{"connector": name, "task": 0}],
+        30,
+        "the connector's task listed",
+    )
     assert wait_for_records(bootstrap, topic, 50) >= 50
 
     assert api.client.put(f"/connectors/{name}/pause").status_code == 202
@@ -66,7 +72,9 @@ def test_create_pause_resume_reconfigure_delete_drive_the_records(
     assert updated.json()["tasks"] == [{"connector": name, "task": 0}, {"connector": name, "task": 1}]
     tasks = api.client.get(f"/connectors/{name}/tasks").json()
     assert [(t["id"], t["config"]["topic.pattern"]) for t in tasks] == [
-        ({"connector": name, "task": 0}, topic2), ({"connector": name, "task": 1}, topic2)]
+        ({"connector": name, "task": 0}, topic2),
+        ({"connector": name, "task": 1}, topic2),
+    ]
     wait_for_states(api, name, "RUNNING", ["RUNNING", "RUNNING"])
     assert wait_for_records(bootstrap, topic2, 50) >= 50  # the restarted tasks use the new config
     assert api.client.get(f"/connectors/{name}/topics").json() == {name: {"topics": [topic2]}}
@@ -83,7 +91,8 @@ def test_create_pause_resume_reconfigure_delete_drive_the_records(
 
 
 def test_a_failed_task_restarts_and_delivers_once_its_cause_is_fixed(
-        api: RestWorker, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    api: RestWorker, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     name, topic, source = f"file-{unique}", f"file-{unique}", tmp_path / "input.txt"
     config = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic}
     assert api.client.put(f"/connectors/{name}/config", json=config).status_code == 201
@@ -93,8 +102,7 @@ def test_a_failed_task_restarts_and_delivers_once_its_cause_is_fixed(
     assert task_status["state"] == "FAILED" and task_status["id"] == 0
 
     source.write_text("".join(f"line {i}\n" for i in range(20)))
-    restarted = api.client.post(f"/connectors/{name}/restart", params={"includeTasks": "true",
-                                                                        "onlyFailed": "true"})
+    restarted = api.client.post(f"/connectors/{name}/restart", params={"includeTasks": "true", "onlyFailed": "true"})
     assert restarted.status_code == 202
     body = restarted.json()
     assert body["connector"]["state"] == "RUNNING"  # not failed, so not restarted
@@ -120,7 +128,8 @@ def _offsets(api: RestWorker, name: str) -> list[dict[str, object]]:
 
 
 def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
-        api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
+    api: RestWorker, broker: Broker, admin: AdminClient, unique: str
+) -> None:
     name, topic = f"offsets-{unique}", f"offsets-{unique}"
     done = [{"partition": {"task": 0}, "offset": {"seq": 30}}]
     config = datagen(name, topic, records="30", rate="0", **{"batch.size": "10"})
@@ -128,9 +137,11 @@ def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
     wait_until(lambda: _offsets(api, name) == done, what="30 records committed")
 
     for method in ("PATCH", "DELETE"):
-        refused = api.client.request(method, f"/connectors/{name}/offsets",
-                                     json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 0}}]}
-                                     if method == "PATCH" else None)
+        refused = api.client.request(
+            method,
+            f"/connectors/{name}/offsets",
+            json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 0}}]} if method == "PATCH" else None,
+        )
         assert refused.status_code == 400
         assert "must be in the STOPPED state" in refused.json()["message"]
 
@@ -144,8 +155,9 @@ def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
     wait_until(lambda: _offsets(api, name) == done, what="the 30 records committed again")
 
     assert api.client.put(f"/connectors/{name}/stop").status_code == 204
-    altered = api.client.patch(f"/connectors/{name}/offsets",
-                               json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 25}}]})
+    altered = api.client.patch(
+        f"/connectors/{name}/offsets", json={"offsets": [{"partition": {"task": 0}, "offset": {"seq": 25}}]}
+    )
     assert altered.status_code == 200
     assert altered.json() == {"message": "The offsets for this connector have been altered successfully"}
     assert _offsets(api, name) == [{"partition": {"task": 0}, "offset": {"seq": 25}}]
@@ -159,42 +171,83 @@ def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
 
 
 def test_validate_reports_every_bad_key_including_topic_creation_groups(api: RestWorker) -> None:
-    bad = {"connector.class": "DataGen", "name": "v", "tasks.max": "0", "topic.count": "many",
-           "format": "xml", "topic.creation.default.partitions": 0, "topic.creation.groups": "small",
-           "topic.creation.small.include": "orders.(", "topic.creation.small.partitions": -5,
-           "topic.creation.small.replication.factor": "x", "db.password": "not-shown"}
+    bad = {
+        "connector.class": "DataGen",
+        "name": "v",
+        "tasks.max": "0",
+        "topic.count": "many",
+        "format": "xml",
+        "topic.creation.default.partitions": 0,
+        "topic.creation.groups": "small",
+        "topic.creation.small.include": "orders.(",
+        "topic.creation.small.partitions": -5,
+        "topic.creation.small.replication.factor": "x",
+        "db.password": "not-shown",
+    }
     response = api.client.put("/connector-plugins/DataGen/config/validate", json=bad)
     assert response.status_code == 200, response.text
     body = response.json()
     errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
-    assert set(errors) == {"tasks.max", "topic.count", "format", "topic.creation.default.partitions",
-                           "topic.creation.default.replication.factor", "topic.creation.small.include",
-                           "topic.creation.small.partitions", "topic.creation.small.replication.factor"}
+    assert set(errors) == {
+        "tasks.max",
+        "topic.count",
+        "format",
+        "topic.creation.default.partitions",
+        "topic.creation.default.replication.factor",
+        "topic.creation.small.include",
+        "topic.creation.small.partitions",
+        "topic.creation.small.replication.factor",
+    }
     assert "Number of partitions must be positive" in errors["topic.creation.small.partitions"][0]
     assert "Invalid regular expression" in errors["topic.creation.small.include"][0]
     assert body["error_count"] == sum(len(e) for e in errors.values())
     assert body["name"] == "connectworker.connectors.datagen.DataGenConnector"
-    assert body["groups"] == ["Common", "Transforms", "Predicates", "Error Handling", "Topic Creation",
-                              "Exactly Once Support", "Automatic Restarts"]
+    assert body["groups"] == [
+        "Common",
+        "Transforms",
+        "Predicates",
+        "Error Handling",
+        "Topic Creation",
+        "Exactly Once Support",
+        "Automatic Restarts",
+    ]
     first = body["configs"][0]
-    assert set(first["definition"]) == {"name", "type", "required", "default_value", "importance",
-                                        "documentation", "group", "order", "width", "display_name",
-                                        "dependents"}
+    assert set(first["definition"]) == {
+        "name",
+        "type",
+        "required",
+        "default_value",
+        "importance",
+        "documentation",
+        "group",
+        "order",
+        "width",
+        "display_name",
+        "dependents",
+    }
     assert set(first["value"]) == {"name", "value", "recommended_values", "errors", "visible"}
 
-    good = api.client.put("/connector-plugins/DataGenConnector/config/validate",
-                          json={"connector.class": "DataGen", "name": "v", "topic.count": 2})
+    good = api.client.put(
+        "/connector-plugins/DataGenConnector/config/validate",
+        json={"connector.class": "DataGen", "name": "v", "topic.count": 2},
+    )
     assert good.status_code == 200 and good.json()["error_count"] == 0
-    mismatch = api.client.put("/connector-plugins/FileStreamSource/config/validate",
-                              json={"connector.class": "DataGen", "name": "v"})
+    mismatch = api.client.put(
+        "/connector-plugins/FileStreamSource/config/validate", json={"connector.class": "DataGen", "name": "v"}
+    )
     assert mismatch.status_code == 400
     assert "does not match request type FileStreamSource" in mismatch.json()["message"]
 
 
 def test_create_and_update_errors_use_kafka_status_codes_and_shapes(api: RestWorker, unique: str) -> None:
     name = f"errors-{unique}"
-    invalid = api.client.post("/connectors", json={"name": name, "config": {
-        "connector.class": "DataGen", "tasks.max": "zero", "topic.creation.default.partitions": "1"}})
+    invalid = api.client.post(
+        "/connectors",
+        json={
+            "name": name,
+            "config": {"connector.class": "DataGen", "tasks.max": "zero", "topic.creation.default.partitions": "1"},
+        },
+    )
     assert invalid.status_code == 400
     message = invalid.json()["message"]
     assert message.startswith("Connector configuration is invalid and contains the following 2 error(s)")
@@ -206,18 +259,24 @@ def test_create_and_update_errors_use_kafka_status_codes_and_shapes(api: RestWor
     assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
     duplicate = api.client.post("/connectors", json={"name": name, "config": config})
     assert duplicate.status_code == 409 and duplicate.json() == {
-        "error_code": 409, "message": f"Connector {name} already exists"}
+        "error_code": 409,
+        "message": f"Connector {name} already exists",
+    }
     mismatch = api.client.put(f"/connectors/{name}/config", json={**config, "name": "other"})
     assert mismatch.status_code == 400
     assert "doesn't match connector name in the URL" in mismatch.json()["message"]
     slash = api.client.post("/connectors", json={"name": "a/b", "config": config | {"name": "a/b"}})
     assert slash.status_code == 400
-    malformed = api.client.post("/connectors", content=b"{not json",
-                                headers={"content-type": "application/json"})
+    malformed = api.client.post("/connectors", content=b"{not json", headers={"content-type": "application/json"})
     assert malformed.status_code == 400 and malformed.json()["error_code"] == 400
-    for method, path in (("GET", "/connectors/none-such/status"), ("PUT", "/connectors/none-such/pause"),
-                         ("DELETE", "/connectors/none-such"), ("GET", "/connectors/none-such/offsets"),
-                         ("POST", "/connectors/none-such/restart"), ("GET", "/connectors/none-such/topics")):
+    for method, path in (
+        ("GET", "/connectors/none-such/status"),
+        ("PUT", "/connectors/none-such/pause"),
+        ("DELETE", "/connectors/none-such"),
+        ("GET", "/connectors/none-such/offsets"),
+        ("POST", "/connectors/none-such/restart"),
+        ("GET", "/connectors/none-such/topics"),
+    ):
         response = api.client.request(method, path)
         assert response.status_code == 404, (method, path)
         assert response.json() == {"error_code": 404, "message": "Connector none-such not found"}
@@ -229,7 +288,8 @@ def test_create_and_update_errors_use_kafka_status_codes_and_shapes(api: RestWor
 
 
 def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
-        api: RestWorker, unique: str, caplog: pytest.LogCaptureFixture) -> None:
+    api: RestWorker, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
     name = f"secret-{unique}"
     secret = f"hunter2-{unique}"
     config = datagen(name, f"secret-{unique}", rate="1", **{"db.password": secret, "client.Secret": secret})
@@ -237,11 +297,21 @@ def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
     assert created.status_code == 201
     # The connector starts in the background (its tasks are listed once started): every answer is read
     # once the task shows, so the task's config is among them.
-    wait_until(lambda: api.client.get(f"/connectors/{name}/tasks").json() != [], timeout=30,
-               what="the task to be listed")
-    shown = [created.text, *(api.client.get(path).text for path in (
-        f"/connectors/{name}", f"/connectors/{name}/config", f"/connectors/{name}/tasks",
-        "/connectors?expand=info"))]
+    wait_until(
+        lambda: api.client.get(f"/connectors/{name}/tasks").json() != [], timeout=30, what="the task to be listed"
+    )
+    shown = [
+        created.text,
+        *(
+            api.client.get(path).text
+            for path in (
+                f"/connectors/{name}",
+                f"/connectors/{name}/config",
+                f"/connectors/{name}/tasks",
+                "/connectors?expand=info",
+            )
+        ),
+    ]
     for text in shown:
         assert secret not in text
         assert '"db.password":"[hidden]"' in text and '"client.Secret":"[hidden]"' in text
@@ -260,8 +330,10 @@ def test_secrets_are_hidden_in_every_response_and_kept_on_a_round_trip(
 def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, unique: str) -> None:
     name = f"list-{unique}"
     config = datagen(name, f"list-{unique}", rate="1")
-    assert api.client.post("/connectors", json={"name": name, "config": config,
-                                                "initial_state": "PAUSED"}).status_code == 201
+    assert (
+        api.client.post("/connectors", json={"name": name, "config": config, "initial_state": "PAUSED"}).status_code
+        == 201
+    )
     wait_for_states(api, name, "PAUSED", ["PAUSED"])
     assert name in api.client.get("/connectors").json()
     both = api.client.get("/connectors", params=[("expand", "status"), ("expand", "info")]).json()[name]
@@ -272,14 +344,20 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     root = api.client.get("/").json()
     assert set(root) == {"version", "commit", "kafka_cluster_id"} and root["kafka_cluster_id"]
     plugins = api.client.get("/connector-plugins").json()
-    datagen_plugin = {"class": "connectworker.connectors.datagen.DataGenConnector", "type": "source",
-                      "version": root["version"]}
+    datagen_plugin = {
+        "class": "connectworker.connectors.datagen.DataGenConnector",
+        "type": "source",
+        "version": root["version"],
+    }
     assert datagen_plugin in plugins
     everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
     assert any(p["type"] == "converter" for p in everything)
     assert {p["class"] for p in everything if p["type"] == "header_converter"} == {
-        "org.apache.kafka.connect.storage.SimpleHeaderConverter", "org.apache.kafka.connect.storage.StringConverter",
-        "org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.json.JsonConverter"}
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+        "org.apache.kafka.connect.storage.StringConverter",
+        "org.apache.kafka.connect.converters.ByteArrayConverter",
+        "org.apache.kafka.connect.json.JsonConverter",
+    }
     keys = api.client.get("/connector-plugins/DataGen/config").json()
     assert "topic.pattern" in [k["name"] for k in keys]
     assert api.client.get("/connector-plugins/NoSuch/config").status_code == 404
@@ -297,14 +375,18 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     assert api.client.delete(f"/connectors/{name}").status_code == 204
 
 
-def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, admin: AdminClient,
-                                              unique: str) -> None:
+def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, admin: AdminClient, unique: str) -> None:
     name, topic = f"topics-{unique}", f"topics-{unique}"
-    config = datagen(name, topic, rate="20", **{"topic.creation.default.partitions": "3",
-                                                "topic.creation.default.replication.factor": "1"})
+    config = datagen(
+        name,
+        topic,
+        rate="20",
+        **{"topic.creation.default.partitions": "3", "topic.creation.default.replication.factor": "1"},
+    )
     assert api.client.post("/connectors", json={"name": name, "config": config}).status_code == 201
-    wait_until(lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
-               what="the topic tracked")
+    wait_until(
+        lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic], what="the topic tracked"
+    )
     assert api.client.put(f"/connectors/{name}/pause").status_code == 202  # no writes while we look
 
     def reset_sticks() -> bool:
@@ -316,11 +398,14 @@ def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, a
 
     wait_until(reset_sticks, 10, what="an empty topic list after the reset")
     assert api.client.put(f"/connectors/{name}/resume").status_code == 202
-    wait_until(lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
-               what="the topic reported again after its next write")
+    wait_until(
+        lambda: api.client.get(f"/connectors/{name}/topics").json()[name]["topics"] == [topic],
+        what="the topic reported again after its next write",
+    )
 
-    plan = api.client.get(f"/connectors/{name}/topics/plan", params=[("topic", topic), ("topic", "new.one"),
-                                                                     ("topic", "bad topic!")])
+    plan = api.client.get(
+        f"/connectors/{name}/topics/plan", params=[("topic", topic), ("topic", "new.one"), ("topic", "bad topic!")]
+    )
     assert plan.status_code == 200, plan.text
     by_topic = {p["topic"]: p for p in plan.json()}
     assert by_topic[topic]["exists"] is True and by_topic[topic]["create"] is False
@@ -328,8 +413,16 @@ def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, a
     assert "topic.creation.enable is false" in by_topic["new.one"]["reason"]
     assert by_topic["new.one"]["exists"] is False and "broker_verdict" not in by_topic["new.one"]
     assert "invalid topic name" in by_topic["bad topic!"]["reason"]
-    assert set(by_topic["new.one"]) == {"topic", "create", "rule", "partitions", "replication_factor",
-                                        "configs", "reason", "exists"}
+    assert set(by_topic["new.one"]) == {
+        "topic",
+        "create",
+        "rule",
+        "partitions",
+        "replication_factor",
+        "configs",
+        "reason",
+        "exists",
+    }
     assert api.client.get(f"/connectors/{name}/topics/plan").status_code == 400
     assert api.client.delete(f"/connectors/{name}").status_code == 204
     delete_topics(admin, [topic])

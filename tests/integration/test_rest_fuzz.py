@@ -23,8 +23,7 @@ from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker
 from tests.kafka_helpers import delete_topics, existing_topics
 
 EXAMPLE = "datagen-example"  # the connector name the OpenAPI document uses in its examples
-CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
-          "response_schema_conformance")
+CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance")
 MAX_EXAMPLES = 20
 
 
@@ -54,10 +53,32 @@ def served(broker: Broker, admin: AdminClient, tmp_path: Path) -> Iterator[RestW
 @pytest.mark.long(seconds=85)
 def test_fuzzing_finds_no_5xx_and_no_answer_off_the_document(served: RestWorker, tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "schemathesis.cli", "run", f"{served.url}/openapi.json",
-         "--checks", ",".join(CHECKS), "--phases", "examples,coverage,fuzzing",
-         "--max-examples", str(MAX_EXAMPLES), "--seed", "20240601", "--workers", "1",
-         "--generation-database", "none", "--request-timeout", "30", "--no-color"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=240)
+        [
+            sys.executable,
+            "-m",
+            "schemathesis.cli",
+            "run",
+            f"{served.url}/openapi.json",
+            "--checks",
+            ",".join(CHECKS),
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--max-examples",
+            str(MAX_EXAMPLES),
+            "--seed",
+            "20240601",
+            "--workers",
+            "1",
+            "--generation-database",
+            "none",
+            "--request-timeout",
+            "30",
+            "--no-color",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-4000:]
     assert "No issues found" in result.stdout or "passed" in result.stdout, result.stdout[-4000:]

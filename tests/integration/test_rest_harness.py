@@ -40,8 +40,9 @@ def rest_worker_config(bootstrap: str, tmp_path: Path, **overrides: str) -> Work
 
 
 @contextmanager
-def rest_worker(config: WorkerConfig, *file_connectors: Mapping[str, str],
-                **client_options: Any) -> Iterator[RestWorker]:
+def rest_worker(
+    config: WorkerConfig, *file_connectors: Mapping[str, str], **client_options: Any
+) -> Iterator[RestWorker]:
     """A started runtime with `file_connectors` running as if named on the command line, plus the API."""
     with StandaloneRuntime(config) as runtime:
         assert runtime.worker is not None
@@ -57,8 +58,16 @@ def rest_worker(config: WorkerConfig, *file_connectors: Mapping[str, str],
 
 
 def datagen(name: str, topic: str, **extra: str) -> dict[str, str]:
-    return {"name": name, "connector.class": "DataGen", "topic.pattern": topic, "topic.count": "1",
-            "rate": "200", "batch.size": "20", "format": "string", **extra}
+    return {
+        "name": name,
+        "connector.class": "DataGen",
+        "topic.pattern": topic,
+        "topic.count": "1",
+        "rate": "200",
+        "batch.size": "20",
+        "format": "string",
+        **extra,
+    }
 
 
 def status_of(api: RestWorker, name: str) -> dict[str, Any]:
@@ -67,15 +76,15 @@ def status_of(api: RestWorker, name: str) -> dict[str, Any]:
     return response.json()
 
 
-def wait_for_states(api: RestWorker, name: str, connector: str, tasks: Sequence[str],
-                    timeout: float = 30) -> dict[str, Any]:
+def wait_for_states(
+    api: RestWorker, name: str, connector: str, tasks: Sequence[str], timeout: float = 30
+) -> dict[str, Any]:
     """Wait until the connector's status shows `connector` and exactly `tasks`; return that status."""
     seen: dict[str, Any] = {}
 
     def matches() -> bool:
         seen.update(status_of(api, name))
-        return (seen["connector"]["state"] == connector
-                and [t["state"] for t in seen["tasks"]] == list(tasks))
+        return seen["connector"]["state"] == connector and [t["state"] for t in seen["tasks"]] == list(tasks)
 
     wait_until(matches, timeout, what=f"{name} {connector} with tasks {list(tasks)} (last: {seen})")
     return seen

@@ -33,12 +33,20 @@ def run_json(api: RestWorker, *args: str) -> Any:
     return json.loads(run(api, *args))
 
 
-def test_kafkaconnect_cli_manages_a_connector(broker: Broker, admin: AdminClient, tmp_path: Path,
-                                              unique: str) -> None:
+def test_kafkaconnect_cli_manages_a_connector(broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name, topic = f"kc-{unique}", f"kc-{unique}"
     config_file = tmp_path / "datagen.json"
-    config_file.write_text(json.dumps({"connector.class": "DataGen", "topic.pattern": topic,
-                                       "topic.count": "1", "rate": "100", "format": "string"}))
+    config_file.write_text(
+        json.dumps(
+            {
+                "connector.class": "DataGen",
+                "topic.pattern": topic,
+                "topic.count": "1",
+                "rate": "100",
+                "format": "string",
+            }
+        )
+    )
     with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
         # `upload` validates through /connector-plugins/{class}/config/validate, then PUTs the config.
         uploaded = run(api, "upload", str(config_file), "--name", name)
@@ -46,8 +54,11 @@ def test_kafkaconnect_cli_manages_a_connector(broker: Broker, admin: AdminClient
         info = json.loads(uploaded.split("\n", 1)[1])
         # The connector starts in the background (docs/rest.md): its task is listed once it was made.
         assert info["name"] == name and info["tasks"] in ([], [{"connector": name, "task": 0}]), info
-        wait_until(lambda: api.client.get(f"/connectors/{name}").json()["tasks"] == [{"connector": name, "task": 0}],
-                   30, "the connector's task listed")
+        wait_until(
+            lambda: api.client.get(f"/connectors/{name}").json()["tasks"] == [{"connector": name, "task": 0}],
+            30,
+            "the connector's task listed",
+        )
         assert wait_for_records(broker.bootstrap_servers, topic, 20) >= 20
 
         assert run_json(api, "list") == [name]

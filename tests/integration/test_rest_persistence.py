@@ -27,14 +27,21 @@ STORE = "connect.offsets.connectors.json"
 
 
 def test_rest_changes_come_back_after_restarts_and_an_edited_file_wins(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     config = rest_worker_config(broker.bootstrap_servers, tmp_path)
     file_a = datagen(f"a-{unique}", f"a-{unique}", rate="5")
     name_a, name_b = file_a["name"], f"b-{unique}"
     secret = f"pw-{unique}"
     with rest_worker(config, file_a) as api:
-        created = api.client.post("/connectors", json={"name": name_b, "initial_state": "STOPPED", "config": {
-            **datagen(name_b, f"b-{unique}", rate="5"), "db.password": secret}})
+        created = api.client.post(
+            "/connectors",
+            json={
+                "name": name_b,
+                "initial_state": "STOPPED",
+                "config": {**datagen(name_b, f"b-{unique}", rate="5"), "db.password": secret},
+            },
+        )
         assert created.status_code == 201
         assert api.client.put(f"/connectors/{name_a}/pause").status_code == 202
         name_c = f"c-{unique}"
@@ -70,10 +77,19 @@ def standalone(tmp_path: Path, *connector_files: Path) -> Iterator[str]:
     """`connectworker standalone` as a process; yields its REST URL, then stops it with SIGTERM."""
     log = tmp_path / f"worker-{time.monotonic_ns()}.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "connectworker.cli", "standalone",
-                                 str(tmp_path / "worker.properties"), *map(str, connector_files)],
-                                stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "connectworker.cli",
+                "standalone",
+                str(tmp_path / "worker.properties"),
+                *map(str, connector_files),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
     try:
         url = None
         deadline = time.monotonic() + 30
@@ -93,19 +109,23 @@ def standalone(tmp_path: Path, *connector_files: Path) -> Iterator[str]:
 
 
 def test_the_standalone_command_serves_the_api_and_restores_rest_connectors(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     (tmp_path / "worker.properties").write_text(
         f"bootstrap.servers={broker.bootstrap_servers}\n"
         f"offset.storage.file.filename={tmp_path / 'connect.offsets'}\n"
-        "listeners=http://127.0.0.1:0\n")
+        "listeners=http://127.0.0.1:0\n"
+    )
     from_file = tmp_path / "file.properties"
-    from_file.write_text(f"name=file-{unique}\nconnector.class=DataGen\ntopic.pattern=cli-{unique}\n"
-                         "topic.count=1\nrate=5\n")
+    from_file.write_text(
+        f"name=file-{unique}\nconnector.class=DataGen\ntopic.pattern=cli-{unique}\ntopic.count=1\nrate=5\n"
+    )
     rest_name = f"rest-{unique}"
     with standalone(tmp_path, from_file) as url:
         assert httpx.get(f"{url}/connectors").json() == [f"file-{unique}"]
-        created = httpx.post(f"{url}/connectors", json={
-            "name": rest_name, "config": datagen(rest_name, f"cli-{unique}", rate="5")})
+        created = httpx.post(
+            f"{url}/connectors", json={"name": rest_name, "config": datagen(rest_name, f"cli-{unique}", rate="5")}
+        )
         assert created.status_code == 201, created.text
     with standalone(tmp_path, from_file) as url:
         assert httpx.get(f"{url}/connectors").json() == sorted([f"file-{unique}", rest_name])

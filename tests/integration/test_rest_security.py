@@ -20,9 +20,28 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
     if openssl is None:
         pytest.skip("the openssl command is needed to make a test certificate")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
@@ -30,9 +49,16 @@ def test_https_with_basic_auth_refuses_strangers_and_serves_users(broker: Broker
     cert, key = self_signed(tmp_path)
     credentials = tmp_path / "rest-users.properties"
     credentials.write_text("admin=s3cret:with-colon\nviewer=other\n")
-    config = worker_config(broker.bootstrap_servers, tmp_path, listeners="https://127.0.0.1:0,http://:0", **{
-        "listeners.https.ssl.certfile": str(cert), "listeners.https.ssl.keyfile": str(key),
-        "rest.basic.auth.credentials.file": str(credentials)})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        listeners="https://127.0.0.1:0,http://:0",
+        **{
+            "listeners.https.ssl.certfile": str(cert),
+            "listeners.https.ssl.keyfile": str(key),
+            "rest.basic.auth.credentials.file": str(credentials),
+        },
+    )
     trusted = ssl.create_default_context(cafile=str(cert))
     with rest_worker(config, verify=trusted) as api:
         assert api.url.startswith("https://127.0.0.1:")
@@ -46,8 +72,9 @@ def test_https_with_basic_auth_refuses_strangers_and_serves_users(broker: Broker
 
         user = ("admin", "s3cret:with-colon")
         assert api.client.get("/connectors", auth=user).json() == []
-        created = api.client.post("/connectors", auth=user, json={
-            "name": "tls", "config": datagen("tls", "tls-topic", rate="1")})
+        created = api.client.post(
+            "/connectors", auth=user, json={"name": "tls", "config": datagen("tls", "tls-topic", rate="1")}
+        )
         assert created.status_code == 201
         assert created.headers["location"] == f"{api.url}/connectors/tls"
         assert api.client.get("/connectors", auth=("viewer", "other")).json() == ["tls"]

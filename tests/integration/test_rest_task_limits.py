@@ -29,8 +29,11 @@ from tests.integration.test_rest_harness import (
 
 @pytest.fixture(scope="module")
 def config(broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> WorkerConfig:
-    return rest_worker_config(broker.bootstrap_servers, tmp_path_factory.mktemp("task-limits"),
-                              **{"worker.tasks.max": "6", "connector.tasks.max.limit": "4"})
+    return rest_worker_config(
+        broker.bootstrap_servers,
+        tmp_path_factory.mktemp("task-limits"),
+        **{"worker.tasks.max": "6", "connector.tasks.max.limit": "4"},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +43,8 @@ def api(config: WorkerConfig) -> Iterator[RestWorker]:
 
 
 def test_a_connector_with_100000_tasks_is_refused_at_once_and_the_worker_is_unchanged(
-        api: RestWorker, broker: Broker, unique: str) -> None:
+    api: RestWorker, broker: Broker, unique: str
+) -> None:
     running, topic = f"steady-{unique}", f"steady-{unique}"
     assert api.client.post("/connectors", json={"name": running, "config": datagen(running, topic)}).status_code == 201
     wait_for_states(api, running, "RUNNING", ["RUNNING"])
@@ -48,14 +52,17 @@ def test_a_connector_with_100000_tasks_is_refused_at_once_and_the_worker_is_unch
 
     name = f"greedy-{unique}"
     began = time.monotonic()
-    refused = api.client.post("/connectors", json={"name": name, "config": datagen(name, f"g-{unique}",
-                                                                                    **{"tasks.max": "100000"})})
+    refused = api.client.post(
+        "/connectors", json={"name": name, "config": datagen(name, f"g-{unique}", **{"tasks.max": "100000"})}
+    )
     took = time.monotonic() - began
     assert refused.status_code == 400
     message = refused.json()["message"]
-    assert message.startswith("Connector configuration is invalid and contains the following 1 error(s):\n"
-                              "tasks.max: 100000 is more tasks than this worker lets one connector run: at most 4 "
-                              "(the worker's connector.tasks.max.limit)")
+    assert message.startswith(
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "tasks.max: 100000 is more tasks than this worker lets one connector run: at most 4 "
+        "(the worker's connector.tasks.max.limit)"
+    )
     assert took < 5, f"the refusal took {took:.1f} s"  # generous: a refusal starts nothing
     assert api.client.get(f"/connectors/{name}").status_code == 404
     assert name not in api.client.get("/connectors").json()
@@ -69,11 +76,12 @@ def test_connectors_together_stay_within_worker_tasks_max(api: RestWorker, uniqu
     first, second = f"first-{unique}", f"second-{unique}"
     body = datagen(first, f"f-{unique}", **{"tasks.max": "4", "rate": "1", "records": "1"})
     assert api.client.post("/connectors", json={"name": first, "config": body}).status_code == 201
-    refused = api.client.put(f"/connectors/{second}/config",
-                             json=datagen(second, f"s-{unique}", **{"tasks.max": "3"}))
+    refused = api.client.put(f"/connectors/{second}/config", json=datagen(second, f"s-{unique}", **{"tasks.max": "3"}))
     assert refused.status_code == 400
-    assert ("tasks.max: the worker runs at most 6 tasks (worker.tasks.max) and its other connectors take 4, so "
-            "this connector may ask for at most 2") in refused.json()["message"]
+    assert (
+        "tasks.max: the worker runs at most 6 tasks (worker.tasks.max) and its other connectors take 4, so "
+        "this connector may ask for at most 2"
+    ) in refused.json()["message"]
     grown = api.client.put(f"/connectors/{first}/config", json={**body, "tasks.max": "5"})
     assert grown.status_code == 400 and "at most 4 (the worker's connector.tasks.max.limit)" in grown.json()["message"]
     assert api.client.get(f"/connectors/{first}/config").json()["tasks.max"] == "4"  # unchanged
@@ -88,14 +96,20 @@ class SlowStartConnector(DataGenConnector):
         super().start(props)
 
     def config_def(self) -> ConfigDef:
-        return super().config_def().merge(ConfigDef().define("start.seconds", ConfigType.STRING, "2",
-                                                             documentation="How long start() takes"))
+        return (
+            super()
+            .config_def()
+            .merge(ConfigDef().define("start.seconds", ConfigType.STRING, "2", documentation="How long start() takes"))
+        )
 
 
 def test_create_answers_before_a_slow_connector_has_started(api: RestWorker, broker: Broker, unique: str) -> None:
     name, topic = f"slow-{unique}", f"slow-{unique}"
-    config: dict[str, Any] = {**datagen(name, topic), "connector.class": f"{__name__}.SlowStartConnector",
-                              "start.seconds": "2"}
+    config: dict[str, Any] = {
+        **datagen(name, topic),
+        "connector.class": f"{__name__}.SlowStartConnector",
+        "start.seconds": "2",
+    }
     began = time.monotonic()
     created = api.client.post("/connectors", json={"name": name, "config": config})
     answered = time.monotonic() - began
@@ -125,5 +139,6 @@ def test_a_task_that_cannot_start_is_failed_with_the_reason_not_a_500(api: RestW
     assert created.status_code == 201, created.text
     status = wait_for_states(api, name, "RUNNING", ["FAILED"])
     assert status["tasks"][0]["trace"].startswith(
-        f"Task {name}-0 could not be started: cannot open /dev/does-not-exist")
+        f"Task {name}-0 could not be started: cannot open /dev/does-not-exist"
+    )
     assert api.client.delete(f"/connectors/{name}").status_code == 204

@@ -25,13 +25,15 @@ def _class_path(cls: type) -> str:
 
 
 def test_a_password_in_a_failure_message_is_hidden_in_every_status_response(
-        broker: Broker, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
+    broker: Broker, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
     secret = f"hunter2-{unique}"
     task_fails, start_fails = f"task-fails-{unique}", f"start-fails-{unique}"
     with caplog.at_level(logging.ERROR), rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
         for name, cls in ((task_fails, PasswordQuotingSource), (start_fails, PasswordQuotingStartSource)):
-            created = api.client.put(f"/connectors/{name}/config",
-                                     json={"connector.class": _class_path(cls), PASSWORD_KEY: secret})
+            created = api.client.put(
+                f"/connectors/{name}/config", json={"connector.class": _class_path(cls), PASSWORD_KEY: secret}
+            )
             assert created.status_code == 201, created.text
         wait_for_states(api, task_fails, "RUNNING", ["FAILED"])
         wait_for_states(api, start_fails, "FAILED", [])

@@ -49,23 +49,36 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
 
 
 def cluster_worker(cluster: SparkCluster, broker: Broker, offsets_topic: str, work: Path) -> dict[str, str]:
-    return {"bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
-            "value.converter": STRING_CONVERTER, "offset.storage.topic": offsets_topic,
-            "offset.storage.partitions": "1", "offset.storage.replication.factor": "1",
-            "offset.storage.file.filename": str(work / "connect.offsets"),  # beside it: the connector store
-            "offset.flush.interval.ms": "100", "listeners": "",
-            "topic.creation.enable": "true", "plugin.path": "plugins",  # relative: to the driver's directory
-            "spark.master": cluster.master_url, "spark.conf.spark.ui.enabled": "false",
-            "spark.conf.spark.driver.host": "127.0.0.1", "spark.conf.spark.executor.memory": "512m"}
+    return {
+        "bootstrap.servers": broker.bootstrap_servers,
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+        "offset.storage.topic": offsets_topic,
+        "offset.storage.partitions": "1",
+        "offset.storage.replication.factor": "1",
+        "offset.storage.file.filename": str(work / "connect.offsets"),  # beside it: the connector store
+        "offset.flush.interval.ms": "100",
+        "listeners": "",
+        "topic.creation.enable": "true",
+        "plugin.path": "plugins",  # relative: to the driver's directory
+        "spark.master": cluster.master_url,
+        "spark.conf.spark.ui.enabled": "false",
+        "spark.conf.spark.driver.host": "127.0.0.1",
+        "spark.conf.spark.executor.memory": "512m",
+    }
 
 
 def start_cli(work: Path, log_name: str, python: str = sys.executable) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYSPARK_PYTHON": python, "SPARK_LOCAL_IP": "127.0.0.1"}
     env.pop("PYTHONPATH", None)  # executors get only what connectworker spark ships or their Python has
     with (work / log_name).open("wb") as stderr:  # a file, not a pipe: a full pipe would stall the child
-        return subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties",
-                                 "connector.properties"], cwd=work, env=env, stdout=subprocess.DEVNULL,
-                                stderr=stderr)
+        return subprocess.Popen(
+            [sys.executable, "-m", "connectworker.cli", "spark", "worker.properties", "connector.properties"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
 
 
 def kill_with_children(proc: subprocess.Popen[bytes]) -> None:
@@ -78,18 +91,32 @@ def kill_with_children(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.mark.long(seconds=80)
 def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_without_loss(
-        cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     name, topic, offsets_topic = f"cl-{unique}", f"cl-{unique}", f"cl-offsets-{unique}"
     (tmp_path / "plugins").mkdir()
     shutil.copy(PLUGIN, tmp_path / "plugins" / PLUGIN.name)
-    write_files(tmp_path, cluster_worker(cluster, broker, offsets_topic, tmp_path), {
-        "name": name, "connector.class": "paced_source.PacedSource", "tasks.max": "2", "topic": topic,
-        "records": str(RECORDS), "batch.size": "10", "poll.pause.ms": "20",
-        "stall.at": str(STALL_AT), "stall.ms": "3000",
-        "stall.file": str(tmp_path / "stalled"),
-        "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"})
-    storage = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
-                               replication_factor=1)  # as the worker file says, should it create it first
+    write_files(
+        tmp_path,
+        cluster_worker(cluster, broker, offsets_topic, tmp_path),
+        {
+            "name": name,
+            "connector.class": "paced_source.PacedSource",
+            "tasks.max": "2",
+            "topic": topic,
+            "records": str(RECORDS),
+            "batch.size": "10",
+            "poll.pause.ms": "20",
+            "stall.at": str(STALL_AT),
+            "stall.ms": "3000",
+            "stall.file": str(tmp_path / "stalled"),
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.default.partitions": "1",
+        },
+    )
+    storage = KafkaOffsetStore(
+        offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1, replication_factor=1
+    )  # as the worker file says, should it create it first
     keys = {task: partition_key({"task": task}) for task in (0, 1)}
 
     def committed() -> dict[int, int]:
@@ -104,23 +131,31 @@ def test_a_plugin_connector_survives_a_lost_executor_and_a_crashed_driver_withou
     first = start_cli(tmp_path, "first.log")
     try:
         stalled = tmp_path / "stalled.0"
-        wait_until(lambda: progressed_past(0, first, "first.log") and stalled.exists(), timeout=90,
-                   what="task 0 to stall")
+        wait_until(
+            lambda: progressed_past(0, first, "first.log") and stalled.exists(), timeout=90, what="task 0 to stall"
+        )
         worker_pid = int(stalled.read_text())  # the Python worker running task 0, under its executor
-        victim = next(pid for pids in cluster.executor_pids().values() for pid in pids
-                      if worker_pid in descendants(pid))
+        victim = next(
+            pid for pids in cluster.executor_pids().values() for pid in pids if worker_pid in descendants(pid)
+        )
         os.kill(victim, signal.SIGKILL)  # the executor running task 0, mid-stream
         at_loss = committed()
-        wait_until(lambda: progressed_past(max(at_loss.values()) + 2 * BATCH_RECORDS, first, "first.log"),
-                   timeout=150, what="the query to go on after the executor loss")
+        wait_until(
+            lambda: progressed_past(max(at_loss.values()) + 2 * BATCH_RECORDS, first, "first.log"),
+            timeout=150,
+            what="the query to go on after the executor loss",
+        )
         kill_with_children(first)  # the driver crashes mid-stream
         at_crash = committed()
         assert min(at_crash.values()) < RECORDS, at_crash  # the crash left work for the restart
 
         second = start_cli(tmp_path, "second.log")
         try:
-            wait_until(lambda: progressed_past(RECORDS, second, "second.log"), timeout=90,
-                       what="every record committed after the restart")
+            wait_until(
+                lambda: progressed_past(RECORDS, second, "second.log"),
+                timeout=90,
+                what="every record committed after the restart",
+            )
             second.send_signal(signal.SIGINT)
             second.wait(timeout=60)
         finally:
@@ -160,20 +195,34 @@ def bare_python(work: Path) -> str:
     (env / "lib" / version / "site-packages" / "shared.pth").write_text(site + "\n")
     python = str(env / "bin" / "python")
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as the executors run it
-    probe = subprocess.run([python, "-c", "import pyarrow, confluent_kafka; import connectworker"],
-                           capture_output=True, text=True, cwd=env, env=clean)  # not the repository's directory
+    probe = subprocess.run(
+        [python, "-c", "import pyarrow, confluent_kafka; import connectworker"],
+        capture_output=True,
+        text=True,
+        cwd=env,
+        env=clean,
+    )  # not the repository's directory
     assert "No module named 'connectworker'" in probe.stderr, probe.stderr  # the setup is what we think
     return python
 
 
 @pytest.mark.long(seconds=35)
 def test_executors_without_connectworker_stop_the_command_with_one_clear_message(
-        cluster: SparkCluster, broker: Broker, tmp_path: Path, unique: str) -> None:
+    cluster: SparkCluster, broker: Broker, tmp_path: Path, unique: str
+) -> None:
     (tmp_path / "plugins").mkdir()
     shutil.copy(PLUGIN, tmp_path / "plugins" / PLUGIN.name)
-    write_files(tmp_path, cluster_worker(cluster, broker, f"bare-offsets-{unique}", tmp_path), {
-        "name": f"bare-{unique}", "connector.class": "paced_source.PacedSource", "tasks.max": "1",
-        "topic": f"bare-{unique}", "records": "10"})
+    write_files(
+        tmp_path,
+        cluster_worker(cluster, broker, f"bare-offsets-{unique}", tmp_path),
+        {
+            "name": f"bare-{unique}",
+            "connector.class": "paced_source.PacedSource",
+            "tasks.max": "1",
+            "topic": f"bare-{unique}",
+            "records": "10",
+        },
+    )
     python = bare_python(tmp_path)
     proc = start_cli(tmp_path, "bare.log", python=python)
     try:
@@ -186,8 +235,10 @@ def test_executors_without_connectworker_stop_the_command_with_one_clear_message
     message = next((line for line in err.splitlines() if "executors cannot import" in line), None)
     assert message is not None, err[-3000:]
     assert f"Executor Python: {python} (Python {'.'.join(map(str, sys.version_info[:3]))}) on " in message
-    assert ("connectworker.runtime.runners.remote_task (needed by connectworker[spark]): "
-            "ModuleNotFoundError: No module named 'connectworker'") in message
+    assert (
+        "connectworker.runtime.runners.remote_task (needed by connectworker[spark]): "
+        "ModuleNotFoundError: No module named 'connectworker'"
+    ) in message
     assert "paced_source (needed by connector.class paced_source.PacedSource" in message
     for remedy in ("PYSPARK_PYTHON", "spark.archives=env.tar.gz#env", "--py-files", "plugin.path"):
         assert remedy in message, remedy

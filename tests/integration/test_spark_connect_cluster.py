@@ -57,8 +57,13 @@ def start_driver(work: Path, worker: dict[str, str]) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
     env.pop("PYTHONPATH", None)
     with (work / "driver.log").open("wb") as stderr:
-        return subprocess.Popen([sys.executable, "-m", "connectworker.cli", "spark", "worker.properties"], cwd=work,
-                                env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        return subprocess.Popen(
+            [sys.executable, "-m", "connectworker.cli", "spark", "worker.properties"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
 
 
 def kill_driver(proc: subprocess.Popen[bytes]) -> None:
@@ -88,28 +93,53 @@ def answers(url: str, proc: subprocess.Popen[bytes], log: Path) -> bool:
 
 
 def paced(name: str, topic: str, records: int, tasks: int) -> dict[str, Any]:
-    return {"connector.class": "paced_source.PacedSource", "tasks.max": str(tasks), "topic": topic,
-            "records": str(records), "batch.size": "10", "poll.pause.ms": "20", "name": name}
+    return {
+        "connector.class": "paced_source.PacedSource",
+        "tasks.max": str(tasks),
+        "topic": topic,
+        "records": str(records),
+        "batch.size": "10",
+        "poll.pause.ms": "20",
+        "name": name,
+    }
 
 
 @pytest.mark.long(seconds=90)
 def test_a_connect_cluster_on_spark_keeps_its_connectors_and_states_across_a_killed_driver(
-        cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    topics = {"config.storage.topic": f"cc-configs-{unique}", "status.storage.topic": f"cc-status-{unique}",
-              "offset.storage.topic": f"cc-offsets-{unique}"}
+    cluster: SparkCluster, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    topics = {
+        "config.storage.topic": f"cc-configs-{unique}",
+        "status.storage.topic": f"cc-status-{unique}",
+        "offset.storage.topic": f"cc-offsets-{unique}",
+    }
     port = free_loopback_port()
     url = f"http://127.0.0.1:{port}"
-    worker = {"bootstrap.servers": broker.bootstrap_servers, "key.converter": STRING_CONVERTER,
-              "value.converter": STRING_CONVERTER, **topics, "offset.storage.partitions": "1",
-              "offset.storage.replication.factor": "1", "config.storage.replication.factor": "1",
-              "status.storage.replication.factor": "1", "status.storage.partitions": "1",
-              "offset.flush.interval.ms": "100",
-              "listeners": url, "plugin.path": "plugins", "spark.master": cluster.master_url,
-              "spark.conf.spark.ui.enabled": "false", "spark.conf.spark.driver.host": "127.0.0.1",
-              "spark.conf.spark.executor.memory": "512m"}
+    worker = {
+        "bootstrap.servers": broker.bootstrap_servers,
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+        **topics,
+        "offset.storage.partitions": "1",
+        "offset.storage.replication.factor": "1",
+        "config.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "status.storage.partitions": "1",
+        "offset.flush.interval.ms": "100",
+        "listeners": url,
+        "plugin.path": "plugins",
+        "spark.master": cluster.master_url,
+        "spark.conf.spark.ui.enabled": "false",
+        "spark.conf.spark.driver.host": "127.0.0.1",
+        "spark.conf.spark.executor.memory": "512m",
+    }
     paused, grown = f"cc-paused-{unique}", f"cc-grown-{unique}"
-    storage = KafkaOffsetStore(topics["offset.storage.topic"], {"bootstrap.servers": broker.bootstrap_servers},
-                               partitions=1, replication_factor=1)
+    storage = KafkaOffsetStore(
+        topics["offset.storage.topic"],
+        {"bootstrap.servers": broker.bootstrap_servers},
+        partitions=1,
+        replication_factor=1,
+    )
 
     def committed(name: str, task: int) -> int:
         offset = read_committed(storage, name).get(partition_key({"task": task}))
@@ -143,8 +173,11 @@ def test_a_connect_cluster_on_spark_keeps_its_connectors_and_states_across_a_kil
         assert sorted(json.loads(kafkaconnect(url, "list"))) == sorted([paused, grown])
         wait_until(lambda: status(url, paused) == ("PAUSED", ["PAUSED"]), 60, "the paused connector, paused")
         wait_until(lambda: status(url, grown) == ("RUNNING", ["RUNNING", "RUNNING"]), 60, "the grown one, 2 tasks")
-        wait_until(lambda: committed(grown, 0) == GROWN_RECORDS and committed(grown, 1) == GROWN_RECORDS, 120,
-                   "every record of the running connector committed")
+        wait_until(
+            lambda: committed(grown, 0) == GROWN_RECORDS and committed(grown, 1) == GROWN_RECORDS,
+            120,
+            "every record of the running connector committed",
+        )
         still = sum(consume_keys(broker.bootstrap_servers, f"{paused}.0", PAUSED_RECORDS, timeout=3).values())
         assert still == at_pause, "records were produced while the connector was paused"
 
@@ -158,8 +191,11 @@ def test_a_connect_cluster_on_spark_keeps_its_connectors_and_states_across_a_kil
                 kill_driver(proc)
         storage.close()
 
-    for topic, records in ((f"{paused}.0", PAUSED_RECORDS), (f"{grown}.0", GROWN_RECORDS),
-                           (f"{grown}.1", GROWN_RECORDS)):
+    for topic, records in (
+        (f"{paused}.0", PAUSED_RECORDS),
+        (f"{grown}.0", GROWN_RECORDS),
+        (f"{grown}.1", GROWN_RECORDS),
+    ):
         seen: Counter[int] = consume_keys(broker.bootstrap_servers, topic, records, timeout=60)
         assert set(seen) == set(range(records)), f"{topic} lost {sorted(set(range(records)) - set(seen))[:10]}"
     log = (second_dir / "driver.log").read_text()

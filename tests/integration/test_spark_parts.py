@@ -75,7 +75,8 @@ def test_file_storage_refuses_a_corrupt_file(tmp_path: Path) -> None:
 
 
 def test_kafka_storage_reads_back_commits_of_another_process_and_forgets_tombstones(
-        broker: Broker, admin: AdminClient, unique: str) -> None:
+    broker: Broker, admin: AdminClient, unique: str
+) -> None:
     topic = f"offsets-{unique}"
     kafka = {"bootstrap.servers": broker.bootstrap_servers}
     writer = KafkaOffsetStore(topic, kafka, partitions=3, replication_factor=-1)
@@ -122,26 +123,32 @@ def test_offsets_of_reshuffled_rows_merge_to_the_newest_per_source_partition() -
         SinkCommitMessage(2, {("gen", P0): (9, '{"seq": 10}'), ("gen", P1): (1, '{"seq": 2}')}),
         SinkCommitMessage(1, {("file", "null"): (0, '{"position": 4}')}),
     ]
-    assert merge_newest(messages) == {"gen": {P0: {"seq": 10}, P1: {"seq": 3}},
-                                      "file": {"null": {"position": 4}}}
+    assert merge_newest(messages) == {"gen": {P0: {"seq": 10}, P1: {"seq": 3}}, "file": {"null": {"position": 4}}}
 
 
 def test_sink_finds_the_newest_offset_of_each_source_partition_in_a_batch() -> None:
     # Reshuffled rows of two connectors; rows without an offset (columnar polls) are never committed.
-    cols = {"connector": pa.array(["gen", "gen", "gen", "file", "gen", "file", None]),
-            "source_partition": pa.array([P0, P1, P0, None, P0, None, P0]),
-            "source_index": pa.array([4, 9, 7, 1, 8, 0, 99], pa.int64()),
-            "source_offset": pa.array(['{"seq": 5}', '{"seq": 10}', '{"seq": 8}', '{"position": 2}', None,
-                                       '{"position": 1}', '{"seq": 100}'])}
-    assert sorted(newest_rows(cols)) == [(("file", "null"), 1, '{"position": 2}'), (("gen", P0), 7, '{"seq": 8}'),
-                                         (("gen", P1), 9, '{"seq": 10}')]
+    cols = {
+        "connector": pa.array(["gen", "gen", "gen", "file", "gen", "file", None]),
+        "source_partition": pa.array([P0, P1, P0, None, P0, None, P0]),
+        "source_index": pa.array([4, 9, 7, 1, 8, 0, 99], pa.int64()),
+        "source_offset": pa.array(
+            ['{"seq": 5}', '{"seq": 10}', '{"seq": 8}', '{"position": 2}', None, '{"position": 1}', '{"seq": 100}']
+        ),
+    }
+    assert sorted(newest_rows(cols)) == [
+        (("file", "null"), 1, '{"position": 2}'),
+        (("gen", P0), 7, '{"seq": 8}'),
+        (("gen", P1), 9, '{"seq": 10}'),
+    ]
     assert newest_rows({**cols, "source_offset": pa.nulls(7, pa.string())}) == []
 
 
 def test_polls_reach_spark_in_batches_of_at_least_the_coalescing_size_in_order() -> None:
     coalescer = Coalescer(rows=5)
-    polls = [pa.record_batch({"n": list(range(start, start + size))})
-             for start, size in ((0, 2), (2, 2), (4, 3), (7, 1))]
+    polls = [
+        pa.record_batch({"n": list(range(start, start + size))}) for start, size in ((0, 2), (2, 2), (4, 3), (7, 1))
+    ]
     out = [batch for poll in polls if (batch := coalescer.add(poll)) is not None]
     last = coalescer.flush()
     assert [b.column(0).to_pylist() for b in out] == [[0, 1, 2, 3, 4, 5, 6]]
@@ -151,17 +158,30 @@ def test_polls_reach_spark_in_batches_of_at_least_the_coalescing_size_in_order()
 
 def test_source_options_restore_the_case_of_rule_names_and_split_worker_keys(tmp_path: Path) -> None:
     # Spark lower-cases option keys; values keep their case.
-    options = {"name": "gen", "connector.class": "DataGen", "topic.pattern": "MyPrefix.{n}",
-               "topic.creation": "firstRule,defaultRule", "topic.creation.firstrule.regex": "MyPrefix.*",
-               "topic.creation.firstrule.partitions": "5", "topic.creation.defaultrule.regex": ".*",
-               "kafka.bootstrap.servers": "127.0.0.1:1", "topic.creation.enable": "true",
-               "offset.storage.file.filename": str(tmp_path / "o.json"), "checkpointlocation": "/x",
-               "microbatch.max.ms": "250"}
+    options = {
+        "name": "gen",
+        "connector.class": "DataGen",
+        "topic.pattern": "MyPrefix.{n}",
+        "topic.creation": "firstRule,defaultRule",
+        "topic.creation.firstrule.regex": "MyPrefix.*",
+        "topic.creation.firstrule.partitions": "5",
+        "topic.creation.defaultrule.regex": ".*",
+        "kafka.bootstrap.servers": "127.0.0.1:1",
+        "topic.creation.enable": "true",
+        "offset.storage.file.filename": str(tmp_path / "o.json"),
+        "checkpointlocation": "/x",
+        "microbatch.max.ms": "250",
+    }
     settings = SourceSettings.from_options(options)
     assert settings.connector == {
-        "name": "gen", "connector.class": "DataGen", "topic.pattern": "MyPrefix.{n}",
-        "topic.creation": "firstRule,defaultRule", "topic.creation.firstRule.regex": "MyPrefix.*",
-        "topic.creation.firstRule.partitions": "5", "topic.creation.defaultRule.regex": ".*"}
+        "name": "gen",
+        "connector.class": "DataGen",
+        "topic.pattern": "MyPrefix.{n}",
+        "topic.creation": "firstRule,defaultRule",
+        "topic.creation.firstRule.regex": "MyPrefix.*",
+        "topic.creation.firstRule.partitions": "5",
+        "topic.creation.defaultRule.regex": ".*",
+    }
     assert settings.kafka == {"bootstrap.servers": "127.0.0.1:1"}
     assert settings.creation_enabled and settings.max_ms == 250
     assert settings.offsets.file == str(tmp_path / "o.json")
@@ -172,8 +192,9 @@ def test_source_and_sink_options_name_each_problem() -> None:
         SourceSettings.from_options({"name": "gen", "connector.class": "DataGen"})
     assert "offset.storage.file.filename" in missing.value.problems
     with pytest.raises(ConfigError) as both:
-        SourceSettings.from_options({"offset.storage.file.filename": "f", "offset.storage.topic": "t",
-                                     "kafka.bootstrap.servers": "127.0.0.1:1"})
+        SourceSettings.from_options(
+            {"offset.storage.file.filename": "f", "offset.storage.topic": "t", "kafka.bootstrap.servers": "127.0.0.1:1"}
+        )
     assert "offset.storage.topic" in both.value.problems
     with pytest.raises(ConfigError) as no_cluster:
         SourceSettings.from_options({"offset.storage.file.filename": "f", "topic.creation.enable": "true"})
@@ -192,40 +213,62 @@ def _schema(**fields: object) -> StructType:
 
 def test_sink_checks_columns_as_spark_kafka_sink_does() -> None:
     header = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
-    schema = _schema(topic=StringType(), key=StringType(), value=BinaryType(), partition=IntegerType(),
-                     headers=header, extra=LongType())
+    schema = _schema(
+        topic=StringType(),
+        key=StringType(),
+        value=BinaryType(),
+        partition=IntegerType(),
+        headers=header,
+        extra=LongType(),
+    )
     cols = SinkColumns.of(schema, topic_option=None)
     assert (cols.topic, cols.key, cols.partition, cols.headers, cols.timestamp, cols.source) == (
-        True, True, True, True, False, False)
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+    )
     assert not SinkColumns.of(_schema(value=StringType()), topic_option="t").topic
     with pytest.raises(ConfigError) as bad:
-        SinkColumns.of(_schema(value=LongType(), partition=StringType(), headers=StringType()),
-                       topic_option=None)
+        SinkColumns.of(_schema(value=LongType(), partition=StringType(), headers=StringType()), topic_option=None)
     assert set(bad.value.problems) == {"column value", "column topic", "column partition", "column headers"}
     with pytest.raises(ConfigError) as partial:
-        SinkColumns.of(_schema(topic=StringType(), value=BinaryType(), source_offset=StringType()),
-                       topic_option=None)
-    assert set(partial.value.problems) == {"column connector", "column source_partition",
-                                           "column source_index"}
+        SinkColumns.of(_schema(topic=StringType(), value=BinaryType(), source_offset=StringType()), topic_option=None)
+    assert set(partial.value.problems) == {"column connector", "column source_partition", "column source_index"}
 
 
 def _rows(topic: str, values: list[str], partitions: list[int | None]) -> pa.RecordBatch:
-    return pa.record_batch({"topic": pa.array([topic] * len(values)), "key": pa.nulls(len(values), pa.binary()),
-                            "value": pa.array([v.encode() for v in values], pa.binary()),
-                            "partition": pa.array(partitions, pa.int32())})
+    return pa.record_batch(
+        {
+            "topic": pa.array([topic] * len(values)),
+            "key": pa.nulls(len(values), pa.binary()),
+            "value": pa.array([v.encode() for v in values], pa.binary()),
+            "partition": pa.array(partitions, pa.int32()),
+        }
+    )
 
 
 def test_a_write_task_kafka_refuses_fails_naming_the_record_and_its_retry_delivers_every_row(
-        broker: Broker, admin: AdminClient, unique: str) -> None:
+    broker: Broker, admin: AdminClient, unique: str
+) -> None:
     """Write tasks in one Python worker share its producer. A row Kafka refuses (here: partition 7 of
     a one-partition topic) fails its task with a message naming it, so the task's offsets are not
     committed; the producer is retired, and the retry delivers every row once."""
     topic = f"writer-{unique}"
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
-    schema = StructType([StructField("topic", StringType()), StructField("key", BinaryType()),
-                         StructField("value", BinaryType()), StructField("partition", IntegerType())])
-    settings = SinkSettings.from_options({"kafka.bootstrap.servers": broker.bootstrap_servers,
-                                          "kafka.client.id": f"writer-test-{unique}"})
+    schema = StructType(
+        [
+            StructField("topic", StringType()),
+            StructField("key", BinaryType()),
+            StructField("value", BinaryType()),
+            StructField("partition", IntegerType()),
+        ]
+    )
+    settings = SinkSettings.from_options(
+        {"kafka.bootstrap.servers": broker.bootstrap_servers, "kafka.client.id": f"writer-test-{unique}"}
+    )
     columns = SinkColumns.of(schema, topic_option=None)
 
     def write(values: list[str], partitions: list[int | None]) -> KafkaRowWriter:
@@ -239,9 +282,11 @@ def test_a_write_task_kafka_refuses_fails_naming_the_record_and_its_retry_delive
         assert second._producer is first._producer  # reused: no new connection for the next write
         with pytest.raises(ConnectError) as refused:
             second.write(iter([_rows(topic, ["g", "h"], [7, None])]))
-        assert (f"Kafka refused a record for topic '{topic}': " in str(refused.value)
-                and "Unknown partition (_UNKNOWN_PARTITION)" in str(refused.value)
-                and "source offsets are not committed" in str(refused.value))
+        assert (
+            f"Kafka refused a record for topic '{topic}': " in str(refused.value)
+            and "Unknown partition (_UNKNOWN_PARTITION)" in str(refused.value)
+            and "source offsets are not committed" in str(refused.value)
+        )
         retry = write(["h"], [None])
         assert retry._producer is not second._producer
         values = sorted(m.value().decode() for m in consume(broker.bootstrap_servers, [topic], 3))
@@ -259,8 +304,9 @@ def test_the_committer_keeps_its_storage_open_and_reopens_it_after_a_failed_comm
     settings = OffsetStorageSettings(file=str(offsets))
 
     def commit(seq: int) -> None:
-        commit_offsets(settings, [SinkCommitMessage(seq, {("gen", P0): (seq, json.dumps({"seq": seq}))})],
-                       f"micro-batch {seq}")
+        commit_offsets(
+            settings, [SinkCommitMessage(seq, {("gen", P0): (seq, json.dumps({"seq": seq}))})], f"micro-batch {seq}"
+        )
 
     try:
         commit(1)
@@ -285,10 +331,16 @@ def test_connect_source_rows_carry_headers_as_the_header_converter_writes_them()
     value.configure({}, False)
     tolerance = ToleranceOperator(ErrorHandling(), "c-0", threading.Event())
     rows = RowBuilder("c", 0, RecordSerializer(key, value, tolerance, load_header_converter("JsonConverter", {})))
-    records = [SourceRecord({"p": 0}, {"n": 1}, "t", "v", "k", headers=[("n", 1), ("s", "x"), ("none", None)]),
-               SourceRecord({"p": 0}, {"n": 2}, "t", "v", "k")]
+    records = [
+        SourceRecord({"p": 0}, {"n": 1}, "t", "v", "k", headers=[("n", 1), ("s", "x"), ("none", None)]),
+        SourceRecord({"p": 0}, {"n": 2}, "t", "v", "k"),
+    ]
     batch = rows.build(records, 0)
     assert batch.column(batch.schema.get_field_index("headers")).to_pylist() == [
-        [{"key": "n", "value": b'{"schema":null,"payload":1}'}, {"key": "s", "value": b'{"schema":null,"payload":"x"}'},
-         {"key": "none", "value": None}], []]
-
+        [
+            {"key": "n", "value": b'{"schema":null,"payload":1}'},
+            {"key": "s", "value": b'{"schema":null,"payload":"x"}'},
+            {"key": "none", "value": None},
+        ],
+        [],
+    ]

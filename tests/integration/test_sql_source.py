@@ -65,11 +65,19 @@ def execute(database: tuple[Postgres, str], *statements: str) -> None:
 
 def source_props(database: tuple[Postgres, str], **overrides: str) -> dict[str, str]:
     server, name = database
-    return {"name": f"pg-{name}", "connector.class": "SqlSource",
-            "connection.url": f"jdbc:postgresql://{server.host}:{server.port}/{name}",
-            "connection.user": server.user, "connection.password": server.password,
-            "mode": "incrementing", "incrementing.column.name": "id", "topic.prefix": f"{name}-",
-            "poll.interval.ms": "100", "table.poll.interval.ms": "300", **overrides}
+    return {
+        "name": f"pg-{name}",
+        "connector.class": "SqlSource",
+        "connection.url": f"jdbc:postgresql://{server.host}:{server.port}/{name}",
+        "connection.user": server.user,
+        "connection.password": server.password,
+        "mode": "incrementing",
+        "incrementing.column.name": "id",
+        "topic.prefix": f"{name}-",
+        "poll.interval.ms": "100",
+        "table.poll.interval.ms": "300",
+        **overrides,
+    }
 
 
 def numbered_rows(database: tuple[Postgres, str], table: str, first: int, last: int) -> None:
@@ -77,41 +85,71 @@ def numbered_rows(database: tuple[Postgres, str], table: str, first: int, last: 
 
 
 def test_postgres_column_types_become_connect_schemas_and_values(database: tuple[Postgres, str]) -> None:
-    execute(database, """CREATE TABLE kinds (
+    execute(
+        database,
+        """CREATE TABLE kinds (
         id bigint PRIMARY KEY, small smallint, regular integer, single real, double double precision,
         whole numeric(5, 0), price numeric(10, 2), huge numeric(30, 10), free numeric, label varchar(20),
         body text, raw bytea, flag boolean, day date, clock time, happened timestamp, instant timestamptz,
         ident uuid, doc jsonb, nothing integer)""",
-            """INSERT INTO kinds VALUES (1, 7, 70000, 1.5, 2.25, 12345, 99.95, 12345678901234567890.0123456789, 0.1,
+        """INSERT INTO kinds VALUES (1, 7, 70000, 1.5, 2.25, 12345, 99.95, 12345678901234567890.0123456789, 0.1,
         'label', 'body', '\\x0001ff', true, '2026-02-03', '04:05:06.789', '2026-02-03 04:05:06.789',
-        '2026-02-03 04:05:06.789+02', '0b5e8f7a-1b2c-4d5e-8f90-123456789abc', '{"a": [1, 2]}', NULL)""")
+        '2026-02-03 04:05:06.789+02', '0b5e8f7a-1b2c-4d5e-8f90-123456789abc', '{"a": [1, 2]}', NULL)""",
+    )
     props = source_props(database, **{"numeric.mapping": "best_fit"})
     [record] = TaskHarness(SqlSourceTask, connector_task_props(SqlSourceConnector, props)[0]).run(records=1)
     assert record.value_schema is not None
     fields = {f.name: (f.schema.type, f.schema.name) for f in record.value_schema.fields}
     assert fields == {
-        "id": (SchemaType.INT64, None), "small": (SchemaType.INT16, None), "regular": (SchemaType.INT32, None),
-        "single": (SchemaType.FLOAT32, None), "double": (SchemaType.FLOAT64, None),
-        "whole": (SchemaType.INT32, None), "price": (SchemaType.FLOAT64, None), "huge": (SchemaType.STRING, None),
-        "free": (SchemaType.STRING, None), "label": (SchemaType.STRING, None), "body": (SchemaType.STRING, None),
-        "raw": (SchemaType.BYTES, None), "flag": (SchemaType.BOOLEAN, None),
+        "id": (SchemaType.INT64, None),
+        "small": (SchemaType.INT16, None),
+        "regular": (SchemaType.INT32, None),
+        "single": (SchemaType.FLOAT32, None),
+        "double": (SchemaType.FLOAT64, None),
+        "whole": (SchemaType.INT32, None),
+        "price": (SchemaType.FLOAT64, None),
+        "huge": (SchemaType.STRING, None),
+        "free": (SchemaType.STRING, None),
+        "label": (SchemaType.STRING, None),
+        "body": (SchemaType.STRING, None),
+        "raw": (SchemaType.BYTES, None),
+        "flag": (SchemaType.BOOLEAN, None),
         "day": (SchemaType.INT32, "org.apache.kafka.connect.data.Date"),
         "clock": (SchemaType.INT32, "org.apache.kafka.connect.data.Time"),
         "happened": (SchemaType.INT64, "org.apache.kafka.connect.data.Timestamp"),
         "instant": (SchemaType.INT64, "org.apache.kafka.connect.data.Timestamp"),
-        "ident": (SchemaType.STRING, None), "doc": (SchemaType.STRING, None), "nothing": (SchemaType.INT32, None)}
+        "ident": (SchemaType.STRING, None),
+        "doc": (SchemaType.STRING, None),
+        "nothing": (SchemaType.INT32, None),
+    }
     assert record.value == {
-        "id": 1, "small": 7, "regular": 70000, "single": 1.5, "double": 2.25, "whole": 12345, "price": 99.95,
-        "huge": "12345678901234567890.0123456789", "free": "0.1", "label": "label", "body": "body",
-        "raw": b"\x00\x01\xff", "flag": True, "day": date(2026, 2, 3), "clock": time(4, 5, 6, 789000),
+        "id": 1,
+        "small": 7,
+        "regular": 70000,
+        "single": 1.5,
+        "double": 2.25,
+        "whole": 12345,
+        "price": 99.95,
+        "huge": "12345678901234567890.0123456789",
+        "free": "0.1",
+        "label": "label",
+        "body": "body",
+        "raw": b"\x00\x01\xff",
+        "flag": True,
+        "day": date(2026, 2, 3),
+        "clock": time(4, 5, 6, 789000),
         "happened": datetime(2026, 2, 3, 4, 5, 6, 789000, tzinfo=UTC),
         "instant": datetime(2026, 2, 3, 2, 5, 6, 789000, tzinfo=UTC),
-        "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc", "doc": '{"a":[1,2]}', "nothing": None}
+        "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc",
+        "doc": '{"a":[1,2]}',
+        "nothing": None,
+    }
     assert record.key == {"id": 1} and record.source_partition == {"protocol": "1", "table": "public.kinds"}
 
 
 def test_a_column_type_without_a_mapping_fails_the_task_naming_table_column_and_type(
-        database: tuple[Postgres, str]) -> None:
+    database: tuple[Postgres, str],
+) -> None:
     execute(database, "CREATE TABLE spans (id bigint PRIMARY KEY, length interval)")
     props = source_props(database)
     with pytest.raises(ConnectError, match=r"Column 'length' of table public.spans has the type INTERVAL"):
@@ -119,7 +157,8 @@ def test_a_column_type_without_a_mapping_fails_the_task_naming_table_column_and_
 
 
 def test_wrong_credentials_are_a_validation_error_on_connection_url_naming_the_user(
-        database: tuple[Postgres, str]) -> None:
+    database: tuple[Postgres, str],
+) -> None:
     values = SqlSourceConnector().validate(source_props(database, **{"connection.password": "wrong"}))
     [error] = values["connection.url"].errors
     assert "as user 'postgres'" in error and "password authentication failed" in error
@@ -129,21 +168,35 @@ def test_wrong_credentials_are_a_validation_error_on_connection_url_naming_the_u
 def test_an_unreachable_database_is_a_validation_error_on_connection_url(database: tuple[Postgres, str]) -> None:
     props = source_props(database, **{"connection.url": "jdbc:postgresql://127.0.0.1:1/nowhere"})
     [error] = SqlSourceConnector().validate(props)["connection.url"].errors
-    assert "Cannot connect to the database of connection.url (postgresql+psycopg://postgres:***@127.0.0.1:1/nowhere)" \
+    assert (
+        "Cannot connect to the database of connection.url (postgresql+psycopg://postgres:***@127.0.0.1:1/nowhere)"
         in error
+    )
 
 
 def test_a_table_created_mid_run_gets_its_topic_by_the_rules_compacted_when_keyed(
-        broker: Broker, admin: AdminClient, database: tuple[Postgres, str], tmp_path: Path) -> None:
+    broker: Broker, admin: AdminClient, database: tuple[Postgres, str], tmp_path: Path
+) -> None:
     _, name = database
     execute(database, "CREATE TABLE orders (id bigint PRIMARY KEY, note text)")
     numbered_rows(database, "orders", 1, 50)
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter", "topic.creation.enable": "true"})
-    props = source_props(database, **{
-        "topic.creation.default.partitions": "2", "topic.creation.default.replication.factor": "1",
-        "topic.creation.groups": "refunds", "topic.creation.refunds.include": f"{name}-refunds",
-        "topic.creation.refunds.partitions": "3", "compact.keyed.table.topics": "true", "tasks.max": "2"})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{"value.converter": "org.apache.kafka.connect.json.JsonConverter", "topic.creation.enable": "true"},
+    )
+    props = source_props(
+        database,
+        **{
+            "topic.creation.default.partitions": "2",
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.groups": "refunds",
+            "topic.creation.refunds.include": f"{name}-refunds",
+            "topic.creation.refunds.partitions": "3",
+            "compact.keyed.table.topics": "true",
+            "tasks.max": "2",
+        },
+    )
     with running_worker(config, props) as runtime:
         assert runtime.worker is not None
         wait_until(lambda: task_state(runtime.worker, props["name"])[0] is State.RUNNING, 30, "the task to run")
@@ -151,8 +204,11 @@ def test_a_table_created_mid_run_gets_its_topic_by_the_rules_compacted_when_keye
         assert sorted(json.loads(m.value())["payload"]["id"] for m in orders) == list(range(1, 51))
         execute(database, "CREATE TABLE refunds (id bigint PRIMARY KEY, note text)")
         numbered_rows(database, "refunds", 1, 10)
-        wait_until(lambda: len(runtime.worker.get(props["name"]).tasks) == 2, 30,  # found within 300 ms, then
-                   "a second task, for the new table")                          # a reconfiguration
+        wait_until(
+            lambda: len(runtime.worker.get(props["name"]).tasks) == 2,
+            30,  # found within 300 ms, then
+            "a second task, for the new table",
+        )  # a reconfiguration
         wait_until(lambda: f"{name}-refunds" in existing_topics(admin), 30, "the new table's topic")
         refunds = consume(broker.bootstrap_servers, [f"{name}-refunds"], 10, timeout=30)
         assert sorted(json.loads(m.value())["payload"]["id"] for m in refunds) == list(range(1, 11))
@@ -165,36 +221,49 @@ def test_a_table_created_mid_run_gets_its_topic_by_the_rules_compacted_when_keye
 
 
 def test_the_database_restarted_mid_run_is_waited_out_and_nothing_is_lost(
-        broker: Broker, admin: AdminClient, database: tuple[Postgres, str], tmp_path: Path) -> None:
+    broker: Broker, admin: AdminClient, database: tuple[Postgres, str], tmp_path: Path
+) -> None:
     server, name = database
     if server.data_dir is None:
         pytest.skip("the server was not started by the tests, so they cannot restart it")
     execute(database, "CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     numbered_rows(database, "events", 0, 99)
-    props = source_props(database, **{
-        "errors.retry.delay.max.ms": "1000",  # the retry backoff's cap: polls again within a second of the restart
-        "transforms": "key", "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
-        "transforms.key.field": "id"})
+    props = source_props(
+        database,
+        **{
+            "errors.retry.delay.max.ms": "1000",  # the retry backoff's cap: polls again within a second of the restart
+            "transforms": "key",
+            "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
+            "transforms.key.field": "id",
+        },
+    )
     with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
         assert runtime.worker is not None
         wait_until(lambda: f"{name}-events" in existing_topics(admin), 30, "the table's topic")
         assert len(consume_keys(broker.bootstrap_servers, f"{name}-events", 100)) == 100
         server.pg_ctl("stop", "-m", "fast")
         try:
-            wait_until(lambda: "retrying with backoff" in (task_state(runtime.worker, props["name"])[1] or ""), 30,
-                       "the task's status to say it is retrying")
+            wait_until(
+                lambda: "retrying with backoff" in (task_state(runtime.worker, props["name"])[1] or ""),
+                30,
+                "the task's status to say it is retrying",
+            )
             assert task_state(runtime.worker, props["name"])[0] is State.RUNNING
         finally:
             server.pg_ctl("start")
         numbered_rows(database, "events", 100, 199)
         seen = consume_keys(broker.bootstrap_servers, f"{name}-events", 200, timeout=60)
-        wait_until(lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None), 10,
-                   "the retry note to leave the task's status")
+        wait_until(
+            lambda: task_state(runtime.worker, props["name"]) == (State.RUNNING, None),
+            10,
+            "the retry note to leave the task's status",
+        )
     assert set(seen) == set(range(200)), f"lost: {sorted(set(range(200)) - set(seen))[:20]}"
 
 
 def test_a_confluent_jdbc_source_file_killed_mid_table_and_restarted_loses_no_row(
-        broker: Broker, database: tuple[Postgres, str], tmp_path: Path) -> None:
+    broker: Broker, database: tuple[Postgres, str], tmp_path: Path
+) -> None:
     """The file as a Confluent JDBC user writes it (their class, their keys, ValueToKey + ExtractField for a
     plain key); only the broker and the database addresses are ours."""
     server, name = database
@@ -202,25 +271,33 @@ def test_a_confluent_jdbc_source_file_killed_mid_table_and_restarted_loses_no_ro
     execute(database, "CREATE TABLE payments (id bigint PRIMARY KEY, note text)")
     numbered_rows(database, "payments", 0, rows - 1)
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
-                      f"offset.storage.file.filename={tmp_path / 'offsets.json'}\noffset.flush.interval.ms=200\n"
-                      "listeners=\n"
-                      "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-                      "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets.json'}\noffset.flush.interval.ms=200\n"
+        "listeners=\n"
+        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+    )
     connector = tmp_path / "jdbc-source.properties"
     template = (Path(__file__).parents[2] / "config" / "connectors" / "jdbc-source-confluent.properties").read_text()
-    connector.write_text(template.replace("jdbc:postgresql://localhost:5432/shop",
-                                          f"jdbc:postgresql://{server.host}:{server.port}/{name}")
-                         .replace("connection.password=change-me", f"connection.password={server.password}")
-                         .replace("name=jdbc-source-shop", f"name=jdbc-{name}")
-                         .replace("topic.prefix=shop-", f"topic.prefix={name}-")
-                         .replace("batch.max.rows=500", "batch.max.rows=50"))
+    connector.write_text(
+        template.replace(
+            "jdbc:postgresql://localhost:5432/shop", f"jdbc:postgresql://{server.host}:{server.port}/{name}"
+        )
+        .replace("connection.password=change-me", f"connection.password={server.password}")
+        .replace("name=jdbc-source-shop", f"name=jdbc-{name}")
+        .replace("topic.prefix=shop-", f"topic.prefix={name}-")
+        .replace("batch.max.rows=500", "batch.max.rows=50")
+    )
     log = tmp_path / "worker.log"
     topic = f"{name}-payments"
     proc = start_worker(worker, connector, log)
     try:
-        wait_until(lambda: _offset_id(tmp_path / "offsets.json") > 2000 or proc.poll() is not None, 60,
-                   "a commit past row 2000")
+        wait_until(
+            lambda: _offset_id(tmp_path / "offsets.json") > 2000 or proc.poll() is not None,
+            60,
+            "a commit past row 2000",
+        )
         assert proc.poll() is None, log.read_text()[-3000:]
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -259,13 +336,21 @@ def test_the_example_file_names_only_keys_the_connector_declares() -> None:
     keys = {line.split("=", 1)[0] for line in path.read_text().splitlines() if "=" in line and not line.startswith("#")}
     declared = set(SqlSourceConnector().config_def().names())
     assert {"connection.url", "mode", "incrementing.column.name", "table.whitelist"} <= keys
-    assert keys - declared <= {"name", "connector.class", "tasks.max", "transforms", "transforms.createKey.type",
-                               "transforms.createKey.fields", "transforms.extractId.type",
-                               "transforms.extractId.field"}
+    assert keys - declared <= {
+        "name",
+        "connector.class",
+        "tasks.max",
+        "transforms",
+        "transforms.createKey.type",
+        "transforms.createKey.fields",
+        "transforms.extractId.type",
+        "transforms.extractId.field",
+    }
 
 
-def _kill_mid_table_with_exactly_once(broker: Broker, database: tuple[Postgres, str], tmp_path: Path
-                                      ) -> tuple[Counter[int], int]:
+def _kill_mid_table_with_exactly_once(
+    broker: Broker, database: tuple[Postgres, str], tmp_path: Path
+) -> tuple[Counter[int], int]:
     """Run the source with exactly-once delivery on a 20,000-row table, SIGKILL the worker mid-table,
     run it again to the end; what a `read_committed` reader sees, and the row count."""
     _, name = database
@@ -274,19 +359,34 @@ def _kill_mid_table_with_exactly_once(broker: Broker, database: tuple[Postgres, 
     numbered_rows(database, "ledger", 0, rows - 1)
     offsets_topic = f"{name}-offsets"
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers={broker.bootstrap_servers}\n"
-                      f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
-                      f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
-                      "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
-                      "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-                      "value.converter=org.apache.kafka.connect.json.JsonConverter\n")
+    worker.write_text(
+        f"bootstrap.servers={broker.bootstrap_servers}\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
+        f"offset.storage.topic={offsets_topic}\noffset.storage.partitions=1\n"
+        "offset.storage.replication.factor=1\nexactly.once.source.support=enabled\nlisteners=\n"
+        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+    )
     connector = tmp_path / "ledger.properties"
-    connector.write_text("\n".join(f"{k}={v}" for k, v in source_props(database, **{
-        "batch.max.rows": "200", "exactly.once.support": "required", "transforms": "key",
-        "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
-        "transforms.key.field": "id"}).items()) + "\n")
-    store = KafkaOffsetStore(offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1,
-                             replication_factor=1)
+    connector.write_text(
+        "\n".join(
+            f"{k}={v}"
+            for k, v in source_props(
+                database,
+                **{
+                    "batch.max.rows": "200",
+                    "exactly.once.support": "required",
+                    "transforms": "key",
+                    "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
+                    "transforms.key.field": "id",
+                },
+            ).items()
+        )
+        + "\n"
+    )
+    store = KafkaOffsetStore(
+        offsets_topic, {"bootstrap.servers": broker.bootstrap_servers}, partitions=1, replication_factor=1
+    )
 
     def committed() -> int:
         store.refresh()
@@ -311,30 +411,45 @@ def _kill_mid_table_with_exactly_once(broker: Broker, database: tuple[Postgres, 
 
 
 def test_exactly_once_killed_mid_table_loses_no_row(
-        broker: Broker, database: tuple[Postgres, str], tmp_path: Path) -> None:
+    broker: Broker, database: tuple[Postgres, str], tmp_path: Path
+) -> None:
     seen, rows = _kill_mid_table_with_exactly_once(broker, database, tmp_path)
     assert set(seen) == set(range(rows)), f"lost: {sorted(set(range(rows)) - set(seen))[:20]}"
 
 
 @pytest.mark.requires_apache_kafka("Tansu shows aborted transactions to read_committed readers")
 def test_exactly_once_killed_mid_table_duplicates_no_row(
-        broker: Broker, database: tuple[Postgres, str], tmp_path: Path) -> None:
+    broker: Broker, database: tuple[Postgres, str], tmp_path: Path
+) -> None:
     seen, rows = _kill_mid_table_with_exactly_once(broker, database, tmp_path)
     assert set(seen) == set(range(rows)) and max(seen.values()) == 1
 
 
 def test_through_rest_a_new_table_starts_a_task_and_a_bad_database_is_a_400_on_connection_url(
-        broker: Broker, tmp_path: Path) -> None:
+    broker: Broker, tmp_path: Path
+) -> None:
     db = tmp_path / "shop.db"
     with sqlite3.connect(db) as connection:
         connection.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)")
         connection.execute("INSERT INTO orders (item) VALUES ('tea')")
-    config = {"connector.class": "SqlSource", "connection.url": f"jdbc:sqlite:{db}", "mode": "incrementing",
-              "incrementing.column.name": "id", "topic.prefix": f"rest-{uuid.uuid4().hex[:8]}-", "tasks.max": "4",
-              "poll.interval.ms": "100", "table.poll.interval.ms": "200"}
+    config = {
+        "connector.class": "SqlSource",
+        "connection.url": f"jdbc:sqlite:{db}",
+        "mode": "incrementing",
+        "incrementing.column.name": "id",
+        "topic.prefix": f"rest-{uuid.uuid4().hex[:8]}-",
+        "tasks.max": "4",
+        "poll.interval.ms": "100",
+        "table.poll.interval.ms": "200",
+    }
     with rest_worker(rest_worker_config(broker.bootstrap_servers, tmp_path)) as api:
-        refused = api.client.post("/connectors", json={"name": "nowhere", "config": {
-            **config, "connection.url": f"jdbc:sqlite:{tmp_path / 'no' / 'such' / 'dir.db'}"}})
+        refused = api.client.post(
+            "/connectors",
+            json={
+                "name": "nowhere",
+                "config": {**config, "connection.url": f"jdbc:sqlite:{tmp_path / 'no' / 'such' / 'dir.db'}"},
+            },
+        )
         assert refused.status_code == 400
         assert "connection.url" in refused.json()["message"] and "Cannot connect" in refused.json()["message"]
         assert api.client.post("/connectors", json={"name": "shop", "config": config}).status_code == 201

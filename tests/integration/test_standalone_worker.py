@@ -16,8 +16,7 @@ from tests.kafka_helpers import consume, delete_topics
 
 
 def file_connector(name: str, path: Path, topic: str) -> dict[str, str]:
-    return {"name": name, "connector.class": "FileStreamSource", "file": str(path), "topic": topic,
-            "batch.size": "50"}
+    return {"name": name, "connector.class": "FileStreamSource", "file": str(path), "topic": topic, "batch.size": "50"}
 
 
 def stored_offsets(tmp_path: Path) -> dict:
@@ -25,7 +24,8 @@ def stored_offsets(tmp_path: Path) -> dict:
 
 
 def test_file_source_delivers_every_line_in_order_and_resumes_after_restart(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     topic = f"file-{unique}"
     source = tmp_path / "input.txt"
     first = [f"line {i} ünïcode" for i in range(300)]
@@ -35,8 +35,9 @@ def test_file_source_delivers_every_line_in_order_and_resumes_after_restart(
     connector = file_connector(f"file-{unique}", source, topic)
 
     with running_worker(config, connector) as runtime:
-        wait_until(lambda: runtime.worker.get(connector["name"]).tasks[0].committed_records >= 300,
-                   what="300 committed lines")
+        wait_until(
+            lambda: runtime.worker.get(connector["name"]).tasks[0].committed_records >= 300, what="300 committed lines"
+        )
     offsets = stored_offsets(tmp_path)[connector["name"]]
     assert offsets == {partition_key({"filename": str(source)}): {"position": source.stat().st_size}}
 
@@ -44,8 +45,10 @@ def test_file_source_delivers_every_line_in_order_and_resumes_after_restart(
     with source.open("a", encoding="utf-8") as fh:
         fh.write("".join(f"{line}\n" for line in second))
     with running_worker(config, connector) as runtime:
-        wait_until(lambda: runtime.worker.get(connector["name"]).tasks[0].committed_records >= 120,
-                   what="120 more committed lines")
+        wait_until(
+            lambda: runtime.worker.get(connector["name"]).tasks[0].committed_records >= 120,
+            what="120 more committed lines",
+        )
 
     values = [m.value().decode("utf-8") for m in consume(broker.bootstrap_servers, [topic], 420)]
     assert values == first + second
@@ -53,11 +56,21 @@ def test_file_source_delivers_every_line_in_order_and_resumes_after_restart(
 
 
 def test_data_generator_writes_each_task_sequence_without_gaps(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     pattern = f"gen-{unique}.{{region}}"
-    connector = {"name": f"gen-{unique}", "connector.class": "DataGen", "tasks.max": "2",
-                 "topic.pattern": pattern, "topic.count": "3", "records": "500", "rate": "0",
-                 "batch.size": "50", "seed": "7", "format": "string"}
+    connector = {
+        "name": f"gen-{unique}",
+        "connector.class": "DataGen",
+        "tasks.max": "2",
+        "topic.pattern": pattern,
+        "topic.count": "3",
+        "records": "500",
+        "rate": "0",
+        "batch.size": "50",
+        "seed": "7",
+        "format": "string",
+    }
     config = worker_config(broker.bootstrap_servers, tmp_path)
     with running_worker(config, connector) as runtime:
         running = runtime.worker.get(connector["name"])
@@ -73,25 +86,37 @@ def test_data_generator_writes_each_task_sequence_without_gaps(
 
 
 def test_task_that_raises_goes_failed_with_the_error_and_commits_what_was_acked(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
-    connector = {"name": f"bad-{unique}", "connector.class": "FileStreamSource",
-                 "file": str(tmp_path / "missing.txt"), "topic": f"never-{unique}"}
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
+    connector = {
+        "name": f"bad-{unique}",
+        "connector.class": "FileStreamSource",
+        "file": str(tmp_path / "missing.txt"),
+        "topic": f"never-{unique}",
+    }
     config = worker_config(broker.bootstrap_servers, tmp_path)
     with running_worker(config, connector) as runtime:
-        wait_until(lambda: task_state(runtime.worker, connector["name"])[0] is State.FAILED,
-                   what="task FAILED")
+        wait_until(lambda: task_state(runtime.worker, connector["name"])[0] is State.FAILED, what="task FAILED")
         _, trace = task_state(runtime.worker, connector["name"])
         assert trace is not None and "missing.txt" in trace
 
 
 def test_commit_record_gets_kafka_metadata_for_every_record(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     from tests.integration.fixture_connectors import acknowledged
 
     topic, acks = f"acks-{unique}", tmp_path / "acks.jsonl"
-    connector = {"name": f"acks-{unique}", "connector.class": "tests.integration.fixture_connectors.RecordingDataGen",
-                 "topic.pattern": topic, "topic.count": "1", "records": "200", "rate": "0", "batch.size": "50",
-                 "acks.file": str(acks)}
+    connector = {
+        "name": f"acks-{unique}",
+        "connector.class": "tests.integration.fixture_connectors.RecordingDataGen",
+        "topic.pattern": topic,
+        "topic.count": "1",
+        "records": "200",
+        "rate": "0",
+        "batch.size": "50",
+        "acks.file": str(acks),
+    }
     with running_worker(worker_config(broker.bootstrap_servers, tmp_path), connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 200)
     calls = acknowledged(acks)  # written by the task, in its task process

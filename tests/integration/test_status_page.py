@@ -18,11 +18,24 @@ from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOT = Path(__file__).resolve().parents[2] / ".artifacts" / "status-page.png"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-RULES = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1",
-         "topic.creation.groups": "eu", "topic.creation.eu.include": ".*\\.eu-.*",
-         "topic.creation.eu.partitions": "3", "topic.creation.eu.cleanup.policy": "compact"}
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+RULES = {
+    "topic.creation.default.partitions": "1",
+    "topic.creation.default.replication.factor": "1",
+    "topic.creation.groups": "eu",
+    "topic.creation.eu.include": ".*\\.eu-.*",
+    "topic.creation.eu.partitions": "3",
+    "topic.creation.eu.cleanup.policy": "compact",
+}
 
 
 # A connector name may hold markup (only '/' and control characters are refused): the page must show it as text.
@@ -36,8 +49,10 @@ def page_worker(broker: Broker, tmp_path: Path, unique: str) -> Iterator[tuple[R
     running, failing = f"orders-{unique}", f"{MARKUP_NAME}{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     generator = datagen(running, f"orders.eu-{unique}", records="50", rate="0", **RULES)
-    broken = {**datagen(failing, f"broken-{unique}"),
-              "connector.class": "tests.integration.fixture_connectors.MarkupFailingDataGen"}
+    broken = {
+        **datagen(failing, f"broken-{unique}"),
+        "connector.class": "tests.integration.fixture_connectors.MarkupFailingDataGen",
+    }
     with rest_worker(config, generator, broken) as api:
         wait_committed(api.worker, running, 50)
         wait_until(lambda: api.worker.get(failing).tasks[0].status.state is State.FAILED, 30, "the task to fail")
@@ -56,7 +71,8 @@ def chromium() -> str:
 
 
 def test_the_page_in_a_real_browser_shows_connectors_a_failed_trace_and_a_plan(
-        chromium: str, page_worker: tuple[RestWorker, str, str], unique: str) -> None:
+    chromium: str, page_worker: tuple[RestWorker, str, str], unique: str
+) -> None:
     from playwright.sync_api import sync_playwright
 
     api, running, failing = page_worker
@@ -92,8 +108,10 @@ def test_the_page_in_a_real_browser_shows_connectors_a_failed_trace_and_a_plan(
             page.fill("input[name=topics]", f"orders.eu-new-{unique}, audit, orders.eu-{unique}")
             page.click("button[type=submit]")
             page.wait_for_url("**/ui?connector=*")
-            rows = {r.locator("td").first.inner_text(): r.locator("td").all_inner_texts()
-                    for r in page.locator("#plan-result tr").all()[1:]}
+            rows = {
+                r.locator("td").first.inner_text(): r.locator("td").all_inner_texts()
+                for r in page.locator("#plan-result tr").all()[1:]
+            }
             assert rows[f"orders.eu-new-{unique}"][:5] == [f"orders.eu-new-{unique}", "create", "eu", "3", "1"], rows
             assert "cleanup.policy=compact" in rows[f"orders.eu-new-{unique}"][5]
             assert rows["audit"][:5] == ["audit", "create", "default", "1", "1"], rows
@@ -136,7 +154,7 @@ def test_the_page_escapes_and_answers_bad_plan_input_with_4xx(page_worker: tuple
     illegal = plan(400, connector=running, topics="fine, <b>bad</b>, .., " + "x" * 250)
     assert "Not a legal Kafka topic name" in illegal and 'id="plan-result"' not in illegal
     assert "Topic name &#39;&lt;b&gt;bad&lt;/b&gt;&#39; is illegal" in illegal
-    assert 'Topic name cannot be &#34;.&#34; or &#34;..&#34;' in illegal
+    assert "Topic name cannot be &#34;.&#34; or &#34;..&#34;" in illegal
     assert "can&#39;t be longer than 249 characters" in illegal
     assert "<b>" not in illegal
     # The markup-named connector plans like any other; its name comes back escaped in the form.
@@ -147,8 +165,9 @@ def test_the_page_escapes_and_answers_bad_plan_input_with_4xx(page_worker: tuple
 def test_the_page_needs_the_apis_credentials(broker: Broker, tmp_path: Path) -> None:
     credentials = tmp_path / "users.properties"
     credentials.write_text("admin=secret\n")
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path,
-                                **{"rest.basic.auth.credentials.file": str(credentials)})
+    config = rest_worker_config(
+        broker.bootstrap_servers, tmp_path, **{"rest.basic.auth.credentials.file": str(credentials)}
+    )
     with rest_worker(config) as api:
         refused = httpx.get(f"{api.url}/ui", timeout=10)
         wrong = httpx.get(f"{api.url}/ui", auth=("admin", "guess"), timeout=10)

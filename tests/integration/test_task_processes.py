@@ -45,27 +45,58 @@ def host_of(cli: Cli, name: str, task: int) -> int:
 
 
 def datagen(path: Path, name: str, *, tasks: int, records: int, rate: int = 5000, **extra: str) -> Path:
-    return write_properties(path, {"name": name, "connector.class": "DataGen", "tasks.max": str(tasks),
-                                   "topic.pattern": f"{name}-{{task}}", "topic.count": "1", "records": str(records),
-                                   "rate": str(rate), "batch.size": "200", "format": "string", **extra})
+    return write_properties(
+        path,
+        {
+            "name": name,
+            "connector.class": "DataGen",
+            "tasks.max": str(tasks),
+            "topic.pattern": f"{name}-{{task}}",
+            "topic.count": "1",
+            "records": str(records),
+            "rate": str(rate),
+            "batch.size": "200",
+            "format": "string",
+            **extra,
+        },
+    )
 
 
 def cli_worker(tmp_path: Path, broker: Broker, **extra: str) -> Path:
-    return write_properties(tmp_path / "worker.properties", {
-        "bootstrap.servers": broker.bootstrap_servers, "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "offset.flush.interval.ms": "200", "listeners": "http://127.0.0.1:0", **extra})
+    return write_properties(
+        tmp_path / "worker.properties",
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "offset.flush.interval.ms": "200",
+            "listeners": "http://127.0.0.1:0",
+            **extra,
+        },
+    )
 
 
 def test_tasks_run_in_processes_bounded_by_task_processes_and_topics_are_created_once(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, records = f"procs-{unique}", 3000
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "2",
-                                                                   "topic.creation.enable": "true"})
-    connector = {"name": name, "connector.class": "DataGen", "tasks.max": "3", "topic.pattern": f"{name}-{{n}}",
-                 "topic.count": "2", "records": str(records), "rate": "0", "batch.size": "500", "format": "string",
-                 "topic.creation.default.partitions": "2", "topic.creation.default.replication.factor": "-1"}
+    config = worker_config(
+        broker.bootstrap_servers, tmp_path, **{"task.processes": "2", "topic.creation.enable": "true"}
+    )
+    connector = {
+        "name": name,
+        "connector.class": "DataGen",
+        "tasks.max": "3",
+        "topic.pattern": f"{name}-{{n}}",
+        "topic.count": "2",
+        "records": str(records),
+        "rate": "0",
+        "batch.size": "500",
+        "format": "string",
+        "topic.creation.default.partitions": "2",
+        "topic.creation.default.replication.factor": "-1",
+    }
     with running_worker(config, connector) as runtime:
         assert runtime.worker is not None and runtime.task_processes is not None and runtime.topics is not None
         wait_committed(runtime.worker, name, 3 * records, timeout=60)
@@ -85,7 +116,8 @@ def test_tasks_run_in_processes_bounded_by_task_processes_and_topics_are_created
 
 
 def test_a_killed_task_process_fails_its_task_and_a_rest_restart_resumes_it_without_loss(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, records = f"killproc-{unique}", 30_000
     worker = cli_worker(tmp_path, broker, **{"task.processes": "2"})
     connector = datagen(tmp_path / "gen.properties", name, tasks=2, records=records, rate=4000)
@@ -94,10 +126,13 @@ def test_a_killed_task_process_fails_its_task_and_a_rest_restart_resumes_it_with
         url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
         victim, survivor = host_of(cli, name, 0), host_of(cli, name, 1)
         assert victim != survivor
-        wait_until(lambda: committed_seq(offsets, name, 0) > 0 and committed_seq(offsets, name, 1) > 0,
-                   what="both tasks' first commits")
+        wait_until(
+            lambda: committed_seq(offsets, name, 0) > 0 and committed_seq(offsets, name, 1) > 0,
+            what="both tasks' first commits",
+        )
         os.kill(victim, signal.SIGKILL)
         with httpx.Client(base_url=url, timeout=30) as client:
+
             def task(n: int) -> dict[str, str]:
                 return client.get(f"/connectors/{name}/tasks/{n}/status").json()
 
@@ -114,12 +149,16 @@ def test_a_killed_task_process_fails_its_task_and_a_rest_restart_resumes_it_with
             assert task(0)["state"] == "FAILED" and committed_seq(offsets, name, 0) == stuck_at
             assert client.post(f"/connectors/{name}/tasks/0/restart").status_code == 204
             wait_until(lambda: task(0)["state"] == "RUNNING", what="task 0 RUNNING again")
-            wait_until(lambda: min(committed_seq(offsets, name, 0), committed_seq(offsets, name, 1)) >= records,
-                       timeout=60, what="every record of both tasks committed")
+            wait_until(
+                lambda: min(committed_seq(offsets, name, 0), committed_seq(offsets, name, 1)) >= records,
+                timeout=60,
+                what="every record of both tasks committed",
+            )
         cli.proc.send_signal(signal.SIGTERM)
         assert cli.exit_status(timeout=30) == 0, cli.stderr
-    assert re.search(rf"Task process 1 \(pid {victim}\) was killed by SIGKILL; its tasks are FAILED: {name}-0",
-                     cli.stderr)
+    assert re.search(
+        rf"Task process 1 \(pid {victim}\) was killed by SIGKILL; its tasks are FAILED: {name}-0", cli.stderr
+    )
     for n in (0, 1):
         assert_none_lost(consume_keys(broker.bootstrap_servers, f"{name}-{n}", records), records)
 
@@ -138,7 +177,8 @@ def test_task_processes_die_with_a_worker_killed_by_sigkill(broker: Broker, tmp_
 
 
 def test_sigterm_stops_every_task_process_after_committing_what_was_produced(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name = f"term-{unique}"
     worker = cli_worker(tmp_path, broker, **{"task.processes": "2", "offset.flush.interval.ms": "60000"})
     offsets = tmp_path / "offsets.json"
@@ -150,8 +190,9 @@ def test_sigterm_stops_every_task_process_after_committing_what_was_produced(
 
         def writing() -> int:  # tasks that handed records to their producer (none committed yet)
             metrics = httpx.get(f"{url}/metrics", timeout=30).text
-            return len(re.findall(rf'connectworker_source_record_write_total{{connector="{name}",task="\d"}} [1-9]',
-                                  metrics))
+            return len(
+                re.findall(rf'connectworker_source_record_write_total{{connector="{name}",task="\d"}} [1-9]', metrics)
+            )
 
         wait_until(lambda: writing() == 3, what="three tasks writing")
         cli.proc.send_signal(signal.SIGTERM)
@@ -168,7 +209,7 @@ def test_sigterm_stops_every_task_process_after_committing_what_was_produced(
 
 # Imports in the worker (which validates the connector), not in a task process: as a plugin whose native
 # library exists only on the machine the worker was checked on.
-BROKEN_IN_TASK_PROCESS = '''
+BROKEN_IN_TASK_PROCESS = """
 import sys
 
 from connectors.datagen import DataGenConnector, DataGenTask
@@ -185,19 +226,22 @@ class SensorTask(DataGenTask):
 class SensorSource(DataGenConnector):
     def task_class(self):
         return SensorTask
-'''
+"""
 
 
 def test_a_plugin_that_fails_to_import_in_the_task_process_fails_its_task_naming_the_error(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
     name, module = f"sensor-{unique}", f"sensor_{unique.replace('-', '_')}"
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    (plugins / f"{module}.py").write_text(BROKEN_IN_TASK_PROCESS.replace("connectors.datagen",
-                                                                         "connectworker.connectors.datagen"))
+    (plugins / f"{module}.py").write_text(
+        BROKEN_IN_TASK_PROCESS.replace("connectors.datagen", "connectworker.connectors.datagen")
+    )
     worker = cli_worker(tmp_path, broker, **{"task.processes": "1", "plugin.path": str(plugins)})
-    connector = datagen(tmp_path / "c.properties", name, tasks=1, records=10,
-                        **{"connector.class": f"{module}.SensorSource"})
+    connector = datagen(
+        tmp_path / "c.properties", name, tasks=1, records=10, **{"connector.class": f"{module}.SensorSource"}
+    )
     with running_cli(worker, connector) as cli:
         url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
         status = f"{url}/connectors/{name}/tasks/0/status"
@@ -206,24 +250,41 @@ def test_a_plugin_that_fails_to_import_in_the_task_process_fails_its_task_naming
         cli.proc.send_signal(signal.SIGTERM)
         assert cli.exit_status(timeout=30) == 1  # a task ended FAILED
     first = trace.splitlines()[0]
-    assert re.fullmatch(rf"Task {name}-0 could not be started in its task process \(pid \d+\): ImportError: "
-                        r"libsensor\.so\.3: cannot open shared object file: No such file or directory", first), first
+    assert re.fullmatch(
+        rf"Task {name}-0 could not be started in its task process \(pid \d+\): ImportError: "
+        r"libsensor\.so\.3: cannot open shared object file: No such file or directory",
+        first,
+    ), first
     assert first in cli.stderr  # logged as it happened
 
 
 def test_task_log_lines_metrics_and_secrets_across_the_process_line(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     name, secret = f"seen-{unique}", f"S3cret-{unique}"
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (secrets / "db.properties").write_text(f"password={secret}\n")
-    worker = cli_worker(tmp_path, broker, **{
-        "task.processes": "1", "log.format": "json", "config.providers": "file",
-        "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
-        "config.providers.file.param.allowed.paths": str(secrets)})
-    connector = write_properties(tmp_path / "c.properties", {
-        "name": name, "connector.class": "tests.integration.scripted_source.ScriptedSource", "topic": name,
-        "values": f"a,b,${{file:{secrets}/db.properties:password}}"})
+    worker = cli_worker(
+        tmp_path,
+        broker,
+        **{
+            "task.processes": "1",
+            "log.format": "json",
+            "config.providers": "file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+            "config.providers.file.param.allowed.paths": str(secrets),
+        },
+    )
+    connector = write_properties(
+        tmp_path / "c.properties",
+        {
+            "name": name,
+            "connector.class": "tests.integration.scripted_source.ScriptedSource",
+            "topic": name,
+            "values": f"a,b,${{file:{secrets}/db.properties:password}}",
+        },
+    )
     with running_cli(worker, connector) as cli:
         url = cli.wait_for(r"REST API listening on (http://127\.0\.0\.1:\d+) ").group(1)
         pid = int(cli.wait_for(rf"Task {name}-0 runs in a task process on \S+ \(pid (\d+)\)").group(1))
@@ -244,12 +305,19 @@ def test_task_log_lines_metrics_and_secrets_across_the_process_line(
     assert secret.encode() not in command
 
 
-def test_task_processes_zero_runs_tasks_as_threads_of_the_worker(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
+def test_task_processes_zero_runs_tasks_as_threads_of_the_worker(broker: Broker, tmp_path: Path, unique: str) -> None:
     name = f"threads-{unique}"
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "0"})
-    connector = {"name": name, "connector.class": "DataGen", "tasks.max": "2", "topic.pattern": name,
-                 "topic.count": "1", "records": "100", "rate": "0", "format": "string"}
+    connector = {
+        "name": name,
+        "connector.class": "DataGen",
+        "tasks.max": "2",
+        "topic.pattern": name,
+        "topic.count": "1",
+        "records": "100",
+        "rate": "0",
+        "format": "string",
+    }
     with running_worker(config, connector) as runtime:
         assert runtime.worker is not None
         wait_committed(runtime.worker, name, 200)
@@ -258,17 +326,32 @@ def test_task_processes_zero_runs_tasks_as_threads_of_the_worker(
 
 
 def test_exactly_once_in_a_task_process_killed_mid_stream_is_fenced_and_resumed_by_a_restart(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     """The task process dies with a transaction open; the restarted task's producer takes over its
     transactional id (fencing the dead one's) and resumes from the offsets committed in transactions."""
     from tests.integration.test_exactly_once import COUNTING, committed_next, numbers, read_values
 
     name, topic, offsets_topic, records = f"eos-{unique}", f"eos-{unique}", f"eos-offsets-{unique}", 4000
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "exactly.once.source.support": "enabled", "offset.storage.topic": offsets_topic,
-        "offset.storage.partitions": "3", "offset.storage.replication.factor": "1", "task.processes": "1"})
-    connector = {"name": name, "connector.class": COUNTING, "topic": topic, "records": str(records),
-                 "batch.size": "50", "poll.pause.ms": "20"}
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "exactly.once.source.support": "enabled",
+            "offset.storage.topic": offsets_topic,
+            "offset.storage.partitions": "3",
+            "offset.storage.replication.factor": "1",
+            "task.processes": "1",
+        },
+    )
+    connector = {
+        "name": name,
+        "connector.class": COUNTING,
+        "topic": topic,
+        "records": str(records),
+        "batch.size": "50",
+        "poll.pause.ms": "20",
+    }
     try:
         with running_worker(config, connector) as runtime:
             assert runtime.worker is not None and runtime.task_processes is not None
@@ -280,8 +363,11 @@ def test_exactly_once_in_a_task_process_killed_mid_stream_is_fenced_and_resumed_
             wait_until(lambda: task.status.snapshot()[0].value == "FAILED", what="the task FAILED")
             assert "was killed by SIGKILL" in str(task.status.snapshot()[1])
             runtime.worker.restart_task(name, 0)
-            wait_until(lambda: committed_next(broker, offsets_topic, name) == records, timeout=60,
-                       what="every offset committed in a transaction")
+            wait_until(
+                lambda: committed_next(broker, offsets_topic, name) == records,
+                timeout=60,
+                what="every offset committed in a transaction",
+            )
             assert runtime.worker.get(name).tasks[0].status.snapshot()[0].value == "RUNNING"
             assert runtime.task_processes.pids != [victim]
         if broker.is_tansu:  # it keeps a dead producer's transaction open for read_committed readers

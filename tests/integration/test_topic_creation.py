@@ -21,22 +21,37 @@ FIXTURES = "tests.integration.fixture_connectors"
 
 def datagen(name: str, pattern: str, count: int, records: int, **extra: str) -> dict[str, str]:
     """A DataGen task writing `records` records in all (one poll) over `count` topics."""
-    return {"name": name, "connector.class": "DataGen", "topic.pattern": pattern, "topic.count": str(count),
-            "records": str(records), "rate": "0", "batch.size": str(max(1, records)),
-            "format": "string", **extra}
+    return {
+        "name": name,
+        "connector.class": "DataGen",
+        "topic.pattern": pattern,
+        "topic.count": str(count),
+        "records": str(records),
+        "rate": "0",
+        "batch.size": str(max(1, records)),
+        "format": "string",
+        **extra,
+    }
 
 
 def test_new_topics_get_their_rule_settings_and_records_arrive(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    connector = datagen(f"rules-{unique}", f"r{unique}.{{region}}", 4, 20, **{
-        "topic.creation.default.replication.factor": "1",
-        "topic.creation.default.partitions": "3",
-        "topic.creation.default.retention.ms": "3600000",
-        "topic.creation.groups": "eu",
-        "topic.creation.eu.include": rf"r{unique}\.eu-.*",
-        "topic.creation.eu.partitions": "5",
-        "topic.creation.eu.cleanup.policy": "compact",
-    })
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    connector = datagen(
+        f"rules-{unique}",
+        f"r{unique}.{{region}}",
+        4,
+        20,
+        **{
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.default.partitions": "3",
+            "topic.creation.default.retention.ms": "3600000",
+            "topic.creation.groups": "eu",
+            "topic.creation.eu.include": rf"r{unique}\.eu-.*",
+            "topic.creation.eu.partitions": "5",
+            "topic.creation.eu.cleanup.policy": "compact",
+        },
+    )
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 20)
@@ -52,22 +67,30 @@ def test_new_topics_get_their_rule_settings_and_records_arrive(
 
 
 def test_the_kip_draft_example_works_as_written(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     prefixed, other = f"MyPrefix{unique}", f"xyz{unique}"
-    connector = {"name": f"kip-{unique}", "connector.class": f"{FIXTURES}.NamedTopicsSource",
-                 "topics": f"{prefixed},{other}",
-                 "topic.creation": "firstRule,defaultRule",
-                 "topic.creation.firstRule.regex": "MyPrefix.*",
-                 "topic.creation.firstRule.replication.factor": "1",
-                 "topic.creation.firstRule.partitions": "5",
-                 "topic.creation.firstRule.cleanup.policy": "compact",
-                 "topic.creation.defaultRule.regex": ".*",
-                 "topic.creation.defaultRule.replication.factor": "1",
-                 "topic.creation.defaultRule.partitions": "15"}
+    connector = {
+        "name": f"kip-{unique}",
+        "connector.class": f"{FIXTURES}.NamedTopicsSource",
+        "topics": f"{prefixed},{other}",
+        "topic.creation": "firstRule,defaultRule",
+        "topic.creation.firstRule.regex": "MyPrefix.*",
+        "topic.creation.firstRule.replication.factor": "1",
+        "topic.creation.firstRule.partitions": "5",
+        "topic.creation.firstRule.cleanup.policy": "compact",
+        "topic.creation.defaultRule.regex": ".*",
+        "topic.creation.defaultRule.replication.factor": "1",
+        "topic.creation.defaultRule.partitions": "15",
+    }
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
-        wait_until(lambda: runtime.worker.get(connector["name"]).tasks[0].committed_records >= 0
-                   and {prefixed, other} <= existing_topics(admin))
+        wait_until(
+            lambda: (
+                runtime.worker.get(connector["name"]).tasks[0].committed_records >= 0
+                and {prefixed, other} <= existing_topics(admin)
+            )
+        )
     assert partition_count(admin, prefixed) == 5
     assert topic_configs(admin, prefixed)["cleanup.policy"] == "compact"
     assert partition_count(admin, other) == 15
@@ -75,10 +98,17 @@ def test_the_kip_draft_example_works_as_written(
 
 
 def test_task_hook_overrides_settings(broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    connector = datagen(f"hook-{unique}", f"h{unique}.{{n}}", 2, 5,
-                        **{"connector.class": f"{FIXTURES}.CompactingDataGen",
-                           "topic.creation.default.replication.factor": "1",
-                           "topic.creation.default.partitions": "7"})
+    connector = datagen(
+        f"hook-{unique}",
+        f"h{unique}.{{n}}",
+        2,
+        5,
+        **{
+            "connector.class": f"{FIXTURES}.CompactingDataGen",
+            "topic.creation.default.replication.factor": "1",
+            "topic.creation.default.partitions": "7",
+        },
+    )
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 5)
@@ -89,10 +119,15 @@ def test_task_hook_overrides_settings(broker: Broker, admin: AdminClient, tmp_pa
 
 
 def test_task_hook_veto_leaves_the_topic_to_broker_auto_create(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
-    veto = {**datagen(f"veto-{unique}", f"auto{unique}", 1, 3), "connector.class": f"{FIXTURES}.VetoingDataGen",
-            "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "7"}
+    veto = {
+        **datagen(f"veto-{unique}", f"auto{unique}", 1, 3),
+        "connector.class": f"{FIXTURES}.VetoingDataGen",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "7",
+    }
     with caplog.at_level(logging.INFO), running_worker(config, veto) as runtime:
         wait_committed(runtime.worker, veto["name"], 3)
     assert len(consume(broker.bootstrap_servers, [f"auto{unique}"], 3)) == 3
@@ -102,9 +137,15 @@ def test_task_hook_veto_leaves_the_topic_to_broker_auto_create(
 
 
 def test_flag_off_ignores_topic_creation_keys_with_one_info_line(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture) -> None:
-    connector = datagen(f"off-{unique}", f"off{unique}", 1, 5, **{
-        "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "7"})
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    connector = datagen(
+        f"off-{unique}",
+        f"off{unique}",
+        1,
+        5,
+        **{"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "7"},
+    )
     config = worker_config(broker.bootstrap_servers, tmp_path)  # topic.creation.enable defaults to false
     with caplog.at_level(logging.INFO), running_worker(config, connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 5)
@@ -117,7 +158,8 @@ def test_flag_off_ignores_topic_creation_keys_with_one_info_line(
 
 
 def test_two_workers_racing_for_the_same_new_topics_both_succeed(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     settings = {"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2"}
     first = datagen(f"race-a-{unique}", f"race{unique}.{{n}}", 20, 200, **settings)
     second = datagen(f"race-b-{unique}", f"race{unique}.{{n}}", 20, 200, seed="9", **settings)
@@ -139,9 +181,15 @@ def test_two_workers_racing_for_the_same_new_topics_both_succeed(
 
 
 def test_500_new_topics_in_one_poll_cost_a_handful_of_admin_requests(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
-    connector = datagen(f"many-{unique}", f"m{unique}.{{n}}", 500, 500, **{
-        "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"})
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    connector = datagen(
+        f"many-{unique}",
+        f"m{unique}.{{n}}",
+        500,
+        500,
+        **{"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"},
+    )
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
         wait_committed(runtime.worker, connector["name"], 500, timeout=60)
@@ -154,17 +202,30 @@ def test_500_new_topics_in_one_poll_cost_a_handful_of_admin_requests(
 
 
 def test_topic_deleted_at_run_time_is_created_again_with_its_rule(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     topic = f"del{unique}"
-    connector = {**datagen(f"del-{unique}", topic, 1, -1), "rate": "200", "batch.size": "20",
-                 "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "3"}
+    connector = {
+        **datagen(f"del-{unique}", topic, 1, -1),
+        "rate": "200",
+        "batch.size": "20",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "3",
+    }
     # The operator turned producer auto-create off, so only the worker may create topics. Idempotence
     # is off too: an idempotent producer whose partition vanished gets a fatal error (PRODUCER_FENCED on
     # Tansu), which fails the task; a restart then resumes from the committed offsets.
-    config = worker_config(broker.bootstrap_servers, tmp_path, **{
-        "topic.creation.enable": "true", "producer.allow.auto.create.topics": "false",
-        "producer.enable.idempotence": "false", "producer.topic.metadata.refresh.interval.ms": "500",
-        "producer.topic.metadata.propagation.max.ms": "500"})
+    config = worker_config(
+        broker.bootstrap_servers,
+        tmp_path,
+        **{
+            "topic.creation.enable": "true",
+            "producer.allow.auto.create.topics": "false",
+            "producer.enable.idempotence": "false",
+            "producer.topic.metadata.refresh.interval.ms": "500",
+            "producer.topic.metadata.propagation.max.ms": "500",
+        },
+    )
     with running_worker(config, connector) as runtime:
         task = runtime.worker.get(connector["name"]).tasks[0]
         wait_until(lambda: task.committed_records >= 50)
@@ -180,19 +241,30 @@ def test_topic_deleted_at_run_time_is_created_again_with_its_rule(
 
 @pytest.mark.parametrize("case", ["replication_factor_above_brokers", "invalid_topic_name", "hook_raises"])
 def test_topics_that_cannot_be_created_fail_the_task_with_the_reason(
-        broker: Broker, tmp_path: Path, unique: str, case: str) -> None:
+    broker: Broker, tmp_path: Path, unique: str, case: str
+) -> None:
     base = {"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
     if case == "replication_factor_above_brokers":
-        connector = {**datagen(f"rf-{unique}", f"rf{unique}", 1, 1), **base,
-                     "topic.creation.default.replication.factor": "9"}
+        connector = {
+            **datagen(f"rf-{unique}", f"rf{unique}", 1, 1),
+            **base,
+            "topic.creation.default.replication.factor": "9",
+        }
         expected = ["replication factor 9", "live broker(s)"]
     elif case == "invalid_topic_name":
-        connector = {"name": f"bad-{unique}", "connector.class": f"{FIXTURES}.NamedTopicsSource",
-                     "topics": "bad topic!", **base}
+        connector = {
+            "name": f"bad-{unique}",
+            "connector.class": f"{FIXTURES}.NamedTopicsSource",
+            "topics": "bad topic!",
+            **base,
+        }
         expected = ["invalid topic names", "'bad topic!'"]
     else:
-        connector = {**datagen(f"hook-{unique}", f"hk{unique}", 1, 1), **base,
-                     "connector.class": f"{FIXTURES}.BrokenHookDataGen"}
+        connector = {
+            **datagen(f"hook-{unique}", f"hk{unique}", 1, 1),
+            **base,
+            "connector.class": f"{FIXTURES}.BrokenHookDataGen",
+        }
         expected = ["settings_for_new_topic", f"hook-{unique}-0", f"hk{unique}", "no settings for you"]
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
@@ -204,11 +276,13 @@ def test_topics_that_cannot_be_created_fail_the_task_with_the_reason(
 
 
 @pytest.mark.requires_apache_kafka("Tansu accepts any topic config, so it never answers INVALID_CONFIG")
-def test_broker_rejecting_a_topic_config_fails_the_task_naming_it(
-        broker: Broker, tmp_path: Path, unique: str) -> None:
-    connector = {**datagen(f"cfg-{unique}", f"cfg{unique}", 1, 1),
-                 "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1",
-                 "topic.creation.default.retention.ms": "not-a-number"}
+def test_broker_rejecting_a_topic_config_fails_the_task_naming_it(broker: Broker, tmp_path: Path, unique: str) -> None:
+    connector = {
+        **datagen(f"cfg-{unique}", f"cfg{unique}", 1, 1),
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "1",
+        "topic.creation.default.retention.ms": "not-a-number",
+    }
     config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     with running_worker(config, connector) as runtime:
         wait_until(lambda: task_state(runtime.worker, connector["name"])[0] is State.FAILED, timeout=20)

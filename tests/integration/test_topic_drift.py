@@ -20,8 +20,11 @@ from tests.integration.test_cli_standalone import run_cli, write_worker
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
 from tests.kafka_helpers import delete_topics
 
-RULES = {"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
-         "topic.creation.default.retention.ms": "3600000"}
+RULES = {
+    "topic.creation.default.replication.factor": "1",
+    "topic.creation.default.partitions": "2",
+    "topic.creation.default.retention.ms": "3600000",
+}
 
 
 def create_by_hand(admin: AdminClient, topic: str, partitions: int, configs: dict[str, str]) -> None:
@@ -49,13 +52,16 @@ def test_topics_the_worker_created_are_in_sync_through_rest(broker: Broker, tmp_
         response = api.client.get(f"/connectors/{name}/topics/drift")
         unknown = api.client.get("/connectors/nope/topics/drift")
     assert response.status_code == 200
-    assert response.json() == {"in_sync": True, "topics": [
-        {"topic": name, "rule": "default", "in_sync": True, "note": None, "differences": []}]}
+    assert response.json() == {
+        "in_sync": True,
+        "topics": [{"topic": name, "rule": "default", "in_sync": True, "note": None, "differences": []}],
+    }
     assert unknown.status_code == 404
 
 
 def test_a_topic_made_by_hand_is_drift_and_apply_says_what_the_broker_cannot_do(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     topic = f"by-hand-{unique}"
     create_by_hand(admin, topic, 1, {"retention.ms": "1000"})
     worker = write_worker(tmp_path, broker.bootstrap_servers)
@@ -66,7 +72,8 @@ def test_a_topic_made_by_hand_is_drift_and_apply_says_what_the_broker_cannot_do(
         assert result.stdout.splitlines() == [
             f"{topic} (rule default): 2 difference(s)",
             "  partitions 1 → rule wants 2 (fixable in place: partitions are added)",
-            "  retention.ms 1000 → rule wants 3600000 (fixable in place: the config is set)"]
+            "  retention.ms 1000 → rule wants 3600000 (fixable in place: the config is set)",
+        ]
         if broker.is_tansu:  # Tansu has no CreatePartitions: nothing at all may change
             result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
             assert result.returncode == 1
@@ -108,12 +115,15 @@ def test_apply_adds_partitions(broker: Broker, admin: AdminClient, tmp_path: Pat
 
 
 def test_all_known_compares_the_topics_a_rule_matches_and_asks_for_one_way(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     worker = write_worker(tmp_path, broker.bootstrap_servers)
     connector = tmp_path / "c.properties"
-    connector.write_text(f"name=known-{unique}\nconnector.class=DataGen\ntopic.creation.groups=mine\n"
-                         f"topic.creation.mine.include=mine-{unique}-.*\n"
-                         "topic.creation.mine.partitions=2\n" + "".join(f"{k}={v}\n" for k, v in RULES.items()))
+    connector.write_text(
+        f"name=known-{unique}\nconnector.class=DataGen\ntopic.creation.groups=mine\n"
+        f"topic.creation.mine.include=mine-{unique}-.*\n"
+        "topic.creation.mine.partitions=2\n" + "".join(f"{k}={v}\n" for k, v in RULES.items())
+    )
     create_by_hand(admin, f"mine-{unique}-a", 2, {"retention.ms": "3600000"})
     try:
         result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--all-known", "--json")
@@ -121,8 +131,7 @@ def test_all_known_compares_the_topics_a_rule_matches_and_asks_for_one_way(
         assert result.returncode == (3 if any(not d["in_sync"] for d in report) else 0), result.stderr
         assert not any(d["topic"].startswith("__") for d in report)
         mine = [d for d in report if d["rule"] == "mine"]
-        assert mine == [{"topic": f"mine-{unique}-a", "rule": "mine", "in_sync": True, "note": None,
-                         "differences": []}]
+        assert mine == [{"topic": f"mine-{unique}-a", "rule": "mine", "in_sync": True, "note": None, "differences": []}]
         neither = run_cli("topics", "drift", str(connector), "--worker", str(worker))
         assert neither.returncode == 2 and "--topic" in neither.stderr and "--all-known" in neither.stderr
     finally:

@@ -16,14 +16,22 @@ from tests.integration.test_cli_standalone import run_cli, write_worker
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
 from tests.kafka_helpers import existing_topics
 
-LIMITS = {"topic.creation.enable": "true", "topic.creation.policy.class": "connectworker.topics.policy.LimitsPolicy",
-          "topic.creation.policy.max.partitions": "4", "topic.creation.policy.required.configs": "retention.ms"}
-RULES = {"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "2",
-         "topic.creation.default.retention.ms": "3600000"}
+LIMITS = {
+    "topic.creation.enable": "true",
+    "topic.creation.policy.class": "connectworker.topics.policy.LimitsPolicy",
+    "topic.creation.policy.max.partitions": "4",
+    "topic.creation.policy.required.configs": "retention.ms",
+}
+RULES = {
+    "topic.creation.default.replication.factor": "1",
+    "topic.creation.default.partitions": "2",
+    "topic.creation.default.retention.ms": "3600000",
+}
 
 
 def test_a_refused_topic_fails_its_task_before_any_create_topics_request(
-        broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
     good, bad = f"allowed-{unique}", f"refused-{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **LIMITS)
     allowed = datagen(good, good, records="20", rate="0", **RULES)
@@ -34,41 +42,61 @@ def test_a_refused_topic_fails_its_task_before_any_create_topics_request(
         assert topics is not None and api.runtime.admin is not None
         requests = api.runtime.admin.requests
         assert api.client.post("/connectors", json={"name": bad, "config": refused}).status_code == 201
-        wait_until(lambda: bool(tasks := api.worker.get(bad).tasks) and tasks[0].status.state is State.FAILED, 30,
-                   "the task to fail")
+        wait_until(
+            lambda: bool(tasks := api.worker.get(bad).tasks) and tasks[0].status.state is State.FAILED,
+            30,
+            "the task to fail",
+        )
         trace = api.worker.get(bad).tasks[0].status.trace or ""
         metrics = api.client.get("/metrics").text
         assert api.runtime.admin.requests == requests + 1  # the existence check; no CreateTopics
-    assert trace.startswith(f"The worker's create-topic policy (topic.creation.policy.class) rejected topic "
-                            f"'{bad}': 8 partitions is above topic.creation.policy.max.partitions (4). Change the "
-                            f"connector's topic.creation.* settings")
+    assert trace.startswith(
+        f"The worker's create-topic policy (topic.creation.policy.class) rejected topic "
+        f"'{bad}': 8 partitions is above topic.creation.policy.max.partitions (4). Change the "
+        f"connector's topic.creation.* settings"
+    )
     assert 'connectworker_topic_creation_failures_total{kind="policy_violation"} 1.0' in metrics
     assert good in existing_topics(admin) and bad not in existing_topics(admin)
 
 
 def test_a_hook_cannot_get_past_the_policy(broker: Broker, admin: AdminClient, tmp_path: Path, unique: str) -> None:
     name = f"hooked-{unique}"
-    compacting = {**datagen(name, name, records="5", rate="0", **RULES),
-                  "connector.class": "tests.integration.fixture_connectors.CompactingDataGen"}
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{
-        **LIMITS, "topic.creation.policy.allowed.cleanup.policies": "delete"})
+    compacting = {
+        **datagen(name, name, records="5", rate="0", **RULES),
+        "connector.class": "tests.integration.fixture_connectors.CompactingDataGen",
+    }
+    config = rest_worker_config(
+        broker.bootstrap_servers, tmp_path, **{**LIMITS, "topic.creation.policy.allowed.cleanup.policies": "delete"}
+    )
     with rest_worker(config, compacting) as api:
-        wait_until(lambda: bool(tasks := api.worker.get(name).tasks) and tasks[0].status.state is State.FAILED, 30,
-                   "the task to fail")
+        wait_until(
+            lambda: bool(tasks := api.worker.get(name).tasks) and tasks[0].status.state is State.FAILED,
+            30,
+            "the task to fail",
+        )
         trace = api.worker.get(name).tasks[0].status.trace or ""
-    assert "cleanup.policy 'compact' is not allowed (topic.creation.policy.allowed.cleanup.policies = delete)" \
-        in trace
+    assert "cleanup.policy 'compact' is not allowed (topic.creation.policy.allowed.cleanup.policies = delete)" in trace
     assert name not in existing_topics(admin)
 
 
 def test_plan_and_validate_show_the_verdict(broker: Broker, tmp_path: Path, unique: str) -> None:
     worker = write_worker(tmp_path, broker.bootstrap_servers, **LIMITS)
     connector = tmp_path / "c.properties"
-    connector.write_text(f"name=p-{unique}\nconnector.class=DataGen\n" + "".join(
-        f"{k}={v}\n" for k, v in {**RULES, "topic.creation.groups": "wide", "topic.creation.wide.include": "wide",
-                                   "topic.creation.wide.partitions": "9"}.items()))
-    result = run_cli("plan", str(connector), "--worker", str(worker), "--topic", f"narrow-{unique}",
-                     "--topic", "wide", "--json")
+    connector.write_text(
+        f"name=p-{unique}\nconnector.class=DataGen\n"
+        + "".join(
+            f"{k}={v}\n"
+            for k, v in {
+                **RULES,
+                "topic.creation.groups": "wide",
+                "topic.creation.wide.include": "wide",
+                "topic.creation.wide.partitions": "9",
+            }.items()
+        )
+    )
+    result = run_cli(
+        "plan", str(connector), "--worker", str(worker), "--topic", f"narrow-{unique}", "--topic", "wide", "--json"
+    )
     assert result.returncode == 0, result.stderr
     plan = {entry["topic"]: entry for entry in json.loads(result.stdout)}
     assert (plan[f"narrow-{unique}"]["create"], plan[f"narrow-{unique}"]["policy"]) == (True, "allowed")
@@ -76,8 +104,14 @@ def test_plan_and_validate_show_the_verdict(broker: Broker, tmp_path: Path, uniq
     assert "9 partitions is above topic.creation.policy.max.partitions (4)" in plan["wide"]["reason"]
 
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **LIMITS)
-    props = {"name": f"v-{unique}", "connector.class": "DataGen", **RULES, "topic.creation.groups": "wide",
-             "topic.creation.wide.include": "wide", "topic.creation.wide.partitions": "9"}
+    props = {
+        "name": f"v-{unique}",
+        "connector.class": "DataGen",
+        **RULES,
+        "topic.creation.groups": "wide",
+        "topic.creation.wide.include": "wide",
+        "topic.creation.wide.partitions": "9",
+    }
     with rest_worker(config) as api:
         infos = api.client.put("/connector-plugins/DataGen/config/validate", json=props).json()
     errors = {c["value"]["name"]: c["value"]["errors"] for c in infos["configs"] if c["value"]["errors"]}

@@ -30,5 +30,3 @@ def worker(tmp_path: Path, runner: FakeRunner) -> Iterator[Worker]:
     w = Worker(config, FileOffsetStore(tmp_path / "offsets.json"), no_gate, runner=runner)
     yield w
     w.stop()
-
-

@@ -61,8 +61,16 @@ class FakeProducer:
     _pending: list[FakeMessage] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def produce(self, topic: str, value: bytes | None = None, key: bytes | None = None, partition: int = -1,
-                on_delivery: Any = None, timestamp: int = 0, headers: Any = None) -> None:
+    def produce(
+        self,
+        topic: str,
+        value: bytes | None = None,
+        key: bytes | None = None,
+        partition: int = -1,
+        on_delivery: Any = None,
+        timestamp: int = 0,
+        headers: Any = None,
+    ) -> None:
         error = self.refuse(topic, value)
         if error is not None:
             raise KafkaException(error)

@@ -103,5 +103,3 @@ class FakeRunner:
         on_topics({f"topic-of-{spec.name}"})
         self.started.append(task)
         return task
-
-

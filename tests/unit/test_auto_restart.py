@@ -28,8 +28,13 @@ class FakeWorker:
     """One connector, `c`, with one task; `fail_next` says how each restart leaves the task."""
 
     def __init__(self, props: dict[str, str]) -> None:
-        self.running = SimpleNamespace(config=SimpleNamespace(props=props), resolved=None,
-                                       target_state=State.RUNNING, status=Status(), tasks=[FakeTask(0)])
+        self.running = SimpleNamespace(
+            config=SimpleNamespace(props=props),
+            resolved=None,
+            target_state=State.RUNNING,
+            status=Status(),
+            tasks=[FakeTask(0)],
+        )
         self.running.status.set(State.RUNNING)
         self.restarts: list[tuple[float, int | None]] = []
         self.clock = 0.0
@@ -56,8 +61,14 @@ class FakeWorker:
 
 
 def policy(worker: FakeWorker, metrics: WorkerMetrics | None = None, **kwargs: Any) -> AutoRestarter:
-    return AutoRestarter(worker, worker.restart_connector, worker.restart_task, metrics,  # type: ignore[arg-type]
-                         clock=lambda: worker.clock, **kwargs)
+    return AutoRestarter(
+        worker,
+        worker.restart_connector,
+        worker.restart_task,
+        metrics,  # type: ignore[arg-type]
+        clock=lambda: worker.clock,
+        **kwargs,
+    )
 
 
 def run(worker: FakeWorker, restarter: AutoRestarter, until: float, step: float = 0.5) -> None:
@@ -67,8 +78,13 @@ def run(worker: FakeWorker, restarter: AutoRestarter, until: float, step: float 
 
 
 def props(**extra: str) -> dict[str, str]:
-    return {"name": "c", "connector.class": "DataGen", "auto.restart.enabled": "true",
-            "auto.restart.backoff.base.ms": "1000", **extra}
+    return {
+        "name": "c",
+        "connector.class": "DataGen",
+        "auto.restart.enabled": "true",
+        "auto.restart.backoff.base.ms": "1000",
+        **extra,
+    }
 
 
 def test_the_schedule_is_strimzis_and_capped_at_an_hour() -> None:
@@ -92,8 +108,11 @@ def test_a_failing_task_is_restarted_at_once_then_after_2_6_and_12_bases(caplog:
     assert warnings[0].startswith("Restarting task c-0 automatically: restart 1 ")
     assert "next restart follows 2 s after" in warnings[0]
     assert "restart 4 " in warnings[3] and "follows 20 s after" in warnings[3]
-    assert all(getattr(r, "connector", None) == "c" and getattr(r, "task", None) == 0
-               for r in caplog.records if r.levelno == logging.WARNING)
+    assert all(
+        getattr(r, "connector", None) == "c" and getattr(r, "task", None) == 0
+        for r in caplog.records
+        if r.levelno == logging.WARNING
+    )
     assert b'connectworker_auto_restarts_total{connector="c",task="0"} 4.0' in metrics.exposition()
 
 
@@ -111,13 +130,18 @@ def test_the_policy_gives_up_after_max_restarts_and_says_so_in_the_trace(caplog:
     assert "POST /connectors/c/tasks/0/restart" in trace
     assert worker.running.tasks[0].status.snapshot() == (State.FAILED, "boom again")  # the trace itself is kept
     restarts = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Restarting")]
-    assert restarts[0].endswith("restart 1 of at most 2 (auto.restart.enabled); should it fail again, the next "
-                                "restart follows 2 s after")
-    assert restarts[1].endswith("restart 2 of at most 2 (auto.restart.enabled); the last one "
-                                "(auto.restart.max.restarts): should it fail again, it stays FAILED")
+    assert restarts[0].endswith(
+        "restart 1 of at most 2 (auto.restart.enabled); should it fail again, the next restart follows 2 s after"
+    )
+    assert restarts[1].endswith(
+        "restart 2 of at most 2 (auto.restart.enabled); the last one "
+        "(auto.restart.max.restarts): should it fail again, it stays FAILED"
+    )
     gave_up = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Giving up")]
-    assert gave_up == ["Giving up on task c-0: still FAILED after 2 automatic restart(s) "
-                       "(auto.restart.max.restarts=2); it stays FAILED until restarted through the REST API"]
+    assert gave_up == [
+        "Giving up on task c-0: still FAILED after 2 automatic restart(s) "
+        "(auto.restart.max.restarts=2); it stays FAILED until restarted through the REST API"
+    ]
     assert b'connectworker_auto_restart_give_ups_total{connector="c",task="0"} 1.0' in metrics.exposition()
     # the note stays while the task stays FAILED, whatever its task process reports again
     worker.running.tasks[0].status.set(State.FAILED, "boom, reported again")
@@ -164,9 +188,15 @@ def test_a_failed_connector_is_restarted_and_nothing_is_without_the_key() -> Non
     assert off.restarts == []
 
 
-@pytest.mark.parametrize(("key", "value"), [("auto.restart.enabled", "yes"), ("auto.restart.max.restarts", "-1"),
-                                            ("auto.restart.max.restarts", "many"),
-                                            ("auto.restart.backoff.base.ms", "0")])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("auto.restart.enabled", "yes"),
+        ("auto.restart.max.restarts", "-1"),
+        ("auto.restart.max.restarts", "many"),
+        ("auto.restart.backoff.base.ms", "0"),
+    ],
+)
 def test_bad_values_are_refused_naming_the_key(key: str, value: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_connector_config({"name": "c", "connector.class": "DataGen", key: value})
@@ -175,13 +205,21 @@ def test_bad_values_are_refused_naming_the_key(key: str, value: str) -> None:
 
 def test_the_keys_are_declared_so_no_unknown_key_warning(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
-        parse_connector_config({"name": "auto-keys", "connector.class": "DataGen", **{
-            "auto.restart.enabled": "true", "auto.restart.max.restarts": "3", "auto.restart.backoff.base.ms": "10"}})
+        parse_connector_config(
+            {
+                "name": "auto-keys",
+                "connector.class": "DataGen",
+                **{
+                    "auto.restart.enabled": "true",
+                    "auto.restart.max.restarts": "3",
+                    "auto.restart.backoff.base.ms": "10",
+                },
+            }
+        )
     assert "auto.restart" not in caplog.text
 
 
-def test_the_supervisor_goes_on_after_a_failing_job_and_logs_it_once_a_minute(
-        caplog: pytest.LogCaptureFixture) -> None:
+def test_the_supervisor_goes_on_after_a_failing_job_and_logs_it_once_a_minute(caplog: pytest.LogCaptureFixture) -> None:
     import threading
 
     from connectworker.runtime.herder.supervisor import Supervisor

@@ -98,9 +98,12 @@ def test_a_fixed_module_is_imported_again(plugin_dir: Path) -> None:
     with pytest.raises(ConfigError):
         parse_connector_config({"name": "c", "connector.class": f"{module}.Plugin"})
     (plugin_dir / f"{module}.py").write_text(
-        "from connectworker.connectors.datagen import DataGenConnector\n\nclass Plugin(DataGenConnector):\n    pass\n")
-    assert parse_connector_config({"name": "c", "connector.class": f"{module}.Plugin"}).connector_class.__name__ \
+        "from connectworker.connectors.datagen import DataGenConnector\n\nclass Plugin(DataGenConnector):\n    pass\n"
+    )
+    assert (
+        parse_connector_config({"name": "c", "connector.class": f"{module}.Plugin"}).connector_class.__name__
         == "Plugin"
+    )
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))

@@ -23,8 +23,9 @@ DEMO = "connectworker standalone config/worker.properties config/connectors/data
 RULE_LINE = "Every worker key can be set by a variable: CONNECT_ + the key upper-cased, with '.' written '_'"
 
 
-def _leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
-                  ) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def _leaf_parsers(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     """Every command's parser (`standalone`, `plan`, ..., nested ones too), by its words."""
     found = []
     for action in parser._actions:
@@ -55,8 +56,9 @@ def _examples(text: str) -> list[str]:
 
 
 def test_connectworker_help_shows_the_demo_and_the_environment_rule() -> None:
-    result = subprocess.run([sys.executable, "-m", "connectworker.cli", "--help"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "connectworker.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert f"\n  {DEMO}\n" in out  # kept on one line, as typed
@@ -89,8 +91,9 @@ def test_the_examples_parse_and_name_files_of_the_repository(capsys: pytest.Capt
                     assert (ROOT / word).is_file(), f"{command}: {word} does not exist"
 
 
-def test_the_plan_examples_without_a_cluster_run(capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_plan_examples_without_a_cluster_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     examples = [c for c in _examples(_help_of(["plan"], capsys)) if "--validate-only" not in c]
     assert len(examples) >= 2
@@ -107,8 +110,12 @@ def test_the_rules_examples_are_what_the_worker_does(monkeypatch: pytest.MonkeyP
     assert len(pairs) >= 3
     for variable, _, key in pairs:
         assert key_for_variable(variable) == key
-    file_values = {"bootstrap.servers": "from-file:9092", "offset.flush.interval.ms": "5",
-                   "producer.linger.ms": "1", "value.converter.schemas.enable": "true"}
+    file_values = {
+        "bootstrap.servers": "from-file:9092",
+        "offset.flush.interval.ms": "5",
+        "producer.linger.ms": "1",
+        "value.converter.schemas.enable": "true",
+    }
     for variable, value, _ in pairs:
         monkeypatch.setenv(variable.lower() if "LINGER" in variable else variable, value)  # any case
     config = WorkerConfig.from_properties(file_values)

@@ -12,10 +12,19 @@ import pytest
 from connectworker.cli import build_parser
 
 
-@pytest.mark.parametrize(("given", "level"), [("TRACE", logging.DEBUG), ("trace", logging.DEBUG),
-                                               ("DEBUG", logging.DEBUG), ("info", logging.INFO),
-                                               ("WARN", logging.WARNING), ("warning", logging.WARNING),
-                                               ("ERROR", logging.ERROR), ("FATAL", logging.CRITICAL)])
+@pytest.mark.parametrize(
+    ("given", "level"),
+    [
+        ("TRACE", logging.DEBUG),
+        ("trace", logging.DEBUG),
+        ("DEBUG", logging.DEBUG),
+        ("info", logging.INFO),
+        ("WARN", logging.WARNING),
+        ("warning", logging.WARNING),
+        ("ERROR", logging.ERROR),
+        ("FATAL", logging.CRITICAL),
+    ],
+)
 def test_kafka_and_python_level_names_are_accepted(given: str, level: int) -> None:
     args = build_parser().parse_args(["--log-level", given, "plan", "c.properties", "--topic", "t"])
     assert args.log_level == level
@@ -26,15 +35,30 @@ def test_an_unknown_level_is_refused_with_the_allowed_ones(capsys: pytest.Captur
         build_parser().parse_args(["--log-level", "LOUD", "plan", "c.properties", "--topic", "t"])
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "argument --log-level: invalid level 'LOUD'; allowed: TRACE (same as DEBUG), DEBUG, INFO, WARN, " \
-           "ERROR, FATAL" in err
+    assert (
+        "argument --log-level: invalid level 'LOUD'; allowed: TRACE (same as DEBUG), DEBUG, INFO, WARN, "
+        "ERROR, FATAL" in err
+    )
 
 
 def test_trace_runs_the_command_with_debug_logging() -> None:
-    result = subprocess.run([sys.executable, "-c", "import logging, sys\nfrom connectworker.cli import main\n"
-                             "main(sys.argv[1:])\nprint(logging.getLogger().getEffectiveLevel())",
-                             "--log-level", "TRACE", "plan", "missing.properties", "--topic", "t"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import logging, sys\nfrom connectworker.cli import main\n"
+            "main(sys.argv[1:])\nprint(logging.getLogger().getEffectiveLevel())",
+            "--log-level",
+            "TRACE",
+            "plan",
+            "missing.properties",
+            "--topic",
+            "t",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(logging.DEBUG)
     assert "file not found: missing.properties" in result.stderr and "Traceback" not in result.stderr

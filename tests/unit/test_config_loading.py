@@ -17,16 +17,42 @@ from connectworker.config.worker_config import WorkerConfig
 
 def test_properties_json_flat_and_json_wrapped_connector_files_load_alike(tmp_path: Path) -> None:
     props = tmp_path / "c.properties"
-    props.write_text("# comment\nname=c\nconnector.class=FileStreamSource\ntopic=t\n"
-                     "file=/tmp/a\\\\b.txt\nbatch.size : 10\n")
+    props.write_text(
+        "# comment\nname=c\nconnector.class=FileStreamSource\ntopic=t\nfile=/tmp/a\\\\b.txt\nbatch.size : 10\n"
+    )
     flat = tmp_path / "flat.json"
-    flat.write_text(json.dumps({"name": "c", "connector.class": "FileStreamSource", "topic": "t",
-                                "file": "/tmp/a\\b.txt", "batch.size": 10}))
+    flat.write_text(
+        json.dumps(
+            {
+                "name": "c",
+                "connector.class": "FileStreamSource",
+                "topic": "t",
+                "file": "/tmp/a\\b.txt",
+                "batch.size": 10,
+            }
+        )
+    )
     wrapped = tmp_path / "wrapped.json"
-    wrapped.write_text(json.dumps({"name": "c", "config": {"connector.class": "FileStreamSource", "topic": "t",
-                                                           "file": "/tmp/a\\b.txt", "batch.size": "10"}}))
-    expected = {"name": "c", "connector.class": "FileStreamSource", "topic": "t", "file": "/tmp/a\\b.txt",
-                "batch.size": "10"}
+    wrapped.write_text(
+        json.dumps(
+            {
+                "name": "c",
+                "config": {
+                    "connector.class": "FileStreamSource",
+                    "topic": "t",
+                    "file": "/tmp/a\\b.txt",
+                    "batch.size": "10",
+                },
+            }
+        )
+    )
+    expected = {
+        "name": "c",
+        "connector.class": "FileStreamSource",
+        "topic": "t",
+        "file": "/tmp/a\\b.txt",
+        "batch.size": "10",
+    }
     assert load_connector_file(props) == load_connector_file(flat) == load_connector_file(wrapped) == expected
 
 
@@ -41,8 +67,10 @@ def test_every_problem_of_every_file_is_reported_at_once(tmp_path: Path) -> None
     one = tmp_path / "one.properties"
     one.write_text("connector.class=DataGen\ntasks.max=0\n")
     two = tmp_path / "two.properties"
-    two.write_text("name=two\nconnector.class=DataGen\ntopic.creation.groups=a,a\n"
-                   "topic.creation.default.partitions=x\ntopic.creation.default.replication.factor=1\n")
+    two.write_text(
+        "name=two\nconnector.class=DataGen\ntopic.creation.groups=a,a\n"
+        "topic.creation.default.partitions=x\ntopic.creation.default.replication.factor=1\n"
+    )
     with pytest.raises(ConfigError) as info:
         load_connector_configs([one, two])
     text = str(info.value)
@@ -59,16 +87,26 @@ def test_duplicate_connector_names_across_files_are_refused(tmp_path: Path) -> N
 
 
 def test_worker_keys_come_from_file_and_environment_with_the_environment_winning(
-        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {"CONNECT_BOOTSTRAP_SERVERS": "broker-from-env:9092", "CONNECT_PRODUCER_LINGER_MS": "20",
-           "CONNECT_TOPIC_CREATION_ENABLE": "true"}
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {
+        "CONNECT_BOOTSTRAP_SERVERS": "broker-from-env:9092",
+        "CONNECT_PRODUCER_LINGER_MS": "20",
+        "CONNECT_TOPIC_CREATION_ENABLE": "true",
+    }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     with caplog.at_level(logging.WARNING):
-        config = WorkerConfig.from_properties({
-            "bootstrap.servers": "file:9092", "offset.flush.interval.ms": "1500", "producer.acks": "all",
-            "admin.request.timeout.ms": "999", "value.converter.schemas.enable": "false",
-            "heartbeat.interval.ms": "3000"})
+        config = WorkerConfig.from_properties(
+            {
+                "bootstrap.servers": "file:9092",
+                "offset.flush.interval.ms": "1500",
+                "producer.acks": "all",
+                "admin.request.timeout.ms": "999",
+                "value.converter.schemas.enable": "false",
+                "heartbeat.interval.ms": "3000",
+            }
+        )
     assert config.bootstrap_servers == "broker-from-env:9092"
     assert config.topic_creation_enable is True
     assert config.offset_flush_interval_ms == 1500
@@ -93,8 +131,8 @@ def test_plugin_path_makes_connector_modules_importable(tmp_path: Path) -> None:
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "my_plugin_pkg_x1.py").write_text(
-        "from connectworker.connectors.datagen import DataGenConnector\n\n"
-        "class MySource(DataGenConnector):\n    pass\n")
+        "from connectworker.connectors.datagen import DataGenConnector\n\nclass MySource(DataGenConnector):\n    pass\n"
+    )
     worker = tmp_path / "w.properties"
     worker.write_text(f"offset.storage.file.filename={tmp_path / 'o'}\nplugin.path={plugins}\n")
     load_worker_config(worker)
@@ -103,15 +141,21 @@ def test_plugin_path_makes_connector_modules_importable(tmp_path: Path) -> None:
 
 
 def test_kafka_class_names_resolve_to_built_in_connectors() -> None:
-    config = parse_connector_config({"name": "f", "topic": "t",
-                                     "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector"})
+    config = parse_connector_config(
+        {"name": "f", "topic": "t", "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector"}
+    )
     assert config.connector_class.__name__ == "FileStreamSourceConnector"
 
 
 def test_producer_overrides_are_collected_from_the_connector_config() -> None:
-    config = parse_connector_config({"name": "o", "connector.class": "DataGen",
-                                     "producer.override.compression.type": "zstd",
-                                     "producer.override.linger.ms": "50"})
+    config = parse_connector_config(
+        {
+            "name": "o",
+            "connector.class": "DataGen",
+            "producer.override.compression.type": "zstd",
+            "producer.override.linger.ms": "50",
+        }
+    )
     assert config.producer_overrides == {"compression.type": "zstd", "linger.ms": "50"}
 
 

@@ -45,16 +45,19 @@ def db_file(tmp_path: Path) -> Path:
 
 
 # -- the syntax ------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("value", "expected"), [
-    ("${file:/etc/db.properties:password}", [("file", "/etc/db.properties", "password")]),
-    ("${env:DB_PASSWORD}", [("env", "", "DB_PASSWORD")]),
-    ("${directory:/run/secrets:db-password}", [("directory", "/run/secrets", "db-password")]),
-    # Kafka's lazy groups: the path ends at the second ':', the key takes the rest
-    ("${vault:secret/db:pass:word}", [("vault", "secret/db", "pass:word")]),
-    ("jdbc:pg://${env:HOST}:5432/${env:DB}", [("env", "", "HOST"), ("env", "", "DB")]),
-    ("${nocolon}", []),
-    ("$env:X}", []),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("${file:/etc/db.properties:password}", [("file", "/etc/db.properties", "password")]),
+        ("${env:DB_PASSWORD}", [("env", "", "DB_PASSWORD")]),
+        ("${directory:/run/secrets:db-password}", [("directory", "/run/secrets", "db-password")]),
+        # Kafka's lazy groups: the path ends at the second ':', the key takes the rest
+        ("${vault:secret/db:pass:word}", [("vault", "secret/db", "pass:word")]),
+        ("jdbc:pg://${env:HOST}:5432/${env:DB}", [("env", "", "HOST"), ("env", "", "DB")]),
+        ("${nocolon}", []),
+        ("$env:X}", []),
+    ],
+)
 def test_references_follow_kafkas_pattern(value: str, expected: list[tuple[str, str, str]]) -> None:
     assert [(r.provider, r.path, r.key) for r in references(value)] == expected
 
@@ -89,8 +92,9 @@ class FailingProvider(ConfigProvider):
 
 def test_every_key_of_one_path_is_fetched_with_one_call_and_replaced_in_place() -> None:
     counting = CountingProvider()
-    resolution = ConfigProviders({"p": counting}).resolve({
-        "a": "${p:one:x}", "b": "pre-${p:one:y}-post", "c": "${p:two:x}", "plain": "value"})
+    resolution = ConfigProviders({"p": counting}).resolve(
+        {"a": "${p:one:x}", "b": "pre-${p:one:y}-post", "c": "${p:two:x}", "plain": "value"}
+    )
     assert resolution.props == {"a": "one/x", "b": "pre-one/y-post", "c": "two/x", "plain": "value"}
     assert sorted(counting.calls) == [("one", frozenset({"x", "y"})), ("two", frozenset({"x"}))]
     assert resolution.values == {"one/x", "one/y", "two/x"}
@@ -110,13 +114,19 @@ def test_a_missing_key_is_a_problem_naming_the_reference_and_the_config_key() ->
     assert resolution.problems == {"db.password": "${p:/x:absent}: no value for 'absent' at /x"}
     with pytest.raises(UnresolvedReferenceError) as caught:
         resolution.check(source="connector db")
-    assert str(caught.value) == ("Invalid configuration in connector db:\n"
-                                 "  db.password: cannot be resolved: ${p:/x:absent}: no value for 'absent' at /x")
+    assert str(caught.value) == (
+        "Invalid configuration in connector db:\n"
+        "  db.password: cannot be resolved: ${p:/x:absent}: no value for 'absent' at /x"
+    )
 
 
 def test_a_provider_that_raises_fails_each_reference_to_that_path_with_its_message() -> None:
-    providers = ConfigProviders({"refusing": FailingProvider(ConfigError("the vault is sealed")),
-                                 "broken": FailingProvider(RuntimeError("boom"))})
+    providers = ConfigProviders(
+        {
+            "refusing": FailingProvider(ConfigError("the vault is sealed")),
+            "broken": FailingProvider(RuntimeError("boom")),
+        }
+    )
     resolution = providers.resolve({"a": "${refusing:db:pw}", "b": "${refusing:db:user}", "c": "${broken:k}"})
     assert resolution.problems["a"] == "${refusing:db:pw}: the vault is sealed"
     assert resolution.problems["b"] == "${refusing:db:user}: the vault is sealed"
@@ -146,8 +156,7 @@ def test_a_message_about_resolved_values_names_the_references_instead() -> None:
     resolved = {"port": "80a", "url": "https://u:" + SECRET + "@h"}
     message = f"Invalid value '80a' for port; cannot reach https://u:{SECRET}@h; password {SECRET} refused"
     shown = shown_message(message, raw, resolved, values={"80a", resolved["url"], SECRET})
-    assert shown == ("Invalid value '${env:PORT}' for port; cannot reach ${file:/x:url}; password [hidden] "
-                     "refused")
+    assert shown == ("Invalid value '${env:PORT}' for port; cannot reach ${file:/x:url}; password [hidden] refused")
 
 
 # -- FileConfigProvider -------------------------------------------------------------------------------
@@ -158,8 +167,11 @@ def test_the_file_provider_reads_keys_of_a_java_properties_file(db_file: Path) -
 
 
 def test_the_file_provider_names_a_missing_file_without_any_value(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"cannot read the properties file /nonexistent/db.properties: "
-                                          r"No such file or directory"):
+    with pytest.raises(
+        ConfigError,
+        match=r"cannot read the properties file /nonexistent/db.properties: "
+        r"No such file or directory",
+    ):
         _file_provider().get("/nonexistent/db.properties", {"password"})
     with pytest.raises(ConfigError, match="needs the file's path"):
         _file_provider().get("", {"password"})
@@ -181,15 +193,21 @@ def test_allowed_paths_admit_paths_below_them_and_refuse_others_normalised(tmp_p
     assert provider.get(str(inside), {"password"}) == {"password": SECRET}
     assert provider.get(f"{allowed}/./sub/../db.properties", {"password"}) == {"password": SECRET}
     for outside in (str(db_file), f"{allowed}/../db.properties", f"{allowed}-other/db.properties", "db.properties"):
-        with pytest.raises(ConfigError, match=rf"the path {outside} is outside the provider's allowed.paths "
-                                              rf"\({other}, {allowed}\)"):
+        with pytest.raises(
+            ConfigError,
+            match=rf"the path {outside} is outside the provider's allowed.paths "
+            rf"\({other}, {allowed}\)",
+        ):
             provider.get(outside, {"password"})
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("relative/dir", "Path relative/dir is not absolute"),
-    ("/nonexistent/secrets", "Path /nonexistent/secrets does not exist"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("relative/dir", "Path relative/dir is not absolute"),
+        ("/nonexistent/secrets", "Path /nonexistent/secrets does not exist"),
+    ],
+)
 def test_allowed_paths_must_be_absolute_and_exist_as_in_kafka(value: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         _file_provider(**{"allowed.paths": value})
@@ -204,8 +222,10 @@ def test_the_directory_provider_reads_whole_files_named_by_the_keys(tmp_path: Pa
     os.symlink(tmp_path / "db-password", tmp_path / "linked")
     got = _directory_provider().get(str(tmp_path), {"db-password", "linked", "sub", "sub/inner", "../x", "none"})
     assert got == {"db-password": SECRET + "\n", "linked": SECRET + "\n"}  # as Kafka: the trailing newline kept
-    assert (_directory_provider().describe_missing(str(tmp_path), "sub/inner")
-            == f"{tmp_path} has no regular file named 'sub/inner'")
+    assert (
+        _directory_provider().describe_missing(str(tmp_path), "sub/inner")
+        == f"{tmp_path} has no regular file named 'sub/inner'"
+    )
 
 
 def test_the_directory_provider_names_a_path_that_is_no_directory(tmp_path: Path, db_file: Path) -> None:
@@ -227,8 +247,10 @@ def test_the_env_provider_reads_variables_the_allowlist_pattern_matches_whole() 
     provider = EnvVarConfigProvider(environ)
     provider.configure({"allowlist.pattern": "DB_PASSWORD"})
     assert provider.get("", {"DB_PASSWORD", "DB_PASSWORD_OLD", "HOME", "UNSET"}) == {"DB_PASSWORD": SECRET}
-    assert (provider.describe_missing("", "HOME")
-            == "the environment variable HOME does not match allowlist.pattern (DB_PASSWORD)")
+    assert (
+        provider.describe_missing("", "HOME")
+        == "the environment variable HOME does not match allowlist.pattern (DB_PASSWORD)"
+    )
     assert provider.describe_missing("", "UNSET") == "the environment variable UNSET is not set"
     everything = EnvVarConfigProvider(environ)
     everything.configure({})

@@ -14,8 +14,10 @@ from connectworker.runtime.clients.connectivity import ConnectivityMonitor
 from connectworker.runtime.observability.kafka_logging import KAFKA_LOGGER, client_log_settings
 
 MONITOR_LOGGER = "connectworker.runtime.clients.connectivity"
-REFUSED = KafkaError(KafkaError._TRANSPORT, "127.0.0.1:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 failed: "
-                                            "Connection refused (after 0ms in state CONNECT)")
+REFUSED = KafkaError(
+    KafkaError._TRANSPORT,
+    "127.0.0.1:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)",
+)
 ALL_DOWN = KafkaError(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down")
 
 
@@ -42,7 +44,8 @@ def monitor(clock: FakeClock) -> ConnectivityMonitor:
 
 
 def test_all_brokers_down_sets_a_note_naming_the_servers_and_the_cause_with_one_warning(
-        monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO)
     monitor.error_cb(REFUSED)
     monitor.error_cb(ALL_DOWN)
@@ -64,7 +67,8 @@ def test_all_brokers_down_sets_a_note_naming_the_servers_and_the_cause_with_one_
 
 
 def test_healthy_clears_the_note_once_with_one_info_line_and_a_new_outage_warns_at_once(
-        monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO)
     monitor.error_cb(ALL_DOWN)
     clock.now += 31
@@ -72,7 +76,8 @@ def test_healthy_clears_the_note_once_with_one_info_line_and_a_new_outage_warns_
     monitor.healthy()
     assert monitor.note is None and not monitor.unreachable
     assert monitor_lines(caplog, logging.INFO) == [
-        "Task gen-0: Kafka cluster reachable again after 31 s (bootstrap.servers=127.0.0.1:9092)"]
+        "Task gen-0: Kafka cluster reachable again after 31 s (bootstrap.servers=127.0.0.1:9092)"
+    ]
 
     clock.now += 1  # within the interval of the first warning, but it is a new outage
     monitor.error_cb(ALL_DOWN)
@@ -80,7 +85,8 @@ def test_healthy_clears_the_note_once_with_one_info_line_and_a_new_outage_warns_
 
 
 def test_a_failing_connection_alone_is_no_outage_and_an_old_one_does_not_explain_a_later_outage(
-        monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    monitor: ConnectivityMonitor, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO)
     monitor.error_cb(REFUSED)  # one broker of several, or an idle connection the broker closed
     monitor.error_cb(KafkaError(KafkaError._TIMED_OUT, "1 request(s) timed out: disconnect"))
@@ -97,7 +103,8 @@ def test_authentication_failure_is_an_outage(monitor: ConnectivityMonitor) -> No
 
 
 def test_other_errors_are_logged_by_the_kafka_logger_since_librdkafka_no_longer_does(
-        monitor: ConnectivityMonitor, caplog: pytest.LogCaptureFixture) -> None:
+    monitor: ConnectivityMonitor, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO)
     monitor.error_cb(KafkaError(KafkaError._FATAL, "Producer fenced by a newer instance", fatal=True))
     lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == KAFKA_LOGGER]
@@ -108,8 +115,13 @@ def test_other_errors_are_logged_by_the_kafka_logger_since_librdkafka_no_longer_
 def test_a_real_producer_against_a_closed_port_reports_the_outage_through_its_error_cb() -> None:
     port = free_loopback_port()
     monitor = ConnectivityMonitor("p-0", f"127.0.0.1:{port}")
-    producer = Producer({"bootstrap.servers": f"127.0.0.1:{port}", "error_cb": monitor.error_cb,
-                         **client_log_settings("Task p-0 producer")})
+    producer = Producer(
+        {
+            "bootstrap.servers": f"127.0.0.1:{port}",
+            "error_cb": monitor.error_cb,
+            **client_log_settings("Task p-0 producer"),
+        }
+    )
     producer.produce("t", b"v")
     deadline = time.monotonic() + 10
     while "Connection refused" not in (monitor.note or "") and time.monotonic() < deadline:

@@ -39,8 +39,7 @@ class SecretConnector(SourceConnector):
         return "1"
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef().define("db.password", ConfigType.PASSWORD, "")
-                .define("batch", ConfigType.INT, 1))
+        return ConfigDef().define("db.password", ConfigType.PASSWORD, "").define("batch", ConfigType.INT, 1)
 
     def start(self, props: dict[str, str]) -> None:
         started_with.append(dict(props))
@@ -66,10 +65,14 @@ def secrets_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def worker_config(tmp_path: Path, secrets_dir: Path) -> WorkerConfig:
-    return WorkerConfig.from_properties({
-        "offset.storage.file.filename": str(tmp_path / "offsets.json"),
-        "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
-        "config.providers.file.param.allowed.paths": str(secrets_dir)})
+    return WorkerConfig.from_properties(
+        {
+            "offset.storage.file.filename": str(tmp_path / "offsets.json"),
+            "config.providers": "file",
+            "config.providers.file.class": "FileConfigProvider",
+            "config.providers.file.param.allowed.paths": str(secrets_dir),
+        }
+    )
 
 
 @pytest.fixture
@@ -85,9 +88,13 @@ def worker(tmp_path: Path, worker_config: WorkerConfig, runner: FakeRunner) -> I
 
 
 def _props(secrets_dir: Path, **extra: str) -> dict[str, str]:
-    return {"name": "db", "connector.class": f"{__name__}.SecretConnector",
-            "db.password": f"${{file:{secrets_dir}/db.properties:password}}",
-            "batch": f"${{file:{secrets_dir}/db.properties:batch}}", **extra}
+    return {
+        "name": "db",
+        "connector.class": f"{__name__}.SecretConnector",
+        "db.password": f"${{file:{secrets_dir}/db.properties:password}}",
+        "batch": f"${{file:{secrets_dir}/db.properties:batch}}",
+        **extra,
+    }
 
 
 def _config(worker: Worker, props: dict[str, str]) -> ConnectorConfig:
@@ -95,7 +102,8 @@ def _config(worker: Worker, props: dict[str, str]) -> ConnectorConfig:
 
 
 def test_the_connector_and_its_tasks_receive_the_values_the_worker_keeps_the_references(
-        worker: Worker, runner: FakeRunner, secrets_dir: Path) -> None:
+    worker: Worker, runner: FakeRunner, secrets_dir: Path
+) -> None:
     props = _props(secrets_dir)
     started_with.clear()
     worker.start_connector(_config(worker, props))
@@ -123,27 +131,35 @@ def test_a_restart_reads_the_values_again(worker: Worker, runner: FakeRunner, se
     assert runner.started[-1].spec.config.props["batch"] == "70"
 
 
-@pytest.mark.parametrize(("reference", "problem"), [
-    ("${file:<dir>/missing.properties:password}",
-     "cannot read the properties file <dir>/missing.properties: No such file or directory"),
-    ("${file:<dir>/db.properties:passwd}", "<dir>/db.properties has no key 'passwd'"),
-    ("${file:<dir>/../elsewhere.properties:password}",
-     "the path <dir>/../elsewhere.properties is outside the provider's allowed.paths (<dir>)"),
-])
+@pytest.mark.parametrize(
+    ("reference", "problem"),
+    [
+        (
+            "${file:<dir>/missing.properties:password}",
+            "cannot read the properties file <dir>/missing.properties: No such file or directory",
+        ),
+        ("${file:<dir>/db.properties:passwd}", "<dir>/db.properties has no key 'passwd'"),
+        (
+            "${file:<dir>/../elsewhere.properties:password}",
+            "the path <dir>/../elsewhere.properties is outside the provider's allowed.paths (<dir>)",
+        ),
+    ],
+)
 def test_an_unresolvable_reference_fails_the_connector_naming_it(
-        worker: Worker, secrets_dir: Path, reference: str, problem: str) -> None:
+    worker: Worker, secrets_dir: Path, reference: str, problem: str
+) -> None:
     reference, problem = reference.replace("<dir>", str(secrets_dir)), problem.replace("<dir>", str(secrets_dir))
     config = _config(worker, _props(secrets_dir, **{"db.password": reference}))  # accepted: it fails when it starts
     worker.start_connector(config)
     state, trace = worker.get("db").status.snapshot()
     assert state is State.FAILED and trace is not None
-    assert (f"Invalid configuration in connector db:\n  db.password: cannot be resolved: {reference}: {problem}"
-            in trace)
+    assert f"Invalid configuration in connector db:\n  db.password: cannot be resolved: {reference}: {problem}" in trace
     assert SECRET not in trace
 
 
-def test_a_resolved_value_the_connector_refuses_fails_it_naming_the_reference(worker: Worker,
-                                                                              secrets_dir: Path) -> None:
+def test_a_resolved_value_the_connector_refuses_fails_it_naming_the_reference(
+    worker: Worker, secrets_dir: Path
+) -> None:
     config = _config(worker, _props(secrets_dir))
     bad = f"${{file:{secrets_dir}/db.properties:bad.batch}}"
     worker.start_connector(ConnectorConfig(**{**config.__dict__, "props": {**config.props, "batch": bad}}))
@@ -153,7 +169,8 @@ def test_a_resolved_value_the_connector_refuses_fails_it_naming_the_reference(wo
 
 
 def test_a_task_restarted_after_its_secret_vanished_fails_naming_the_reference(
-        worker: Worker, secrets_dir: Path) -> None:
+    worker: Worker, secrets_dir: Path
+) -> None:
     worker.start_connector(_config(worker, _props(secrets_dir)))
     (secrets_dir / "db.properties").unlink()
     worker.restart_task("db", 0)
@@ -176,7 +193,8 @@ def test_validation_uses_the_resolved_values_and_names_the_references(worker: Wo
 
 
 def test_through_the_herder_the_store_and_the_shown_config_hold_references_and_logs_hide_values(
-        tmp_path: Path, worker: Worker, worker_config: WorkerConfig, secrets_dir: Path) -> None:
+    tmp_path: Path, worker: Worker, worker_config: WorkerConfig, secrets_dir: Path
+) -> None:
     store_path = tmp_path / "connectors.json"
     redactor = SecretRedactor()
     herder = StandaloneHerder(worker, worker_config, store=ConnectorStore(store_path), redactor=redactor)
@@ -196,7 +214,8 @@ def test_through_the_herder_the_store_and_the_shown_config_hold_references_and_l
 
 
 def test_a_key_whose_reference_fails_when_the_config_is_read_is_checked_when_the_connector_starts(
-        worker: Worker, secrets_dir: Path) -> None:
+    worker: Worker, secrets_dir: Path
+) -> None:
     missing = f"${{file:{secrets_dir}/gone.properties:n}}"
     config = _config(worker, _props(secrets_dir, batch=missing, **{"tasks.max": missing}))
     assert config.tasks_max == 1 and config.props["tasks.max"] == missing  # the default until it resolves
@@ -212,8 +231,9 @@ def test_the_connector_class_must_resolve_when_the_config_is_read(worker: Worker
     assert caught.value.problems["connector.class"].startswith(f"cannot be resolved: {missing}: cannot read")
 
 
-def test_tasks_max_from_a_provider_is_read_again_at_each_start(worker: Worker, secrets_dir: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tasks_max_from_a_provider_is_read_again_at_each_start(
+    worker: Worker, secrets_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (secrets_dir / "tasks.properties").write_text("max=1\n")
     config = _config(worker, _props(secrets_dir, **{"tasks.max": f"${{file:{secrets_dir}/tasks.properties:max}}"}))
     asked: list[int] = []

@@ -57,8 +57,9 @@ def fresh_shards() -> Iterator[None]:
 
 
 def shard_connector(tasks_max: int = 4) -> ConnectorConfig:
-    return parse_connector_config({"name": "shards", "connector.class": f"{__name__}.ShardConnector",
-                                   "tasks.max": str(tasks_max)}, source="test")
+    return parse_connector_config(
+        {"name": "shards", "connector.class": f"{__name__}.ShardConnector", "tasks.max": str(tasks_max)}, source="test"
+    )
 
 
 def shards_running(worker: Worker) -> list[str]:
@@ -66,7 +67,8 @@ def shards_running(worker: Worker) -> list[str]:
 
 
 def test_a_new_shard_and_a_reconfiguration_request_restart_the_tasks_with_the_connector_kept(
-        worker: Worker, runner: FakeRunner) -> None:
+    worker: Worker, runner: FakeRunner
+) -> None:
     worker.start_connector(shard_connector())
     first = runner.started[0]
     ShardConnector.shards = ["a", "b"]
@@ -108,7 +110,8 @@ def test_a_request_from_a_stopped_instance_changes_nothing(worker: Worker, runne
 
 
 def test_raise_error_fails_the_connector_with_the_error_and_a_restart_runs_it_again(
-        worker: Worker, runner: FakeRunner) -> None:
+    worker: Worker, runner: FakeRunner
+) -> None:
     worker.start_connector(shard_connector())
     ShardConnector.instances[0].context.raise_error(ConnectError("lost the database: connection refused"))
     status = worker.get("shards").status

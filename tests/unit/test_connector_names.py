@@ -19,38 +19,67 @@ from connectworker.config.loading import load_connector_configs
 
 
 def test_names_up_to_249_characters_of_printable_text_are_accepted() -> None:
-    for name in ("a", "orders-eu.v2", "données 東京 ✓", "x" * MAX_CONNECTOR_NAME_LENGTH, "with\u00a0nbsp",
-                 "...", ".hidden", "a..", "%2e%2e%2e", "100%", "%", "%zz", "%ff"):
+    for name in (
+        "a",
+        "orders-eu.v2",
+        "données 東京 ✓",
+        "x" * MAX_CONNECTOR_NAME_LENGTH,
+        "with\u00a0nbsp",
+        "...",
+        ".hidden",
+        "a..",
+        "%2e%2e%2e",
+        "100%",
+        "%",
+        "%zz",
+        "%ff",
+    ):
         assert connector_name_problem(name) is None, name
 
 
-@pytest.mark.parametrize(("name", "problem"), [
-    ("", "Connector name must not be empty or whitespace only"),
-    (" \t ", "Connector name must not be empty or whitespace only"),
-    ("x" * 250, "Connector name must be at most 249 characters; it has 250"),
-    ("x" * 200_000, "Connector name must be at most 249 characters; it has 200000"),
-    ("a\nb", "Connector name must not contain ISO control characters; it has U+000A at position 2"),
-    ("a\x00b", "Connector name must not contain ISO control characters; it has U+0000 at position 2"),
-    ("del\x7f", "Connector name must not contain ISO control characters; it has U+007F at position 4"),
-    ("nel\x85", "Connector name must not contain ISO control characters; it has U+0085 at position 4"),
-    ("a/b", "Connector name must not contain '/'"),
-    (".", "Connector name '.' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
-    ("..", "Connector name '..' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
-    ("%2e%2e", "Connector name '%2e%2e' (it decodes to '..') is illegal, it cannot be '.' or '..': a URL path "
-               "drops such a segment"),
-])
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("", "Connector name must not be empty or whitespace only"),
+        (" \t ", "Connector name must not be empty or whitespace only"),
+        ("x" * 250, "Connector name must be at most 249 characters; it has 250"),
+        ("x" * 200_000, "Connector name must be at most 249 characters; it has 200000"),
+        ("a\nb", "Connector name must not contain ISO control characters; it has U+000A at position 2"),
+        ("a\x00b", "Connector name must not contain ISO control characters; it has U+0000 at position 2"),
+        ("del\x7f", "Connector name must not contain ISO control characters; it has U+007F at position 4"),
+        ("nel\x85", "Connector name must not contain ISO control characters; it has U+0085 at position 4"),
+        ("a/b", "Connector name must not contain '/'"),
+        (".", "Connector name '.' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
+        ("..", "Connector name '..' is illegal, it cannot be '.' or '..': a URL path drops such a segment"),
+        (
+            "%2e%2e",
+            "Connector name '%2e%2e' (it decodes to '..') is illegal, it cannot be '.' or '..': a URL path "
+            "drops such a segment",
+        ),
+    ],
+)
 def test_unusable_names_are_refused_saying_what_is_allowed(name: str, problem: str) -> None:
     assert connector_name_problem(name) == problem
 
 
-@pytest.mark.parametrize(("name", "decoded"), [
-    ("%2E.", ".."), (".%2e", ".."), ("%2E%2E", ".."), ("%2e", "."), ("%252e%252e", ".."), ("%25252E", "."),
-])
+@pytest.mark.parametrize(
+    ("name", "decoded"),
+    [
+        ("%2E.", ".."),
+        (".%2e", ".."),
+        ("%2E%2E", ".."),
+        ("%2e", "."),
+        ("%252e%252e", ".."),
+        ("%25252E", "."),
+    ],
+)
 def test_names_that_percent_decode_to_a_dot_segment_are_refused(name: str, decoded: str) -> None:
     """Any number of decoding rounds: a proxy or client library that decodes once more must not turn a
     stored name into a path segment that URL parsers drop."""
-    assert connector_name_problem(name) == (f"Connector name {name!r} (it decodes to {decoded!r}) is illegal, "
-                                            f"it cannot be '.' or '..': a URL path drops such a segment")
+    assert connector_name_problem(name) == (
+        f"Connector name {name!r} (it decodes to {decoded!r}) is illegal, "
+        f"it cannot be '.' or '..': a URL path drops such a segment"
+    )
 
 
 def test_a_connector_file_with_a_bad_name_is_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
@@ -62,8 +91,10 @@ def test_a_connector_file_with_a_bad_name_is_refused_naming_the_file_and_the_key
         load_connector_configs([bell, long])
     message = str(raised.value)
     assert "bell.properties" in message and "long.json" in message
-    assert "name: Invalid value 'ring\\x07ring' for configuration name: Connector name must not contain ISO " \
-           "control characters; it has U+0007 at position 5" in message
+    assert (
+        "name: Invalid value 'ring\\x07ring' for configuration name: Connector name must not contain ISO "
+        "control characters; it has U+0007 at position 5" in message
+    )
     assert "Connector name must be at most 249 characters; it has 300" in message
 
 

@@ -67,8 +67,9 @@ class FakeStopEvent:
 BASE = {"rate": "0", "seed": "7"}
 
 
-def start_task(props: Mapping[str, str], committed: dict[int, dict[str, Any]] | None = None,
-               clock: FakeClock | None = None) -> DataGenTask:
+def start_task(
+    props: Mapping[str, str], committed: dict[int, dict[str, Any]] | None = None, clock: FakeClock | None = None
+) -> DataGenTask:
     task = DataGenTask()
     task.idle_wait_s = 0.01
     if clock is not None:
@@ -129,8 +130,7 @@ def test_region_names_extend_with_numbered_suffixes() -> None:
 
 
 def test_n_and_task_placeholders() -> None:
-    props = {"topic.pattern": "bench.t{task}.p{n:03d}", "topic.count": "4", "task.id": "2",
-             "batch.size": "8"}
+    props = {"topic.pattern": "bench.t{task}.p{n:03d}", "topic.count": "4", "task.id": "2", "batch.size": "8"}
     topics = {r.topic for r in take(start_task(props), 1)}
     assert topics == {"bench.t2.p000", "bench.t2.p001", "bench.t2.p002", "bench.t2.p003"}
 
@@ -242,21 +242,24 @@ def test_connector_task_configs_carry_ids() -> None:
     assert all(key.documentation for key in connector.config_def().keys.values())
 
 
-@pytest.mark.parametrize(("props", "key", "fragment"), [
-    ({"format": "xml"}, "format", "string, json"),
-    ({"topic.pattern": "orders.{city}"}, "topic.pattern", "{region}, {n}, {task}"),
-    ({"topic.pattern": "orders.{"}, "topic.pattern", "literal brace"),
-    ({"topic.pattern": "orders.{0}"}, "topic.pattern", "Unknown placeholder {0}"),
-    ({"topic.pattern": "orders"}, "topic.pattern", "topic.count=1"),
-    ({"topic.pattern": "orders/{region}"}, "topic.pattern", "not a legal Kafka topic name"),
-    ({"topic.count": "0"}, "topic.count", "between 1"),
-    ({"rate": "-1"}, "rate", "at least 0"),
-    ({"rate": "fast"}, "rate", "number"),
-    ({"records": "-2"}, "records", "at least -1"),
-    ({"batch.size": "0"}, "batch.size", "at least 1"),
-    ({"value.size": "-5"}, "value.size", "between 0"),
-    ({"seed": "x"}, "seed", "integer"),
-])
+@pytest.mark.parametrize(
+    ("props", "key", "fragment"),
+    [
+        ({"format": "xml"}, "format", "string, json"),
+        ({"topic.pattern": "orders.{city}"}, "topic.pattern", "{region}, {n}, {task}"),
+        ({"topic.pattern": "orders.{"}, "topic.pattern", "literal brace"),
+        ({"topic.pattern": "orders.{0}"}, "topic.pattern", "Unknown placeholder {0}"),
+        ({"topic.pattern": "orders"}, "topic.pattern", "topic.count=1"),
+        ({"topic.pattern": "orders/{region}"}, "topic.pattern", "not a legal Kafka topic name"),
+        ({"topic.count": "0"}, "topic.count", "between 1"),
+        ({"rate": "-1"}, "rate", "at least 0"),
+        ({"rate": "fast"}, "rate", "number"),
+        ({"records": "-2"}, "records", "at least -1"),
+        ({"batch.size": "0"}, "batch.size", "at least 1"),
+        ({"value.size": "-5"}, "value.size", "between 0"),
+        ({"seed": "x"}, "seed", "integer"),
+    ],
+)
 def test_config_errors_name_the_key(props: dict[str, str], key: str, fragment: str) -> None:
     with pytest.raises(ConfigError) as info:
         DataGenConnector().start(props)

@@ -36,8 +36,9 @@ class FakeOffsetReader:
         return {str(p): self.offset(p) for p in partitions}
 
 
-def start_task(props: dict[str, str], committed: dict[str, dict[str, Any]] | None = None,
-               idle_wait_s: float = 0.01) -> FileStreamSourceTask:
+def start_task(
+    props: dict[str, str], committed: dict[str, dict[str, Any]] | None = None, idle_wait_s: float = 0.01
+) -> FileStreamSourceTask:
     task = FileStreamSourceTask()
     task.idle_wait_s = idle_wait_s
     task.initialize(FakeContext(FakeOffsetReader(committed)))
@@ -80,7 +81,11 @@ def test_line_endings_like_kafka(path: Path) -> None:
         records = task.poll()
         assert values(records) == ["dos", "mac", "unix", ""]
         assert [r.source_offset for r in records or []] == [
-            {"position": 5}, {"position": 9}, {"position": 14}, {"position": 15}]
+            {"position": 5},
+            {"position": 9},
+            {"position": 14},
+            {"position": 15},
+        ]
     finally:
         task.stop()
 
@@ -249,12 +254,15 @@ def test_topic_list_is_rejected_with_kafkas_message() -> None:
     assert SINGLE_TOPIC_MESSAGE in info.value.problems["topic"]
 
 
-@pytest.mark.parametrize(("props", "key", "fragment"), [
-    ({"file": "/tmp/x"}, "topic", "Missing required configuration"),
-    ({"topic": "  "}, "topic", "non-empty"),
-    ({"topic": "t", "batch.size": "0"}, "batch.size", "at least 1"),
-    ({"topic": "t", "batch.size": "many"}, "batch.size", "integer"),
-])
+@pytest.mark.parametrize(
+    ("props", "key", "fragment"),
+    [
+        ({"file": "/tmp/x"}, "topic", "Missing required configuration"),
+        ({"topic": "  "}, "topic", "non-empty"),
+        ({"topic": "t", "batch.size": "0"}, "batch.size", "at least 1"),
+        ({"topic": "t", "batch.size": "many"}, "batch.size", "integer"),
+    ],
+)
 def test_config_errors_name_the_key(props: dict[str, str], key: str, fragment: str) -> None:
     with pytest.raises(ConfigError) as info:
         FileStreamSourceConnector().start(props)

@@ -32,8 +32,12 @@ class Clock:
 
 
 def history(tasks: list[Counting], clock: Clock) -> RateHistory:
-    return RateHistory(lambda: [(f"task {t.connector}-{t.task_id}", t.status, t) for t in tasks],  # type: ignore[misc]
-                       interval_s=1.0, keep_s=60.0, clock=clock)
+    return RateHistory(
+        lambda: [(f"task {t.connector}-{t.task_id}", t.status, t) for t in tasks],  # type: ignore[misc]
+        interval_s=1.0,
+        keep_s=60.0,
+        clock=clock,
+    )
 
 
 def test_rates_of_tasks_and_their_connector_from_the_counters() -> None:

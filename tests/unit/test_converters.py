@@ -181,9 +181,7 @@ def test_json_schemaless_values_get_a_null_schema() -> None:
 def test_json_without_schemas_writes_the_bare_value() -> None:
     converter = json_converter(**{"schemas.enable": "false"})
     assert converter.from_connect_data("t", None, {"k": "v", "n": 1}) == b'{"k":"v","n":1}'
-    assert converter.from_connect_data("t", ADDRESS, {"street": "x", "zip": "9"}) == (
-        b'{"street":"x","zip":"9"}'
-    )
+    assert converter.from_connect_data("t", ADDRESS, {"street": "x", "zip": "9"}) == (b'{"street":"x","zip":"9"}')
     assert converter.from_connect_data("t", OPTIONAL_STRING_SCHEMA, None) == b"null"
     assert converter.from_connect_data("t", None, None) is None
 
@@ -220,9 +218,7 @@ def test_json_logical_types_are_written_as_kafka_integers() -> None:
         "clock": time(1, 2, 3, 4000),
     }
     converter = json_converter(**{"schemas.enable": "false"})
-    assert converter.from_connect_data("t", schema, value) == (
-        b'{"day":19724,"at":1704164645678,"clock":3723004}'
-    )
+    assert converter.from_connect_data("t", schema, value) == (b'{"day":19724,"at":1704164645678,"clock":3723004}')
     round_trip = json_converter()
     written = round_trip.from_connect_data("t", schema, value)
     assert round_trip.to_connect_data("t", written) == (schema, value)
@@ -245,15 +241,14 @@ def test_json_reads_what_kafka_wrote() -> None:
         { "field": "field3", "type": "bytes", "optional": true } ] },
       "payload": { "field1": true, "field2": "string", "field3": "AAE=" } }"""
     schema, value = json_converter().to_connect_data("t", kafka_written)
-    assert schema == Schema.struct(None, ("field1", BOOLEAN_SCHEMA), ("field2", STRING_SCHEMA),
-                                   ("field3", OPTIONAL_BYTES_SCHEMA))
+    assert schema == Schema.struct(
+        None, ("field1", BOOLEAN_SCHEMA), ("field2", STRING_SCHEMA), ("field3", OPTIONAL_BYTES_SCHEMA)
+    )
     assert value == {"field1": True, "field2": "string", "field3": b"\x00\x01"}
 
 
 def test_json_schemaless_reading() -> None:
-    assert json_converter().to_connect_data("t", b'{"schema":null,"payload":{"a":[1,2.5]}}') == (
-        None, {"a": [1, 2.5]}
-    )
+    assert json_converter().to_connect_data("t", b'{"schema":null,"payload":{"a":[1,2.5]}}') == (None, {"a": [1, 2.5]})
     plain = json_converter(**{"schemas.enable": "false"})
     assert plain.to_connect_data("t", b'{"a":1}') == (None, {"a": 1})
     assert plain.to_connect_data("t", b"") == (None, None)
@@ -278,8 +273,7 @@ def test_json_reading_reports_bad_json_and_bad_payloads() -> None:
     converter = json_converter()
     with pytest.raises(ConversionError, match="serialization error"):
         converter.to_connect_data("t", b"{not json")
-    missing = b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,"field":"id"}]},' \
-              b'"payload":{}}'
+    missing = b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,"field":"id"}]},"payload":{}}'
     with pytest.raises(ConversionError, match="field 'id' is required") as info:
         converter.to_connect_data("t", missing)
     assert info.value.field == "id"
@@ -379,8 +373,9 @@ def test_load_converter_accepts_kafka_python_and_bare_names(name: str, expected:
 
 
 def test_load_converter_accepts_confluent_avro_name() -> None:
-    converter = load_converter("io.confluent.connect.avro.AvroConverter",
-                               {"schema.registry.url": "http://127.0.0.1:1"}, is_key=True)
+    converter = load_converter(
+        "io.confluent.connect.avro.AvroConverter", {"schema.registry.url": "http://127.0.0.1:1"}, is_key=True
+    )
     assert isinstance(converter, AvroConverter)
     assert converter.subject("orders") == "orders-key"
     converter.close()
@@ -395,8 +390,12 @@ def test_load_converter_passes_configs_and_is_key() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["org.apache.kafka.connect.converters.IntegerConverter", "YamlConverter", "no.such.module.Converter",
-     "tests.unit.test_converters.Missing"],
+    [
+        "org.apache.kafka.connect.converters.IntegerConverter",
+        "YamlConverter",
+        "no.such.module.Converter",
+        "tests.unit.test_converters.Missing",
+    ],
 )
 def test_load_converter_unknown_name_lists_builtins(name: str) -> None:
     with pytest.raises(ConfigError) as info:
@@ -404,10 +403,13 @@ def test_load_converter_unknown_name_lists_builtins(name: str) -> None:
     assert list(info.value.problems) == ["value.converter"]
     message = info.value.problems["value.converter"]
     assert f"Unknown converter class '{name}'" in message
-    for builtin in ("org.apache.kafka.connect.storage.StringConverter",
-                    "org.apache.kafka.connect.converters.ByteArrayConverter",
-                    "org.apache.kafka.connect.json.JsonConverter", "io.confluent.connect.avro.AvroConverter",
-                    "JsonConverter"):
+    for builtin in (
+        "org.apache.kafka.connect.storage.StringConverter",
+        "org.apache.kafka.connect.converters.ByteArrayConverter",
+        "org.apache.kafka.connect.json.JsonConverter",
+        "io.confluent.connect.avro.AvroConverter",
+        "JsonConverter",
+    ):
         assert builtin in message
 
 
@@ -433,9 +435,7 @@ def test_converter_config_for_strips_the_prefix() -> None:
         "key.converter.schemas.enable": "true",
         "value.converterx": "nope",
     }
-    assert converter_config_for("value.converter", props) == {
-        "schemas.enable": "false", "schemas.cache.size": "10"
-    }
+    assert converter_config_for("value.converter", props) == {"schemas.enable": "false", "schemas.cache.size": "10"}
     assert converter_config_for("key.converter.", props) == {"schemas.enable": "true"}
 
 

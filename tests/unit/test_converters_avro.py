@@ -110,14 +110,35 @@ def test_schema_mapping_follows_confluent_avrodata() -> None:
             {"name": "id", "type": "long"},
             {"name": "priority", "type": {"type": "int", "connect.type": "int8"}},
             {"name": "note", "type": ["null", "string"], "default": None},
-            {"name": "lines", "type": {"type": "array", "items": {
-                "type": "record", "name": "ConnectDefault", "namespace": "io.confluent.connect.avro",
-                "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}]}}},
+            {
+                "name": "lines",
+                "type": {
+                    "type": "array",
+                    "items": {
+                        "type": "record",
+                        "name": "ConnectDefault",
+                        "namespace": "io.confluent.connect.avro",
+                        "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}],
+                    },
+                },
+            },
             {"name": "labels", "type": {"type": "map", "values": "string"}},
-            {"name": "counts", "type": ["null", {"type": "array", "items": {
-                "type": "record", "name": "MapEntry", "namespace": "io.confluent.connect.avro",
-                "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "long"}]}}],
-             "default": None},
+            {
+                "name": "counts",
+                "type": [
+                    "null",
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "record",
+                            "name": "MapEntry",
+                            "namespace": "io.confluent.connect.avro",
+                            "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "long"}],
+                        },
+                    },
+                ],
+                "default": None,
+            },
             {"name": "placed", "type": {"type": "int", "connect.name": DATE, "logicalType": "date"}},
             {"name": "paid", "type": ["null", "boolean"], "default": None},
         ],
@@ -129,22 +150,38 @@ def test_schema_mapping_follows_confluent_avrodata() -> None:
 
 def test_schema_mapping_without_connect_meta_data_and_for_reused_structs() -> None:
     point = Schema.struct(None, ("x", INT32_SCHEMA))
-    schema = Schema.struct(None, ("a", point), ("b", point.as_optional()),
-                           ("c", Schema.struct(None, ("y", INT32_SCHEMA))))
+    schema = Schema.struct(
+        None, ("a", point), ("b", point.as_optional()), ("c", Schema.struct(None, ("y", INT32_SCHEMA)))
+    )
     assert avro_schema_for(schema, connect_meta_data=False) == {
-        "type": "record", "name": "ConnectDefault", "namespace": "io.confluent.connect.avro",
+        "type": "record",
+        "name": "ConnectDefault",
+        "namespace": "io.confluent.connect.avro",
         "fields": [
-            {"name": "a", "type": {"type": "record", "name": "ConnectDefault2",
-                                   "namespace": "io.confluent.connect.avro",
-                                   "fields": [{"name": "x", "type": "int"}]}},
+            {
+                "name": "a",
+                "type": {
+                    "type": "record",
+                    "name": "ConnectDefault2",
+                    "namespace": "io.confluent.connect.avro",
+                    "fields": [{"name": "x", "type": "int"}],
+                },
+            },
             {"name": "b", "type": ["null", "io.confluent.connect.avro.ConnectDefault2"], "default": None},
-            {"name": "c", "type": {"type": "record", "name": "ConnectDefault3",
-                                   "namespace": "io.confluent.connect.avro",
-                                   "fields": [{"name": "y", "type": "int"}]}},
+            {
+                "name": "c",
+                "type": {
+                    "type": "record",
+                    "name": "ConnectDefault3",
+                    "namespace": "io.confluent.connect.avro",
+                    "fields": [{"name": "y", "type": "int"}],
+                },
+            },
         ],
     }
     assert avro_schema_for(Schema(SchemaType.INT16, optional=True)) == [
-        "null", {"type": "int", "connect.type": "int16"}
+        "null",
+        {"type": "int", "connect.type": "int16"},
     ]
 
 
@@ -235,26 +272,32 @@ def test_reading_rejects_foreign_framing_and_unknown_ids() -> None:
 def test_reading_schemas_written_by_other_producers() -> None:
     registry = InMemoryRegistry()
     foreign = {
-        "type": "record", "name": "Payment", "namespace": "shop",
+        "type": "record",
+        "name": "Payment",
+        "namespace": "shop",
         "fields": [
             {"name": "state", "type": {"type": "enum", "name": "State", "symbols": ["NEW", "DONE"]}},
             {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 2}},
-            {"name": "amount",
-             "type": {"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 2}},
+            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 2}},
             {"name": "ref", "type": ["null", {"type": "string", "logicalType": "uuid"}], "default": None},
             {"name": "again", "type": "State"},
         ],
     }
     schema_id = registry.register("payments-value", json.dumps(foreign))
     body = io.BytesIO()
-    fastavro.schemaless_writer(body, fastavro.parse_schema(foreign), {
-        "state": "DONE", "hash": b"\x01\x02", "amount": b"\x30\x39", "ref": "abc", "again": "NEW"})
+    fastavro.schemaless_writer(
+        body,
+        fastavro.parse_schema(foreign),
+        {"state": "DONE", "hash": b"\x01\x02", "amount": b"\x30\x39", "ref": "abc", "again": "NEW"},
+    )
     data = b"\x00" + schema_id.to_bytes(4, "big") + body.getvalue()
     schema, value = avro_converter(registry).to_connect_data("payments", data)
     assert schema is not None and schema.name == "shop.Payment"
     assert [(f.name, f.schema.type, f.schema.optional) for f in schema.fields] == [
-        ("state", SchemaType.STRING, False), ("hash", SchemaType.BYTES, False),
-        ("amount", SchemaType.BYTES, False), ("ref", SchemaType.STRING, True),
+        ("state", SchemaType.STRING, False),
+        ("hash", SchemaType.BYTES, False),
+        ("amount", SchemaType.BYTES, False),
+        ("ref", SchemaType.STRING, True),
         ("again", SchemaType.STRING, False),
     ]
     assert value == {"state": "DONE", "hash": b"\x01\x02", "amount": b"09", "ref": "abc", "again": "NEW"}
@@ -277,8 +320,9 @@ def test_configuration_errors() -> None:
         )
     assert "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy" in str(info.value)  # says what is allowed
     with pytest.raises(ConfigError, match=r"basic\.auth\.user\.info"):
-        AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:1",
-                                   "basic.auth.credentials.source": "USER_INFO"}, is_key=False)
+        AvroConverter().configure(
+            {"schema.registry.url": "http://127.0.0.1:1", "basic.auth.credentials.source": "USER_INFO"}, is_key=False
+        )
 
 
 def test_in_memory_registry_satisfies_the_protocol() -> None:
@@ -286,12 +330,15 @@ def test_in_memory_registry_satisfies_the_protocol() -> None:
 
 
 # -- subject name strategies and use.latest.version ---------------------------------------------------
-@pytest.mark.parametrize(("strategy", "subject"), [
-    ("io.confluent.kafka.serializers.subject.TopicNameStrategy", "orders-value"),
-    ("io.confluent.kafka.serializers.subject.RecordNameStrategy", "com.example.Order"),
-    ("io.confluent.kafka.serializers.subject.TopicRecordNameStrategy", "orders-com.example.Order"),
-    ("TopicRecordNameStrategy", "orders-com.example.Order"),
-])
+@pytest.mark.parametrize(
+    ("strategy", "subject"),
+    [
+        ("io.confluent.kafka.serializers.subject.TopicNameStrategy", "orders-value"),
+        ("io.confluent.kafka.serializers.subject.RecordNameStrategy", "com.example.Order"),
+        ("io.confluent.kafka.serializers.subject.TopicRecordNameStrategy", "orders-com.example.Order"),
+        ("TopicRecordNameStrategy", "orders-com.example.Order"),
+    ],
+)
 def test_subject_name_strategies(strategy: str, subject: str) -> None:
     registry = InMemoryRegistry()
     converter = avro_converter(registry, **{"value.subject.name.strategy": strategy})
@@ -301,13 +348,20 @@ def test_subject_name_strategies(strategy: str, subject: str) -> None:
 
 def test_record_strategies_need_a_record_schema() -> None:
     converter = avro_converter(InMemoryRegistry(), is_key=True, **{"key.subject.name.strategy": "RecordNameStrategy"})
-    with pytest.raises(ConversionError, match=r"RecordNameStrategy needs a record schema \(a struct\), but the key "
-                                              r"schema is not one; use TopicNameStrategy for keys of other types"):
+    with pytest.raises(
+        ConversionError,
+        match=r"RecordNameStrategy needs a record schema \(a struct\), but the key "
+        r"schema is not one; use TopicNameStrategy for keys of other types",
+    ):
         converter.from_connect_data("orders", STRING_SCHEMA, "k")
 
 
-EVOLVED = {"type": "record", "name": "Order", "namespace": "com.example", "fields": [
-    {"name": "id", "type": "long"}, {"name": "channel", "type": "string", "default": "web"}]}
+EVOLVED = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "com.example",
+    "fields": [{"name": "id", "type": "long"}, {"name": "channel", "type": "string", "default": "web"}],
+}
 SMALL_ORDER = Schema.struct("com.example.Order", ("id", INT64_SCHEMA))
 
 
@@ -332,6 +386,9 @@ def test_use_latest_version_is_ignored_while_auto_register_is_on_as_in_confluent
 
 def test_use_latest_version_without_any_version_names_the_subject_and_the_key() -> None:
     converter = avro_converter(InMemoryRegistry(), **{"auto.register.schemas": "false", "use.latest.version": "true"})
-    with pytest.raises(ConversionError, match=r"the latest schema of subject 'orders-value' could not be read "
-                                              r"\(use.latest.version=true\): Subject 'orders-value' not found"):
+    with pytest.raises(
+        ConversionError,
+        match=r"the latest schema of subject 'orders-value' could not be read "
+        r"\(use.latest.version=true\): Subject 'orders-value' not found",
+    ):
         converter.from_connect_data("orders", SMALL_ORDER, {"id": 1})

@@ -17,8 +17,9 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "configuration-providers.md
 BLOCK = re.compile(r"<!-- example: (?P<name>[\w.]+) -->\n```python\n(?P<code>.*?)\n```", re.DOTALL)
 
 
-def test_the_example_provider_resolves_references_as_the_doc_says(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_example_provider_resolves_references_as_the_doc_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = DOC.read_text(encoding="utf-8")
     examples = {m["name"]: m["code"] for m in BLOCK.finditer(text)}
     assert set(examples) == {"json_provider.py"}
@@ -29,13 +30,21 @@ def test_the_example_provider_resolves_references_as_the_doc_says(tmp_path: Path
     secrets = tmp_path / "db.json"
     secrets.write_text(json.dumps({"password": "hunter2", "port": 5432}))
     try:
-        providers = open_config_providers(["json"], {"json.class": f"{module}:JsonFileProvider",
-                                                     "json.param.encoding": "utf-8"})
-        resolution = providers.resolve({"a": f"${{json:{secrets}:password}}", "b": f"${{json:{secrets}:port}}",
-                                        "c": f"${{json:{secrets}:user}}", "d": f"${{json:{tmp_path}/no.json:x}}"})
+        providers = open_config_providers(
+            ["json"], {"json.class": f"{module}:JsonFileProvider", "json.param.encoding": "utf-8"}
+        )
+        resolution = providers.resolve(
+            {
+                "a": f"${{json:{secrets}:password}}",
+                "b": f"${{json:{secrets}:port}}",
+                "c": f"${{json:{secrets}:user}}",
+                "d": f"${{json:{tmp_path}/no.json:x}}",
+            }
+        )
     finally:
         sys.modules.pop(module, None)
     assert resolution.props["a"] == "hunter2" and resolution.props["b"] == "5432"
-    assert resolution.problems == {"c": f"${{json:{secrets}:user}}: {secrets} has no key 'user'",
-                                   "d": f"${{json:{tmp_path}/no.json:x}}: cannot read {tmp_path}/no.json: "
-                                        f"FileNotFoundError"}
+    assert resolution.problems == {
+        "c": f"${{json:{secrets}:user}}: {secrets} has no key 'user'",
+        "d": f"${{json:{tmp_path}/no.json:x}}: cannot read {tmp_path}/no.json: FileNotFoundError",
+    }

@@ -42,8 +42,10 @@ def test_the_custom_transform_example_works_as_documented(tmp_path: Path, monkey
     props["transforms.tenant.type"] = props["transforms.tenant.type"].replace("mytransforms", module)
     try:
         assert read_transforms({k: v for k, v in props.items() if k != "transforms.tenant.field"}).problems == {
-            "transforms.tenant.field": ['Missing required configuration "transforms.tenant.field" which has no '
-                                        'default value.']}
+            "transforms.tenant.field": [
+                'Missing required configuration "transforms.tenant.field" which has no default value.'
+            ]
+        }
         config = read_transforms(props).config
         assert config is not None
         chain = TransformationChain.build(config)

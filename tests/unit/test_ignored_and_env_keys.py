@@ -44,15 +44,24 @@ def test_rest_port_must_be_a_port_number() -> None:
     assert "rest.port" in info.value.problems and "65535" in info.value.problems["rest.port"]
 
 
-def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(
-        caplog: pytest.LogCaptureFixture) -> None:
+def test_kafka_worker_keys_that_are_not_implemented_are_named_in_one_warning(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
-        WorkerConfig.from_properties({
-            "heartbeat.interval.ms": "3000", "session.timeout.ms": "10000", "metrics.num.samples": "3",
-            "security.protocol": "SSL", "client.id": "me", "sasl.mechanism": "PLAIN",
-            "internal.key.converter": "x", "internal.value.converter.schemas.enable": "false",
-            "connector.client.config.override.policy": "All", "admin.listeners": "http://:8084",
-            "my.typo.key": "1"}, source="w.properties")
+        WorkerConfig.from_properties(
+            {
+                "heartbeat.interval.ms": "3000",
+                "session.timeout.ms": "10000",
+                "metrics.num.samples": "3",
+                "security.protocol": "SSL",
+                "client.id": "me",
+                "sasl.mechanism": "PLAIN",
+                "internal.key.converter": "x",
+                "internal.value.converter.schemas.enable": "false",
+                "connector.client.config.override.policy": "All",
+                "admin.listeners": "http://:8084",
+                "my.typo.key": "1",
+            },
+            source="w.properties",
+        )
     lines = warnings(caplog)
     implemented_line = next(w for w in lines if "does not implement" in w)
     for key in ("heartbeat.interval.ms", "session.timeout.ms", "metrics.num.samples", "client.id", "admin.listeners"):
@@ -78,12 +87,15 @@ def test_a_bad_environment_value_is_blamed_on_its_variable(monkeypatch: pytest.M
     with pytest.raises(ConfigError) as info:
         WorkerConfig.from_properties({"topic.creation.enable": "maybe"}, source="w.properties")
     assert str(info.value).startswith("Invalid configuration in w.properties and the environment:")
-    assert set(info.value.problems) == {"CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets offset.flush.interval.ms)",
-                                        "topic.creation.enable"}
+    assert set(info.value.problems) == {
+        "CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets offset.flush.interval.ms)",
+        "topic.creation.enable",
+    }
 
 
-def test_environment_variables_that_set_nothing_are_reported(monkeypatch: pytest.MonkeyPatch,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_environment_variables_that_set_nothing_are_reported(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("CONNECT_HEARTBEAT_INTERVAL_MS", "3000")
     monkeypatch.setenv("CONNECT_UNKNOWN_KEYS", "not a list")  # an internal field: no variable sets it
     monkeypatch.setenv("CONNECT_VALUE_CONVERTER_SCHEMAS_ENABLE", "false")
@@ -99,9 +111,9 @@ def test_environment_variables_that_set_nothing_are_reported(monkeypatch: pytest
     assert config.prefixed("producer.") == {"client_rack": "eu-1"}
 
 
-def test_a_plugin_path_entry_that_cannot_hold_modules_is_reported(tmp_path: Path,
-                                                                    caplog: pytest.LogCaptureFixture,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_plugin_path_entry_that_cannot_hold_modules_is_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setattr(sys, "path", list(sys.path))
@@ -119,20 +131,30 @@ def test_a_plugin_path_entry_that_cannot_hold_modules_is_reported(tmp_path: Path
 
 def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytest.LogCaptureFixture) -> None:
     name = f"c-{uuid.uuid4().hex[:8]}"
-    props = {"name": name, "connector.class": "DataGen", "transforms": "route",
-             "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
-             "transforms.route.regex": "(.*)", "transforms.route.replacement": "$1-copy",
-             "exactly.once.support": "requested", "transaction.boundary": "poll", "offsets.storage.topic": "o",
-             "errors.deadletterqueue.topic.name": "dlq",
-             "errors.tolerance": "all", "errors.log.enable": "true", "errors.retry.timeout": "1000",
-             "producer.override.linger.ms": "5"}
+    props = {
+        "name": name,
+        "connector.class": "DataGen",
+        "transforms": "route",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.route.regex": "(.*)",
+        "transforms.route.replacement": "$1-copy",
+        "exactly.once.support": "requested",
+        "transaction.boundary": "poll",
+        "offsets.storage.topic": "o",
+        "errors.deadletterqueue.topic.name": "dlq",
+        "errors.tolerance": "all",
+        "errors.log.enable": "true",
+        "errors.retry.timeout": "1000",
+        "producer.override.linger.ms": "5",
+    }
     with caplog.at_level(logging.WARNING):
         parse_connector_config(props)
         parse_connector_config(props)  # parsed again (the connector store, an unchanged REST update): no repeat
     lines = warnings(caplog)
     assert lines == [
         f"Connector {name}: errors.deadletterqueue.topic.name, offsets.storage.topic are not "
-        f"implemented by this version of connectworker and are ignored"]
+        f"implemented by this version of connectworker and are ignored"
+    ]
 
     caplog.clear()
     with caplog.at_level(logging.WARNING):

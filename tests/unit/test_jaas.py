@@ -17,8 +17,9 @@ def test_the_usual_plain_entry() -> None:
 
 
 def test_quoted_values_take_java_escapes() -> None:
-    text = (f"{PLAIN} required username='o\\'neil' password=\"a\\\"b\\\\c\\td\\101\\7x\\q\" "
-            f"path=\"C:\\\\secrets\" empty=\"\";")
+    text = (
+        f'{PLAIN} required username=\'o\\\'neil\' password="a\\"b\\\\c\\td\\101\\7x\\q" path="C:\\\\secrets" empty="";'
+    )
     options = parse_single_entry(text).options
     assert options == {"username": "o'neil", "password": 'a"b\\c\tdA\x07xq', "path": "C:\\secrets", "empty": ""}
 
@@ -28,8 +29,10 @@ def test_octal_escapes_take_three_digits_only_from_0_to_3() -> None:
 
 
 def test_unquoted_words_comments_flags_and_layout() -> None:
-    text = (f"/* the client */ {PLAIN}   Required\n  username=alice // a comment to the end of the line\n"
-            f"  password=\"p w\"\n  token_id=$abc-1.2 ;")
+    text = (
+        f"/* the client */ {PLAIN}   Required\n  username=alice // a comment to the end of the line\n"
+        f'  password="p w"\n  token_id=$abc-1.2 ;'
+    )
     entry = parse_single_entry(text)
     assert entry.control_flag == "REQUIRED"
     assert entry.options == {"username": "alice", "password": "p w", "token_id": "$abc-1.2"}
@@ -49,18 +52,21 @@ def test_several_entries_parse_but_sasl_jaas_config_takes_one() -> None:
     assert str(info.value) == "JAAS config property contains 2 login modules, should be 1 module"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "Login module not specified in JAAS config"),
-    ("  /* nothing */ ", "Login module not specified in JAAS config"),
-    (PLAIN, "Login module control flag not specified in JAAS config"),
-    (f"{PLAIN} ;", "Login module control flag is not available in the JAAS config"),
-    (f"{PLAIN} requird;", "Invalid login module control flag 'requird' in JAAS config"),
-    (f'{PLAIN} required username="u" password="p"', "JAAS config entry not terminated by semi-colon"),
-    (f"{PLAIN} required username=;", "Value not specified for key 'username' in JAAS config"),
-    (f"{PLAIN} required username;", "Value not specified for key 'username' in JAAS config"),
-    (f"{PLAIN} required retries=3;", "Value not specified for key 'retries' in JAAS config"),  # a number
-    (f"{PLAIN} required path=/etc/x;", "Value not specified for key 'path' in JAAS config"),  # "/" starts a comment
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "Login module not specified in JAAS config"),
+        ("  /* nothing */ ", "Login module not specified in JAAS config"),
+        (PLAIN, "Login module control flag not specified in JAAS config"),
+        (f"{PLAIN} ;", "Login module control flag is not available in the JAAS config"),
+        (f"{PLAIN} requird;", "Invalid login module control flag 'requird' in JAAS config"),
+        (f'{PLAIN} required username="u" password="p"', "JAAS config entry not terminated by semi-colon"),
+        (f"{PLAIN} required username=;", "Value not specified for key 'username' in JAAS config"),
+        (f"{PLAIN} required username;", "Value not specified for key 'username' in JAAS config"),
+        (f"{PLAIN} required retries=3;", "Value not specified for key 'retries' in JAAS config"),  # a number
+        (f"{PLAIN} required path=/etc/x;", "Value not specified for key 'path' in JAAS config"),  # "/" starts a comment
+    ],
+)
 def test_what_kafka_refuses_is_refused_with_kafkas_message(text: str, message: str) -> None:
     with pytest.raises(JaasError) as info:
         parse_single_entry(text)
@@ -74,8 +80,10 @@ def test_messages_never_quote_a_value() -> None:
 
 
 def test_secret_options_are_the_credentials_inside() -> None:
-    text = (f'{PLAIN} required username="u" password="p1"; '
-            f'x.OAuth required clientId="c" clientSecret="s2" keyPassword="k3";')
+    text = (
+        f'{PLAIN} required username="u" password="p1"; '
+        f'x.OAuth required clientId="c" clientSecret="s2" keyPassword="k3";'
+    )
     assert secret_options(text) == ["p1", "s2", "k3"]
     assert secret_options("not jaas") == []
 

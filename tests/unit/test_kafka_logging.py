@@ -50,12 +50,15 @@ def wait_for(condition: Callable[[], object], timeout: float = 10.0, poll: Calla
 
 
 def test_a_repeated_line_is_logged_once_per_interval_then_with_its_repeat_count(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock = FakeClock()
     repeats = RepeatFilter(logging.getLogger(KAFKA_LOGGER), 30.0, clock=clock, summary_timer=False)
     relay = KafkaClientLog("Task t-0 producer", repeats)
-    line = "[thrd:127.0.0.1:1/bootstrap]: 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: " \
-           "Connection refused (after {ms}ms in state CONNECT)"
+    line = (
+        "[thrd:127.0.0.1:1/bootstrap]: 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: "
+        "Connection refused (after {ms}ms in state CONNECT)"
+    )
     caplog.set_level(logging.INFO, KAFKA_LOGGER)
 
     for i in range(200):  # how confluent-kafka calls it: logger.log(level, fmt, facility, name, line)
@@ -63,7 +66,8 @@ def test_a_repeated_line_is_logged_once_per_interval_then_with_its_repeat_count(
         clock.now += 0.1
     assert kafka_lines(caplog) == [
         "Task t-0 producer: FAIL 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused "
-        "(after 0ms in state CONNECT)"]
+        "(after 0ms in state CONNECT)"
+    ]
 
     clock.now += 15  # the interval is over: the next occurrence is logged, with the count it stood for
     relay.log(logging.ERROR, "%s [%s] %s", "FAIL", "rdkafka#producer-2", line.format(ms=0))
@@ -76,11 +80,13 @@ def test_a_repeated_line_is_logged_once_per_interval_then_with_its_repeat_count(
     repeats.flush_summaries()
     assert kafka_lines(caplog)[2:] == [
         "admin: FAIL 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused "
-        "(after 1ms in state CONNECT) (repeated once in the last 30 s, by 2 clients)"]
+        "(after 1ms in state CONNECT) (repeated once in the last 30 s, by 2 clients)"
+    ]
 
 
 def test_a_burst_that_stops_still_gets_its_summary_and_other_lines_are_not_suppressed(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock = FakeClock()
     repeats = RepeatFilter(logging.getLogger(KAFKA_LOGGER), 30.0, clock=clock, summary_timer=False)
     caplog.set_level(logging.INFO, KAFKA_LOGGER)
@@ -97,8 +103,9 @@ def test_a_burst_that_stops_still_gets_its_summary_and_other_lines_are_not_suppr
 def test_normalising_keeps_addresses_and_broker_ids_but_not_timings() -> None:
     one = normalised("127.0.0.1:9092/1: Disconnected (after 12ms in state UP, 3 identical error(s) suppressed)")
     two = normalised("127.0.0.1:9092/1: Disconnected (after 950ms in state UP, 1 identical error(s) suppressed)")
-    other_broker = normalised("127.0.0.1:9093/2: Disconnected (after 12ms in state UP, 3 identical error(s) "
-                              "suppressed)")
+    other_broker = normalised(
+        "127.0.0.1:9093/2: Disconnected (after 12ms in state UP, 3 identical error(s) suppressed)"
+    )
     assert one == two != other_broker
     assert "127.0.0.1:9092/1" in one
 
@@ -112,7 +119,8 @@ def test_a_level_the_logger_does_not_enable_is_dropped(caplog: pytest.LogCapture
 
 
 def test_a_producer_against_a_closed_port_logs_one_line_through_python_logging_and_nothing_to_stderr(
-        caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
     port = free_loopback_port()  # nothing listens there: every connection attempt is refused
     caplog.set_level(logging.INFO, KAFKA_LOGGER)
     producer = Producer({"bootstrap.servers": f"127.0.0.1:{port}", **client_log_settings("Task p-0 producer")})
@@ -129,7 +137,8 @@ def test_a_producer_against_a_closed_port_logs_one_line_through_python_logging_a
 
 
 def test_topic_admin_lines_are_served_without_anyone_polling_and_its_thread_ends_with_it(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     port = free_loopback_port()
     caplog.set_level(logging.INFO, KAFKA_LOGGER)
     before = set(threading.enumerate())  # admins of earlier tests may still be collected later

@@ -24,8 +24,9 @@ from tests.offset_store_contract import CONTRACT, KA, KB
 
 @pytest.mark.parametrize("shared", [False, True], ids=["exclusive", "shared"])
 @pytest.mark.parametrize("check", CONTRACT, ids=lambda c: c.__name__.removeprefix("check_"))
-def test_file_store_keeps_the_contract(check: Callable[[Callable[[], OffsetBackingStore]], None],
-                                       shared: bool, tmp_path: Path) -> None:
+def test_file_store_keeps_the_contract(
+    check: Callable[[Callable[[], OffsetBackingStore]], None], shared: bool, tmp_path: Path
+) -> None:
     path = tmp_path / "offsets.json"
     check(lambda: FileOffsetStore(path, shared=shared))
 
@@ -81,7 +82,10 @@ def test_records_written_by_kafka_connect_parse_to_the_same_keys() -> None:
     connector, key, offset = parse_record(b'["gen", {"b": 2, "a": "x"}]', b'{"seq": 5}')
     assert (connector, key, offset) == ("gen", partition_key({"a": "x", "b": 2}), {"seq": 5})
     assert parse_record(*_round_trip("gen", partition_key({"t": 1}), {"seq": 1})) == (
-        "gen", partition_key({"t": 1}), {"seq": 1})
+        "gen",
+        partition_key({"t": 1}),
+        {"seq": 1},
+    )
     assert parse_record(b'["gen",{"t":1}]', None) == ("gen", partition_key({"t": 1}), None)
     assert parse_record(json.dumps([BARRIER, "id"]).encode(), None) == (BARRIER, "", None)  # skipped
 
@@ -90,16 +94,19 @@ def _round_trip(connector: str, key: str, offset: dict[str, int]) -> tuple[bytes
     return record_key(connector, key), record_value(offset)
 
 
-@pytest.mark.parametrize(("key", "value"), [
-    (b"not json", b"{}"),
-    (b'{"connector": "gen"}', b"{}"),
-    (b'["gen"]', b"{}"),
-    (b'[1, {"t": 1}]', b"{}"),
-    (b'["gen", [1, 2]]', b"{}"),
-    (b'["gen", {"t": 1}]', b"[1, 2]"),
-    (b'["gen", {"t": 1}]', b"not json"),
-    (None, b"{}"),
-])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        (b"not json", b"{}"),
+        (b'{"connector": "gen"}', b"{}"),
+        (b'["gen"]', b"{}"),
+        (b'[1, {"t": 1}]', b"{}"),
+        (b'["gen", [1, 2]]', b"{}"),
+        (b'["gen", {"t": 1}]', b"[1, 2]"),
+        (b'["gen", {"t": 1}]', b"not json"),
+        (None, b"{}"),
+    ],
+)
 def test_records_that_are_not_offsets_are_rejected(key: bytes | None, value: bytes) -> None:
     with pytest.raises(ValueError):
         parse_record(key, value)
@@ -114,7 +121,9 @@ def test_the_task_offset_reader_reads_a_store_live_or_a_fixed_mapping(tmp_path: 
     assert live.offset({"file": "a.txt"}) == {"pos": 4}
     fixed = TaskOffsetReader({partition_key({"file": "a.txt"}): {"pos": 1}})  # a Spark task's offsets
     assert fixed.offsets([{"file": "a.txt"}, {"file": "b"}]) == {
-        partition_key({"file": "a.txt"}): {"pos": 1}, partition_key({"file": "b"}): None}
+        partition_key({"file": "a.txt"}): {"pos": 1},
+        partition_key({"file": "b"}): None,
+    }
     plan = PlanTaskContext({"k": "v"})
     assert plan.offset_storage_reader.offset({"file": "a.txt"}) is None
     assert plan.configs() == {"k": "v"}
@@ -131,8 +140,10 @@ def test_newest_indexed_keeps_the_highest_index_per_key_and_skips_offsetless_row
 def test_offsets_topic_keys_default_to_kafkas_and_refuse_a_zero_replication_factor() -> None:
     config = WorkerConfig.from_properties({"offset.storage.topic": "connect-offsets"})
     assert (config.offset_storage_partitions, config.offset_storage_replication_factor) == (25, 3)
-    assert WorkerConfig.from_properties({"offset.storage.replication.factor": "-1"}
-                                        ).offset_storage_replication_factor == -1
+    assert (
+        WorkerConfig.from_properties({"offset.storage.replication.factor": "-1"}).offset_storage_replication_factor
+        == -1
+    )
     with pytest.raises(ConfigError) as bad:
         WorkerConfig.from_properties({"offset.storage.replication.factor": "0"})
     assert "offset.storage.replication.factor" in bad.value.problems

@@ -36,8 +36,10 @@ def test_an_offsets_file_under_a_regular_file_is_refused(tmp_path: Path) -> None
 
 def test_an_offsets_path_that_is_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "offsets").mkdir()
-    assert problem_of(tmp_path, tmp_path / "offsets") == f"cannot write the offsets file: {tmp_path / 'offsets'} " \
-                                                         f"is a directory"
+    assert (
+        problem_of(tmp_path, tmp_path / "offsets") == f"cannot write the offsets file: {tmp_path / 'offsets'} "
+        f"is a directory"
+    )
 
 
 def test_a_connector_store_path_that_is_a_directory_is_refused(tmp_path: Path) -> None:
@@ -71,8 +73,9 @@ def test_a_directory_the_process_may_not_write_is_refused(tmp_path: Path, monkey
     """What a non-root user, or anyone on a read-only mount, gets (the tests may run as root)."""
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path and real_access(path, mode))
-    assert problem_of(tmp_path, tmp_path / "offsets.json") == (f"cannot write the offsets file: directory {tmp_path} "
-                                                               f"is not writable")
+    assert problem_of(tmp_path, tmp_path / "offsets.json") == (
+        f"cannot write the offsets file: directory {tmp_path} is not writable"
+    )
 
 
 # -- the probe: what os.access cannot see --------------------------------------------------------
@@ -84,15 +87,17 @@ PROBED = "cannot write the offsets file or the connector store beside it: "
 def test_a_path_under_proc_is_refused_even_for_root(tmp_path: Path) -> None:
     """os.access lets root write into /proc; only creating a file there tells that it takes none."""
     assert problem_of(tmp_path, Path("/proc/offsets.json")) == (
-        f"{PROBED}creating a file in /proc failed: No such file or directory (errno 2)")
+        f"{PROBED}creating a file in /proc failed: No such file or directory (errno 2)"
+    )
     assert problem_of(tmp_path, Path("/proc/connectworker/offsets.json")) == (
-        f"{PROBED}creating a directory (for /proc/connectworker) in /proc failed: No such file or directory "
-        f"(errno 2)")
+        f"{PROBED}creating a directory (for /proc/connectworker) in /proc failed: No such file or directory (errno 2)"
+    )
 
 
 @pytest.mark.parametrize(("failing", "step"), [("fsync", "fsyncing a file"), ("replace", "renaming a file")])
 def test_each_step_of_a_commit_is_probed_and_the_probe_leaves_nothing_behind(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, step: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, step: str
+) -> None:
     """A full or read-only file system fails at one of the steps; the probe names it."""
     offsets_dir = tmp_path / "offsets"
     offsets_dir.mkdir()
@@ -102,7 +107,8 @@ def test_each_step_of_a_commit_is_probed_and_the_probe_leaves_nothing_behind(
 
     monkeypatch.setattr(os, failing, fail)
     assert offsets_path_problem(str(offsets_dir / "offsets.json")) == (
-        f"{PROBED}{step} in {offsets_dir} failed: Input/output error (errno 5)")
+        f"{PROBED}{step} in {offsets_dir} failed: Input/output error (errno 5)"
+    )
     monkeypatch.undo()
     assert list(offsets_dir.iterdir()) == []
 

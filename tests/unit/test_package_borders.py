@@ -64,7 +64,7 @@ def _imports_of(module: str, path: Path) -> Iterator[Import]:
                 yield Import(module, alias.name, node.lineno)
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the importing module's package
-                base = package[:len(package) - (node.level - 1)]
+                base = package[: len(package) - (node.level - 1)]
                 origin = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 origin = node.module or ""
@@ -90,9 +90,11 @@ def crossings(from_part: str) -> list[Import]:
 
 
 def offending(from_part: str, allowed: set[str] | None = None, forbidden: set[str] | None = None) -> list[str]:
-    return [str(imp) for imp in crossings(from_part)
-            if (allowed is not None and imp.to_part not in allowed)
-            or (forbidden is not None and imp.to_part in forbidden)]
+    return [
+        str(imp)
+        for imp in crossings(from_part)
+        if (allowed is not None and imp.to_part not in allowed) or (forbidden is not None and imp.to_part in forbidden)
+    ]
 
 
 def test_the_walker_sees_module_level_function_level_and_from_imports() -> None:
@@ -100,8 +102,17 @@ def test_the_walker_sees_module_level_function_level_and_from_imports() -> None:
     edges = {(imp.source, imp.target) for imp in internal_imports()}
     assert ("connectworker.topics.creation", "connectworker.topics.admin") in edges  # module level
     assert ("connectworker.cli", "connectworker.spark.runner.spark_runtime") in edges  # inside cmd_spark
-    assert {part_of(m) for m in modules()} >= {"api", "config", "converters", "rest", "runtime", "spark",
-                                               "topics", "cli", PACKAGE}
+    assert {part_of(m) for m in modules()} >= {
+        "api",
+        "config",
+        "converters",
+        "rest",
+        "runtime",
+        "spark",
+        "topics",
+        "cli",
+        PACKAGE,
+    }
 
 
 def test_api_imports_no_other_connectworker_package() -> None:
@@ -172,9 +183,12 @@ def test_no_import_cycle_between_the_parts() -> None:
             graph.setdefault(imp.from_part, set()).add(imp.to_part)
     cycles = _cycles(graph)
     details = [
-        f"{' <-> '.join(cycle)}: " + "; ".join(
-            str(imp) for imp in internal_imports()
-            if imp.from_part in cycle and imp.to_part in cycle and imp.from_part != imp.to_part)
+        f"{' <-> '.join(cycle)}: "
+        + "; ".join(
+            str(imp)
+            for imp in internal_imports()
+            if imp.from_part in cycle and imp.to_part in cycle and imp.from_part != imp.to_part
+        )
         for cycle in cycles
     ]
     assert details == []

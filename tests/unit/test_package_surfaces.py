@@ -29,7 +29,9 @@ def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
 
 def test_importing_the_task_context_does_not_import_the_herder_or_fastapi() -> None:
     """What a Spark executor imports to run a task stays small."""
-    code = ("import sys, connectworker.runtime.tasks.task_context; "
-            "print(sorted(m for m in ('connectworker.runtime.herder.herder', 'fastapi') if m in sys.modules))")
+    code = (
+        "import sys, connectworker.runtime.tasks.task_context; "
+        "print(sorted(m for m in ('connectworker.runtime.herder.herder', 'fastapi') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

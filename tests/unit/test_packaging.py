@@ -24,8 +24,10 @@ def test_every_subpackage_of_connectworker_is_listed_and_the_connectors_are_mapp
     assert setuptools["package-dir"] == {"connectworker.connectors": "connectors"}
     root = REPO / "connectworker"
     on_disk = {".".join(init.parent.relative_to(REPO).parts) for init in root.rglob("__init__.py")}
-    on_disk |= {".".join(("connectworker", *init.parent.relative_to(REPO).parts))  # connectors/x -> ....connectors.x
-                for init in (REPO / "connectors").rglob("*/__init__.py")}
+    on_disk |= {
+        ".".join(("connectworker", *init.parent.relative_to(REPO).parts))  # connectors/x -> ....connectors.x
+        for init in (REPO / "connectors").rglob("*/__init__.py")
+    }
     missing = on_disk - set(setuptools["packages"])
     assert not missing, f"add {sorted(missing)} to [tool.setuptools] packages in pyproject.toml"
     # data-only packages (a folder of files and no __init__, e.g. the status page's templates) are listed

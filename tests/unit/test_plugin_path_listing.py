@@ -18,7 +18,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.worker import Worker
 from tests.unit.test_bad_plugins import Client, _no_gate
 
-CONNECTOR = '''
+CONNECTOR = """
 from connectworker.api import ConfigDef, SourceConnector, SourceTask
 
 
@@ -54,7 +54,7 @@ class {name}(SourceConnector):
 
     def stop(self):
         pass
-'''
+"""
 
 
 @pytest.fixture
@@ -74,18 +74,25 @@ def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 
 
 def test_connectors_on_plugin_path_are_listed_and_a_broken_module_is_named(
-        plugin_path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    plugin_path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json")})
-    client = Client(create_app(StandaloneHerder(Worker(config, FileOffsetStore(tmp_path / "o.json"), _no_gate),
-                                                config)))
+    client = Client(
+        create_app(StandaloneHerder(Worker(config, FileOffsetStore(tmp_path / "o.json"), _no_gate), config))
+    )
     with caplog.at_level(logging.WARNING, logger="connectworker.plugins"):
         response = client.get("/connector-plugins")
     assert response.status_code == 200
     listed = {plugin["class"]: plugin for plugin in response.json()}
-    assert listed["listed_module.ModuleSource"] == {"class": "listed_module.ModuleSource", "type": "source",
-                                                    "version": "2.0"}
+    assert listed["listed_module.ModuleSource"] == {
+        "class": "listed_module.ModuleSource",
+        "type": "source",
+        "version": "2.0",
+    }
     assert "listedpkg.sources.PackagedSource" in listed
     assert any(name.endswith("DataGenConnector") for name in listed)  # the built-ins stay
     assert not any(name.startswith("listed_broken") for name in listed)
-    assert f"plugin.path {plugin_path}: module listed_broken cannot be imported (RuntimeError: no database " \
-           f"driver" in caplog.text
+    assert (
+        f"plugin.path {plugin_path}: module listed_broken cannot be imported (RuntimeError: no database "
+        f"driver" in caplog.text
+    )

@@ -22,15 +22,26 @@ def tuple_data(*values: str | None) -> bytes:
 
 def test_begin_relation_changes_truncate_and_commit_decode() -> None:
     assert pg.decode(b"B" + struct.pack("!qqI", 100, 1_000_000, 7)) == pg.Begin(
-        100, datetime(2000, 1, 1, 0, 0, 1, tzinfo=UTC), 7)
-    relation = (b"R" + struct.pack("!I", 42) + b"public\0orders\0d" + struct.pack("!h", 2)
-                + b"\x01id\0" + struct.pack("!Ii", 23, -1) + b"\x00note\0" + struct.pack("!Ii", 25, -1))
-    assert pg.decode(relation) == pg.Relation(42, "public", "orders", "d", (
-        pg.RelationColumn("id", 23, -1, True), pg.RelationColumn("note", 25, -1, False)))
+        100, datetime(2000, 1, 1, 0, 0, 1, tzinfo=UTC), 7
+    )
+    relation = (
+        b"R"
+        + struct.pack("!I", 42)
+        + b"public\0orders\0d"
+        + struct.pack("!h", 2)
+        + b"\x01id\0"
+        + struct.pack("!Ii", 23, -1)
+        + b"\x00note\0"
+        + struct.pack("!Ii", 25, -1)
+    )
+    assert pg.decode(relation) == pg.Relation(
+        42, "public", "orders", "d", (pg.RelationColumn("id", 23, -1, True), pg.RelationColumn("note", 25, -1, False))
+    )
     assert pg.decode(b"I" + struct.pack("!I", 42) + b"N" + tuple_data("1", None)) == pg.Insert(42, ["1", None])
     assert pg.decode(b"U" + struct.pack("!I", 42) + b"N" + tuple_data("1", "x")) == pg.Update(42, None, ["1", "x"])
-    assert pg.decode(b"U" + struct.pack("!I", 42) + b"O" + tuple_data("1", "a") + b"N" + tuple_data("1", "b")) == \
-        pg.Update(42, ["1", "a"], ["1", "b"])
+    assert pg.decode(
+        b"U" + struct.pack("!I", 42) + b"O" + tuple_data("1", "a") + b"N" + tuple_data("1", "b")
+    ) == pg.Update(42, ["1", "a"], ["1", "b"])
     unchanged = b"U" + struct.pack("!I", 42) + b"N" + struct.pack("!h", 2) + b"t" + struct.pack("!i", 1) + b"1u"
     assert pg.decode(unchanged).new == ["1", pg.UNCHANGED_TOAST]
     assert pg.decode(b"D" + struct.pack("!I", 42) + b"K" + tuple_data("1", None)) == pg.Delete(42, ["1", None])

@@ -53,8 +53,9 @@ def record(*headers: tuple[str, Any], topic: str = "t", value: str = "v") -> Sou
     return SourceRecord({"p": 0}, {"n": 1}, topic, value, "k", headers=list(headers))
 
 
-def serializer(header_converter: HeaderConverter | None = None,
-               tolerance: Tolerance = Tolerance.NONE) -> RecordSerializer:
+def serializer(
+    header_converter: HeaderConverter | None = None, tolerance: Tolerance = Tolerance.NONE
+) -> RecordSerializer:
     key, value = StringConverter(), StringConverter()
     key.configure({}, True)
     value.configure({}, False)
@@ -67,54 +68,69 @@ def written(converter: HeaderConverter, value: Any, schema: Schema | None = None
 
 
 # -- what each converter writes ---------------------------------------------------------------------
-@pytest.mark.parametrize(("value", "schema", "expected"), [
-    ("text", None, b"text"),
-    (None, None, None),
-    (True, None, b"true"),
-    (42, INT32_SCHEMA, b"42"),
-    (0.1, FLOAT32, b"0.1"),
-    (1e10, None, b"1.0E10"),
-    (b"\x00\x01\xff", None, b"AAH/"),  # bytes as base64 text, as Values.convertToString writes them
-    ([1, "a", None], None, b'[1,"a",null]'),
-    ({"x": 3, "label": None}, POINT, b'{"x":3,"label":null}'),
-    (date(2020, 1, 31), Schema(SchemaType.INT32, name=DATE), b"2020-01-31"),
-    (datetime(2020, 1, 31, 10, 15, 30, tzinfo=UTC), Schema(SchemaType.INT64, name=TIMESTAMP),
-     b"2020-01-31T10:15:30.000Z"),
-    ("ünïcode", None, "ünïcode".encode()),
-])
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        ("text", None, b"text"),
+        (None, None, None),
+        (True, None, b"true"),
+        (42, INT32_SCHEMA, b"42"),
+        (0.1, FLOAT32, b"0.1"),
+        (1e10, None, b"1.0E10"),
+        (b"\x00\x01\xff", None, b"AAH/"),  # bytes as base64 text, as Values.convertToString writes them
+        ([1, "a", None], None, b'[1,"a",null]'),
+        ({"x": 3, "label": None}, POINT, b'{"x":3,"label":null}'),
+        (date(2020, 1, 31), Schema(SchemaType.INT32, name=DATE), b"2020-01-31"),
+        (
+            datetime(2020, 1, 31, 10, 15, 30, tzinfo=UTC),
+            Schema(SchemaType.INT64, name=TIMESTAMP),
+            b"2020-01-31T10:15:30.000Z",
+        ),
+        ("ünïcode", None, "ünïcode".encode()),
+    ],
+)
 def test_simple_header_converter_writes_kafkas_text(value: Any, schema: Schema | None, expected: bytes | None) -> None:
     assert written(SimpleHeaderConverter(), value, schema) == expected
 
 
-@pytest.mark.parametrize(("value", "schema", "expected"), [
-    ("text", STRING_SCHEMA, b'{"schema":{"type":"string","optional":false},"payload":"text"}'),
-    (1, INT8, b'{"schema":{"type":"int8","optional":false},"payload":1}'),
-    (True, None, b'{"schema":null,"payload":true}'),
-    (None, None, None),
-    (None, STRING_SCHEMA.as_optional(), b'{"schema":{"type":"string","optional":true},"payload":null}'),
-    (b"\x01", BYTES_SCHEMA, b'{"schema":{"type":"bytes","optional":false},"payload":"AQ=="}'),
-])
-def test_json_converter_writes_headers_in_its_envelope(value: Any, schema: Schema | None,
-                                                       expected: bytes | None) -> None:
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        ("text", STRING_SCHEMA, b'{"schema":{"type":"string","optional":false},"payload":"text"}'),
+        (1, INT8, b'{"schema":{"type":"int8","optional":false},"payload":1}'),
+        (True, None, b'{"schema":null,"payload":true}'),
+        (None, None, None),
+        (None, STRING_SCHEMA.as_optional(), b'{"schema":{"type":"string","optional":true},"payload":null}'),
+        (b"\x01", BYTES_SCHEMA, b'{"schema":{"type":"bytes","optional":false},"payload":"AQ=="}'),
+    ],
+)
+def test_json_converter_writes_headers_in_its_envelope(
+    value: Any, schema: Schema | None, expected: bytes | None
+) -> None:
     assert written(load_header_converter("org.apache.kafka.connect.json.JsonConverter", {}), value, schema) == expected
     plain = load_header_converter("JsonConverter", {"schemas.enable": "false"})
     assert written(plain, {"a": [1, None]}) == b'{"a":[1,null]}'
 
 
-@pytest.mark.parametrize(("value", "schema", "expected"), [
-    ("text", None, b"text"),
-    (True, None, b"true"),
-    (2.5, FLOAT32, b"2.5"),
-    (1e10, None, b"1.0E10"),
-    (["a", 1, None], None, b"[a, 1, null]"),
-    ({"a": 1}, None, b"{a=1}"),
-    ({"x": 3, "label": None}, POINT, b"Struct{x=3}"),
-    (datetime(2020, 1, 31, 10, 15, 30, tzinfo=UTC), None, b"Fri Jan 31 10:15:30 UTC 2020"),
-    (b"\x00raw", None, b"\x00raw"),
-])
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        ("text", None, b"text"),
+        (True, None, b"true"),
+        (2.5, FLOAT32, b"2.5"),
+        (1e10, None, b"1.0E10"),
+        (["a", 1, None], None, b"[a, 1, null]"),
+        ({"a": 1}, None, b"{a=1}"),
+        ({"x": 3, "label": None}, POINT, b"Struct{x=3}"),
+        (datetime(2020, 1, 31, 10, 15, 30, tzinfo=UTC), None, b"Fri Jan 31 10:15:30 UTC 2020"),
+        (b"\x00raw", None, b"\x00raw"),
+    ],
+)
 def test_string_converter_writes_javas_to_string(value: Any, schema: Schema | None, expected: bytes) -> None:
-    assert written(load_header_converter("org.apache.kafka.connect.storage.StringConverter", {}),
-                   value, schema) == expected
+    assert (
+        written(load_header_converter("org.apache.kafka.connect.storage.StringConverter", {}), value, schema)
+        == expected
+    )
 
 
 def test_byte_array_converter_passes_bytes_and_refuses_anything_else_naming_the_header() -> None:
@@ -122,13 +138,18 @@ def test_byte_array_converter_passes_bytes_and_refuses_anything_else_naming_the_
     assert written(converter, b"\x00\xff") == b"\x00\xff"
     with pytest.raises(ConversionError) as info:
         converter.from_connect_header("orders", "trace-id", None, "abc")
-    assert str(info.value) == ("ByteArrayConverter could not convert header 'trace-id' of a record for topic "
-                               "'orders': ByteArrayConverter is not compatible with objects of type str")
+    assert str(info.value) == (
+        "ByteArrayConverter could not convert header 'trace-id' of a record for topic "
+        "'orders': ByteArrayConverter is not compatible with objects of type str"
+    )
 
 
 def test_a_value_with_no_connect_type_is_refused_naming_the_header() -> None:
-    with pytest.raises(ConversionError, match="SimpleHeaderConverter could not convert header 'h' of a record for "
-                                              "topic 't': Failed to serialize unexpected value type set"):
+    with pytest.raises(
+        ConversionError,
+        match="SimpleHeaderConverter could not convert header 'h' of a record for "
+        "topic 't': Failed to serialize unexpected value type set",
+    ):
         written(SimpleHeaderConverter(), {1, 2})
 
 
@@ -139,10 +160,12 @@ def test_a_poll_without_headers_carries_no_header_column() -> None:
 
 
 def test_typed_headers_of_a_poll_are_converted_and_plain_strings_pass_as_they_are() -> None:
-    converted = serializer().convert_records([
-        record(),
-        record(("s", "plain"), ("n", 7), ("f", SchemaAndValue(FLOAT32, 0.1)), ("none", None), ("n", True)),
-    ])
+    converted = serializer().convert_records(
+        [
+            record(),
+            record(("s", "plain"), ("n", 7), ("f", SchemaAndValue(FLOAT32, 0.1)), ("none", None), ("n", True)),
+        ]
+    )
     assert converted.headers == [None, [("s", "plain"), ("n", b"7"), ("f", b"0.1"), ("none", None), ("n", b"true")]]
 
 
@@ -169,7 +192,8 @@ def test_a_task_with_headers_produces_the_converted_bytes(tmp_path: Path) -> Non
     assert h.producer is not None
     assert [m.headers() for m in h.producer.delivered] == [
         [("n", b'{"schema":{"type":"int32","optional":false},"payload":5}'), ("t", b'{"schema":null,"payload":"x"}')],
-        None]
+        None,
+    ]
 
 
 def test_a_task_whose_header_cannot_be_converted_fails_naming_the_header(tmp_path: Path) -> None:
@@ -181,30 +205,44 @@ def test_a_task_whose_header_cannot_be_converted_fails_naming_the_header(tmp_pat
 
 
 # -- choosing the converter ----------------------------------------------------------------------------
-@pytest.mark.parametrize(("name", "cls"), [
-    ("org.apache.kafka.connect.storage.SimpleHeaderConverter", SimpleHeaderConverter),
-    ("SimpleHeaderConverter", SimpleHeaderConverter),
-    ("connectworker.converters.SimpleHeaderConverter", SimpleHeaderConverter),
-    ("tests.unit.test_record_headers.UpperHeaders", UpperHeaders),
-])
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("org.apache.kafka.connect.storage.SimpleHeaderConverter", SimpleHeaderConverter),
+        ("SimpleHeaderConverter", SimpleHeaderConverter),
+        ("connectworker.converters.SimpleHeaderConverter", SimpleHeaderConverter),
+        ("tests.unit.test_record_headers.UpperHeaders", UpperHeaders),
+    ],
+)
 def test_header_converters_by_kafka_python_and_bare_names(name: str, cls: type) -> None:
     assert type(load_header_converter(name, {})) is cls
 
 
-@pytest.mark.parametrize("name", ["org.apache.kafka.connect.storage.StringConverter", "ByteArrayConverter",
-                                  "connectworker.converters.json.JsonConverter"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "org.apache.kafka.connect.storage.StringConverter",
+        "ByteArrayConverter",
+        "connectworker.converters.json.JsonConverter",
+    ],
+)
 def test_record_converters_kafka_uses_for_headers_are_adapted(name: str) -> None:
     assert isinstance(load_header_converter(name, {}), ConverterHeaders)
 
 
-@pytest.mark.parametrize(("name", "why"), [
-    ("io.confluent.connect.avro.AvroConverter", "it converts record keys and values, not headers"),
-    ("NoSuchConverter", "it is not a built-in header converter name"),
-    ("no_such_module.Converter", "module 'no_such_module' cannot be imported"),
-    ("tests.unit.test_record_headers.UpperConverter", "has no attribute 'UpperConverter'"),
-    ("tests.unit.test_record_headers.Harness", "it is not a subclass of connectworker.converters.header_converters"
-                                               ".HeaderConverter"),
-])
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("io.confluent.connect.avro.AvroConverter", "it converts record keys and values, not headers"),
+        ("NoSuchConverter", "it is not a built-in header converter name"),
+        ("no_such_module.Converter", "module 'no_such_module' cannot be imported"),
+        ("tests.unit.test_record_headers.UpperConverter", "has no attribute 'UpperConverter'"),
+        (
+            "tests.unit.test_record_headers.Harness",
+            "it is not a subclass of connectworker.converters.header_converters.HeaderConverter",
+        ),
+    ],
+)
 def test_a_class_that_is_no_header_converter_is_refused_naming_the_key(name: str, why: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_header_converter(name, {})
@@ -231,8 +269,9 @@ def test_the_connectors_header_converter_wins_with_its_own_settings_as_in_kafka(
 
 
 def test_worker_and_connector_files_take_header_converter() -> None:
-    config = WorkerConfig.from_properties({"header.converter": "JsonConverter",
-                                           "header.converter.schemas.enable": "false"})
+    config = WorkerConfig.from_properties(
+        {"header.converter": "JsonConverter", "header.converter.schemas.enable": "false"}
+    )
     assert config.header_converter == "JsonConverter"
     assert config.pass_through["header.converter.schemas.enable"] == "false"
     assert WorkerConfig.from_properties({}).header_converter == "org.apache.kafka.connect.storage.SimpleHeaderConverter"
@@ -249,4 +288,3 @@ def test_the_environment_sets_the_worker_header_converter(monkeypatch: pytest.Mo
     config = WorkerConfig.from_properties({})
     assert config.header_converter == "org.apache.kafka.connect.storage.StringConverter"
     assert config.pass_through["header.converter.converter.encoding"] == "ISO-8859-1"
-

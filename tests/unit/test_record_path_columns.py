@@ -48,8 +48,12 @@ def test_equal_partitions_in_different_objects_and_interleaved_partitions_keep_o
     a, b = {"p": "a"}, {"p": "b"}
     equal = [SourceRecord({"p": "a"}, {"n": n}, "t", "v") for n in (1, 2, 3)]
     assert newest_offsets(equal) == {partition_key(a): {"n": 3}}
-    mixed = [SourceRecord(a, {"n": 1}, "t", "v"), SourceRecord(b, {"n": 7}, "t", "v"),
-             SourceRecord(a, {"n": 2}, "t", "v"), SourceRecord(b, None, "t", "v")]
+    mixed = [
+        SourceRecord(a, {"n": 1}, "t", "v"),
+        SourceRecord(b, {"n": 7}, "t", "v"),
+        SourceRecord(a, {"n": 2}, "t", "v"),
+        SourceRecord(b, None, "t", "v"),
+    ]
     assert newest_offsets(mixed) == {partition_key(a): {"n": 2}, partition_key(b): {"n": 7}}
 
 
@@ -65,7 +69,8 @@ def test_a_shared_partition_that_cannot_be_stored_is_still_named() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
 @settings(max_examples=300)
@@ -79,6 +84,7 @@ def test_the_compact_encoder_writes_what_json_writes(value: Any) -> None:
 
 def test_the_compact_encoder_without_the_c_encoder_is_the_encoder_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     from json import encoder as stdlib
+
     monkeypatch.setattr(stdlib, "c_make_encoder", None)
     fast = CompactJson(json.JSONEncoder(separators=(",", ":")))
     assert fast.one({"a": [1, 2.5]}) == '{"a":[1,2.5]}'
@@ -163,8 +169,9 @@ class FlakyQueue(FakeProducer):
 
     full_once: set[bytes]
 
-    def produce(self, topic: str, value: bytes | None = None, key: bytes | None = None, *args: Any,
-                **kwargs: Any) -> None:
+    def produce(
+        self, topic: str, value: bytes | None = None, key: bytes | None = None, *args: Any, **kwargs: Any
+    ) -> None:
         if value in self.full_once:
             self.full_once.discard(value)
             raise BufferError("Local: Queue full")

@@ -34,10 +34,16 @@ def test_the_store_sits_beside_the_offsets_file_and_is_private(tmp_path: Path) -
     assert json.loads(path.read_text()) == {"version": 1, "connectors": {}}
 
 
-@pytest.mark.parametrize("content", ['{"version": 1, "connectors": {"b": {"config": {"name": 1}}}}',
-                                     '{"version": 1, "connectors": {"b": {"config": null, '
-                                     '"target_state": "FAILED"}}}',
-                                     '{"version": 7, "connectors": {}}', "{not json", "[]"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"version": 1, "connectors": {"b": {"config": {"name": 1}}}}',
+        '{"version": 1, "connectors": {"b": {"config": null, "target_state": "FAILED"}}}',
+        '{"version": 7, "connectors": {}}',
+        "{not json",
+        "[]",
+    ],
+)
 def test_a_corrupt_store_stops_start_up_and_is_left_alone(tmp_path: Path, content: str) -> None:
     path = tmp_path / "c.json"
     path.write_text(content)
@@ -51,7 +57,9 @@ def test_rest_created_connectors_come_back_with_their_state(tmp_path: Path) -> N
     store.put("b", StoredConnector({"name": "b", "connector.class": "DataGen"}, State.STOPPED))
     entries = store.startup_entries([FILE_A])
     assert [(e.config["name"], e.target_state, e.from_store) for e in entries] == [
-        ("a", State.RUNNING, False), ("b", State.STOPPED, True)]
+        ("a", State.RUNNING, False),
+        ("b", State.STOPPED, True),
+    ]
 
 
 def test_a_rest_change_to_a_file_connector_wins_while_the_file_is_unchanged(tmp_path: Path) -> None:
@@ -62,8 +70,7 @@ def test_a_rest_change_to_a_file_connector_wins_while_the_file_is_unchanged(tmp_
     assert entry.config == changed and entry.target_state is State.PAUSED and entry.from_store
 
 
-def test_an_edited_file_wins_over_an_older_rest_change(tmp_path: Path,
-                                                        caplog: pytest.LogCaptureFixture) -> None:
+def test_an_edited_file_wins_over_an_older_rest_change(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     store = ConnectorStore(tmp_path / "c.json")
     changed = {**FILE_A, "topic.pattern": "changed"}
     store.put("a", StoredConnector(changed, State.PAUSED, config_digest(FILE_A)))

@@ -20,13 +20,22 @@ def basic(user: str, password: str) -> str:
 def test_http_listeners_default_to_loopback_for_an_empty_host() -> None:
     assert parse_listeners("http://127.0.0.1:8083", {}) == [Listener("http", "127.0.0.1", 8083)]
     assert parse_listeners("http://:8083, http://[::1]:0 ,", {}) == [
-        Listener("http", "127.0.0.1", 8083), Listener("http", "::1", 0)]
+        Listener("http", "127.0.0.1", 8083),
+        Listener("http", "::1", 0),
+    ]
     assert parse_listeners("HTTP://0.0.0.0:80", {}) == [Listener("http", "0.0.0.0", 80)]
 
 
-@pytest.mark.parametrize(("listeners", "fragment"), [
-    (",", "names no listener"), ("ftp://h:1", "is not http"), ("http://h", "names no port"),
-    ("http://h:99999", "invalid port"), ("http://h:1/path", "is not http")])
+@pytest.mark.parametrize(
+    ("listeners", "fragment"),
+    [
+        (",", "names no listener"),
+        ("ftp://h:1", "is not http"),
+        ("http://h", "names no port"),
+        ("http://h:99999", "invalid port"),
+        ("http://h:1/path", "is not http"),
+    ],
+)
 def test_bad_listeners_are_config_errors(listeners: str, fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment) as info:
         parse_listeners(listeners, {})
@@ -44,11 +53,17 @@ def test_https_needs_pem_files_and_rejects_java_keystores(tmp_path: Path) -> Non
     with pytest.raises(ConfigError, match="file not found"):
         parse_listeners("https://127.0.0.1:8443", {"ssl.certfile": str(tmp_path / "missing.pem")})
     with pytest.raises(ConfigError, match="needs the CAs"):
-        parse_listeners("https://127.0.0.1:8443", {"ssl.certfile": str(cert),
-                                                   "ssl.client.authentication": "required"})
-    [listener] = parse_listeners("https://127.0.0.1:8443", {
-        "ssl.certfile": str(cert), "ssl.keyfile": str(key), "ssl.key.password": "kp", "ssl.cafile": str(ca),
-        "ssl.client.authentication": "REQUIRED"})
+        parse_listeners("https://127.0.0.1:8443", {"ssl.certfile": str(cert), "ssl.client.authentication": "required"})
+    [listener] = parse_listeners(
+        "https://127.0.0.1:8443",
+        {
+            "ssl.certfile": str(cert),
+            "ssl.keyfile": str(key),
+            "ssl.key.password": "kp",
+            "ssl.cafile": str(ca),
+            "ssl.client.authentication": "REQUIRED",
+        },
+    )
     assert listener.tls == TlsSettings(str(cert), str(key), "kp", str(ca), ssl.CERT_REQUIRED)
 
 

@@ -26,7 +26,16 @@ def loggers() -> Iterator[LoggerLevels]:
 
 def test_kafka_level_names() -> None:
     assert [level_name(v) for v in (1, TRACE, 10, 20, 25, 30, 40, 50, OFF)] == [
-        "TRACE", "TRACE", "DEBUG", "INFO", "INFO", "WARN", "ERROR", "FATAL", "OFF"]
+        "TRACE",
+        "TRACE",
+        "DEBUG",
+        "INFO",
+        "INFO",
+        "WARN",
+        "ERROR",
+        "FATAL",
+        "OFF",
+    ]
 
 
 def test_setting_a_level_applies_to_the_logger_and_its_descendants_only(loggers: LoggerLevels) -> None:

@@ -24,8 +24,9 @@ def test_a_taken_port_names_the_key_it_came_from(key: str) -> None:
         with pytest.raises(ListenerError) as info:
             server.bind()
     message = str(info.value)
-    assert message.startswith(f"The REST API cannot listen on http://127.0.0.1:{port} (from {key}): "
-                              f"Address already in use")
+    assert message.startswith(
+        f"The REST API cannot listen on http://127.0.0.1:{port} (from {key}): Address already in use"
+    )
     assert "choose another port, port 0 for a free one, or an empty listeners= to run without REST" in message
     assert "Invalid configuration" not in message
 
@@ -35,8 +36,10 @@ def test_a_taken_port_set_through_the_environment_names_the_variable() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        server = RestServer.for_worker(WorkerConfig.from_properties({"listeners": f"http://127.0.0.1:{port}"}),
-                                       {"CONNECT_LISTENERS": f"http://127.0.0.1:{port}"})
+        server = RestServer.for_worker(
+            WorkerConfig.from_properties({"listeners": f"http://127.0.0.1:{port}"}),
+            {"CONNECT_LISTENERS": f"http://127.0.0.1:{port}"},
+        )
         assert server is not None
         with pytest.raises(ListenerError, match=r"\(from CONNECT_LISTENERS \(sets listeners\)\)"):
             server.bind()

@@ -26,8 +26,7 @@ class TokenConnector(SourceConnector):
         return "1"
 
     def config_def(self) -> ConfigDef:
-        return (ConfigDef().define("auth.token", ConfigType.PASSWORD, None)
-                .define("topic", ConfigType.STRING, "t"))
+        return ConfigDef().define("auth.token", ConfigType.PASSWORD, None).define("topic", ConfigType.STRING, "t")
 
     def start(self, props: Mapping[str, str]) -> None:
         self.props = dict(props)
@@ -43,8 +42,16 @@ class TokenConnector(SourceConnector):
 
 
 def test_keys_ending_in_password_or_secret_are_hidden_in_any_case() -> None:
-    props = {"name": "c", "connector.class": "DataGen", "db.password": "pw1", "api.SECRET": "s2",
-             "Password": "p3", "passwords.file": "/etc/x", "secretive": "no", "topic": "t"}
+    props = {
+        "name": "c",
+        "connector.class": "DataGen",
+        "db.password": "pw1",
+        "api.SECRET": "s2",
+        "Password": "p3",
+        "passwords.file": "/etc/x",
+        "secretive": "no",
+        "topic": "t",
+    }
     shown = hide(props)
     assert shown == {**props, "db.password": HIDDEN, "api.SECRET": HIDDEN, "Password": HIDDEN}
     assert props["db.password"] == "pw1"  # the input is not modified
@@ -55,13 +62,11 @@ def test_keys_the_connector_declares_as_password_are_hidden() -> None:
     assert secret_keys(props) == {"auth.token"}
     assert hide(props)["auth.token"] == HIDDEN
     # An unknown connector class still gets the name-based rule, and no error.
-    assert secret_keys({"connector.class": "no.such.Connector", "x.password": "p", "auth.token": "t"}) == {
-        "x.password"}
+    assert secret_keys({"connector.class": "no.such.Connector", "x.password": "p", "auth.token": "t"}) == {"x.password"}
 
 
 def test_a_hidden_value_sent_back_keeps_the_current_secret() -> None:
-    current = {"name": "c", "connector.class": TOKEN_CONNECTOR, "auth.token": "tok", "db.password": "pw",
-               "topic": "t"}
+    current = {"name": "c", "connector.class": TOKEN_CONNECTOR, "auth.token": "tok", "db.password": "pw", "topic": "t"}
     edited = {**hide(current), "topic": "t2"}
     assert keep_hidden_values(edited, current) == {**current, "topic": "t2"}
     # A new secret value replaces the old one; "[hidden]" for a key without a value stays literal.
@@ -72,14 +77,16 @@ def test_a_hidden_value_sent_back_keeps_the_current_secret() -> None:
 
 def test_scrub_replaces_the_quoted_value_always_and_the_bare_value_when_long_enough() -> None:
     assert scrub("Invalid value 'x' for configuration db.password", "x") == (
-        "Invalid value '[hidden]' for configuration db.password")
+        "Invalid value '[hidden]' for configuration db.password"
+    )
     assert scrub("cannot log in with hunter22 as admin", "hunter22") == "cannot log in with [hidden] as admin"
     assert scrub("nothing to hide", None) == "nothing to hide"
 
 
 def test_validate_hides_secret_values_but_keeps_other_values() -> None:
-    infos = validate("TokenConnector", {"name": "c", "connector.class": TOKEN_CONNECTOR,
-                                        "auth.token": "tok-123", "topic": "orders"})
+    infos = validate(
+        "TokenConnector", {"name": "c", "connector.class": TOKEN_CONNECTOR, "auth.token": "tok-123", "topic": "orders"}
+    )
     values = {c.value.name: c.value.value for c in infos.configs}
     assert values["auth.token"] == HIDDEN and values["topic"] == "orders" and values["name"] == "c"
     token = next(c for c in infos.configs if c.definition.name == "auth.token")
@@ -98,7 +105,8 @@ def redactor() -> Iterator[SecretRedactor]:
 
 
 def test_log_records_carry_no_secret_in_message_args_or_traceback(
-        redactor: SecretRedactor, caplog: pytest.LogCaptureFixture) -> None:
+    redactor: SecretRedactor, caplog: pytest.LogCaptureFixture
+) -> None:
     redactor.set_secrets(["hunter22-long", "abc", HIDDEN])
     log = logging.getLogger("tests.rest.secrets")
     with caplog.at_level(logging.INFO, logger="tests.rest.secrets"):
@@ -121,6 +129,5 @@ def test_uninstalling_restores_the_previous_record_factory() -> None:
     assert logging.getLogRecordFactory() is not before
     r.uninstall()
     assert logging.getLogRecordFactory() is before
-    record = logging.getLogger("x").makeRecord("x", logging.INFO, __file__, 1, "pw %s", ("hunter22-long",),
-                                               None)
+    record = logging.getLogger("x").makeRecord("x", logging.INFO, __file__, 1, "pw %s", ("hunter22-long",), None)
     assert record.getMessage() == "pw hunter22-long"

@@ -56,8 +56,13 @@ print("not reached", flush=True)
 
 
 def run(script: str, timeout: float = 15) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
 
 
 def test_a_handler_that_sets_an_event_deadlocks_when_the_signal_lands_inside_event_wait() -> None:

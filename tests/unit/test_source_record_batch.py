@@ -9,9 +9,15 @@ from connectworker.api.schema import STRING_SCHEMA
 
 
 def batch() -> SourceRecordBatch:
-    return SourceRecordBatch({"file": "a"}, [{"pos": 1}, None, {"pos": 3}, None], ["t1", "t2", "t1", "t2"],
-                             ["k0", "k1", "k2", "k3"], ["v0", "v1", "v2", "v3"],
-                             key_schema=STRING_SCHEMA, value_schema=STRING_SCHEMA)
+    return SourceRecordBatch(
+        {"file": "a"},
+        [{"pos": 1}, None, {"pos": 3}, None],
+        ["t1", "t2", "t1", "t2"],
+        ["k0", "k1", "k2", "k3"],
+        ["v0", "v1", "v2", "v3"],
+        key_schema=STRING_SCHEMA,
+        value_schema=STRING_SCHEMA,
+    )
 
 
 def test_a_batch_reads_as_source_records() -> None:

@@ -186,8 +186,11 @@ def test_commit_acknowledges_each_record_with_metadata_then_calls_commit() -> No
     task = scripted([record("a", offset=1), record("b", "u", offset=2)], [record("c", offset=3)])
     harness = TaskHarness(task)
     assert [r.value for r in harness.run(records=3)] == ["a", "b", "c"]
-    assert task.acked == [("a", RecordMetadata("t", 0, 0)), ("b", RecordMetadata("u", 0, 0)),
-                          ("c", RecordMetadata("t", 0, 1))]
+    assert task.acked == [
+        ("a", RecordMetadata("t", 0, 0)),
+        ("b", RecordMetadata("u", 0, 0)),
+        ("c", RecordMetadata("t", 0, 1)),
+    ]
     assert task.calls[-2:] == ["stop", "commit"]
     assert harness.committed_offset({"p": 1}) == {"n": 3}
 
@@ -272,7 +275,8 @@ def test_the_first_matching_group_wins_else_the_default_group() -> None:
 def test_rules_of_the_kip_draft_and_rules_given_to_the_plan() -> None:
     harness = TaskHarness(HookTask)  # the props define no rules: the broker's auto-create applies
     assert harness.plan_topics(["a"])["a"] == TopicPlan(
-        "a", None, None, "the connector defines no topic.creation rules; the broker's auto-create applies")
+        "a", None, None, "the connector defines no topic.creation rules; the broker's auto-create applies"
+    )
     draft = {"topic.creation": "big", "topic.creation.big.regex": "big\\..*", "topic.creation.big.partitions": "9"}
     plan = harness.plan_topics(["big.one", "small"], rules=draft)
     assert plan["big.one"].rule == "big" and plan["big.one"].settings == TopicSettings("big.one", 9, 3)

@@ -17,8 +17,12 @@ from connectworker.topics.admin import CreateResult, Outcome, explain_create_err
 from connectworker.topics.creation import CreatingGate, TopicCreationError, TopicCreationService
 from connectworker.topics.rule_parser import parse_topic_creation
 
-RULES = {"name": "c", "connector.class": "DataGen", "topic.creation.default.replication.factor": "1",
-         "topic.creation.default.partitions": "2"}
+RULES = {
+    "name": "c",
+    "connector.class": "DataGen",
+    "topic.creation.default.replication.factor": "1",
+    "topic.creation.default.partitions": "2",
+}
 
 
 class ScriptedAdmin:
@@ -62,8 +66,7 @@ def failed(topic: str, code: int, text: str) -> CreateResult:
     return CreateResult(topic, Outcome.FAILED, explain_create_error(topic, KafkaError(code, text)))
 
 
-def test_unsupported_create_topics_falls_back_to_auto_create_with_one_warning(
-        caplog: pytest.LogCaptureFixture) -> None:
+def test_unsupported_create_topics_falls_back_to_auto_create_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
     admin = ScriptedAdmin([{"a": CreateResult("a", Outcome.UNSUPPORTED)}])
     service, g = gate(admin)
     with caplog.at_level(logging.WARNING):

@@ -18,8 +18,9 @@ def test_the_brokers_default_is_not_compared_nor_a_config_the_rule_does_not_set(
 
 
 def test_more_partitions_and_configs_are_fixable_in_place_the_rest_needs_re_creation() -> None:
-    drift = compare(STATE, TopicSettings("orders", 6, 3, {"cleanup.policy": "compact", "min.insync.replicas": "2"}),
-                    "eu")
+    drift = compare(
+        STATE, TopicSettings("orders", 6, 3, {"cleanup.policy": "compact", "min.insync.replicas": "2"}), "eu"
+    )
     assert drift.differences == [
         Difference("partitions", "3", "6", fixable=True),
         Difference("replication.factor", "1", "3", fixable=False),

@@ -9,25 +9,29 @@ from connectworker.topics.names import MAX_NAME_LENGTH, collides, metric_name, v
 LEGAL_CHARS = "abcxyzABCXYZ0189._-"
 
 
-@pytest.mark.parametrize("name", ["a", "orders", "orders.v1", "my_topic-2", "A.B_C-D", "..a", "_", "-",
-                                  "x" * MAX_NAME_LENGTH, "..."])
+@pytest.mark.parametrize(
+    "name", ["a", "orders", "orders.v1", "my_topic-2", "A.B_C-D", "..a", "_", "-", "x" * MAX_NAME_LENGTH, "..."]
+)
 def test_legal_names(name: str) -> None:
     assert validate_topic_name(name) is None
 
 
-@pytest.mark.parametrize(("name", "fragment"), [
-    ("", "can't be empty"),
-    (".", '"." or ".."'),
-    ("..", '"." or ".."'),
-    ("x" * (MAX_NAME_LENGTH + 1), "longer than 249 characters"),
-    ("bad topic!", "' '"),
-    ("bad topic!", "'!'"),
-    ("tab\there", "'\\t'"),
-    ("café", "'é'"),
-    ("slash/name", "'/'"),
-    ("trailing\n", "'\\n'"),
-    ("١٢٣", "ASCII alphanumerics"),  # Unicode digits are not ASCII digits
-])
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("", "can't be empty"),
+        (".", '"." or ".."'),
+        ("..", '"." or ".."'),
+        ("x" * (MAX_NAME_LENGTH + 1), "longer than 249 characters"),
+        ("bad topic!", "' '"),
+        ("bad topic!", "'!'"),
+        ("tab\there", "'\\t'"),
+        ("café", "'é'"),
+        ("slash/name", "'/'"),
+        ("trailing\n", "'\\n'"),
+        ("١٢٣", "ASCII alphanumerics"),  # Unicode digits are not ASCII digits
+    ],
+)
 def test_illegal_names_say_what_is_wrong(name: str, fragment: str) -> None:
     message = validate_topic_name(name)
     assert message is not None
@@ -50,8 +54,7 @@ def test_dot_and_underscore_collide_in_metric_names() -> None:
 @settings(max_examples=200)
 @given(st.text(alphabet=LEGAL_CHARS + " !é/\n", max_size=260))
 def test_validate_agrees_with_kafkas_rules(name: str) -> None:
-    legal = (name not in ("", ".", "..") and len(name) <= MAX_NAME_LENGTH
-             and all(ch in LEGAL_CHARS for ch in name))
+    legal = name not in ("", ".", "..") and len(name) <= MAX_NAME_LENGTH and all(ch in LEGAL_CHARS for ch in name)
     assert (validate_topic_name(name) is None) == legal
 
 

@@ -99,18 +99,22 @@ def test_default_group_catches_every_topic() -> None:
 
 
 def test_default_group_configs_are_passed_through() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.default.cleanup.policy": "compact",
-                                        "topic.creation.default.retention.ms": "1000"})
+    r = parse_topic_creation(
+        {**BASE, "topic.creation.default.cleanup.policy": "compact", "topic.creation.default.retention.ms": "1000"}
+    )
     found = r.match("t")
     assert found is not None
     assert found.settings.configs() == {"cleanup.policy": "compact", "retention.ms": "1000"}
 
 
-@pytest.mark.parametrize("props", [
-    {"topic.creation.groups": ""},
-    {"topic.creation.default.cleanup.policy": "compact"},
-    {"topic.creation.a.partitions": "1"},
-])
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"topic.creation.groups": ""},
+        {"topic.creation.default.cleanup.policy": "compact"},
+        {"topic.creation.a.partitions": "1"},
+    ],
+)
 def test_default_group_values_are_required_once_any_key_is_present(props: dict[str, str]) -> None:
     found = problems_of(props)
     for key in (DEFAULT_RF, DEFAULT_PARTITIONS):
@@ -118,8 +122,9 @@ def test_default_group_values_are_required_once_any_key_is_present(props: dict[s
 
 
 def test_default_group_include_and_exclude_are_ignored_with_a_warning() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.default.include": "only-this",
-                                        "topic.creation.default.exclude": ".*"})
+    r = parse_topic_creation(
+        {**BASE, "topic.creation.default.include": "only-this", "topic.creation.default.exclude": ".*"}
+    )
     assert winner(r, "anything") == "default"
     warnings = " ".join(r.warnings())
     assert "topic.creation.default.include is ignored" in warnings
@@ -175,13 +180,18 @@ def test_a_group_without_include_never_matches_and_is_warned_about() -> None:
 
 
 def test_replication_factor_and_partitions_are_inherited_but_configs_are_not() -> None:
-    r = parse_topic_creation({
-        **BASE, "topic.creation.default.cleanup.policy": "compact",
-        "topic.creation.groups": "a,b",
-        "topic.creation.a.include": "a.*", "topic.creation.a.partitions": "9",
-        "topic.creation.b.include": "b.*", "topic.creation.b.replication.factor": "1",
-        "topic.creation.b.retention.ms": "100",
-    })
+    r = parse_topic_creation(
+        {
+            **BASE,
+            "topic.creation.default.cleanup.policy": "compact",
+            "topic.creation.groups": "a,b",
+            "topic.creation.a.include": "a.*",
+            "topic.creation.a.partitions": "9",
+            "topic.creation.b.include": "b.*",
+            "topic.creation.b.replication.factor": "1",
+            "topic.creation.b.retention.ms": "100",
+        }
+    )
     a, b = r.match("a1"), r.match("b1")
     assert a is not None and b is not None
     assert (a.settings.partitions, a.settings.replication_factor, a.settings.configs()) == (9, 3, {})
@@ -189,10 +199,15 @@ def test_replication_factor_and_partitions_are_inherited_but_configs_are_not() -
     assert b.settings.configs() == {"retention.ms": "100"}
 
 
-@pytest.mark.parametrize(("key", "topic"), [
-    (DEFAULT_RF, "other"), (DEFAULT_PARTITIONS, "other"),
-    ("topic.creation.a.replication.factor", "a1"), ("topic.creation.a.partitions", "a1"),
-])
+@pytest.mark.parametrize(
+    ("key", "topic"),
+    [
+        (DEFAULT_RF, "other"),
+        (DEFAULT_PARTITIONS, "other"),
+        ("topic.creation.a.replication.factor", "a1"),
+        ("topic.creation.a.partitions", "a1"),
+    ],
+)
 def test_minus_one_means_the_broker_default(key: str, topic: str) -> None:
     props = {**BASE, "topic.creation.groups": "a", "topic.creation.a.include": "a.*", key: "-1"}
     found = parse_topic_creation(props).match(topic)
@@ -202,14 +217,16 @@ def test_minus_one_means_the_broker_default(key: str, topic: str) -> None:
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "-100"])
-@pytest.mark.parametrize(("key", "message"), [
-    (DEFAULT_RF, REPLICATION_FACTOR_MESSAGE),
-    (DEFAULT_PARTITIONS, PARTITIONS_MESSAGE),
-    ("topic.creation.a.replication.factor", REPLICATION_FACTOR_MESSAGE),
-    ("topic.creation.a.partitions", PARTITIONS_MESSAGE),
-])
-def test_zero_and_other_negatives_are_rejected_with_kafkas_message(key: str, message: str,
-                                                                   value: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (DEFAULT_RF, REPLICATION_FACTOR_MESSAGE),
+        (DEFAULT_PARTITIONS, PARTITIONS_MESSAGE),
+        ("topic.creation.a.replication.factor", REPLICATION_FACTOR_MESSAGE),
+        ("topic.creation.a.partitions", PARTITIONS_MESSAGE),
+    ],
+)
+def test_zero_and_other_negatives_are_rejected_with_kafkas_message(key: str, message: str, value: str) -> None:
     props = {**BASE, "topic.creation.groups": "a", "topic.creation.a.include": ".*", key: value}
     found = problems_of(props)
     assert list(found) == [key]
@@ -232,8 +249,13 @@ def test_replication_factor_is_a_short_and_partitions_an_int() -> None:
 
 
 def test_json_typed_values_are_accepted() -> None:
-    r = parse_topic_creation({DEFAULT_RF: 1, DEFAULT_PARTITIONS: 2,  # type: ignore[dict-item]
-                                        "topic.creation.default.unclean.leader.election.enable": False})
+    r = parse_topic_creation(
+        {
+            DEFAULT_RF: 1,
+            DEFAULT_PARTITIONS: 2,  # type: ignore[dict-item]
+            "topic.creation.default.unclean.leader.election.enable": False,
+        }
+    )
     found = r.match("t")
     assert found is not None
     assert found.settings == TopicSettings("t", 2, 1, {"unclean.leader.election.enable": "false"})
@@ -247,16 +269,16 @@ def test_a_none_value_counts_as_absent() -> None:
 
 
 def test_duplicate_groups_are_an_error() -> None:
-    found = problems_of({**BASE, "topic.creation.groups": "a,b,a", "topic.creation.a.include": "x",
-                         "topic.creation.b.include": "y"})
+    found = problems_of(
+        {**BASE, "topic.creation.groups": "a,b,a", "topic.creation.a.include": "x", "topic.creation.b.include": "y"}
+    )
     assert list(found) == ["topic.creation.groups"]
     assert DUPLICATE_ALIAS_MESSAGE in found["topic.creation.groups"][0]
     assert "'a'" in found["topic.creation.groups"][0]
 
 
 def test_listing_default_only_warns_and_is_dropped() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.groups": "default,a",
-                                        "topic.creation.a.include": "a.*"})
+    r = parse_topic_creation({**BASE, "topic.creation.groups": "default,a", "topic.creation.a.include": "a.*"})
     assert [rule.name for rule in r.rules] == ["a", "default"]
     assert winner(r, "a1") == "a" and winner(r, "b") == "default"
     assert any("'default' is listed in topic.creation.groups" in w for w in r.warnings())
@@ -274,15 +296,22 @@ def test_a_listed_group_without_any_key_is_an_error_naming_the_list_key() -> Non
 
 
 def test_an_empty_name_in_the_list_is_an_error() -> None:
-    found = problems_of({**BASE, "topic.creation.groups": "a,,b", "topic.creation.a.include": "x",
-                         "topic.creation.b.include": "y"})
+    found = problems_of(
+        {**BASE, "topic.creation.groups": "a,,b", "topic.creation.a.include": "x", "topic.creation.b.include": "y"}
+    )
     assert "must not be empty" in found["topic.creation.groups"][0]
 
 
 def test_keys_of_an_unlisted_group_are_ignored_with_a_warning() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.groups": "a",
-                                        "topic.creation.a.include": "a.*", "topic.creation.b.include": ".*",
-                                        "topic.creation.b.partitions": "0"})
+    r = parse_topic_creation(
+        {
+            **BASE,
+            "topic.creation.groups": "a",
+            "topic.creation.a.include": "a.*",
+            "topic.creation.b.include": ".*",
+            "topic.creation.b.partitions": "0",
+        }
+    )
     assert [rule.name for rule in r.rules] == ["a", "default"]
     assert winner(r, "b1") == "default"
     warnings = " ".join(r.warnings())
@@ -298,8 +327,7 @@ def test_an_unknown_top_level_key_is_ignored_with_a_warning() -> None:
 @pytest.mark.parametrize("pattern", ["x(", "[a-", "*", "a{4294967296}", "(" * 600 + ")" * 600])
 def test_each_pattern_must_compile(pattern: str) -> None:
     key = "topic.creation.a.exclude"
-    found = problems_of({**BASE, "topic.creation.groups": "a", "topic.creation.a.include": ".*",
-                         key: pattern})
+    found = problems_of({**BASE, "topic.creation.groups": "a", "topic.creation.a.include": ".*", key: pattern})
     assert list(found) == [key]
     assert "Invalid regular expression" in found[key][0]
 
@@ -341,8 +369,13 @@ def test_an_empty_topic_config_name_is_an_error() -> None:
 
 
 def test_unknown_topic_configs_pass_through_with_a_warning() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.default.retention.msec": "1",
-                                        "topic.creation.default.confluent.placement.constraints": "{}"})
+    r = parse_topic_creation(
+        {
+            **BASE,
+            "topic.creation.default.retention.msec": "1",
+            "topic.creation.default.confluent.placement.constraints": "{}",
+        }
+    )
     found = r.match("t")
     assert found is not None and found.settings.config("retention.msec") == "1"
     warnings = r.warnings()
@@ -351,9 +384,15 @@ def test_unknown_topic_configs_pass_through_with_a_warning() -> None:
 
 
 def test_nested_group_names_give_each_key_to_the_longest_name() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation.groups": "a,a.b",
-                                        "topic.creation.a.include": "x", "topic.creation.a.b.include": "y",
-                                        "topic.creation.a.b.partitions": "2"})
+    r = parse_topic_creation(
+        {
+            **BASE,
+            "topic.creation.groups": "a,a.b",
+            "topic.creation.a.include": "x",
+            "topic.creation.a.b.include": "y",
+            "topic.creation.a.b.partitions": "2",
+        }
+    )
     assert winner(r, "x") == "a" and winner(r, "y") == "a.b"
     assert r.rules[0].partitions == 5 and r.rules[1].partitions == 2
 
@@ -378,8 +417,12 @@ def test_every_problem_is_reported_at_once_under_its_key() -> None:
     with pytest.raises(ConfigError) as info:
         parse_topic_creation(props, source="connectors/src.properties")
     assert set(info.value.problems) == {
-        "topic.creation.groups", DEFAULT_RF, DEFAULT_PARTITIONS, "topic.creation.a.include",
-        "topic.creation.a.replication.factor", "topic.creation.b.partitions",
+        "topic.creation.groups",
+        DEFAULT_RF,
+        DEFAULT_PARTITIONS,
+        "topic.creation.a.include",
+        "topic.creation.a.replication.factor",
+        "topic.creation.b.partitions",
         "topic.creation.b.cleanup.policy",
     }
     text = str(info.value)
@@ -410,8 +453,9 @@ def test_kip_rules_without_a_default_group_use_the_drafts_defaults_and_skip_unma
 
 
 def test_kip_rules_with_a_default_group_inherit_and_fall_back_to_it() -> None:
-    r = parse_topic_creation({**BASE, "topic.creation": "r", "topic.creation.r.regex": "logs-.*",
-                                        "topic.creation.r.partitions": "2"})
+    r = parse_topic_creation(
+        {**BASE, "topic.creation": "r", "topic.creation.r.regex": "logs-.*", "topic.creation.r.partitions": "2"}
+    )
     found = r.match("logs-1")
     assert found is not None and found.settings == TopicSettings("logs-1", 2, 3)
     assert winner(r, "metrics") == "default"
@@ -424,8 +468,11 @@ def test_a_partial_default_group_in_the_kip_spelling_is_an_error() -> None:
 
 def test_a_kip_rule_needs_a_regex() -> None:
     found = problems_of({"topic.creation": "r", "topic.creation.r.partitions": "2"})
-    assert found == {"topic.creation.r.regex": [
-        'Missing required configuration "topic.creation.r.regex" which has no default value.']}
+    assert found == {
+        "topic.creation.r.regex": [
+            'Missing required configuration "topic.creation.r.regex" which has no default value.'
+        ]
+    }
     found = problems_of({"topic.creation": "r", "topic.creation.r.regex": ""})
     assert "must not be empty" in found["topic.creation.r.regex"][0]
 
@@ -443,8 +490,7 @@ def test_a_kip_regex_is_one_pattern_and_may_contain_commas() -> None:
 
 
 def test_include_belongs_to_kafkas_spelling() -> None:
-    found = problems_of({"topic.creation": "r", "topic.creation.r.regex": ".*",
-                         "topic.creation.r.include": ".*"})
+    found = problems_of({"topic.creation": "r", "topic.creation.r.regex": ".*", "topic.creation.r.include": ".*"})
     assert "Kafka's spelling" in found["topic.creation.r.include"][0]
 
 
@@ -539,13 +585,26 @@ def test_config_keys_define_every_key_present_and_every_key_with_a_problem() -> 
 
 
 def test_config_keys_show_inherited_values_as_defaults() -> None:
-    keys = {key.name: key for key in topic_creation_config_keys(
-        {**BASE, "topic.creation.groups": "a", "topic.creation.a.include": "x",
-         "topic.creation.a.partitions": "1", "topic.creation.a.replication.factor": "1"})}
+    keys = {
+        key.name: key
+        for key in topic_creation_config_keys(
+            {
+                **BASE,
+                "topic.creation.groups": "a",
+                "topic.creation.a.include": "x",
+                "topic.creation.a.partitions": "1",
+                "topic.creation.a.replication.factor": "1",
+            }
+        )
+    }
     assert keys["topic.creation.a.partitions"].default == 5
     assert keys["topic.creation.a.replication.factor"].default == 3
-    kip = {key.name: key for key in topic_creation_config_keys(
-        {"topic.creation": "r", "topic.creation.r.regex": "x", "topic.creation.r.partitions": "4"})}
+    kip = {
+        key.name: key
+        for key in topic_creation_config_keys(
+            {"topic.creation": "r", "topic.creation.r.regex": "x", "topic.creation.r.partitions": "4"}
+        )
+    }
     assert kip["topic.creation.r.partitions"].default == 1
     assert kip["topic.creation.r.regex"].default is NO_DEFAULT
 

@@ -31,16 +31,38 @@ FAST = settings(max_examples=150, deadline=None)
 
 TOPICS = st.text(alphabet="abc._-", min_size=1, max_size=8)
 PATTERNS = st.one_of(
-    st.sampled_from([".*", "a.*", ".*b", "[ab]+", "c", "a|b", "(ab)+", r"a\..*", "[^c]*", "b?c*", "...",
-                     r"[a-c]+[._-][a-c]*", "a{2}", "(a|bc)*"]),
+    st.sampled_from(
+        [
+            ".*",
+            "a.*",
+            ".*b",
+            "[ab]+",
+            "c",
+            "a|b",
+            "(ab)+",
+            r"a\..*",
+            "[^c]*",
+            "b?c*",
+            "...",
+            r"[a-c]+[._-][a-c]*",
+            "a{2}",
+            "(a|bc)*",
+        ]
+    ),
     st.text(alphabet="abc", min_size=1, max_size=3).map(lambda prefix: prefix + ".*"),
     st.text(alphabet="abc._-", min_size=1, max_size=4).map(re.escape),
 )
 COUNTS = st.one_of(st.just(-1), st.integers(min_value=1, max_value=64))
-CONFIGS = st.dictionaries(st.sampled_from(["retention.ms", "segment.bytes", "min.insync.replicas"]),
-                          st.integers(min_value=1, max_value=10**6).map(str), max_size=2)
-GROUP_NAMES = st.lists(st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=6)
-                       .filter(lambda name: name != "default"), unique=True, max_size=4)
+CONFIGS = st.dictionaries(
+    st.sampled_from(["retention.ms", "segment.bytes", "min.insync.replicas"]),
+    st.integers(min_value=1, max_value=10**6).map(str),
+    max_size=2,
+)
+GROUP_NAMES = st.lists(
+    st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=6).filter(lambda name: name != "default"),
+    unique=True,
+    max_size=4,
+)
 
 
 @dataclass
@@ -55,9 +77,17 @@ class Group:
 
 @st.composite
 def groups_strategy(draw: st.DrawFn) -> list[Group]:
-    return [Group(name, draw(st.lists(PATTERNS, max_size=3)), draw(st.lists(PATTERNS, max_size=2)),
-                  draw(st.none() | COUNTS), draw(st.none() | COUNTS), draw(CONFIGS))
-            for name in draw(GROUP_NAMES)]
+    return [
+        Group(
+            name,
+            draw(st.lists(PATTERNS, max_size=3)),
+            draw(st.lists(PATTERNS, max_size=2)),
+            draw(st.none() | COUNTS),
+            draw(st.none() | COUNTS),
+            draw(CONFIGS),
+        )
+        for name in draw(GROUP_NAMES)
+    ]
 
 
 @dataclass
@@ -71,9 +101,11 @@ DEFAULTS = st.builds(Default, COUNTS, COUNTS, CONFIGS)
 
 
 def kafka_props(groups: list[Group], default: Default) -> dict[str, str]:
-    props = {"topic.creation.groups": ",".join(g.name for g in groups),
-             "topic.creation.default.partitions": str(default.partitions),
-             "topic.creation.default.replication.factor": str(default.replication_factor)}
+    props = {
+        "topic.creation.groups": ",".join(g.name for g in groups),
+        "topic.creation.default.partitions": str(default.partitions),
+        "topic.creation.default.replication.factor": str(default.replication_factor),
+    }
     props.update({f"topic.creation.default.{k}": v for k, v in default.configs.items()})
     for g in groups:
         props[f"topic.creation.{g.name}.include"] = ",".join(g.include)  # always present: g is defined
@@ -98,7 +130,8 @@ def kafka_winner(groups: list[Group], topic: str) -> str:
 @FAST
 @given(groups_strategy(), DEFAULTS, st.lists(TOPICS, min_size=1, max_size=5))
 def test_the_winner_is_the_first_listed_group_whose_patterns_fully_match(
-        groups: list[Group], default: Default, topics: list[str]) -> None:
+    groups: list[Group], default: Default, topics: list[str]
+) -> None:
     rules = parse_topic_creation(kafka_props(groups, default))
     for topic in topics:
         found = rules.match(topic)
@@ -110,7 +143,8 @@ def test_the_winner_is_the_first_listed_group_whose_patterns_fully_match(
 @FAST
 @given(groups_strategy(), DEFAULTS, TOPICS)
 def test_a_topic_never_lands_in_a_group_whose_exclude_fully_matches_it(
-        groups: list[Group], default: Default, topic: str) -> None:
+    groups: list[Group], default: Default, topic: str
+) -> None:
     found = parse_topic_creation(kafka_props(groups, default)).match(topic)
     assert found is not None
     by_name = {g.name: g for g in groups}
@@ -129,7 +163,8 @@ def test_a_topic_never_lands_in_a_group_whose_exclude_fully_matches_it(
 @FAST
 @given(groups_strategy(), DEFAULTS, TOPICS)
 def test_counts_are_inherited_from_the_default_group_and_configs_are_not(
-        groups: list[Group], default: Default, topic: str) -> None:
+    groups: list[Group], default: Default, topic: str
+) -> None:
     found = parse_topic_creation(kafka_props(groups, default)).match(topic)
     assert found is not None
     group = next((g for g in groups if g.name == found.rule), None)
@@ -140,14 +175,16 @@ def test_counts_are_inherited_from_the_default_group_and_configs_are_not(
             topic,
             default.partitions if group.partitions is None else group.partitions,
             default.replication_factor if group.replication_factor is None else group.replication_factor,
-            group.configs)
+            group.configs,
+        )
     assert found.settings == expected
 
 
 @FAST
 @given(groups_strategy(), DEFAULTS, TOPICS, st.integers(min_value=1, max_value=500))
 def test_match_returns_fresh_settings_that_mutating_does_not_carry_back(
-        groups: list[Group], default: Default, topic: str, partitions: int) -> None:
+    groups: list[Group], default: Default, topic: str, partitions: int
+) -> None:
     rules = parse_topic_creation(kafka_props(groups, default))
     before = rules.rules
     first = rules.match(topic)
@@ -171,7 +208,8 @@ def kip_rules(draw: st.DrawFn) -> list[tuple[str, str]]:
 @FAST
 @given(kip_rules(), st.none() | DEFAULTS, TOPICS)
 def test_kip_rules_pick_the_first_full_match_then_the_default_group_or_nothing(
-        rules_: list[tuple[str, str]], default: Default | None, topic: str) -> None:
+    rules_: list[tuple[str, str]], default: Default | None, topic: str
+) -> None:
     props = {"topic.creation": ",".join(name for name, _ in rules_)}
     props.update({f"topic.creation.{name}.regex": regex for name, regex in rules_})
     if default is not None:
@@ -192,14 +230,36 @@ def test_kip_rules_pick_the_first_full_match_then_the_default_group_or_nothing(
         assert found is not None and found.rule == "default"
 
 
-KEY_SUFFIXES = st.sampled_from(["groups", "default.partitions", "default.replication.factor",
-                                "default.include", "a.include", "a.exclude", "a.regex", "a.partitions",
-                                "a.replication.factor", "a.cleanup.policy", "b.retention.ms", "enable", "",
-                                "a.", "default.cleanup.policy"])
-ANY_KEYS = st.one_of(KEY_SUFFIXES.map(lambda s: "topic.creation." + s), st.just("topic.creation"),
-                     st.text(max_size=12).map(lambda s: "topic.creation." + s))
-ANY_VALUES = st.one_of(st.sampled_from(["", "a", "a,b", "a,a", "default", "1", "-1", "0", "x(", ".*",
-                                        "compact", "a{1,2}", "3", "b,default"]), st.text(max_size=8))
+KEY_SUFFIXES = st.sampled_from(
+    [
+        "groups",
+        "default.partitions",
+        "default.replication.factor",
+        "default.include",
+        "a.include",
+        "a.exclude",
+        "a.regex",
+        "a.partitions",
+        "a.replication.factor",
+        "a.cleanup.policy",
+        "b.retention.ms",
+        "enable",
+        "",
+        "a.",
+        "default.cleanup.policy",
+    ]
+)
+ANY_KEYS = st.one_of(
+    KEY_SUFFIXES.map(lambda s: "topic.creation." + s),
+    st.just("topic.creation"),
+    st.text(max_size=12).map(lambda s: "topic.creation." + s),
+)
+ANY_VALUES = st.one_of(
+    st.sampled_from(
+        ["", "a", "a,b", "a,a", "default", "1", "-1", "0", "x(", ".*", "compact", "a{1,2}", "3", "b,default"]
+    ),
+    st.text(max_size=8),
+)
 
 
 @FAST
@@ -224,18 +284,15 @@ def test_problems_never_raise_and_agree_with_from_config_and_the_definitions(pro
 
 @FAST
 @given(st.dictionaries(ANY_KEYS, ANY_VALUES, max_size=8), st.randoms(use_true_random=False))
-def test_the_set_of_problem_keys_does_not_depend_on_key_order(props: dict[str, str],
-                                                               rnd: random.Random) -> None:
+def test_the_set_of_problem_keys_does_not_depend_on_key_order(props: dict[str, str], rnd: random.Random) -> None:
     items = list(props.items())
     rnd.shuffle(items)
     assert set(topic_creation_problems(dict(items))) == set(topic_creation_problems(props))
 
 
 @FAST
-@given(st.integers(min_value=-(2**40), max_value=2**40),
-       st.sampled_from(["partitions", "replication.factor"]))
-def test_counts_are_accepted_exactly_when_positive_or_minus_one_and_in_range(value: int,
-                                                                            setting: str) -> None:
+@given(st.integers(min_value=-(2**40), max_value=2**40), st.sampled_from(["partitions", "replication.factor"]))
+def test_counts_are_accepted_exactly_when_positive_or_minus_one_and_in_range(value: int, setting: str) -> None:
     other = "replication.factor" if setting == "partitions" else "partitions"
     props = {f"topic.creation.default.{setting}": str(value), f"topic.creation.default.{other}": "1"}
     maximum = INT_MAX if setting == "partitions" else SHORT_MAX

@@ -70,32 +70,49 @@ def problems(**props: str) -> dict[str, list[str]]:
 
 
 def test_every_problem_of_the_chain_is_reported_under_its_key() -> None:
-    found = problems(**{
-        "transforms": "a,b,c,d", "transforms.a.type": f"{HERE}.Suffix", "transforms.a.times": "many",
-        "transforms.b.type": "org.apache.kafka.connect.transforms.NoSuchThing",
-        "transforms.c.type": f"{HERE}.DropAll", "transforms.c.predicate": "missing",
-        "transforms.d.type": f"{HERE}.ValueIs", "transforms.d.negate": "true",
-        "predicates": "p", "predicates.p.type": f"{HERE}.ValueIs"})
-    assert found["transforms.a.suffix"] == ['Missing required configuration "transforms.a.suffix" which has no '
-                                            'default value.']
-    assert found["transforms.a.times"] == ["Invalid value 'many' for configuration transforms.a.times: Expected an "
-                                           "integer, got 'many'"]
+    found = problems(
+        **{
+            "transforms": "a,b,c,d",
+            "transforms.a.type": f"{HERE}.Suffix",
+            "transforms.a.times": "many",
+            "transforms.b.type": "org.apache.kafka.connect.transforms.NoSuchThing",
+            "transforms.c.type": f"{HERE}.DropAll",
+            "transforms.c.predicate": "missing",
+            "transforms.d.type": f"{HERE}.ValueIs",
+            "transforms.d.negate": "true",
+            "predicates": "p",
+            "predicates.p.type": f"{HERE}.ValueIs",
+        }
+    )
+    assert found["transforms.a.suffix"] == [
+        'Missing required configuration "transforms.a.suffix" which has no default value.'
+    ]
+    assert found["transforms.a.times"] == [
+        "Invalid value 'many' for configuration transforms.a.times: Expected an integer, got 'many'"
+    ]
     assert found["transforms.b.type"][0].startswith(
         "Invalid value org.apache.kafka.connect.transforms.NoSuchThing for configuration transforms.b.type: "
-        "Class org.apache.kafka.connect.transforms.NoSuchThing could not be found")
+        "Class org.apache.kafka.connect.transforms.NoSuchThing could not be found"
+    )
     assert found["transforms.c.predicate"] == [
         "Invalid value missing for configuration transforms.c.predicate: the predicate is not defined (add it "
-        "to predicates, which lists: p)"]
-    assert found["transforms.d.type"] == [f"Invalid value {HERE}.ValueIs for configuration transforms.d.type: "
-                                          f"Class {HERE}.ValueIs is not a Transformation "
-                                          "(connectworker.api.Transformation)"]
+        "to predicates, which lists: p)"
+    ]
+    assert found["transforms.d.type"] == [
+        f"Invalid value {HERE}.ValueIs for configuration transforms.d.type: "
+        f"Class {HERE}.ValueIs is not a Transformation "
+        "(connectworker.api.Transformation)"
+    ]
     assert "negate needs transforms.d.predicate" in found["transforms.d.negate"][0]
-    assert found["predicates.p.value"] == ['Missing required configuration "predicates.p.value" which has no '
-                                           'default value.']
+    assert found["predicates.p.value"] == [
+        'Missing required configuration "predicates.p.value" which has no default value.'
+    ]
     assert problems(transforms="a,a", **{"transforms.a.type": f"{HERE}.DropAll"})["transforms"] == [
-        "Invalid value a,a for configuration transforms: Duplicate alias provided."]
+        "Invalid value a,a for configuration transforms: Duplicate alias provided."
+    ]
     assert problems(transforms="a")["transforms.a.type"] == [
-        'Missing required configuration "transforms.a.type" which has no default value.']
+        'Missing required configuration "transforms.a.type" which has no default value.'
+    ]
     with pytest.raises(ConfigError) as info:
         parse_connector_config(connector(transforms="a", **{"transforms.a.type": "Nope"}), source="c.properties")
     assert "transforms.a.type" in info.value.problems
@@ -115,11 +132,21 @@ def chain_config(**props: str) -> TransformsConfig:
 
 
 def test_transforms_apply_in_order_and_a_dropped_record_still_advances_its_offset(tmp_path: Path) -> None:
-    transforms = chain_config(**{
-        "transforms": "one,drop,two", "transforms.one.type": f"{HERE}.Suffix", "transforms.one.suffix": "-1",
-        "transforms.drop.type": "Filter", "transforms.drop.predicate": "skip",
-        "transforms.two.type": f"{HERE}.Suffix", "transforms.two.suffix": "-2", "transforms.two.times": "2",
-        "predicates": "skip", "predicates.skip.type": f"{HERE}.ValueIs", "predicates.skip.value": "v2"})
+    transforms = chain_config(
+        **{
+            "transforms": "one,drop,two",
+            "transforms.one.type": f"{HERE}.Suffix",
+            "transforms.one.suffix": "-1",
+            "transforms.drop.type": "Filter",
+            "transforms.drop.predicate": "skip",
+            "transforms.two.type": f"{HERE}.Suffix",
+            "transforms.two.suffix": "-2",
+            "transforms.two.times": "2",
+            "predicates": "skip",
+            "predicates.skip.type": f"{HERE}.ValueIs",
+            "predicates.skip.value": "v2",
+        }
+    )
     h = Harness(tmp_path, ScriptedTask(), transforms=transforms).start()
     h.task.polls.put([rec(1), rec(2), rec(3)])
     h.wait_committed({"n": 3})
@@ -129,10 +156,17 @@ def test_transforms_apply_in_order_and_a_dropped_record_still_advances_its_offse
 
 
 def test_negate_applies_the_transform_where_the_predicate_does_not_hold(tmp_path: Path) -> None:
-    transforms = chain_config(**{
-        "transforms": "keep", "transforms.keep.type": f"{HERE}.DropAll", "transforms.keep.predicate": "only",
-        "transforms.keep.negate": "true", "predicates": "only", "predicates.only.type": f"{HERE}.ValueIs",
-        "predicates.only.value": "v2"})
+    transforms = chain_config(
+        **{
+            "transforms": "keep",
+            "transforms.keep.type": f"{HERE}.DropAll",
+            "transforms.keep.predicate": "only",
+            "transforms.keep.negate": "true",
+            "predicates": "only",
+            "predicates.only.type": f"{HERE}.ValueIs",
+            "predicates.only.value": "v2",
+        }
+    )
     h = Harness(tmp_path, ScriptedTask(), transforms=transforms).start()
     h.task.polls.put([rec(1), rec(2), rec(3)])
     h.wait_committed({"n": 3})
@@ -141,23 +175,22 @@ def test_negate_applies_the_transform_where_the_predicate_does_not_hold(tmp_path
 
 
 def test_a_transform_error_fails_the_task_naming_the_transform_and_the_record(tmp_path: Path) -> None:
-    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix",
-                                 "transforms.s.suffix": "-x"})
+    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix", "transforms.s.suffix": "-x"})
     h = Harness(tmp_path, ScriptedTask(), transforms=transforms).start()
     h.task.polls.put([rec(1)])
     h.wait_committed({"n": 1})
     h.task.polls.put([rec(2), rec(3, "poison")])
     trace = h.wait_failed()
-    assert ("transformation failed for a record (topic 't', source partition {'p': 0}, source offset {'n': 3}): "
-            "TransformError: Transform 's' (Suffix) failed: DataError: poison is not a value") in trace
+    assert (
+        "transformation failed for a record (topic 't', source partition {'p': 0}, source offset {'n': 3}): "
+        "TransformError: Transform 's' (Suffix) failed: DataError: poison is not a value"
+    ) in trace
     assert h.committed() == {"n": 1} and h.sent() == ["v1"]
 
 
 def test_with_errors_tolerance_all_a_failing_transform_skips_the_record(tmp_path: Path) -> None:
-    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix",
-                                 "transforms.s.suffix": "-x"})
-    h = Harness(tmp_path, ScriptedTask(), transforms=transforms,
-                errors=ErrorHandling(tolerance=Tolerance.ALL)).start()
+    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix", "transforms.s.suffix": "-x"})
+    h = Harness(tmp_path, ScriptedTask(), transforms=transforms, errors=ErrorHandling(tolerance=Tolerance.ALL)).start()
     h.task.polls.put([rec(1), rec(2, "poison"), rec(3)])
     h.wait_committed({"n": 3})
     h.stop()
@@ -174,6 +207,7 @@ def test_a_transform_that_cannot_be_configured_fails_the_task_with_its_message(t
             return record
 
     from connectworker.config.transforms import TransformSpec
+
     h = Harness(tmp_path, ScriptedTask(), transforms=TransformsConfig((TransformSpec("b", Broken, {}),))).start()
     assert "no route table at /etc/routes" in h.wait_failed()
 
@@ -187,8 +221,7 @@ def test_commit_record_gets_the_record_as_the_task_returned_it(tmp_path: Path) -
         def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
             self.committed.append((record.topic, metadata.topic if metadata else None))
 
-    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix",
-                                 "transforms.s.suffix": "-x"})
+    transforms = chain_config(**{"transforms": "s", "transforms.s.type": f"{HERE}.Suffix", "transforms.s.suffix": "-x"})
     task = Recording()
     h = Harness(tmp_path, task, transforms=transforms).start()
     task.polls.put([rec(1), rec(2)])

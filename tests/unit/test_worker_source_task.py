@@ -93,12 +93,21 @@ class PickyConverter(StringConverter):
 
 
 class Harness:
-    def __init__(self, tmp_path: Path, task: ScriptedTask, *, errors: ErrorHandling | None = None,
-                 value_converter: StringConverter | None = None, store: FileOffsetStore | None = None,
-                 connector: str = "c", flush_interval_s: float = 0.05,
-                 producer_setup: Callable[[FakeProducer], None] = lambda p: None,
-                 flusher: OffsetFlusher | None = None, transforms: TransformsConfig | None = None,
-                 header_converter: HeaderConverter | None = None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        task: ScriptedTask,
+        *,
+        errors: ErrorHandling | None = None,
+        value_converter: StringConverter | None = None,
+        store: FileOffsetStore | None = None,
+        connector: str = "c",
+        flush_interval_s: float = 0.05,
+        producer_setup: Callable[[FakeProducer], None] = lambda p: None,
+        flusher: OffsetFlusher | None = None,
+        transforms: TransformsConfig | None = None,
+        header_converter: HeaderConverter | None = None,
+    ) -> None:
         self.task = task
         self.store = store or FileOffsetStore(tmp_path / "offsets.json")
         self.producer: FakeProducer | None = None
@@ -112,11 +121,22 @@ class Harness:
             return self.producer
 
         self.worker_task = WorkerSourceTask(
-            connector=connector, task_id=0, task=task, props={}, producer_config={}, key_converter=key_converter,
-            value_converter=value, offset_store=self.store, topic_gate=AutoCreateGate(),
-            timeouts=TaskTimeouts(flush_interval_s, 0.2, 1.0), error_handling=errors,
-            offset_flusher=flusher, transforms=transforms, header_converter=header_converter,
-            producer_factory=factory)  # type: ignore[arg-type]
+            connector=connector,
+            task_id=0,
+            task=task,
+            props={},
+            producer_config={},
+            key_converter=key_converter,
+            value_converter=value,
+            offset_store=self.store,
+            topic_gate=AutoCreateGate(),
+            timeouts=TaskTimeouts(flush_interval_s, 0.2, 1.0),
+            error_handling=errors,
+            offset_flusher=flusher,
+            transforms=transforms,
+            header_converter=header_converter,
+            producer_factory=factory,
+        )  # type: ignore[arg-type]
         self.connector = connector
 
     def start(self) -> Harness:
@@ -167,7 +187,8 @@ def test_a_record_that_cannot_be_converted_fails_the_task_before_anything_of_its
 
 
 def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_its_offset_advances(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     errors = ErrorHandling(tolerance=Tolerance.ALL, log_enable=True)
     h = Harness(tmp_path, AckingTask(), value_converter=PickyConverter(), errors=errors).start()
     with caplog.at_level(logging.ERROR, "connectworker.runtime.tasks.error_tolerance"):
@@ -205,7 +226,8 @@ def refuse_large(topic: str, value: bytes | None) -> KafkaError | None:
 
 @pytest.mark.parametrize("task_class", [ScriptedTask, AckingTask])
 def test_a_record_the_producer_refuses_commits_exactly_the_records_before_it(
-        tmp_path: Path, task_class: type[ScriptedTask]) -> None:
+    tmp_path: Path, task_class: type[ScriptedTask]
+) -> None:
     h = Harness(tmp_path, task_class(), producer_setup=lambda p: setattr(p, "refuse", refuse_large)).start()
     h.task.polls.put([rec(1), rec(2), rec(3, "x" * 500), rec(4)])
     trace = h.wait_failed()
@@ -247,8 +269,12 @@ def test_without_per_record_reports_a_delivery_failure_commits_nothing_unproven(
 
 
 def test_with_errors_tolerance_all_a_delivery_failure_is_skipped(tmp_path: Path) -> None:
-    h = Harness(tmp_path, AckingTask(), errors=ErrorHandling(tolerance=Tolerance.ALL),
-                producer_setup=lambda p: setattr(p, "fail", fail_value("v2"))).start()
+    h = Harness(
+        tmp_path,
+        AckingTask(),
+        errors=ErrorHandling(tolerance=Tolerance.ALL),
+        producer_setup=lambda p: setattr(p, "fail", fail_value("v2")),
+    ).start()
     h.task.polls.put([rec(1), rec(2), rec(3)])
     h.wait_committed({"n": 3})
     h.stop()
@@ -293,8 +319,9 @@ def test_pausing_commits_what_was_acknowledged_and_resuming_continues(tmp_path: 
 
 
 # -- poll() ----------------------------------------------------------------------------------------
-def test_a_retriable_error_from_poll_is_retried_and_loses_nothing(tmp_path: Path,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_a_retriable_error_from_poll_is_retried_and_loses_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     h = Harness(tmp_path, ScriptedTask(), errors=ErrorHandling(retry_delay_max_ms=50)).start()
     with caplog.at_level(logging.WARNING, "connectworker.runtime.tasks.poll_retry"):
         h.task.polls.put([rec(1)])
@@ -318,14 +345,18 @@ def test_a_non_retriable_error_from_poll_fails_the_task_and_keeps_what_was_ackno
     assert h.committed() == {"n": 1}
 
 
-@pytest.mark.parametrize(("result", "expected"), [
-    (["a", "b"], "item 0 of the list it returned is a str ('a')"),
-    ([{"topic": "t", "value": "v"}], "item 0 of the list it returned is a dict"),
-    ("abc", "it returned a str"),
-    ((r for r in [rec(1)]), "it returned a generator"),
-])
-def test_poll_returning_something_other_than_records_says_what_is_expected(tmp_path: Path, result: object,
-                                                                            expected: str) -> None:
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (["a", "b"], "item 0 of the list it returned is a str ('a')"),
+        ([{"topic": "t", "value": "v"}], "item 0 of the list it returned is a dict"),
+        ("abc", "it returned a str"),
+        ((r for r in [rec(1)]), "it returned a generator"),
+    ],
+)
+def test_poll_returning_something_other_than_records_says_what_is_expected(
+    tmp_path: Path, result: object, expected: str
+) -> None:
     h = Harness(tmp_path, ScriptedTask()).start()
     h.task.polls.put(result)
     trace = h.wait_failed()
@@ -368,6 +399,7 @@ def test_the_offset_store_refuses_offsets_that_json_cannot_hold(tmp_path: Path) 
 
 # -- the offsets writer and the cluster's reachability -------------------------------------------
 
+
 class CommitWatchingTask(ScriptedTask):
     """Reads the offsets file each time the worker calls its commit() hook."""
 
@@ -394,7 +426,8 @@ def test_with_the_offsets_writer_commit_runs_only_once_the_file_holds_the_offset
 
 
 def test_an_offsets_file_that_cannot_be_written_keeps_the_offsets_for_the_next_write(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     store = FileOffsetStore(tmp_path / "dir" / "offsets.json")
     flusher = OffsetFlusher(store)
     (tmp_path / "dir").write_text("a file where the directory should be")
@@ -411,8 +444,7 @@ def test_an_offsets_file_that_cannot_be_written_keeps_the_offsets_for_the_next_w
     assert FileOffsetStore(store.path).offsets("c") == {"k": {"n": 1}}
 
 
-def test_an_unreachable_cluster_shows_in_a_running_tasks_status_until_kafka_takes_records_again(
-        tmp_path: Path) -> None:
+def test_an_unreachable_cluster_shows_in_a_running_tasks_status_until_kafka_takes_records_again(tmp_path: Path) -> None:
     task = ScriptedTask()
     h = Harness(tmp_path, task).start()
     h.worker_task.connectivity.error_cb(KafkaError(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down"))
@@ -426,8 +458,7 @@ def test_an_unreachable_cluster_shows_in_a_running_tasks_status_until_kafka_take
     assert h.committed() == {"n": 1}
 
 
-def test_commits_that_cannot_be_written_are_counted_failed_then_succeeded_once_the_file_can_be(
-        tmp_path: Path) -> None:
+def test_commits_that_cannot_be_written_are_counted_failed_then_succeeded_once_the_file_can_be(tmp_path: Path) -> None:
     """What `connectworker_offset_commit_failure_total` / `_success_total` read."""
     store = FileOffsetStore(tmp_path / "dir" / "offsets.json")
     flusher = OffsetFlusher(store)

@@ -20,8 +20,10 @@ from tests.unit.fake_runner import FakeRunner, SplitConnector, SplitTask
 
 
 def connector(tasks_max: int = 2, name: str = "split") -> ConnectorConfig:
-    return parse_connector_config({"name": name, "connector.class": "tests.unit.fake_runner.SplitConnector",
-                                   "tasks.max": str(tasks_max)}, source="test")
+    return parse_connector_config(
+        {"name": name, "connector.class": "tests.unit.fake_runner.SplitConnector", "tasks.max": str(tasks_max)},
+        source="test",
+    )
 
 
 def states(worker: Worker) -> dict[str, State]:
@@ -31,10 +33,17 @@ def states(worker: Worker) -> dict[str, State]:
 def test_starting_a_connector_hands_the_runner_one_spec_per_task(worker: Worker, runner: FakeRunner) -> None:
     worker.start_connector(connector(tasks_max=3))
     assert [(t.spec.task_id, t.props["share"], t.spec.task_class) for t in runner.started] == [
-        (0, "0/3", SplitTask), (1, "1/3", SplitTask), (2, "2/3", SplitTask)]
+        (0, "0/3", SplitTask),
+        (1, "1/3", SplitTask),
+        (2, "2/3", SplitTask),
+    ]
     assert runner.started[0].props["name"] == "split"  # the connector's props under the task's own
-    assert states(worker) == {"connector split": State.RUNNING, "task split-0": State.RUNNING,
-                              "task split-1": State.RUNNING, "task split-2": State.RUNNING}
+    assert states(worker) == {
+        "connector split": State.RUNNING,
+        "task split-0": State.RUNNING,
+        "task split-1": State.RUNNING,
+        "task split-2": State.RUNNING,
+    }
     assert worker.get("split").topics == {"topic-of-split-0", "topic-of-split-1", "topic-of-split-2"}
 
 
@@ -87,11 +96,15 @@ def test_a_failed_task_shows_failed_and_a_restart_runs_it_again(worker: Worker, 
 
 
 def test_a_task_the_runner_cannot_start_is_failed_with_the_reason_and_a_restart_tries_again(
-        worker: Worker, runner: FakeRunner) -> None:
+    worker: Worker, runner: FakeRunner
+) -> None:
     runner.refuse = lambda spec: ValueError("value.converter: no such class") if spec.task_id == 1 else None
     worker.start_connector(connector())
-    assert states(worker) == {"connector split": State.RUNNING, "task split-0": State.RUNNING,
-                              "task split-1": State.FAILED}
+    assert states(worker) == {
+        "connector split": State.RUNNING,
+        "task split-0": State.RUNNING,
+        "task split-1": State.FAILED,
+    }
     trace = worker.get("split").tasks[1].status.snapshot()[1]
     assert trace is not None and trace.startswith("Task split-1 could not be started: value.converter: no such class")
     runner.refuse = lambda spec: None
@@ -99,8 +112,7 @@ def test_a_task_the_runner_cannot_start_is_failed_with_the_reason_and_a_restart_
     assert states(worker)["task split-1"] is State.RUNNING
 
 
-def test_stopping_a_connector_stops_its_tasks_and_resume_starts_them_again(
-        worker: Worker, runner: FakeRunner) -> None:
+def test_stopping_a_connector_stops_its_tasks_and_resume_starts_them_again(worker: Worker, runner: FakeRunner) -> None:
     worker.start_connector(connector())
     old = list(runner.started)
     worker.stop_connector("split")
@@ -139,20 +151,26 @@ class GreedyConnector(SplitConnector):
 
 
 def limited_worker(tmp_path: Path, runner: FakeRunner, **limits: str) -> Worker:
-    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json"),
-                                           **limits})
-    return Worker(config, FileOffsetStore(tmp_path / "offsets.json"), lambda _: None,  # type: ignore[arg-type,return-value]
-                  runner=runner)
+    config = WorkerConfig.from_properties({"offset.storage.file.filename": str(tmp_path / "offsets.json"), **limits})
+    return Worker(
+        config,
+        FileOffsetStore(tmp_path / "offsets.json"),
+        lambda _: None,  # type: ignore[arg-type,return-value]
+        runner=runner,
+    )
 
 
 def test_a_connector_asking_for_more_tasks_than_one_connector_may_is_refused_naming_the_keys(
-        tmp_path: Path, runner: FakeRunner) -> None:
+    tmp_path: Path, runner: FakeRunner
+) -> None:
     worker = limited_worker(tmp_path, runner, **{"worker.tasks.max": "8", "connector.tasks.max.limit": "4"})
     with pytest.raises(ConfigError) as refused:
         worker.start_connector(connector(tasks_max=100_000))
     assert set(refused.value.problems) == {"tasks.max"}
-    assert "100000 is more tasks than this worker lets one connector run: at most 4 (the worker's " \
-           "connector.tasks.max.limit)" in refused.value.problems["tasks.max"]
+    assert (
+        "100000 is more tasks than this worker lets one connector run: at most 4 (the worker's "
+        "connector.tasks.max.limit)" in refused.value.problems["tasks.max"]
+    )
     assert worker.connector_names() == [] and runner.started == []
 
 
@@ -161,8 +179,10 @@ def test_connectors_together_stay_within_worker_tasks_max(tmp_path: Path, runner
     worker.start_connector(connector(tasks_max=3, name="first"))
     with pytest.raises(ConfigError) as refused:
         worker.start_connector(connector(tasks_max=3, name="second"))
-    assert ("the worker runs at most 5 tasks (worker.tasks.max) and its other connectors take 3, so this "
-            "connector may ask for at most 2") in refused.value.problems["tasks.max"]
+    assert (
+        "the worker runs at most 5 tasks (worker.tasks.max) and its other connectors take 3, so this "
+        "connector may ask for at most 2"
+    ) in refused.value.problems["tasks.max"]
     worker.start_connector(connector(tasks_max=2, name="second"))
     assert len(runner.started) == 5
     with pytest.raises(ConfigError):  # reconfiguring counts the others, not the connector's own old tasks
@@ -178,9 +198,11 @@ def test_the_default_limit_is_32_tasks_per_cpu_core(tmp_path: Path) -> None:
 
 
 def test_more_task_configs_than_tasks_max_fail_the_connector_as_kip_1004_says(
-        worker: Worker, runner: FakeRunner) -> None:
-    greedy = parse_connector_config({"name": "greedy", "connector.class": f"{__name__}.GreedyConnector",
-                                     "tasks.max": "2"}, source="test")
+    worker: Worker, runner: FakeRunner
+) -> None:
+    greedy = parse_connector_config(
+        {"name": "greedy", "connector.class": f"{__name__}.GreedyConnector", "tasks.max": "2"}, source="test"
+    )
     worker.start_connector(greedy)
     state, trace = worker.get("greedy").status.snapshot()
     assert state is State.FAILED and trace is not None
@@ -198,8 +220,7 @@ def test_tasks_max_enforce_false_runs_them_all_within_the_worker_limit(tmp_path:
     assert state is State.FAILED and trace is not None and "worker.tasks.max" in trace
 
 
-def test_a_connector_started_in_the_background_is_unassigned_until_it_runs(
-        worker: Worker, runner: FakeRunner) -> None:
+def test_a_connector_started_in_the_background_is_unassigned_until_it_runs(worker: Worker, runner: FakeRunner) -> None:
     with worker._lock:  # a lifecycle change in progress holds the start back
         started = worker.start_connector(connector(), wait=False)
         assert started is not None

@@ -162,8 +162,9 @@ class EnvVarConfigProvider(ConfigProvider):
 
     def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
         if path:
-            raise ConfigError(f"Path is not supported for EnvVarConfigProvider, invalid value '{path}': write "
-                              "${provider:NAME}")
+            raise ConfigError(
+                f"Path is not supported for EnvVarConfigProvider, invalid value '{path}': write ${{provider:NAME}}"
+            )
         if self._pattern is None:
             raise ConfigError("the provider has not been configured yet")
         environ = os.environ if self._environ is None else self._environ

@@ -27,8 +27,9 @@ class ConnectorConfigResolver:
     """Resolves connector and task configs with the worker's providers; remembers, per connector, the
     values they gave (for the log redaction) until the connector is forgotten."""
 
-    def __init__(self, providers: ConfigProviders, *, exactly_once_worker: bool | None = None,
-                 worker: WorkerConfig | None = None) -> None:
+    def __init__(
+        self, providers: ConfigProviders, *, exactly_once_worker: bool | None = None, worker: WorkerConfig | None = None
+    ) -> None:
         """`worker`: what the resolved client overrides are checked against (see `parse_connector_config`)."""
         self.providers = providers
         self._exactly_once_worker = exactly_once_worker
@@ -46,11 +47,17 @@ class ConnectorConfigResolver:
         resolution = self._resolve(config.name, config.props)
         resolved = resolution.check(source=source)
         try:
-            return parse_connector_config(resolved, source=source, exactly_once_worker=self._exactly_once_worker,
-                                          worker=self._worker)
+            return parse_connector_config(
+                resolved, source=source, exactly_once_worker=self._exactly_once_worker, worker=self._worker
+            )
         except ConfigError as exc:
-            raise ConfigError({key: shown_message(message, config.props, resolved, resolution.values)
-                               for key, message in exc.problems.items()}, source=source) from None
+            raise ConfigError(
+                {
+                    key: shown_message(message, config.props, resolved, resolution.values)
+                    for key, message in exc.problems.items()
+                },
+                source=source,
+            ) from None
 
     def task(self, name: str, props: Mapping[str, str]) -> dict[str, str]:
         """A task config as kept (see `shown_task_config`) with its references resolved."""
@@ -76,8 +83,13 @@ class ConnectorConfigResolver:
     def _resolve(self, name: str, props: Mapping[str, str]) -> Resolution:
         resolution = self.providers.resolve(props)
         for key, refs in resolution.unknown.items():
-            log.warning("Connector %s: %s in %s names no provider of config.providers (%s); it is used as written",
-                        name, ", ".join(refs), key, ", ".join(self.providers.names))
+            log.warning(
+                "Connector %s: %s in %s names no provider of config.providers (%s); it is used as written",
+                name,
+                ", ".join(refs),
+                key,
+                ", ".join(self.providers.names),
+            )
         if resolution.values:
             with self._lock:
                 before = self._values.get(name, frozenset())
@@ -88,8 +100,9 @@ class ConnectorConfigResolver:
         return resolution
 
 
-def shown_task_config(raw: Mapping[str, str], resolved: Mapping[str, str],
-                      task_props: Mapping[str, str]) -> dict[str, str]:
+def shown_task_config(
+    raw: Mapping[str, str], resolved: Mapping[str, str], task_props: Mapping[str, str]
+) -> dict[str, str]:
     """The connector's config as written with a task's own config on top, each value the task config
     holds unchanged from a resolved key put back as that key's reference."""
     shown = dict(raw)

@@ -38,8 +38,9 @@ def provider_names(value: str | Sequence[str] | None) -> list[str]:
     return names
 
 
-def open_config_providers(names: Sequence[str], settings: Mapping[str, str], *,
-                          source: str | None = None) -> ConfigProviders:
+def open_config_providers(
+    names: Sequence[str], settings: Mapping[str, str], *, source: str | None = None
+) -> ConfigProviders:
     """The providers `names` (`config.providers`), configured from `settings`: the worker's
     `config.providers.*` keys, with that prefix removed (`file.class`, `file.param.allowed.paths`).
     Raises ConfigError naming every offending key; the providers built before a failure are closed."""
@@ -60,26 +61,38 @@ def open_config_providers(names: Sequence[str], settings: Mapping[str, str], *,
 def _open(name: str, settings: Mapping[str, str]) -> ConfigProvider:
     class_key = f"{PROVIDERS_PREFIX}{name}.class"
     if any(c in name for c in _FORBIDDEN_IN_NAMES) or name != name.strip():
-        raise ConfigError({PROVIDERS_KEY: f"{name!r} cannot name a provider: a reference ${{name:[path:]key}} "
-                                          f"ends the name at the first ':' (names may not hold "
-                                          f"{' '.join(_FORBIDDEN_IN_NAMES)} or spaces)"})
+        raise ConfigError(
+            {
+                PROVIDERS_KEY: f"{name!r} cannot name a provider: a reference ${{name:[path:]key}} "
+                f"ends the name at the first ':' (names may not hold "
+                f"{' '.join(_FORBIDDEN_IN_NAMES)} or spaces)"
+            }
+        )
     class_name = (settings.get(f"{name}.class") or "").strip()
     if not class_name:
-        raise ConfigError({class_key: f"missing: {PROVIDERS_KEY} names the provider {name}, which needs a class, "
-                                      f"e.g. {KAFKA_PACKAGE}FileConfigProvider"})
+        raise ConfigError(
+            {
+                class_key: f"missing: {PROVIDERS_KEY} names the provider {name}, which needs a class, "
+                f"e.g. {KAFKA_PACKAGE}FileConfigProvider"
+            }
+        )
     cls = provider_class(class_name, class_key)
     try:
         provider = cls()
     except Exception as exc:
         raise ConfigError({class_key: f"{class_name}() raised {describe_exception(exc)}"}) from None
     param_prefix = f"{name}.param."
-    params = {k[len(param_prefix):]: v for k, v in settings.items() if k.startswith(param_prefix)}
+    params = {k[len(param_prefix) :]: v for k, v in settings.items() if k.startswith(param_prefix)}
     try:
         provider.configure(params)
     except ConfigError as exc:
         provider.close()
-        raise ConfigError({(f"{PROVIDERS_PREFIX}{param_prefix}{key}" if key else class_key): message
-                           for key, message in exc.problems.items()}) from None
+        raise ConfigError(
+            {
+                (f"{PROVIDERS_PREFIX}{param_prefix}{key}" if key else class_key): message
+                for key, message in exc.problems.items()
+            }
+        ) from None
     except Exception as exc:
         provider.close()
         raise ConfigError({class_key: f"{class_name}.configure() raised {describe_exception(exc)}"}) from None
@@ -98,9 +111,13 @@ def provider_class(class_name: str, key: str) -> type[ConfigProvider]:
         raise ConfigError({key: f"Class {class_name} could not be loaded: {exc}"}) from None
     except PluginNotFoundError as exc:
         kafka = ", ".join(f"{KAFKA_PACKAGE}{c.__name__}" for c in dict.fromkeys(BUILTIN_PROVIDERS.values()))
-        raise ConfigError({key: f"Class {exc} could not be found: use one of Kafka's providers ({kafka}) or the "
-                                f"Python path module.Class of a connectworker.api.ConfigProvider subclass "
-                                f"(directories in plugin.path are searched)"}) from None
+        raise ConfigError(
+            {
+                key: f"Class {exc} could not be found: use one of Kafka's providers ({kafka}) or the "
+                f"Python path module.Class of a connectworker.api.ConfigProvider subclass "
+                f"(directories in plugin.path are searched)"
+            }
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, ConfigProvider)):
         raise ConfigError({key: f"{class_name} is not a subclass of connectworker.api.ConfigProvider"})
     if getattr(cls, "__abstractmethods__", None):
@@ -116,8 +133,10 @@ def _warn_about_unused(names: Sequence[str], settings: Mapping[str, str], source
     for key in sorted(settings):
         name, _, rest = key.partition(".")
         if name not in names:
-            log.warning("%s%s%s is ignored: %s does not name the provider %s", PROVIDERS_PREFIX, key, where,
-                        PROVIDERS_KEY, name)
+            log.warning(
+                "%s%s%s is ignored: %s does not name the provider %s", PROVIDERS_PREFIX, key, where, PROVIDERS_KEY, name
+            )
         elif rest != "class" and not rest.startswith("param."):
-            log.warning("%s%s%s is ignored: a provider takes only .class and .param.* keys", PROVIDERS_PREFIX,
-                        key, where)
+            log.warning(
+                "%s%s%s is ignored: a provider takes only .class and .param.* keys", PROVIDERS_PREFIX, key, where
+            )

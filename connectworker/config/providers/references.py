@@ -76,8 +76,9 @@ class Resolution:
     def check(self, source: str | None = None) -> dict[str, str]:
         """The resolved config; `UnresolvedReferenceError` if any reference could not be resolved."""
         if self.problems:
-            raise UnresolvedReferenceError({key: f"cannot be resolved: {problem}"
-                                            for key, problem in self.problems.items()}, source=source)
+            raise UnresolvedReferenceError(
+                {key: f"cannot be resolved: {problem}" for key, problem in self.problems.items()}, source=source
+            )
         return self.props
 
 
@@ -117,8 +118,14 @@ class ConfigProviders:
             resolution.props[key] = self._replace(key, value, found, failed, resolution)
         return resolution
 
-    def _replace(self, key: str, value: str, found: Mapping[tuple[str, str], Mapping[str, str]],
-                 failed: Mapping[tuple[str, str], str], resolution: Resolution) -> str:
+    def _replace(
+        self,
+        key: str,
+        value: str,
+        found: Mapping[tuple[str, str], Mapping[str, str]],
+        failed: Mapping[tuple[str, str], str],
+        resolution: Resolution,
+    ) -> str:
         problems: list[str] = []
 
         def replacement(match: re.Match[str]) -> str:
@@ -154,8 +161,7 @@ class ConfigProviders:
                 log.error("Config provider %s raised from close(): %s", name, describe_exception(exc))
 
 
-def shown_message(message: str, raw: Mapping[str, str], resolved: Mapping[str, str],
-                  values: Iterable[str] = ()) -> str:
+def shown_message(message: str, raw: Mapping[str, str], resolved: Mapping[str, str], values: Iterable[str] = ()) -> str:
     """A message about a resolved config with every resolved value put back as its reference, so that
     it names `${file:...}` rather than what the file holds; any other provider value left in it (part of
     a longer text) is replaced by `[hidden]`."""

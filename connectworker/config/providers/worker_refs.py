@@ -41,17 +41,17 @@ class WorkerReferences:
         """The providers that `props` and the `CONNECT_*` variables declare (the variables win)."""
         variable = variable_for_field("config_providers", environ)
         names = provider_names(environ[variable] if variable is not None else props.get(PROVIDERS_KEY))
-        settings = {k[len(PROVIDERS_PREFIX):]: v for k, v in props.items() if k.startswith(PROVIDERS_PREFIX)}
-        settings.update({k[len(PROVIDERS_PREFIX):]: v
-                         for k, v in pass_through_from_env(environ, [PROVIDERS_PREFIX]).items()})
+        settings = {k[len(PROVIDERS_PREFIX) :]: v for k, v in props.items() if k.startswith(PROVIDERS_PREFIX)}
+        settings.update(
+            {k[len(PROVIDERS_PREFIX) :]: v for k, v in pass_through_from_env(environ, [PROVIDERS_PREFIX]).items()}
+        )
         if not names:
             return cls(ConfigProviders(), source)
         if any(settings.get(f"{name}.class", "").strip() not in BUILTIN_PROVIDERS for name in names):
             plugin_variable = variable_for_field("plugin_path", environ)
             plugin_path = environ[plugin_variable] if plugin_variable else props.get("plugin.path", "")
             add_plugin_paths(p.strip() for p in plugin_path.split(",") if p.strip())  # for user providers
-        return cls(open_config_providers(names, settings, source=source if variable is None else ENVIRONMENT),
-                   source)
+        return cls(open_config_providers(names, settings, source=source if variable is None else ENVIRONMENT), source)
 
     def resolve_props(self, props: Mapping[str, str]) -> dict[str, str]:
         """`props` (the file) resolved; a provider's own keys are used as written."""
@@ -75,8 +75,13 @@ class WorkerReferences:
             self.problems[label(key)] = problem
             self.env_problems |= from_env
         for key, refs in resolution.unknown.items():
-            log.warning("%s in %s names no provider of %s (%s); it is used as written", ", ".join(refs), label(key),
-                        PROVIDERS_KEY, ", ".join(self.providers.names))
+            log.warning(
+                "%s in %s names no provider of %s (%s); it is used as written",
+                ", ".join(refs),
+                label(key),
+                PROVIDERS_KEY,
+                ", ".join(self.providers.names),
+            )
 
     def check(self) -> None:
         """Raise the ConfigError naming every reference that could not be resolved."""
@@ -86,8 +91,9 @@ class WorkerReferences:
             where = f"{self.source} and {ENVIRONMENT}" if self.source else ENVIRONMENT
         else:
             where = self.source or "worker config"
-        raise ConfigError({key: f"cannot be resolved: {problem}" for key, problem in self.problems.items()},
-                          source=where)
+        raise ConfigError(
+            {key: f"cannot be resolved: {problem}" for key, problem in self.problems.items()}, source=where
+        )
 
     def close(self) -> None:
         self.providers.close()
@@ -100,6 +106,7 @@ def _provider_key(key: str) -> bool:
 def _variable_label(key: str, environ: Mapping[str, str]) -> str:
     variable = variable_for_field(key.replace(".", "_"), environ)
     if variable is None:  # a pass-through key: find the variable that spells it
-        variable = next((name for name in environ if name.upper().startswith(ENV_PREFIX)
-                         and key_for_variable(name) == key), None)
+        variable = next(
+            (name for name in environ if name.upper().startswith(ENV_PREFIX) and key_for_variable(name) == key), None
+        )
     return f"{variable} (sets {key})" if variable else key

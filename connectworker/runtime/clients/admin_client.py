@@ -15,11 +15,15 @@ from connectworker.runtime.observability.kafka_logging import client_log_setting
 from connectworker.topics.admin import TopicAdmin
 
 
-def open_topic_admin(bootstrap_servers: str, config: Mapping[str, Any] | None = None, *,
-                     request_timeout_s: float = 30.0, client_name: str = "admin") -> TopicAdmin:
+def open_topic_admin(
+    bootstrap_servers: str,
+    config: Mapping[str, Any] | None = None,
+    *,
+    request_timeout_s: float = 30.0,
+    client_name: str = "admin",
+) -> TopicAdmin:
     """A TopicAdmin whose librdkafka lines go to the ``connectworker.kafka`` logger as `client_name`,
     served by a background thread that ends once the admin is gone."""
-    admin = TopicAdmin(bootstrap_servers, config, request_timeout_s,
-                       client_settings=client_log_settings(client_name))
+    admin = TopicAdmin(bootstrap_servers, config, request_timeout_s, client_settings=client_log_settings(client_name))
     serve_logs_in_background(admin, client_name)
     return admin

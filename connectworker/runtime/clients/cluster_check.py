@@ -26,15 +26,24 @@ class ClusterUnreachableError(ConnectError):
     pass
 
 
-def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeout_ms: int, *,
-                  interrupt: Callable[[], None] | None = None) -> str | None:
+def check_cluster(
+    bootstrap_servers: str,
+    admin_config: Mapping[str, Any],
+    timeout_ms: int,
+    *,
+    interrupt: Callable[[], None] | None = None,
+) -> str | None:
     """The cluster id (None if the broker does not tell one); raises `ClusterUnreachableError` if no
     broker answered within `timeout_ms`. `admin_config` carries the worker's Admin settings (the
     security keys, ``admin.*``), so the check connects the way the worker will. `interrupt` is called every
     tenth of a second while the check waits; what it raises ends the wait."""
     errors: deque[KafkaError] = deque(maxlen=20)
-    settings: dict[str, Any] = {**admin_config, **client_log_settings("bootstrap check"),
-                                "bootstrap.servers": bootstrap_servers, "error_cb": errors.append}
+    settings: dict[str, Any] = {
+        **admin_config,
+        **client_log_settings("bootstrap check"),
+        "bootstrap.servers": bootstrap_servers,
+        "error_cb": errors.append,
+    }
     try:
         client = AdminClient(settings)
     except KafkaException as exc:
@@ -53,7 +62,8 @@ def check_cluster(bootstrap_servers: str, admin_config: Mapping[str, Any], timeo
     raise ClusterUnreachableError(
         f"Cannot reach the Kafka cluster at bootstrap.servers={bootstrap_servers} within "
         f"bootstrap.timeout.ms={timeout_ms}: {cause}. Check bootstrap.servers (and the security settings: "
-        f"security.protocol, ssl.*, sasl.*, admin.*), or raise bootstrap.timeout.ms for a slow cluster.")
+        f"security.protocol, ssl.*, sasl.*, admin.*), or raise bootstrap.timeout.ms for a slow cluster."
+    )
 
 
 def _cause(errors: Iterable[KafkaError]) -> str:

@@ -50,9 +50,18 @@ class CompactedTopic:
     Not thread-safe: its owner serialises the calls. Failures raise `error` (a ConnectError class) with
     a message naming the topic as `label` (e.g. "offsets topic")."""
 
-    def __init__(self, topic: str, kafka: Mapping[str, Any], shape: TopicShape, *, label: str,
-                 error: type[ConnectError], barrier_key: Callable[[str], bytes], timeout_s: float = 30.0,
-                 read_committed: bool = False) -> None:
+    def __init__(
+        self,
+        topic: str,
+        kafka: Mapping[str, Any],
+        shape: TopicShape,
+        *,
+        label: str,
+        error: type[ConnectError],
+        barrier_key: Callable[[str], bytes],
+        timeout_s: float = 30.0,
+        read_committed: bool = False,
+    ) -> None:
         self.topic = topic
         self.label = label
         self._kafka = dict(kafka)
@@ -71,18 +80,28 @@ class CompactedTopic:
         if self._producer is not None:
             return self._producer
         self._ensure_topic()
-        producer = Producer({**self._kafka, "acks": "all", "enable.idempotence": True, "linger.ms": 0,
-                             "allow.auto.create.topics": False,
-                             **client_log_settings(f"{self.label} producer ({self.topic})")})
+        producer = Producer(
+            {
+                **self._kafka,
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 0,
+                "allow.auto.create.topics": False,
+                **client_log_settings(f"{self.label} producer ({self.topic})"),
+            }
+        )
         try:
             metadata = producer.list_topics(self.topic, timeout=self._timeout_s)
         except KafkaException as exc:
-            raise self._error(f"Cannot read the metadata of the {self.label} {self.topic!r}: "
-                              f"{exc.args[0].str() if exc.args else exc}") from None
+            raise self._error(
+                f"Cannot read the metadata of the {self.label} {self.topic!r}: {exc.args[0].str() if exc.args else exc}"
+            ) from None
         topic = metadata.topics.get(self.topic)
         if topic is None or topic.error is not None or not topic.partitions:
-            raise self._error(f"The {self.label} {self.topic!r} has no partitions visible to the "
-                              f"worker ({topic.error if topic is not None else 'no metadata'})")
+            raise self._error(
+                f"The {self.label} {self.topic!r} has no partitions visible to the "
+                f"worker ({topic.error if topic is not None else 'no metadata'})"
+            )
         self.partitions = sorted(topic.partitions)
         self._producer = producer
         return producer
@@ -90,8 +109,12 @@ class CompactedTopic:
     def _ensure_topic(self) -> None:
         shape = self._shape
         config = {k: v for k, v in self._kafka.items() if k != "bootstrap.servers"}
-        admin = open_topic_admin(self._kafka["bootstrap.servers"], config, request_timeout_s=self._timeout_s,
-                                 client_name=f"{self.label} admin ({self.topic})")
+        admin = open_topic_admin(
+            self._kafka["bootstrap.servers"],
+            config,
+            request_timeout_s=self._timeout_s,
+            client_name=f"{self.label} admin ({self.topic})",
+        )
         try:
             _, missing = admin.describe([self.topic])
             if not missing:
@@ -103,16 +126,21 @@ class CompactedTopic:
                     f"{shape.replication_factor}: the cluster at {self._kafka['bootstrap.servers']} has only "
                     f"{brokers} broker(s). Set {shape.replication_key} to at most {brokers} (Kafka's default is "
                     f"{shape.default_replication_factor}; -1 takes the broker's default), or create the topic "
-                    f"yourself (cleanup.policy=compact).")
+                    f"yourself (cleanup.policy=compact)."
+                )
             settings = TopicSettings(self.topic, shape.partitions, shape.replication_factor)
             settings.with_cleanup_policy(CleanupPolicy.COMPACT)
             result = admin.create([settings], broker_count=brokers)[self.topic]
             if result.outcome is Outcome.FAILED:
                 raise self._error(f"Cannot create the {self.label} {self.topic!r}: {result.error}")
             if result.outcome is Outcome.CREATED:
-                log.info("Created the compacted %s %s (%d partition(s), replication factor %s)", self.label,
-                         self.topic, shape.partitions,
-                         "the broker's default" if shape.replication_factor == -1 else shape.replication_factor)
+                log.info(
+                    "Created the compacted %s %s (%d partition(s), replication factor %s)",
+                    self.label,
+                    self.topic,
+                    shape.partitions,
+                    "the broker's default" if shape.replication_factor == -1 else shape.replication_factor,
+                )
             deadline = time.monotonic() + self._timeout_s
             while admin.describe([self.topic])[1]:
                 if time.monotonic() > deadline:
@@ -126,11 +154,18 @@ class CompactedTopic:
         only fetch what is new)."""
         if self._consumer is None:
             self.producer()
-            self._consumer = Consumer({
-                **self._kafka, "group.id": f"connectworker-{uuid.uuid4().hex}",
-                "enable.auto.commit": False, "auto.offset.reset": "earliest", "fetch.wait.max.ms": 50,
-                "isolation.level": "read_committed" if self._read_committed else "read_uncommitted",
-                "allow.auto.create.topics": False, **client_log_settings(f"{self.label} consumer ({self.topic})")})
+            self._consumer = Consumer(
+                {
+                    **self._kafka,
+                    "group.id": f"connectworker-{uuid.uuid4().hex}",
+                    "enable.auto.commit": False,
+                    "auto.offset.reset": "earliest",
+                    "fetch.wait.max.ms": 50,
+                    "isolation.level": "read_committed" if self._read_committed else "read_uncommitted",
+                    "allow.auto.create.topics": False,
+                    **client_log_settings(f"{self.label} consumer ({self.topic})"),
+                }
+            )
             self._consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self.partitions])
         return self._consumer
 
@@ -149,8 +184,10 @@ class CompactedTopic:
         deadline = time.monotonic() + self._timeout_s
         while waiting:
             if time.monotonic() > deadline:
-                raise self._error(f"Could not read the {self.label} {self.topic!r} to its end: nothing "
-                                  f"arrived for {self._timeout_s:.0f}s (partitions {sorted(waiting)} lag behind)")
+                raise self._error(
+                    f"Could not read the {self.label} {self.topic!r} to its end: nothing "
+                    f"arrived for {self._timeout_s:.0f}s (partitions {sorted(waiting)} lag behind)"
+                )
             messages = consumer.consume(num_messages=10_000, timeout=0.05)
             if messages:  # a long topic may take longer than the timeout, as long as it flows
                 deadline = time.monotonic() + self._timeout_s

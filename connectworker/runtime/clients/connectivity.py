@@ -27,8 +27,7 @@ log = logging.getLogger(__name__)
 UNREACHABLE_CODES = frozenset({KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION})
 """Codes that mean the cluster as a whole does not answer the worker (or refuses its credentials)."""
 
-CONNECTION_CODES = frozenset({KafkaError._TRANSPORT, KafkaError._RESOLVE, KafkaError._SSL,
-                              KafkaError._TIMED_OUT})
+CONNECTION_CODES = frozenset({KafkaError._TRANSPORT, KafkaError._RESOLVE, KafkaError._SSL, KafkaError._TIMED_OUT})
 """Codes about one connection; librdkafka logs them itself. While the cluster is unreachable they
 say why; otherwise they are no outage."""
 
@@ -40,8 +39,15 @@ class ConnectivityMonitor:
     the REST layer, `healthy` is called by the task.
     """
 
-    def __init__(self, task: str, bootstrap_servers: str, *, interval_s: float = REPEAT_INTERVAL_S,
-                 clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        task: str,
+        bootstrap_servers: str,
+        *,
+        interval_s: float = REPEAT_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
         self.task = task
         self.bootstrap_servers = bootstrap_servers
         self._interval_s = interval_s
@@ -88,8 +94,12 @@ class ConnectivityMonitor:
             self._down_since = None
             self._warned_at = None
             self._cause = self._detail = ""
-        log.info("Task %s: Kafka cluster reachable again after %.0f s (bootstrap.servers=%s)", self.task,
-                 outage_s, self.bootstrap_servers)
+        log.info(
+            "Task %s: Kafka cluster reachable again after %.0f s (bootstrap.servers=%s)",
+            self.task,
+            outage_s,
+            self.bootstrap_servers,
+        )
 
     def _unreachable(self, cause: str) -> None:
         with self._lock:
@@ -122,5 +132,7 @@ class ConnectivityMonitor:
     def _note(self) -> str:
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self._down_since_wall))
         why = "; ".join(part for part in (self._cause, self._detail) if part)
-        return (f"Kafka cluster unreachable since {since} (bootstrap.servers={self.bootstrap_servers}): {why}; "
-                f"records stay buffered for up to message.timeout.ms and are sent when it is back")
+        return (
+            f"Kafka cluster unreachable since {since} (bootstrap.servers={self.bootstrap_servers}): {why}; "
+            f"records stay buffered for up to message.timeout.ms and are sent when it is back"
+        )

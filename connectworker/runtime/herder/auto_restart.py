@@ -61,9 +61,16 @@ def seconds(ms: int) -> str:
 class AutoRestarter:
     """The restart policy of one herder; `tick()` from one thread at a time (the herder's supervisor)."""
 
-    def __init__(self, worker: Worker, restart_connector: RestartConnector, restart_task: RestartTask,
-                 metrics: WorkerMetrics | None = None, *, healthy_after_s: float = HEALTHY_AFTER_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        worker: Worker,
+        restart_connector: RestartConnector,
+        restart_task: RestartTask,
+        metrics: WorkerMetrics | None = None,
+        *,
+        healthy_after_s: float = HEALTHY_AFTER_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._worker = worker
         self._restart_connector = restart_connector
         self._restart_task = restart_task
@@ -92,8 +99,9 @@ class AutoRestarter:
     def given_up(self, name: str) -> set[int | None]:
         """The tasks (None: the connector itself) of connector `name` the policy has given up on."""
         with self._lock:
-            return {task_id for (connector, task_id), track in self._tracks.items()
-                    if connector == name and track.gave_up}
+            return {
+                task_id for (connector, task_id), track in self._tracks.items() if connector == name and track.gave_up
+            }
 
     # -- the supervisor's tick -----------------------------------------------------------------
     def tick(self) -> None:
@@ -154,8 +162,13 @@ class AutoRestarter:
                 delay = settings.delay_ms(track.restarts)
                 track.due, track.failed = now + delay / 1000, status
                 if delay:
-                    log.info("%s FAILED; automatic restart %d follows in %s", describe(key).capitalize(),
-                             track.restarts + 1, seconds(delay), extra=self._fields(key))
+                    log.info(
+                        "%s FAILED; automatic restart %d follows in %s",
+                        describe(key).capitalize(),
+                        track.restarts + 1,
+                        seconds(delay),
+                        extra=self._fields(key),
+                    )
             if now < track.due:
                 return
             track.restarts += 1
@@ -172,9 +185,12 @@ class AutoRestarter:
             track.running, track.running_since = status, now
         elif now - track.running_since >= self._healthy_after_s:
             del self._tracks[key]
-            log.info("%s has run for %s since its last automatic restart: its restart count is reset",
-                     describe(key).capitalize(), seconds(int(self._healthy_after_s * 1000)),
-                     extra=self._fields(key))
+            log.info(
+                "%s has run for %s since its last automatic restart: its restart count is reset",
+                describe(key).capitalize(),
+                seconds(int(self._healthy_after_s * 1000)),
+                extra=self._fields(key),
+            )
 
     def _restart(self, key: Key, attempt: int, settings: AutoRestartSettings) -> None:
         name, task_id = key
@@ -183,8 +199,14 @@ class AutoRestarter:
             then = f"the last one ({MAX_RESTARTS_KEY}): should it fail again, it stays FAILED"
         else:
             then = f"should it fail again, the next restart follows {seconds(settings.delay_ms(attempt))} after"
-        log.warning("Restarting %s automatically: restart %d%s (auto.restart.enabled); %s", describe(key), attempt,
-                    limit, then, extra=self._fields(key))
+        log.warning(
+            "Restarting %s automatically: restart %d%s (auto.restart.enabled); %s",
+            describe(key),
+            attempt,
+            limit,
+            then,
+            extra=self._fields(key),
+        )
         if self._metrics is not None:
             self._metrics.auto_restarted(name, task_id)
         try:
@@ -199,9 +221,15 @@ class AutoRestarter:
 
     def _give_up(self, key: Key, track: _Track, status: Status) -> None:
         track.gave_up, track.failed, track.due = True, status, None
-        log.warning("Giving up on %s: still FAILED after %d automatic restart(s) (%s=%d); it stays FAILED "
-                    "until restarted through the REST API", describe(key), track.restarts, MAX_RESTARTS_KEY,
-                    track.restarts, extra=self._fields(key))
+        log.warning(
+            "Giving up on %s: still FAILED after %d automatic restart(s) (%s=%d); it stays FAILED "
+            "until restarted through the REST API",
+            describe(key),
+            track.restarts,
+            MAX_RESTARTS_KEY,
+            track.restarts,
+            extra=self._fields(key),
+        )
         if self._metrics is not None:
             self._metrics.auto_restart_given_up(key[0], key[1])
         status.add_note(State.FAILED, self._given_up_note(key, track.restarts))
@@ -210,8 +238,10 @@ class AutoRestarter:
     def _given_up_note(key: Key, restarts: int) -> str:
         name, task_id = key
         path = f"/connectors/{name}/restart" if task_id is None else f"/connectors/{name}/tasks/{task_id}/restart"
-        return (f"Automatic restarts gave up: still FAILED after {restarts} automatic restart(s) "
-                f"({MAX_RESTARTS_KEY}={restarts}). Restart it through the REST API (POST {path}).")
+        return (
+            f"Automatic restarts gave up: still FAILED after {restarts} automatic restart(s) "
+            f"({MAX_RESTARTS_KEY}={restarts}). Restart it through the REST API (POST {path})."
+        )
 
     @staticmethod
     def _fields(key: Key) -> dict[str, object]:

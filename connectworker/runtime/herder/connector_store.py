@@ -53,8 +53,7 @@ class StoredConnector:
     file_digest: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"config": self.config, "target_state": self.target_state.value,
-                "file_digest": self.file_digest}
+        return {"config": self.config, "target_state": self.target_state.value, "file_digest": self.file_digest}
 
 
 @dataclass(frozen=True)
@@ -100,14 +99,20 @@ class ConnectorStoreBase(ABC):
                 result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
             elif stored.file_digest == config_digest(props):
                 if stored.config is None:
-                    log.warning("Connector %s named on the command line was deleted through the REST API and "
-                                "stays deleted; edit its file (or remove its entry from %s) to run it again",
-                                name, self.describe())
+                    log.warning(
+                        "Connector %s named on the command line was deleted through the REST API and "
+                        "stays deleted; edit its file (or remove its entry from %s) to run it again",
+                        name,
+                        self.describe(),
+                    )
                 else:
                     result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
             else:
-                log.warning("Connector %s: its command-line file changed since it was last changed through "
-                            "the REST API, so the file's config is used and the REST change is dropped", name)
+                log.warning(
+                    "Connector %s: its command-line file changed since it was last changed through "
+                    "the REST API, so the file's config is used and the REST change is dropped",
+                    name,
+                )
                 self.remove(name)
                 result.append(StartupEntry(dict(props), State.RUNNING, from_store=False))
         for name, stored in self.entries().items():
@@ -141,7 +146,8 @@ class ConnectorStore(ConnectorStoreBase):
                 f"The connector store {self.path} (connectors created or changed through the REST API) is "
                 f"unreadable or corrupt ({exc}). Refusing to start rather than lose those connectors: "
                 f"restore it from a backup, or delete it to run only the connectors named on the command "
-                f"line.") from None
+                f"line."
+            ) from None
 
     def describe(self) -> str:
         return str(self.path)
@@ -165,15 +171,17 @@ class ConnectorStore(ConnectorStoreBase):
                 self._write()
 
     def _write(self) -> None:
-        payload = {"version": FORMAT_VERSION,
-                   "connectors": {name: e.to_json() for name, e in sorted(self._entries.items())}}
+        payload = {
+            "version": FORMAT_VERSION,
+            "connectors": {name: e.to_json() for name, e in sorted(self._entries.items())},
+        }
         # mkstemp creates the file 0600 and the rename keeps that mode: the file holds secrets.
         write_atomically(self.path, json.dumps(payload, indent=1, sort_keys=True))
 
+
 def _entry_from_json(raw: Mapping[str, Any]) -> StoredConnector:
     config = raw["config"]
-    strings = isinstance(config, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                               for k, v in config.items())
+    strings = isinstance(config, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in config.items())
     if config is not None and not strings:
         raise ValueError("a connector config must map strings to strings")
     state = State(raw["target_state"])

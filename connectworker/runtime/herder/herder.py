@@ -51,9 +51,11 @@ from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
 
 log = logging.getLogger(__name__)
 
-NOT_STOPPED = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be "
-               "done for the specified connector by issuing a 'PUT' request to the "
-               "'/connectors/{name}/stop' endpoint")
+NOT_STOPPED = (
+    "Connectors must be in the STOPPED state before their offsets can be modified. This can be "
+    "done for the specified connector by issuing a 'PUT' request to the "
+    "'/connectors/{name}/stop' endpoint"
+)
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,18 @@ class Health:
 
 
 class StandaloneHerder:
-    def __init__(self, worker: Worker, config: WorkerConfig, *, admin: TopicAdmin | None = None,
-                 store: ConnectorStoreBase | None = None, redactor: SecretRedactor | None = None,
-                 cluster_id: str | None = None, metrics: WorkerMetrics | None = None,
-                 topics: TopicCreationService | None = None) -> None:
+    def __init__(
+        self,
+        worker: Worker,
+        config: WorkerConfig,
+        *,
+        admin: TopicAdmin | None = None,
+        store: ConnectorStoreBase | None = None,
+        redactor: SecretRedactor | None = None,
+        cluster_id: str | None = None,
+        metrics: WorkerMetrics | None = None,
+        topics: TopicCreationService | None = None,
+    ) -> None:
         self.worker = worker
         self.metrics = metrics
         self.topics = topics  # the worker's topic creation: what it created, for the status page and drift
@@ -90,8 +100,7 @@ class StandaloneHerder:
         self._file_digests: dict[str, str] = {}
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
-        self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task,
-                                           metrics)
+        self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task, metrics)
         self.rates = RateHistory(worker.status_snapshot)  # records/s, for the status page
         self._supervisor: Supervisor | None = None
 
@@ -115,9 +124,13 @@ class StandaloneHerder:
                     self.worker.remove_connector(name)
             for name, entry in wanted.items():
                 try:
-                    config = parse_connector_config(entry.config, source=f"connector store entry {name!r}",
-                                                    exactly_once_worker=self.config.exactly_once_enabled,
-                                                    providers=self.worker.resolver.providers, worker=self.config)
+                    config = parse_connector_config(
+                        entry.config,
+                        source=f"connector store entry {name!r}",
+                        exactly_once_worker=self.config.exactly_once_enabled,
+                        providers=self.worker.resolver.providers,
+                        worker=self.config,
+                    )
                 except ConfigError as exc:
                     log.error("Connector %s from the connector store is not started: %s", name, exc)
                     continue
@@ -138,8 +151,10 @@ class StandaloneHerder:
         supervisor, self._supervisor = self._supervisor, None
         if supervisor is not None:
             # it may be restarting a task: allow that task's stop, as the worker does
-            supervisor.stop(timeout_s=(self.config.task_shutdown_graceful_timeout_ms
-                                       + self.config.offset_flush_timeout_ms) / 1000 + 5)
+            supervisor.stop(
+                timeout_s=(self.config.task_shutdown_graceful_timeout_ms + self.config.offset_flush_timeout_ms) / 1000
+                + 5
+            )
 
     def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
         """The entries by name, without those whose name is unusable (stored by an older version that
@@ -150,8 +165,13 @@ class StandaloneHerder:
             problem = connector_name_problem(name)
             if problem is not None:
                 where = self.store.describe() if self.store is not None else "the connector store"
-                log.error("Connector %s from the connector store is not started: %s. Remove its entry from "
-                          "%s to silence this message.", shown_name(name), problem, where)
+                log.error(
+                    "Connector %s from the connector store is not started: %s. Remove its entry from "
+                    "%s to silence this message.",
+                    shown_name(name),
+                    problem,
+                    where,
+                )
                 continue
             wanted[name] = entry
         return wanted
@@ -182,8 +202,11 @@ class StandaloneHerder:
         cannot reach the cluster."""
         if not self._started:
             return Health(503, "starting", "Worker is still starting up.")
-        unreachable = [f"task {task.name}: {note}" for _, _, task in self.worker.status_snapshot()
-                       if task is not None and (note := task.stats().connectivity_note)]
+        unreachable = [
+            f"task {task.name}: {note}"
+            for _, _, task in self.worker.status_snapshot()
+            if task is not None and (note := task.stats().connectivity_note)
+        ]
         if unreachable:
             return Health(503, "unhealthy", "Kafka cluster unreachable: " + "; ".join(unreachable))
         return Health(200, "healthy", "Worker has completed startup and is ready to handle requests.")
@@ -211,8 +234,15 @@ class StandaloneHerder:
         running = self.worker.get(name)
         config = running.resolved or running.config  # what its connector received, when it runs
         honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
-        return plan_topics(config, topics, enabled=self.config.topic_creation_enable, admin=self.admin,
-                           validate_only=validate_only, broker_honours_validate_only=honours, policy=self.policy)
+        return plan_topics(
+            config,
+            topics,
+            enabled=self.config.topic_creation_enable,
+            admin=self.admin,
+            validate_only=validate_only,
+            broker_honours_validate_only=honours,
+            policy=self.policy,
+        )
 
     def drift(self, name: str, topics: Sequence[str] = ()) -> list[TopicDrift]:
         """`topics` (by default every topic the connector wrote to or the worker created for it) compared
@@ -229,8 +259,7 @@ class StandaloneHerder:
         return self.topics.policy if self.topics is not None else None
 
     # -- config changes ------------------------------------------------------------------------
-    def create(self, name: str, props: Mapping[str, str],
-               initial_state: State | None = None) -> RunningConnector:
+    def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> RunningConnector:
         with self._lock:
             if name in self.worker.connector_names():
                 raise ConnectorExistsError(f"Connector {name} already exists")
@@ -259,8 +288,9 @@ class StandaloneHerder:
         with self._lock:
             current = self.worker.get(name).config.props
             if patch.get("name") is not None and patch["name"] != name:
-                raise InvalidRequestError(f"Connector name configuration ({patch['name']}) doesn't match connector "
-                                 f"name in the URL ({name})")
+                raise InvalidRequestError(
+                    f"Connector name configuration ({patch['name']}) doesn't match connector name in the URL ({name})"
+                )
             merged = dict(current)
             for key, value in patch.items():
                 if value is None:
@@ -327,8 +357,9 @@ class StandaloneHerder:
             if not only_failed or connector_failed:
                 self.worker.restart_connector(name)
                 return RestartPlan(True, frozenset(t.task_id for t in self.worker.get(name).tasks))
-            tasks = frozenset(t.task_id for t in running.tasks
-                              if include_tasks and t.status.snapshot()[0] is State.FAILED)
+            tasks = frozenset(
+                t.task_id for t in running.tasks if include_tasks and t.status.snapshot()[0] is State.FAILED
+            )
             for task_id in sorted(tasks):
                 self.worker.restart_task(name, task_id)
             return RestartPlan(False, tasks)
@@ -386,20 +417,27 @@ class StandaloneHerder:
         if problem is not None:
             raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
         try:
-            config = parse_connector_config(props, exactly_once_worker=self.config.exactly_once_enabled,
-                                            providers=self.worker.resolver.providers,
-                                            worker=self.config)
+            config = parse_connector_config(
+                props,
+                exactly_once_worker=self.config.exactly_once_enabled,
+                providers=self.worker.resolver.providers,
+                worker=self.config,
+            )
             if (too_many := self.worker.task_limit_problem(config)) is not None:
                 raise ConfigError({"tasks.max": too_many})
             return config
         except ConfigError as exc:
             secret = secret_keys(props)
-            problems = [f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
-                        for key, msg in exc.problems.items()]
+            problems = [
+                f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
+                for key, msg in exc.problems.items()
+            ]
             plugin = props.get("connector.class") or "<connector.class>"
-            message = (f"Connector configuration is invalid and contains the following {len(problems)} "
-                       f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
-                       f"at the endpoint `/connector-plugins/{plugin}/config/validate`")
+            message = (
+                f"Connector configuration is invalid and contains the following {len(problems)} "
+                f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
+                f"at the endpoint `/connector-plugins/{plugin}/config/validate`"
+            )
             raise InvalidRequestError(message) from None
 
     def _persist(self, name: str) -> None:
@@ -436,8 +474,12 @@ class StandaloneHerder:
             return
         worker = self.config.pass_through
         with self._secrets_lock:
-            written = {value for props in configs
-                       for value in secret_values(props, [key for key in secret_keys(props)
-                                                          if not is_reference_only(props[key])])}
+            written = {
+                value
+                for props in configs
+                for value in secret_values(
+                    props, [key for key in secret_keys(props) if not is_reference_only(props[key])]
+                )
+            }
             written |= set(secret_values(worker, [key for key in worker if is_secret_key(key)]))
             self.redactor.set_secrets(written | self.config.provider_values | self.worker.resolver.values())

@@ -45,13 +45,19 @@ def _json(value: Mapping[str, Any] | None) -> bytes | None:
 
 
 class KafkaConfigStore(ConnectorStoreBase):
-    def __init__(self, topic: str, kafka: Mapping[str, Any], *, replication_factor: int = 3,
-                 timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, topic: str, kafka: Mapping[str, Any], *, replication_factor: int = 3, timeout_s: float = 30.0
+    ) -> None:
         self.topic = topic
-        self._log = CompactedTopic(topic, kafka, TopicShape(1, replication_factor, "config.storage.partitions",
-                                                            "config.storage.replication.factor"),
-                                   label="config topic", error=ConnectorStoreError,
-                                   barrier_key=lambda unique: (_BARRIER + unique).encode(), timeout_s=timeout_s)
+        self._log = CompactedTopic(
+            topic,
+            kafka,
+            TopicShape(1, replication_factor, "config.storage.partitions", "config.storage.replication.factor"),
+            label="config topic",
+            error=ConnectorStoreError,
+            barrier_key=lambda unique: (_BARRIER + unique).encode(),
+            timeout_s=timeout_s,
+        )
         self._timeout_s = timeout_s
         self._lock = threading.Lock()  # the entries, and one write at a time
         self._configs: dict[str, tuple[dict[str, str], str | None]] = {}
@@ -72,11 +78,11 @@ class KafkaConfigStore(ConnectorStoreBase):
             if value is not None and not isinstance(value, dict):
                 raise ValueError("the value is not a JSON object")
             if key.startswith(CONNECTOR):
-                self._apply_config(key[len(CONNECTOR):], value)
+                self._apply_config(key[len(CONNECTOR) :], value)
             elif key.startswith(TARGET_STATE):
-                self._apply_state(key[len(TARGET_STATE):], value)
+                self._apply_state(key[len(TARGET_STATE) :], value)
             elif key.startswith(DELETED):
-                name = key[len(DELETED):]
+                name = key[len(DELETED) :]
                 if value is None:
                     self._deleted.pop(name, None)
                 else:
@@ -84,8 +90,14 @@ class KafkaConfigStore(ConnectorStoreBase):
             else:
                 return False  # task configs, commits, barriers: nothing the worker reads back
         except (ValueError, KeyError, TypeError) as exc:
-            log.warning("Skipping record %s[%s]@%s (key %r) of the config topic: %s", self.topic, msg.partition(),
-                        msg.offset(), key, exc)
+            log.warning(
+                "Skipping record %s[%s]@%s (key %r) of the config topic: %s",
+                self.topic,
+                msg.partition(),
+                msg.offset(),
+                key,
+                exc,
+            )
             return False
         return True
 
@@ -110,8 +122,10 @@ class KafkaConfigStore(ConnectorStoreBase):
 
     def entries(self) -> dict[str, StoredConnector]:
         with self._lock:
-            out = {name: StoredConnector(dict(props), self._states.get(name, State.RUNNING), digest)
-                   for name, (props, digest) in self._configs.items()}
+            out = {
+                name: StoredConnector(dict(props), self._states.get(name, State.RUNNING), digest)
+                for name, (props, digest) in self._configs.items()
+            }
             for name, digest in self._deleted.items():
                 out.setdefault(name, StoredConnector(None, State.RUNNING, digest))
             return out
@@ -123,15 +137,20 @@ class KafkaConfigStore(ConnectorStoreBase):
     def put(self, name: str, entry: StoredConnector) -> None:
         if entry.config is None:  # a command-line connector deleted through REST: remembered as deleted
             assert entry.file_digest is not None
-            records = [(CONNECTOR + name, None), (TARGET_STATE + name, None),
-                       (DELETED + name, {"file_digest": entry.file_digest})]
+            records = [
+                (CONNECTOR + name, None),
+                (TARGET_STATE + name, None),
+                (DELETED + name, {"file_digest": entry.file_digest}),
+            ]
         else:
             config: dict[str, Any] = {"properties": entry.config}
             if entry.file_digest is not None:
                 config[_DIGEST_FIELD] = entry.file_digest
             state = _TO_KAFKA[entry.target_state]
-            records = [(CONNECTOR + name, config),
-                       (TARGET_STATE + name, {"state": "PAUSED" if state == "STOPPED" else state, "state.v2": state})]
+            records = [
+                (CONNECTOR + name, config),
+                (TARGET_STATE + name, {"state": "PAUSED" if state == "STOPPED" else state, "state.v2": state}),
+            ]
         self._write(name, records)
 
     def remove(self, name: str) -> None:

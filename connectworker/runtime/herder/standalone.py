@@ -77,20 +77,31 @@ class StandaloneRuntime:
                 log.warning("%s", EMBEDDED_BROKER_CAVEAT)
             self.embedded = EmbeddedBroker().start()
             self.config = self.config.model_copy(update={"bootstrap_servers": self.embedded.bootstrap_servers})
-            log.info("bootstrap.servers=embedded: started a memory-only Tansu broker on %s",
-                     self.config.bootstrap_servers)
+            log.info(
+                "bootstrap.servers=embedded: started a memory-only Tansu broker on %s", self.config.bootstrap_servers
+            )
         try:  # no connector starts against a cluster that does not answer
-            self.cluster_id = check_cluster(self.config.bootstrap_servers, self.config.client_settings("admin"),
-                                            self.config.bootstrap_timeout_ms, interrupt=interrupt)
+            self.cluster_id = check_cluster(
+                self.config.bootstrap_servers,
+                self.config.client_settings("admin"),
+                self.config.bootstrap_timeout_ms,
+                interrupt=interrupt,
+            )
         except Exception:  # unreachable, or a stop asked for meanwhile: the embedded broker goes too
             self.stop()
             raise
-        log.info("Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)",
-                 self.config.bootstrap_servers)
-        self.admin = open_topic_admin(self.config.bootstrap_servers, self.config.client_settings("admin"),
-                                      request_timeout_s=self._admin_timeout_s)
-        self.topics = TopicCreationService(self.admin, enabled=self.config.topic_creation_enable, policy=self.policy,
-                                           timeout_s=self.config.topic_creation_timeout_ms / 1000)
+        log.info(
+            "Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)", self.config.bootstrap_servers
+        )
+        self.admin = open_topic_admin(
+            self.config.bootstrap_servers, self.config.client_settings("admin"), request_timeout_s=self._admin_timeout_s
+        )
+        self.topics = TopicCreationService(
+            self.admin,
+            enabled=self.config.topic_creation_enable,
+            policy=self.policy,
+            timeout_s=self.config.topic_creation_timeout_ms / 1000,
+        )
         if store is None:
             try:
                 store = self._open_offsets_topic()
@@ -125,8 +136,9 @@ class StandaloneRuntime:
             return None
         assert self.gates is not None
         self._channel = TaskChannel(LOOPBACK)
-        self.task_processes = ProcessTaskRunner(self.config, offset_storage_settings(self.config), self._channel,
-                                                self.gates, self.metrics.for_task)
+        self.task_processes = ProcessTaskRunner(
+            self.config, offset_storage_settings(self.config), self._channel, self.gates, self.metrics.for_task
+        )
         log.info("Tasks run in up to %d task process(es) (task.processes)", self.task_processes.limit)
         return self.task_processes
 
@@ -144,26 +156,36 @@ class StandaloneRuntime:
         by each task once it fenced its predecessor), so that a topic the worker cannot use stops start-up,
         and every task starts from the committed offsets."""
         assert self.config.offset_storage_topic is not None
-        store = KafkaOffsetStore(self.config.offset_storage_topic, self._kafka(),
-                                 partitions=self.config.offset_storage_partitions,
-                                 replication_factor=self.config.offset_storage_replication_factor,
-                                 timeout_s=self.config.bootstrap_timeout_ms / 1000,
-                                 flush_timeout_s=self.config.offset_flush_timeout_ms / 1000)
+        store = KafkaOffsetStore(
+            self.config.offset_storage_topic,
+            self._kafka(),
+            partitions=self.config.offset_storage_partitions,
+            replication_factor=self.config.offset_storage_replication_factor,
+            timeout_s=self.config.bootstrap_timeout_ms / 1000,
+            flush_timeout_s=self.config.offset_flush_timeout_ms / 1000,
+        )
         started = time.monotonic()
         try:
             if self.config.exactly_once_enabled:
                 # Each task reads it once it has fenced its earlier instance, whose open transaction
                 # would hold up a read_committed read now.
                 store.ensure()
-                log.info("Offsets are kept in %s, written in each task's transactions "
-                         "(exactly.once.source.support=enabled)", store.describe())
+                log.info(
+                    "Offsets are kept in %s, written in each task's transactions (exactly.once.source.support=enabled)",
+                    store.describe(),
+                )
                 return store
             store.refresh()
         except ConnectError:
             store.close()
             raise
-        log.info("Offsets are kept in %s: read %d offset record(s) of %d connector(s) in %.2fs",
-                 store.describe(), store.records_read, len(store.connectors()), time.monotonic() - started)
+        log.info(
+            "Offsets are kept in %s: read %d offset record(s) of %d connector(s) in %.2fs",
+            store.describe(),
+            store.records_read,
+            len(store.connectors()),
+            time.monotonic() - started,
+        )
         return store
 
     def start_herder(self, connectors: Sequence[ConnectorConfig] = ()) -> StandaloneHerder:
@@ -174,16 +196,28 @@ class StandaloneRuntime:
         store = self._open_connector_store()
         self._redactor = SecretRedactor()
         self._redactor.install()
-        self.herder = StandaloneHerder(self.worker, self.config, admin=self.admin, store=store,
-                                       redactor=self._redactor, cluster_id=self.cluster_id,
-                                       metrics=self.metrics, topics=self.topics)
+        self.herder = StandaloneHerder(
+            self.worker,
+            self.config,
+            admin=self.admin,
+            store=store,
+            redactor=self._redactor,
+            cluster_id=self.cluster_id,
+            metrics=self.metrics,
+            topics=self.topics,
+        )
         self.herder.start(connectors)
         if self.config.status_storage_topic:
             self._statuses = StatusPublisher(
-                self.config.status_storage_topic, self._kafka(), self.worker, self.worker.worker_id,
-                self.herder.redact, partitions=self.config.status_storage_partitions,
+                self.config.status_storage_topic,
+                self._kafka(),
+                self.worker,
+                self.worker.worker_id,
+                self.herder.redact,
+                partitions=self.config.status_storage_partitions,
                 replication_factor=self.config.status_storage_replication_factor,
-                timeout_s=self.config.bootstrap_timeout_ms / 1000).start()
+                timeout_s=self.config.bootstrap_timeout_ms / 1000,
+            ).start()
             log.info("Connector and task statuses are written to Kafka topic %s", self.config.status_storage_topic)
         return self.herder
 
@@ -197,10 +231,17 @@ class StandaloneRuntime:
         if not topic:
             assert self.config.offset_storage_file_filename is not None
             return ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
-        store = KafkaConfigStore(topic, self._kafka(), replication_factor=self.config.config_storage_replication_factor,
-                                 timeout_s=self.config.bootstrap_timeout_ms / 1000)
-        log.info("Connectors created or changed through the REST API are kept in %s (%d record(s) read)",
-                 store.describe(), store.records_read)
+        store = KafkaConfigStore(
+            topic,
+            self._kafka(),
+            replication_factor=self.config.config_storage_replication_factor,
+            timeout_s=self.config.bootstrap_timeout_ms / 1000,
+        )
+        log.info(
+            "Connectors created or changed through the REST API are kept in %s (%d record(s) read)",
+            store.describe(),
+            store.records_read,
+        )
         return store
 
     def stop(self) -> None:

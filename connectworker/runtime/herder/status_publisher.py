@@ -40,29 +40,48 @@ def status_records(worker: Worker, worker_id: str, redact: Callable[[str], str])
         state, trace = status.shown()  # with the automatic restarts' note, as the REST status
         kind, _, name = label.partition(" ")
         where = (task.worker_id if task is not None else None) or worker_id
-        out[f"status-{kind}-{name}"] = {"state": state.value, "trace": None if trace is None else redact(trace),
-                                        "worker_id": where, "generation": 0}
+        out[f"status-{kind}-{name}"] = {
+            "state": state.value,
+            "trace": None if trace is None else redact(trace),
+            "worker_id": where,
+            "generation": 0,
+        }
     return out
 
 
 def _connector_of(key: str) -> str:
     """The connector a status key is about (`status-connector-<name>`, `status-task-<name>-<id>`)."""
     if key.startswith("status-connector-"):
-        return key[len("status-connector-"):]
-    return key[len("status-task-"):].rpartition("-")[0]
+        return key[len("status-connector-") :]
+    return key[len("status-task-") :].rpartition("-")[0]
 
 
 class StatusPublisher:
-    def __init__(self, topic: str, kafka: Mapping[str, Any], worker: Worker, worker_id: str,
-                 redact: Callable[[str], str], *, partitions: int = 5, replication_factor: int = 3,
-                 interval_s: float = 0.5, timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        topic: str,
+        kafka: Mapping[str, Any],
+        worker: Worker,
+        worker_id: str,
+        redact: Callable[[str], str],
+        *,
+        partitions: int = 5,
+        replication_factor: int = 3,
+        interval_s: float = 0.5,
+        timeout_s: float = 30.0,
+    ) -> None:
         self.topic = topic
-        self._log = CompactedTopic(topic, kafka, TopicShape(partitions, replication_factor,
-                                                            "status.storage.partitions",
-                                                            "status.storage.replication.factor"),
-                                   label="status topic", error=StatusTopicError,
-                                   barrier_key=lambda unique: f"connectworker-barrier-{unique}".encode(),
-                                   timeout_s=timeout_s)
+        self._log = CompactedTopic(
+            topic,
+            kafka,
+            TopicShape(
+                partitions, replication_factor, "status.storage.partitions", "status.storage.replication.factor"
+            ),
+            label="status topic",
+            error=StatusTopicError,
+            barrier_key=lambda unique: f"connectworker-barrier-{unique}".encode(),
+            timeout_s=timeout_s,
+        )
         self._worker = worker
         self._worker_id = worker_id
         self._redact = redact
@@ -103,8 +122,16 @@ class StatusPublisher:
         if shutdown:  # what the worker still has, and the tasks of its connectors that stopped with it
             live = set(self._worker.connector_names())
             kept = {key for key in self._written if _connector_of(key) in live}
-            now = {key: {**self._written.get(key, {}), **now.get(key, {}), "state": "UNASSIGNED", "trace": None,
-                         "generation": 0} for key in {*now, *kept}}
+            now = {
+                key: {
+                    **self._written.get(key, {}),
+                    **now.get(key, {}),
+                    "state": "UNASSIGNED",
+                    "trace": None,
+                    "generation": 0,
+                }
+                for key in {*now, *kept}
+            }
             now = {key: value for key, value in now.items() if "worker_id" in value}
         changes: dict[str, StatusRecord | None] = {k: v for k, v in now.items() if self._written.get(k) != v}
         changes.update({k: None for k in self._written if k not in now})
@@ -118,8 +145,9 @@ class StatusPublisher:
             self._log.wait_acks(failures, f"writing {len(changes)} status record(s)", self._timeout_s)
         except ConnectError as exc:
             if not self._failing:
-                log.warning("Could not write statuses to %s (tried again every %.1f s): %s", self.topic,
-                            self._interval_s, exc)
+                log.warning(
+                    "Could not write statuses to %s (tried again every %.1f s): %s", self.topic, self._interval_s, exc
+                )
             self._failing = True
             return
         if self._failing:

@@ -35,8 +35,12 @@ class Supervisor:
                     now = time.monotonic()
                     if now - self._logged.get(index, -REPEAT_LOG_S) >= REPEAT_LOG_S:
                         self._logged[index] = now
-                        log.exception("The herder's supervisor failed in %s (tried again every %g s; logged at "
-                                      "most once a minute)", getattr(job, "__qualname__", job), self._period_s)
+                        log.exception(
+                            "The herder's supervisor failed in %s (tried again every %g s; logged at "
+                            "most once a minute)",
+                            getattr(job, "__qualname__", job),
+                            self._period_s,
+                        )
 
     def stop(self, timeout_s: float | None = None) -> None:
         """Stop, waiting for the job under way (a restart it is making) up to `timeout_s`."""

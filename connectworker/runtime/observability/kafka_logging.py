@@ -79,8 +79,14 @@ class RepeatFilter:
     does it, so a burst that stops is still accounted for).
     """
 
-    def __init__(self, logger: logging.Logger = log, interval_s: float = REPEAT_INTERVAL_S, *,
-                 clock: Callable[[], float] = time.monotonic, summary_timer: bool = True) -> None:
+    def __init__(
+        self,
+        logger: logging.Logger = log,
+        interval_s: float = REPEAT_INTERVAL_S,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        summary_timer: bool = True,
+    ) -> None:
         self._logger = logger
         self._interval_s = interval_s
         self._clock = clock
@@ -165,8 +171,9 @@ class KafkaClientLog:
         if len(args) == 3:  # ("%s [%s] %s", facility, rdkafka name, line): the librdkafka name is noise
             facility, _, line = (str(a) for a in args)
             text = readable(line)
-            self._repeats.emit(level, f"{self.client}: {facility} {text}", key=normalised(f"{facility} {text}"),
-                               source=self.client)
+            self._repeats.emit(
+                level, f"{self.client}: {facility} {text}", key=normalised(f"{facility} {text}"), source=self.client
+            )
         else:
             self._repeats.emit(level, f"{self.client}: {msg % args if args else msg}", source=self.client)
 
@@ -181,8 +188,9 @@ def log_client_error(client: str, level: int, text: str) -> None:
     _REPEATS.emit(level, f"{client}: {text}", key=normalised(text), source=client)
 
 
-def serve_logs_in_background(client: PollableClient, name: str,
-                             interval_s: float = ADMIN_LOG_POLL_INTERVAL_S) -> threading.Thread:
+def serve_logs_in_background(
+    client: PollableClient, name: str, interval_s: float = ADMIN_LOG_POLL_INTERVAL_S
+) -> threading.Thread:
     """Poll `client` (an AdminClient) every `interval_s` so its log lines and error callbacks are
     served; the thread holds only a weak reference and ends once the client is gone."""
     ref = weakref.ref(client)

@@ -21,8 +21,7 @@ def task_log_context(connector: str, task_id: int) -> None:
     _task.set((connector, task_id))
 
 
-def log_fields(*, connector: str | None = None, task: int | None = None,
-               topic: str | None = None) -> dict[str, object]:
+def log_fields(*, connector: str | None = None, task: int | None = None, topic: str | None = None) -> dict[str, object]:
     """`extra=` for a log call about a connector, task or topic, from any thread."""
     fields: dict[str, object] = {}
     if connector is not None:

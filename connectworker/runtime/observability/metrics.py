@@ -31,6 +31,7 @@ SECONDS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 RECORDS = (1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000)
 STATES = (State.RUNNING, State.PAUSED, State.FAILED, State.UNASSIGNED)
 
+
 class WatchedTask(Protocol):
     """What a scrape reads of a task (the runners' `TaskHandle` has it, wherever the task runs)."""
 
@@ -57,8 +58,13 @@ disable_created_metrics()
 class _WorkerCollector(Collector):
     """What is read from the worker when `/metrics` is scraped."""
 
-    def __init__(self, snapshot: StatusSnapshot, topics: TopicCreationService | None,
-                 connector_startups: StartupCounts, task_startups: StartupCounts) -> None:
+    def __init__(
+        self,
+        snapshot: StatusSnapshot,
+        topics: TopicCreationService | None,
+        connector_startups: StartupCounts,
+        task_startups: StartupCounts,
+    ) -> None:
         self._snapshot = snapshot
         self._topics = topics
         self._startups = {"connector": connector_startups, "task": task_startups}
@@ -72,16 +78,21 @@ class _WorkerCollector(Collector):
             yield from self._topic_creation(self._topics)
 
     def _worker_group(self, connectors: int, tasks: int) -> Iterator[Metric]:
-        yield _gauge("connector_count", "Connectors on this worker (connect-worker-metrics connector-count).",
-                     connectors)
+        yield _gauge(
+            "connector_count", "Connectors on this worker (connect-worker-metrics connector-count).", connectors
+        )
         yield _gauge("task_count", "Tasks on this worker (connect-worker-metrics task-count).", tasks)
         for what, counts in self._startups.items():
-            for outcome, value in (("attempts", counts.attempts), ("success", counts.successes),
-                                   ("failure", counts.failures)):
+            for outcome, value in (
+                ("attempts", counts.attempts),
+                ("success", counts.successes),
+                ("failure", counts.failures),
+            ):
                 family = CounterMetricFamily(
                     f"{PREFIX}{what}_startup_{outcome}",
                     f"{what.capitalize()} start-ups: {outcome} (connect-worker-metrics "
-                    f"{what}-startup-{outcome}-total).")
+                    f"{what}-startup-{outcome}-total).",
+                )
                 family.add_metric([], value)
                 yield family
 
@@ -90,30 +101,52 @@ class _WorkerCollector(Collector):
             return CounterMetricFamily(PREFIX + name, doc, labels=TASK_LABELS)
 
         polled = counter("source_record_poll", "Records the task's poll() returned (source-record-poll-total).")
-        written = counter("source_record_write", "Records handed to the producer after transforms and "
-                                                 "conversion (source-record-write-total).")
+        written = counter(
+            "source_record_write",
+            "Records handed to the producer after transforms and conversion (source-record-write-total).",
+        )
         committed = counter("source_record_committed", "Records whose offsets are committed.")
-        active = GaugeMetricFamily(PREFIX + "source_record_active_count",
-                                   "Records produced whose offsets are not committed yet "
-                                   "(source-record-active-count).", labels=TASK_LABELS)
-        bytes_out = counter("converter_bytes_out", "Key and value bytes the converters produced for "
-                                                   "records handed to the producer (beyond Kafka).")
-        commit_ok = counter("offset_commit_success", "Offset commits that stored the offsets "
-                                                     "(offset-commit-success-percentage, as a count).")
-        commit_failed = counter("offset_commit_failure", "Offset commits that failed; the offsets go with the "
-                                                         "next one (offset-commit-failure-percentage, as a "
-                                                         "count).")
-        skipped = counter("total_records_skipped", "Records skipped under errors.tolerance=all "
-                                                   "(task-error-metrics total-records-skipped).")
-        retries = counter("total_retries", "Retries of a failed conversion or transform "
-                                           "(task-error-metrics total-retries).")
-        errors = counter("total_record_errors", "Records a conversion or transform finally failed on, "
-                                                "tolerated or not (task-error-metrics total-record-errors).")
-        failures = counter("total_record_failures", "Failed attempts of a conversion or transform, retries "
-                                                    "included (task-error-metrics total-record-failures).")
-        status = GaugeMetricFamily(PREFIX + "task_status", "1 for the task's current state "
-                                                           "(connector-task-metrics status).",
-                                   labels=[*TASK_LABELS, "state"])
+        active = GaugeMetricFamily(
+            PREFIX + "source_record_active_count",
+            "Records produced whose offsets are not committed yet (source-record-active-count).",
+            labels=TASK_LABELS,
+        )
+        bytes_out = counter(
+            "converter_bytes_out",
+            "Key and value bytes the converters produced for records handed to the producer (beyond Kafka).",
+        )
+        commit_ok = counter(
+            "offset_commit_success",
+            "Offset commits that stored the offsets (offset-commit-success-percentage, as a count).",
+        )
+        commit_failed = counter(
+            "offset_commit_failure",
+            "Offset commits that failed; the offsets go with the "
+            "next one (offset-commit-failure-percentage, as a "
+            "count).",
+        )
+        skipped = counter(
+            "total_records_skipped",
+            "Records skipped under errors.tolerance=all (task-error-metrics total-records-skipped).",
+        )
+        retries = counter(
+            "total_retries", "Retries of a failed conversion or transform (task-error-metrics total-retries)."
+        )
+        errors = counter(
+            "total_record_errors",
+            "Records a conversion or transform finally failed on, "
+            "tolerated or not (task-error-metrics total-record-errors).",
+        )
+        failures = counter(
+            "total_record_failures",
+            "Failed attempts of a conversion or transform, retries "
+            "included (task-error-metrics total-record-failures).",
+        )
+        status = GaugeMetricFamily(
+            PREFIX + "task_status",
+            "1 for the task's current state (connector-task-metrics status).",
+            labels=[*TASK_LABELS, "state"],
+        )
         for task in tasks:
             labels = [task.connector, str(task.task_id)]
             stats = task.stats()
@@ -131,27 +164,46 @@ class _WorkerCollector(Collector):
             current = task.status.state
             for state in STATES:
                 status.add_metric([*labels, state.value.lower()], 1 if current is state else 0)
-        yield from (polled, written, committed, active, bytes_out, commit_ok, commit_failed, skipped, retries,
-                    errors, failures, status)
+        yield from (
+            polled,
+            written,
+            committed,
+            active,
+            bytes_out,
+            commit_ok,
+            commit_failed,
+            skipped,
+            retries,
+            errors,
+            failures,
+            status,
+        )
 
     def _topic_creation(self, topics: TopicCreationService) -> Iterator[Metric]:
         created = CounterMetricFamily(PREFIX + "topics_created", "Topics this worker created (beyond Kafka).")
         created.add_metric([], topics.created)
-        vetoed = CounterMetricFamily(PREFIX + "topics_vetoed", "Topics a topic.creation rule matched and the "
-                                                               "task's settings_for_new_topic vetoed "
-                                                               "(beyond Kafka).")
+        vetoed = CounterMetricFamily(
+            PREFIX + "topics_vetoed",
+            "Topics a topic.creation rule matched and the task's settings_for_new_topic vetoed (beyond Kafka).",
+        )
         vetoed.add_metric([], topics.vetoed)
-        failed = CounterMetricFamily(PREFIX + "topic_creation_failures", "Topic creations that failed a task, "
-                                                                          "by kind (beyond Kafka).",
-                                     labels=["kind"])
+        failed = CounterMetricFamily(
+            PREFIX + "topic_creation_failures",
+            "Topic creations that failed a task, by kind (beyond Kafka).",
+            labels=["kind"],
+        )
         for kind, count in sorted(topics.failures.items()):
             failed.add_metric([kind], count)
-        requests = CounterMetricFamily(PREFIX + "topic_admin_requests", "Admin API requests of the topic "
-                                                                        "creation (beyond Kafka).")
+        requests = CounterMetricFamily(
+            PREFIX + "topic_admin_requests", "Admin API requests of the topic creation (beyond Kafka)."
+        )
         requests.add_metric([], topics.admin_requests)
         yield from (created, vetoed, failed, requests)
-        yield _gauge("known_topics", "Topics in the worker's known-topic cache: no Admin request is made for "
-                                     "them (beyond Kafka).", topics.known.size())
+        yield _gauge(
+            "known_topics",
+            "Topics in the worker's known-topic cache: no Admin request is made for them (beyond Kafka).",
+            topics.known.size(),
+        )
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
@@ -169,23 +221,35 @@ class WorkerMetrics:
         self.connector_startups = StartupCounts()
         self.task_startups = StartupCounts()
         self._poll_time = self._histogram(
-            "poll_batch_time_seconds", "Time a poll() that returned records took "
-                                       "(source-task-metrics poll-batch-avg/max-time-ms).")
+            "poll_batch_time_seconds",
+            "Time a poll() that returned records took (source-task-metrics poll-batch-avg/max-time-ms).",
+        )
         self._batch_size = self._histogram(
-            "batch_size", "Records per poll that returned records (connector-task-metrics batch-size-avg/max).",
-            buckets=RECORDS)
+            "batch_size",
+            "Records per poll that returned records (connector-task-metrics batch-size-avg/max).",
+            buckets=RECORDS,
+        )
         self._commit_time = self._histogram(
-            "offset_commit_time_seconds", "Time from the start of an offset commit until the offsets were "
-                                          "stored (offset-commit-avg/max-time-ms).")
+            "offset_commit_time_seconds",
+            "Time from the start of an offset commit until the offsets were stored (offset-commit-avg/max-time-ms).",
+        )
         self._creation_time = self._histogram(
-            "topic_creation_time_seconds", "Time from the existence check of a new topic until it was created "
-                                           "and visible (beyond Kafka).", labels=["connector"])
-        self._auto_restarts = Counter(PREFIX + "auto_restarts", "Automatic restarts of a FAILED connector "
-                                      "(task empty) or task, auto.restart.enabled (beyond Kafka).",
-                                      TASK_LABELS, registry=self.registry)
-        self._auto_restart_give_ups = Counter(PREFIX + "auto_restart_give_ups", "Connectors (task empty) and "
-                                              "tasks left FAILED once auto.restart.max.restarts were made "
-                                              "(beyond Kafka).", TASK_LABELS, registry=self.registry)
+            "topic_creation_time_seconds",
+            "Time from the existence check of a new topic until it was created and visible (beyond Kafka).",
+            labels=["connector"],
+        )
+        self._auto_restarts = Counter(
+            PREFIX + "auto_restarts",
+            "Automatic restarts of a FAILED connector (task empty) or task, auto.restart.enabled (beyond Kafka).",
+            TASK_LABELS,
+            registry=self.registry,
+        )
+        self._auto_restart_give_ups = Counter(
+            PREFIX + "auto_restart_give_ups",
+            "Connectors (task empty) and tasks left FAILED once auto.restart.max.restarts were made (beyond Kafka).",
+            TASK_LABELS,
+            registry=self.registry,
+        )
 
     def auto_restarted(self, connector: str, task_id: int | None) -> None:
         self._auto_restarts.labels(connector, "" if task_id is None else str(task_id)).inc()
@@ -193,14 +257,19 @@ class WorkerMetrics:
     def auto_restart_given_up(self, connector: str, task_id: int | None) -> None:
         self._auto_restart_give_ups.labels(connector, "" if task_id is None else str(task_id)).inc()
 
-    def _histogram(self, name: str, doc: str, *, labels: Sequence[str] = TASK_LABELS,
-                   buckets: Sequence[float] = SECONDS) -> Histogram:
+    def _histogram(
+        self, name: str, doc: str, *, labels: Sequence[str] = TASK_LABELS, buckets: Sequence[float] = SECONDS
+    ) -> Histogram:
         return Histogram(PREFIX + name, doc, labels, registry=self.registry, buckets=buckets)
 
     def for_task(self, connector: str, task_id: int) -> TaskMetrics:
         labels = (connector, str(task_id))
-        return TaskMetrics(self._poll_time.labels(*labels), self._batch_size.labels(*labels),
-                           self._commit_time.labels(*labels), self.task_startups)
+        return TaskMetrics(
+            self._poll_time.labels(*labels),
+            self._batch_size.labels(*labels),
+            self._commit_time.labels(*labels),
+            self.task_startups,
+        )
 
     def forget_connector(self, connector: str, task_ids: range) -> None:
         """Drop a removed connector's series, so a scrape shows only what runs."""

@@ -29,8 +29,14 @@ class _Step:
 
 
 class RateHistory:
-    def __init__(self, snapshot: StatusSnapshot, *, interval_s: float = 1.0, keep_s: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        snapshot: StatusSnapshot,
+        *,
+        interval_s: float = 1.0,
+        keep_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._snapshot = snapshot
         self.interval_s = interval_s
         self.keep_s = keep_s
@@ -47,8 +53,9 @@ class RateHistory:
             self.sample()
 
     def sample(self) -> None:
-        counts = {(task.connector, task.task_id): task.stats().produced
-                  for _, _, task in self._snapshot() if task is not None}
+        counts = {
+            (task.connector, task.task_id): task.stats().produced for _, _, task in self._snapshot() if task is not None
+        }
         now = self._clock()
         with self._lock:
             if self._last is not None:
@@ -99,5 +106,9 @@ def _since(before: int | None, now: int) -> int:
 
 
 def _records(steps: list[_Step], connector: str, task_id: int | None) -> int:
-    return sum(count for step in steps for (name, task), count in step.records.items()
-               if name == connector and (task_id is None or task == task_id))
+    return sum(
+        count
+        for step in steps
+        for (name, task), count in step.records.items()
+        if name == connector and (task_id is None or task == task_id)
+    )

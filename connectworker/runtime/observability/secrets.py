@@ -23,8 +23,17 @@ from connectworker.plugins import PluginNotFoundError, resolve_connector_class
 
 HIDDEN = "[hidden]"
 MIN_SCRUB_LENGTH = 4
-SECRET_SUFFIXES = ("password", "passphrase", "secret", "basic.auth.user.info", "bearer.auth.token",
-                   "sasl.jaas.config", "ssl.keystore.key", "ssl.key.pem", "private.key.pem")
+SECRET_SUFFIXES = (
+    "password",
+    "passphrase",
+    "secret",
+    "basic.auth.user.info",
+    "bearer.auth.token",
+    "sasl.jaas.config",
+    "ssl.keystore.key",
+    "ssl.key.pem",
+    "private.key.pem",
+)
 JAAS_SUFFIX = "sasl.jaas.config"
 
 
@@ -59,7 +68,7 @@ def secret_values(props: Mapping[str, str], keys: Iterable[str] | None = None) -
     """The values of the secret keys of `props` (all of `keys` if given), and the credentials inside each
     ``sasl.jaas.config`` among them: what the log redactor must hide."""
     values: list[str] = []
-    for key in (secret_keys(props) if keys is None else keys):
+    for key in secret_keys(props) if keys is None else keys:
         value = props[key]
         values.append(value)
         if key.lower().endswith(JAAS_SUFFIX):

@@ -45,8 +45,9 @@ class TaskMetrics:
 
     __slots__ = ("_batch_size", "_commit_time", "_poll_time", "startups")
 
-    def __init__(self, poll_time: Histogram, batch_size: Histogram, commit_time: Histogram,
-                 startups: StartupCounts) -> None:
+    def __init__(
+        self, poll_time: Histogram, batch_size: Histogram, commit_time: Histogram, startups: StartupCounts
+    ) -> None:
         self._poll_time = poll_time
         self._batch_size = batch_size
         self._commit_time = commit_time
@@ -55,9 +56,12 @@ class TaskMetrics:
     @classmethod
     def unregistered(cls) -> TaskMetrics:
         """Histograms that no registry exposes, for a task that runs outside a worker."""
-        return cls(Histogram("poll_batch_time_seconds", "", registry=None),
-                   Histogram("batch_size", "", registry=None),
-                   Histogram("offset_commit_time_seconds", "", registry=None), StartupCounts())
+        return cls(
+            Histogram("poll_batch_time_seconds", "", registry=None),
+            Histogram("batch_size", "", registry=None),
+            Histogram("offset_commit_time_seconds", "", registry=None),
+            StartupCounts(),
+        )
 
     def polled(self, seconds: float, records: int) -> None:
         """A `poll()` that returned `records` records (0 included) took `seconds`."""

@@ -73,12 +73,13 @@ class FileOffsetStore:
             raise OffsetStoreError(
                 f"The offsets file {self.path} is unreadable or corrupt ({exc}). Refusing to start "
                 f"rather than reset offsets silently: restore it from a backup, or delete it to start "
-                f"every connector from the beginning.") from None
-        if not isinstance(data, dict) or not all(
-                isinstance(v, dict) for v in data.values()):
+                f"every connector from the beginning."
+            ) from None
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise OffsetStoreError(
                 f"The offsets file {self.path} does not hold connectworker offsets "
-                f"(expected {{connector: {{partition: offset}}}}). Refusing to start; move it aside.")
+                f"(expected {{connector: {{partition: offset}}}}). Refusing to start; move it aside."
+            )
         return data
 
     # -- reads ---------------------------------------------------------------------------------
@@ -192,8 +193,9 @@ def check_storable(connector: str, offsets: Mapping[str, Any]) -> None:
     try:
         json.dumps(dict(offsets))
     except (TypeError, ValueError) as exc:
-        raise OffsetStoreError(f"Offsets of connector {connector} cannot be stored as JSON ({exc}); "
-                               f"nothing of them was stored") from None
+        raise OffsetStoreError(
+            f"Offsets of connector {connector} cannot be stored as JSON ({exc}); nothing of them was stored"
+        ) from None
 
 
 def write_atomically(path: Path, text: str) -> None:

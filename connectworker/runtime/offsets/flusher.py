@@ -60,8 +60,11 @@ class OffsetFlusher:
             try:
                 self.store.flush()
             except Exception as exc:  # the offsets stay in memory and are written by the next flush
-                log.error("Could not write the offsets to %s: %s; the offsets are kept and written at the "
-                          "next commit", self.store.describe(), exc)
+                log.error(
+                    "Could not write the offsets to %s: %s; the offsets are kept and written at the next commit",
+                    self.store.describe(),
+                    exc,
+                )
                 self._call([failed for _, failed in callbacks if failed is not None])
             else:
                 self._call([written for written, _ in callbacks])

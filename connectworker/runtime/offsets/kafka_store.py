@@ -79,17 +79,29 @@ class KafkaOffsetStore:
     """Offsets of every connector in `topic`; the topic is created, and read to its end, on first use
     (`refresh`, or the first read). `kafka` is the client config (`bootstrap.servers` and security)."""
 
-    def __init__(self, topic: str, kafka: Mapping[str, Any], *, partitions: int = DEFAULT_PARTITIONS,
-                 replication_factor: int = DEFAULT_REPLICATION_FACTOR, timeout_s: float = 30.0,
-                 flush_timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        topic: str,
+        kafka: Mapping[str, Any],
+        *,
+        partitions: int = DEFAULT_PARTITIONS,
+        replication_factor: int = DEFAULT_REPLICATION_FACTOR,
+        timeout_s: float = 30.0,
+        flush_timeout_s: float | None = None,
+    ) -> None:
         if not kafka.get("bootstrap.servers"):
             raise OffsetStoreError(f"The offsets topic {topic!r} needs bootstrap.servers")
         self.topic = topic
         self._log = CompactedTopic(
-            topic, kafka, TopicShape(partitions, replication_factor, PARTITIONS_KEY, REPLICATION_KEY,
-                                     DEFAULT_REPLICATION_FACTOR),
-            label="offsets topic", error=OffsetStoreError, barrier_key=_barrier_key, timeout_s=timeout_s,
-            read_committed=True)
+            topic,
+            kafka,
+            TopicShape(partitions, replication_factor, PARTITIONS_KEY, REPLICATION_KEY, DEFAULT_REPLICATION_FACTOR),
+            label="offsets topic",
+            error=OffsetStoreError,
+            barrier_key=_barrier_key,
+            timeout_s=timeout_s,
+            read_committed=True,
+        )
         self._flush_timeout_s = timeout_s if flush_timeout_s is None else flush_timeout_s
         self._lock = threading.Lock()  # the offsets in memory and the pending changes
         self._io_lock = threading.RLock()  # the clients: one flush or read at a time
@@ -133,8 +145,9 @@ class KafkaOffsetStore:
         try:
             connector, key, offset = parse_record(msg.key(), msg.value())
         except ValueError as exc:
-            log.warning("Skipping record %s[%s]@%s of the offsets topic: %s", self.topic, msg.partition(),
-                        msg.offset(), exc)
+            log.warning(
+                "Skipping record %s[%s]@%s of the offsets topic: %s", self.topic, msg.partition(), msg.offset(), exc
+            )
             return False
         if connector == BARRIER:
             return False
@@ -207,11 +220,13 @@ class KafkaOffsetStore:
                 partitions = len(self._log.partitions)
                 for (connector, key), offset in pending.items():
                     record = record_key(connector, key)
-                    self._log.produce(record, record_value(offset), failures,
-                                      partition=java_partition(record, partitions))
+                    self._log.produce(
+                        record, record_value(offset), failures, partition=java_partition(record, partitions)
+                    )
                 connectors = len({connector for connector, _ in pending})
-                self._log.wait_acks(failures, f"committing {len(pending)} offset(s) of {connectors} "
-                                    f"connector(s)", self._flush_timeout_s)
+                self._log.wait_acks(
+                    failures, f"committing {len(pending)} offset(s) of {connectors} connector(s)", self._flush_timeout_s
+                )
             except BaseException:
                 with self._lock:  # the next flush sends them again; changes made meanwhile are newer
                     self._pending = {**pending, **self._pending}

@@ -81,8 +81,9 @@ def _newest_per_partition(records: Sequence[SourceRecord]) -> dict[str, Any]:
     return out
 
 
-def newest_indexed(entries: Iterable[tuple[K, int, V | None]],
-                   into: dict[K, tuple[int, V]] | None = None) -> dict[K, tuple[int, V]]:
+def newest_indexed(
+    entries: Iterable[tuple[K, int, V | None]], into: dict[K, tuple[int, V]] | None = None
+) -> dict[K, tuple[int, V]]:
     """The newest offset per key when the records' order is only known by an index (Spark's
     `source_index`: rows may be reshuffled): for each key the (index, offset) of the highest index,
     merged `into` a previous result. Entries without an offset are delivered but never committed."""
@@ -100,13 +101,15 @@ def _key_of(partition: object) -> str:
     if partition is not None and not isinstance(partition, Mapping):
         raise InvalidSourceOffsetError(
             f"a source_partition is a {type(partition).__name__} ({_short(partition)}); it must be None or a "
-            f"dict of JSON values")
+            f"dict of JSON values"
+        )
     try:
         return partition_key(partition)  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise InvalidSourceOffsetError(
             f"the source_partition {_short(partition)} cannot be stored: {_offending(partition, 'source_partition')}"
-            f" ({exc}); source partitions must be {ALLOWED}") from None
+            f" ({exc}); source partitions must be {ALLOWED}"
+        ) from None
 
 
 def check_offset(partition: str, offset: object) -> None:
@@ -114,13 +117,15 @@ def check_offset(partition: str, offset: object) -> None:
     if not isinstance(offset, Mapping):
         raise InvalidSourceOffsetError(
             f"the source_offset for source partition {partition} is a {type(offset).__name__} "
-            f"({_short(offset)}); source offsets must be {ALLOWED}")
+            f"({_short(offset)}); source offsets must be {ALLOWED}"
+        )
     try:
         json.dumps(offset)
     except (TypeError, ValueError) as exc:
         raise InvalidSourceOffsetError(
             f"the source_offset {_short(offset)} for source partition {partition} cannot be stored: "
-            f"{_offending(offset, 'source_offset')} ({exc}); source offsets must be {ALLOWED}") from None
+            f"{_offending(offset, 'source_offset')} ({exc}); source offsets must be {ALLOWED}"
+        ) from None
 
 
 def _offending(value: object, path: str) -> str:

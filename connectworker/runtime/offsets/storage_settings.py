@@ -50,36 +50,50 @@ class OffsetStorageSettings:
     kafka: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_options(cls, options: Mapping[str, str], kafka: Mapping[str, str], *,
-                     required: bool) -> OffsetStorageSettings | None:
+    def from_options(
+        cls, options: Mapping[str, str], kafka: Mapping[str, str], *, required: bool
+    ) -> OffsetStorageSettings | None:
         """Parse the `offset.storage.*` options; None when none is given and none is `required`."""
         file, topic = options.get(FILE_KEY) or None, options.get(TOPIC_KEY) or None
         if file and topic:
-            raise ConfigError({TOPIC_KEY: f"give either {FILE_KEY} (a local file on the driver host) or "
-                                          f"{TOPIC_KEY} (a compacted Kafka topic), not both"})
+            raise ConfigError(
+                {
+                    TOPIC_KEY: f"give either {FILE_KEY} (a local file on the driver host) or "
+                    f"{TOPIC_KEY} (a compacted Kafka topic), not both"
+                }
+            )
         if not file and not topic:
             if required:
-                raise ConfigError({FILE_KEY: f"say where committed source offsets live: {FILE_KEY}=<file "
-                                             f"on the driver host> for a local run, or {TOPIC_KEY}=<topic> "
-                                             f"(with kafka.bootstrap.servers) for a cluster"})
+                raise ConfigError(
+                    {
+                        FILE_KEY: f"say where committed source offsets live: {FILE_KEY}=<file "
+                        f"on the driver host> for a local run, or {TOPIC_KEY}=<topic> "
+                        f"(with kafka.bootstrap.servers) for a cluster"
+                    }
+                )
             return None
         if topic and not kafka.get("bootstrap.servers"):
-            raise ConfigError({"kafka.bootstrap.servers": f"required with {TOPIC_KEY}: the offsets topic "
-                                                          f"lives in that cluster"})
+            raise ConfigError(
+                {"kafka.bootstrap.servers": f"required with {TOPIC_KEY}: the offsets topic lives in that cluster"}
+            )
         partitions = read_config(options, TOPIC_PARTITIONS_KEY, ConfigType.INT, 1, minimum=1)
         replication = read_config(options, TOPIC_REPLICATION_KEY, ConfigType.SHORT, -1, minimum=-1)
         if replication == 0:
             raise ConfigError({TOPIC_REPLICATION_KEY: "must be positive, or -1 for the broker's default"})
-        return cls(file=file, topic=topic, topic_partitions=partitions,
-                   topic_replication_factor=replication, kafka=dict(kafka))
+        return cls(
+            file=file, topic=topic, topic_partitions=partitions, topic_replication_factor=replication, kafka=dict(kafka)
+        )
 
     def as_options(self) -> dict[str, str]:
         """The options that name this storage again (for the source and sink options)."""
         if self.file:
             return {FILE_KEY: self.file}
         assert self.topic is not None
-        return {TOPIC_KEY: self.topic, TOPIC_PARTITIONS_KEY: str(self.topic_partitions),
-                TOPIC_REPLICATION_KEY: str(self.topic_replication_factor)}
+        return {
+            TOPIC_KEY: self.topic,
+            TOPIC_PARTITIONS_KEY: str(self.topic_partitions),
+            TOPIC_REPLICATION_KEY: str(self.topic_replication_factor),
+        }
 
     def describe(self) -> str:
         return f"file {self.file}" if self.file else f"Kafka topic {self.topic}"
@@ -89,15 +103,18 @@ class OffsetStorageSettings:
         if self.file:
             return FileOffsetStore(self.file, shared=True)
         assert self.topic is not None
-        return KafkaOffsetStore(self.topic, self.kafka, partitions=self.topic_partitions,
-                                replication_factor=self.topic_replication_factor)
+        return KafkaOffsetStore(
+            self.topic, self.kafka, partitions=self.topic_partitions, replication_factor=self.topic_replication_factor
+        )
 
 
 def offset_storage_settings(config: WorkerConfig) -> OffsetStorageSettings:
     """Where a worker file says committed offsets live: the topic when `offset.storage.topic` is set,
     else the file (opened shared: the worker and its task processes write it)."""
-    storage_options = {TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
-                       TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor)}
+    storage_options = {
+        TOPIC_PARTITIONS_KEY: str(config.offset_storage_partitions),
+        TOPIC_REPLICATION_KEY: str(config.offset_storage_replication_factor),
+    }
     if config.offset_storage_topic:
         storage_options[TOPIC_KEY] = config.offset_storage_topic
     elif config.offset_storage_file_filename:

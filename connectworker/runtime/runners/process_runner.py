@@ -52,8 +52,9 @@ class TaskProcess:
         self.handles: dict[str, RemoteTaskHandle] = {}
         self._lock = threading.Lock()
         self._on_exit = on_exit
-        self.popen: subprocess.Popen[bytes] = spawn_python("connectworker.runtime.runners.task_host",
-                                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.popen: subprocess.Popen[bytes] = spawn_python(
+            "connectworker.runtime.runners.task_host", stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         self.pid = self.popen.pid
         threading.Thread(target=self._listen, name=f"task-process-{number}", daemon=True).start()
         log.info("Started task process %d (pid %d)", number, self.pid)
@@ -73,8 +74,9 @@ class TaskProcess:
                 stdin.write(json.dumps(header).encode() + b"\n" + payload)
                 stdin.flush()
             except OSError as exc:
-                raise ConnectError(f"Task process {self.number} (pid {self.pid}) cannot take task "
-                                   f"{handle.name}: {exc}") from exc
+                raise ConnectError(
+                    f"Task process {self.number} (pid {self.pid}) cannot take task {handle.name}: {exc}"
+                ) from exc
 
     def close_input(self) -> None:
         """No more tasks: the process exits once its tasks have ended."""
@@ -110,7 +112,8 @@ class TaskProcess:
                     f"The task process running this task (task process {self.number}, pid {self.pid}) "
                     f"{_exit_reason(code)}. The task is FAILED; restart it through the REST API (POST "
                     f"/connectors/{handle.connector}/tasks/{handle.task_id}/restart) and it resumes from its "
-                    f"committed offsets.")
+                    f"committed offsets."
+                )
 
 
 def _exit_reason(code: int) -> str:
@@ -124,8 +127,14 @@ def _exit_reason(code: int) -> str:
 
 
 class ProcessTaskRunner:
-    def __init__(self, worker: WorkerConfig, offsets: OffsetStorageSettings, channel: TaskChannel,
-                 topic_gates: TopicGateFactory, task_metrics: TaskMetricsFactory | None = None) -> None:
+    def __init__(
+        self,
+        worker: WorkerConfig,
+        offsets: OffsetStorageSettings,
+        channel: TaskChannel,
+        topic_gates: TopicGateFactory,
+        task_metrics: TaskMetricsFactory | None = None,
+    ) -> None:
         self.worker = worker
         self.offsets = offsets
         self.channel = channel
@@ -139,22 +148,42 @@ class ProcessTaskRunner:
         self._lock = threading.Lock()
 
     def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> RemoteTaskHandle:
-        eos_id = (transactional_id(self.worker.group_id, spec.connector, spec.task_id)
-                  if self.worker.exactly_once_enabled else None)
+        eos_id = (
+            transactional_id(self.worker.group_id, spec.connector, spec.task_id)
+            if self.worker.exactly_once_enabled
+            else None
+        )
         handle = RemoteTaskHandle(
-            spec, on_topics, paused=paused, transactional_id=eos_id, waiting_note="Starting in a task process",
-            topic_gate=lambda: self._gates(spec.config), placement=PLACEMENT, shows_host=False,
-            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None)
-        payload = RemoteTask(spec, self.worker, self.offsets, self.channel.address, self.channel.token,
-                             handle.attempt, paused, self._plugin_paths, placement=PLACEMENT,
-                             log_level=logging.getLogger().getEffectiveLevel())
+            spec,
+            on_topics,
+            paused=paused,
+            transactional_id=eos_id,
+            waiting_note="Starting in a task process",
+            topic_gate=lambda: self._gates(spec.config),
+            placement=PLACEMENT,
+            shows_host=False,
+            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None,
+        )
+        payload = RemoteTask(
+            spec,
+            self.worker,
+            self.offsets,
+            self.channel.address,
+            self.channel.token,
+            handle.attempt,
+            paused,
+            self._plugin_paths,
+            placement=PLACEMENT,
+            log_level=logging.getLogger().getEffectiveLevel(),
+        )
         try:
             data = pickle.dumps(payload)
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
             raise ConnectError(
                 f"Task {spec.name} cannot be handed to a task process: {exc}. Its connector's classes must be "
                 f"importable by module path (not defined in __main__ or inside a function); or set the worker's "
-                f"task.processes=0 to run tasks as threads of the worker's own process.") from exc
+                f"task.processes=0 to run tasks as threads of the worker's own process."
+            ) from exc
         self.channel.register(handle.attempt, handle)
         try:
             self._place().start(handle, data)
@@ -185,8 +214,13 @@ class ProcessTaskRunner:
             closing = self._closing
         running = [handle.name for handle in process.handles.values() if not handle.ended]
         if running and not closing:
-            log.error("Task process %d (pid %d) %s; its tasks are FAILED: %s", process.number, process.pid, reason,
-                      ", ".join(sorted(running)))
+            log.error(
+                "Task process %d (pid %d) %s; its tasks are FAILED: %s",
+                process.number,
+                process.pid,
+                reason,
+                ", ".join(sorted(running)),
+            )
         return closing
 
     @property
@@ -207,7 +241,6 @@ class ProcessTaskRunner:
             try:
                 process.popen.wait(0 if process.load else EXIT_WAIT_S)
             except subprocess.TimeoutExpired:
-                log.warning("Task process %d (pid %d) did not exit in time: killing it", process.number,
-                            process.pid)
+                log.warning("Task process %d (pid %d) did not exit in time: killing it", process.number, process.pid)
                 process.popen.kill()
                 process.popen.wait()

@@ -31,9 +31,19 @@ class RemoteTaskHandle:
     reports from as its `worker_id` (Spark executors; a task process on the worker's own host is the
     worker's)."""
 
-    def __init__(self, spec: TaskSpec, on_topics: Callable[[set[str]], None], *, paused: bool,
-                 transactional_id: str | None, waiting_note: str, topic_gate: Callable[[], TopicGate],
-                 placement: str, metrics: TaskMetrics | None = None, shows_host: bool = True) -> None:
+    def __init__(
+        self,
+        spec: TaskSpec,
+        on_topics: Callable[[set[str]], None],
+        *,
+        paused: bool,
+        transactional_id: str | None,
+        waiting_note: str,
+        topic_gate: Callable[[], TopicGate],
+        placement: str,
+        metrics: TaskMetrics | None = None,
+        shows_host: bool = True,
+    ) -> None:
         self.spec = spec
         self.connector, self.task_id, self.name, self.props = spec.connector, spec.task_id, spec.name, spec.props
         self.transactional_id = transactional_id
@@ -134,7 +144,8 @@ class RemoteTaskHandle:
         if self._shows_host and self.executor is not None:
             extra["executor"] = self.executor
         logging.getLogger(str(line.get("logger", "connectworker"))).log(
-            int(line.get("level", logging.INFO)), "%s", line.get("message", ""), extra=extra)
+            int(line.get("level", logging.INFO)), "%s", line.get("message", ""), extra=extra
+        )
 
     def _observe(self, report: dict[str, Any]) -> None:
         assert self._metrics is not None

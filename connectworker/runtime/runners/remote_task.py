@@ -95,8 +95,13 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
 
 def _build(payload: RemoteTask, link: WorkerLink) -> WorkerSourceTask:
     store = payload.offsets.open()
-    factory = SourceTaskFactory(payload.worker, store, lambda _config: link.gate,
-                                offset_flusher=OffsetFlusher(store), task_metrics=lambda _c, _t: link.metrics)
+    factory = SourceTaskFactory(
+        payload.worker,
+        store,
+        lambda _config: link.gate,
+        offset_flusher=OffsetFlusher(store),
+        task_metrics=lambda _c, _t: link.metrics,
+    )
     return factory.build(payload.spec, on_topics=link.topics_met)
 
 
@@ -108,8 +113,12 @@ class RecordingTaskMetrics(TaskMetrics):
 
     def __init__(self) -> None:
         # The histograms are the worker's; these stand unused (polled and committed record instead).
-        super().__init__(Histogram("poll", "", registry=None), Histogram("batch", "", registry=None),
-                         Histogram("commit", "", registry=None), StartupCounts())
+        super().__init__(
+            Histogram("poll", "", registry=None),
+            Histogram("batch", "", registry=None),
+            Histogram("commit", "", registry=None),
+            StartupCounts(),
+        )
         self._polls: list[tuple[float, int]] = []
         self._commits: list[float] = []
         self._observed = threading.Lock()
@@ -127,8 +136,7 @@ class RecordingTaskMetrics(TaskMetrics):
         with self._observed:
             polls, commits, self._polls, self._commits = self._polls, self._commits, [], []
         counts = self.startups
-        return {"polls": polls, "commits": commits,
-                "startups": [counts.attempts, counts.successes, counts.failures]}
+        return {"polls": polls, "commits": commits, "startups": [counts.attempts, counts.successes, counts.failures]}
 
 
 class WorkerLink:
@@ -162,8 +170,12 @@ class WorkerLink:
         """Report and obey until the task's thread ends; if the worker goes away, stop the task (it
         commits what Kafka acknowledged) and wait for it."""
         host = socket.gethostname()
-        first: dict[str, Any] = {"token": self.payload.token, "attempt": self.payload.attempt,
-                                 "executor": f"{host} (pid {os.getpid()})", "host": host}
+        first: dict[str, Any] = {
+            "token": self.payload.token,
+            "attempt": self.payload.attempt,
+            "executor": f"{host} (pid {os.getpid()})",
+            "host": host,
+        }
         connected = self._exchange(task, first)
         due = time.monotonic() + REPORT_INTERVAL_S
         while runner.is_alive():
@@ -181,7 +193,8 @@ class WorkerLink:
             if self._topics:
                 return True
         return task.status.snapshot()[0] != self._reported[0] or (
-            not self._reported[1] and task.stats().committed_records > 0)
+            not self._reported[1] and task.stats().committed_records > 0
+        )
 
     def _exchange(self, task: WorkerSourceTask, extra: dict[str, Any]) -> bool:
         with self._topics_lock:
@@ -189,8 +202,15 @@ class WorkerLink:
         state, trace = task.status.snapshot()
         stats = task.stats()
         self._reported = (state, stats.committed_records > 0)
-        report = {**extra, "state": state.value, "trace": trace, "stats": asdict(stats),
-                  "topics": sorted(topics), "logs": FORWARDER.drain(), **self.metrics.drain()}
+        report = {
+            **extra,
+            "state": state.value,
+            "trace": trace,
+            "stats": asdict(stats),
+            "topics": sorted(topics),
+            "logs": FORWARDER.drain(),
+            **self.metrics.drain(),
+        }
         try:
             self._file.write(json.dumps(report).encode() + b"\n")
             self._file.flush()
@@ -200,8 +220,11 @@ class WorkerLink:
         else:
             reason = "the worker closed the connection"
         if not line:
-            log.warning("Task %s lost the worker it reports to (%s): stopping it; it commits what Kafka "
-                        "acknowledged", task.name, reason)
+            log.warning(
+                "Task %s lost the worker it reports to (%s): stopping it; it commits what Kafka acknowledged",
+                task.name,
+                reason,
+            )
             task.stop()
             return False
         command = json.loads(line).get("command")
@@ -264,9 +287,16 @@ class LogForwarder(logging.Handler):
         message = record.getMessage()
         if record.exc_info:
             message = f"{message}\n{self._format.formatException(record.exc_info)}"
-        self._lines.put({"level": record.levelno, "logger": record.name, "message": message,
-                         "connector": getattr(record, "connector", None), "task": getattr(record, "task", None),
-                         "topic": getattr(record, "topic", None)})
+        self._lines.put(
+            {
+                "level": record.levelno,
+                "logger": record.name,
+                "message": message,
+                "connector": getattr(record, "connector", None),
+                "task": getattr(record, "task", None),
+                "topic": getattr(record, "topic", None),
+            }
+        )
 
     def drain(self) -> list[dict[str, Any]]:
         lines = []

@@ -29,13 +29,21 @@ CONNECT_TIMEOUT_S = 30.0
 
 
 def settings_to_json(settings: TopicSettings) -> dict[str, Any]:
-    return {"name": settings.name, "partitions": settings.partitions,
-            "replication_factor": settings.replication_factor, "configs": settings.configs()}
+    return {
+        "name": settings.name,
+        "partitions": settings.partitions,
+        "replication_factor": settings.replication_factor,
+        "configs": settings.configs(),
+    }
 
 
 def settings_from_json(data: dict[str, Any]) -> TopicSettings:
-    return TopicSettings(str(data["name"]), int(data["partitions"]), int(data["replication_factor"]),
-                         {str(k): str(v) for k, v in dict(data["configs"]).items()})
+    return TopicSettings(
+        str(data["name"]),
+        int(data["partitions"]),
+        int(data["replication_factor"]),
+        {str(k): str(v) for k, v in dict(data["configs"]).items()},
+    )
 
 
 class RemoteTopicGate:

@@ -111,8 +111,10 @@ class TaskChannel:
         except (OSError, ValueError):
             hello = None
         if hello is None or not secrets.compare_digest(str(hello.get("token", "")), self.token):
-            log.warning("A connection to the task channel from %s did not present this worker's token; closed",
-                        handler.client_address[0])
+            log.warning(
+                "A connection to the task channel from %s did not present this worker's token; closed",
+                handler.client_address[0],
+            )
             return
         with self._lock:
             sink = self._sinks.get(str(hello.get("attempt")))

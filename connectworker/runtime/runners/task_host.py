@@ -46,8 +46,12 @@ class TaskHost:
             for entry in reversed(header.get("sys_path", ())):
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
-            thread = threading.Thread(target=self._run, args=(str(header["attempt"]), str(header["name"]), data),
-                                      name=f"task-host-{header.get('name', '')}", daemon=True)
+            thread = threading.Thread(
+                target=self._run,
+                args=(str(header["attempt"]), str(header["name"]), data),
+                name=f"task-host-{header.get('name', '')}",
+                daemon=True,
+            )
             self._threads.append(thread)
             thread.start()
         for thread in self._threads:
@@ -60,8 +64,9 @@ class TaskHost:
         try:
             payload: RemoteTask = pickle.loads(data)  # imports the connector's modules in this process
         except BaseException as exc:
-            failure = _failure(f"Task {name} could not be started in its task process (pid {os.getpid()}): "
-                               f"{_first_line(exc)}", exc)
+            failure = _failure(
+                f"Task {name} could not be started in its task process (pid {os.getpid()}): {_first_line(exc)}", exc
+            )
         else:
             logging.getLogger().setLevel(payload.log_level)
             try:
@@ -69,8 +74,9 @@ class TaskHost:
             except TaskNotBuilt as exc:
                 failure = _failure(f"Task {name} could not be started: {exc}", exc.__cause__ or exc)
             except BaseException as exc:
-                failure = _failure(f"Task {name} failed in its task process (pid {os.getpid()}): "
-                                   f"{_first_line(exc)}", exc)
+                failure = _failure(
+                    f"Task {name} failed in its task process (pid {os.getpid()}): {_first_line(exc)}", exc
+                )
         self._send({"ended": attempt, "failure": failure})
 
     def _send(self, message: dict[str, Any]) -> None:

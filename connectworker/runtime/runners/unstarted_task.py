@@ -18,8 +18,10 @@ class UnstartedTask:
         self.connector, self.task_id, self.name, self.props = spec.connector, spec.task_id, spec.name, spec.props
         self.status = Status()
         message = str(error) or type(error).__name__
-        self.status.set(State.FAILED, f"Task {spec.name} could not be started: {message}\n"
-                                      + "".join(traceback.format_exception(error)))
+        self.status.set(
+            State.FAILED,
+            f"Task {spec.name} could not be started: {message}\n" + "".join(traceback.format_exception(error)),
+        )
 
     def pause(self) -> None:
         """Nothing runs: nothing to pause."""

@@ -42,8 +42,9 @@ SKIPPED = Skipped()
 
 def describe_record(record: SourceRecord, *, include_messages: bool) -> str:
     """Where a record came from (and, when asked, its key and value), for error messages."""
-    text = (f"topic {record.topic!r}, source partition {record.source_partition!r}, "
-            f"source offset {record.source_offset!r}")
+    text = (
+        f"topic {record.topic!r}, source partition {record.source_partition!r}, source offset {record.source_offset!r}"
+    )
     if include_messages:
         text += f", key {_shown(record.key)}, value {_shown(record.value)}"
     return text
@@ -84,8 +85,15 @@ class ToleranceOperator:
                 with self._lock:
                     self.retries += 1
                 if backoff.attempts == 1 or self._summary.due():
-                    log.warning("Task %s: %s failed with a retriable error, retrying in %.1f s "
-                                "(errors.retry.timeout=%d ms): %s", self.task_name, stage, delay, timeout_ms, exc)
+                    log.warning(
+                        "Task %s: %s failed with a retriable error, retrying in %.1f s "
+                        "(errors.retry.timeout=%d ms): %s",
+                        self.task_name,
+                        stage,
+                        delay,
+                        timeout_ms,
+                        exc,
+                    )
                 self._stopping.wait(delay)
             except Exception as exc:
                 return self.failed(stage, exc, self.describe(record))
@@ -103,15 +111,27 @@ class ToleranceOperator:
                 f"Task {self.task_name}: {stage} failed for a record ({where}): {cause}. With "
                 f"errors.tolerance=none the task stops; offsets are committed only up to the records "
                 f"before it. Fix the data or the settings, or set errors.tolerance=all to skip such "
-                f"records.") from exc
+                f"records."
+            ) from exc
         with self._lock:
             self.skipped += 1
             skipped = self.skipped
         if self.settings.log_enable:
-            log.error("Task %s skipped a record (errors.tolerance=all): %s failed (%s): %s",
-                      self.task_name, stage, where, cause)
+            log.error(
+                "Task %s skipped a record (errors.tolerance=all): %s failed (%s): %s",
+                self.task_name,
+                stage,
+                where,
+                cause,
+            )
         elif self._summary.due():
-            log.warning("Task %s has skipped %d record(s) in all (errors.tolerance=all); the latest: %s failed "
-                        "for %s: %s. Set errors.log.enable=true to log each one.",
-                        self.task_name, skipped, stage, where, cause)
+            log.warning(
+                "Task %s has skipped %d record(s) in all (errors.tolerance=all); the latest: %s failed "
+                "for %s: %s. Set errors.log.enable=true to log each one.",
+                self.task_name,
+                skipped,
+                stage,
+                where,
+                cause,
+            )
         return SKIPPED

@@ -62,15 +62,17 @@ def _kafka_error(exc: BaseException | None) -> KafkaError | None:
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
-    def __init__(self, *, transactional_id: str, transactions: TransactionSettings,
-                 offset_store: KafkaOffsetStore, **kwargs: Any) -> None:
+    def __init__(
+        self, *, transactional_id: str, transactions: TransactionSettings, offset_store: KafkaOffsetStore, **kwargs: Any
+    ) -> None:
         super().__init__(offset_store=offset_store, **kwargs)
         self.transactional_id = transactional_id
         self._producer_config["transactional.id"] = transactional_id
         self._offsets_topic = offset_store
         self._transactions = transactions
-        self._transaction_context = (WorkerTransactionContext()
-                                     if transactions.boundary is TransactionBoundary.CONNECTOR else None)
+        self._transaction_context = (
+            WorkerTransactionContext() if transactions.boundary is TransactionBoundary.CONNECTOR else None
+        )
         self._producer: Producer | None = None
         self._open = False  # a transaction has begun and is neither committed nor aborted
         self._aborting = False
@@ -88,15 +90,15 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             producer.init_transactions(TRANSACTION_CALL_TIMEOUT_S)
         except KafkaException as exc:
             err = _kafka_error(exc)
-            raise TaskFailure(f"Task {self.name} could not start its transactional producer "
-                              f"(transactional.id={self.transactional_id}): {err.str() if err else exc}"
-                              ) from None
+            raise TaskFailure(
+                f"Task {self.name} could not start its transactional producer "
+                f"(transactional.id={self.transactional_id}): {err.str() if err else exc}"
+            ) from None
         # read_committed: waits until the fenced instance's open transaction is aborted
         self._offsets_topic.refresh()
 
     def _task_context(self) -> WorkerTaskContext:
-        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props,
-                                 self._transaction_context)
+        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props, self._transaction_context)
 
     @property
     def commit_interval_s(self) -> float:
@@ -114,7 +116,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         for i, record in enumerate(result):
             boundary = context.for_record(record)
             if boundary is not None:
-                super()._send(producer, result[start:i + 1])
+                super()._send(producer, result[start : i + 1])
                 start = i + 1
                 if not self._end_transaction(producer, boundary):
                     return  # the task was restarted: the rest of this poll belongs to the old instance
@@ -125,9 +127,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if self._offsets_topic.topic in topics:
             # Reading offsets waits for open transactions on the offsets topic: such a record would
             # make the task wait for its own transaction.
-            raise TaskFailure(f"Task {self.name} returned a record for the offsets topic "
-                              f"{self._offsets_topic.topic!r}; with exactly.once.source.support=enabled a task "
-                              f"may not write to the worker's offsets topic")
+            raise TaskFailure(
+                f"Task {self.name} returned a record for the offsets topic "
+                f"{self._offsets_topic.topic!r}; with exactly.once.source.support=enabled a task "
+                f"may not write to the worker's offsets topic"
+            )
         if not self._open:
             producer.begin_transaction()
             self._open = True
@@ -168,8 +172,12 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if self._transactions.boundary is not TransactionBoundary.CONNECTOR:
             super()._report_uncommitted()
         elif uncommitted := self._submitted.in_flight:
-            log.info("Task %s stopped: the transaction it had not asked to commit (%d record(s)) was aborted; "
-                     "those records are produced again after a restart", self.name, uncommitted)
+            log.info(
+                "Task %s stopped: the transaction it had not asked to commit (%d record(s)) was aborted; "
+                "those records are produced again after a restart",
+                self.name,
+                uncommitted,
+            )
 
     # -- transactions ------------------------------------------------------------------------------
     def _end_transaction(self, producer: Producer, boundary: Boundary) -> bool:
@@ -241,12 +249,18 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._failed_commits += 1
         why = err.str() if err is not None else str(exc)
         if self._failed_commits > MAX_FAILED_COMMITS:
-            raise TaskFailure(f"Task {self.name} could not commit a transaction {self._failed_commits} times in "
-                              f"a row (last: {why}); nothing of those transactions is visible to "
-                              f"read_committed readers, and the task resumes from the last committed "
-                              f"offsets when restarted") from exc
-        log.warning("Task %s: the transaction could not be committed (%s); it is aborted and the task "
-                    "restarts from its last committed offsets", self.name, why)
+            raise TaskFailure(
+                f"Task {self.name} could not commit a transaction {self._failed_commits} times in "
+                f"a row (last: {why}); nothing of those transactions is visible to "
+                f"read_committed readers, and the task resumes from the last committed "
+                f"offsets when restarted"
+            ) from exc
+        log.warning(
+            "Task %s: the transaction could not be committed (%s); it is aborted and the task "
+            "restarts from its last committed offsets",
+            self.name,
+            why,
+        )
         self._abort(producer)
         self.transactions_aborted += 1
         self._restart_from_committed()
@@ -273,8 +287,12 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         try:
             self._abort(producer)
         except TaskFailure as exc:
-            log.warning("Task %s: the open transaction could not be aborted (%s); the broker aborts it "
-                        "after transaction.timeout.ms", self.name, exc)
+            log.warning(
+                "Task %s: the open transaction could not be aborted (%s); the broker aborts it "
+                "after transaction.timeout.ms",
+                self.name,
+                exc,
+            )
 
     def _restart_from_committed(self) -> None:
         """Start a fresh instance of the task from the committed offsets, as a restart would."""
@@ -299,8 +317,13 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self.committed_records += done
         self._commit_measured()
         if self._commit_log.due():
-            log.info("Task %s committed %d transaction(s) so far (%d records produced, %d committed)",
-                     self.name, self.transactions_committed, self.produced, self.committed_records)
+            log.info(
+                "Task %s committed %d transaction(s) so far (%d records produced, %d committed)",
+                self.name,
+                self.transactions_committed,
+                self.produced,
+                self.committed_records,
+            )
         try:
             self.task.commit()
         except Exception:
@@ -314,14 +337,18 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _fatal_message(self, err: KafkaError) -> str:
         if err.code() in _FENCED:
-            return (f"Task {self.name} was fenced out: another producer started with its transactional.id "
-                    f"{self.transactional_id!r} (another worker running connector {self.connector} task "
-                    f"{self.task_id} with group.id-derived id, or this task restarted elsewhere). This "
-                    f"instance writes nothing more; its open transaction is aborted")
+            return (
+                f"Task {self.name} was fenced out: another producer started with its transactional.id "
+                f"{self.transactional_id!r} (another worker running connector {self.connector} task "
+                f"{self.task_id} with group.id-derived id, or this task restarted elsewhere). This "
+                f"instance writes nothing more; its open transaction is aborted"
+            )
         if err.code() == KafkaError.INVALID_PRODUCER_EPOCH:
-            return (f"Task {self.name} could not finish its transaction before it expired "
-                    f"(transaction.timeout.ms): commit more often (transaction.boundary=poll, or a shorter "
-                    f"transaction.boundary.interval.ms), or raise producer.override.transaction.timeout.ms")
+            return (
+                f"Task {self.name} could not finish its transaction before it expired "
+                f"(transaction.timeout.ms): commit more often (transaction.boundary=poll, or a shorter "
+                f"transaction.boundary.interval.ms), or raise producer.override.transaction.timeout.ms"
+            )
         return f"Task {self.name}: the transactional producer failed: {err.str()} ({err.name()})"
 
     # -- delivery reports ---------------------------------------------------------------------------

@@ -61,8 +61,12 @@ class OffsetCommits:
             if in_flight and not remaining:
                 self.connectivity.healthy()  # the cluster took every record: proof it is back
             if remaining:
-                log.warning("Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
-                            "committing offsets of the acknowledged ones only", self.name, remaining)
+                log.warning(
+                    "Task %s: %d records still unacknowledged after offset.flush.timeout.ms; "
+                    "committing offsets of the acknowledged ones only",
+                    self.name,
+                    remaining,
+                )
             elif not self._wants_acks and not self._vanished.resend and self._failure is None:
                 self._submitted.mark_all_delivered()
         offsets, done = self._submitted.committable()
@@ -99,8 +103,13 @@ class OffsetCommits:
         if quiet:
             return
         self._commit_measured()
-        log.info("Task %s committed offsets of %d records (%d produced, %d in flight)",
-                 self.name, done, self.produced, self._submitted.in_flight)
+        log.info(
+            "Task %s committed offsets of %d records (%d produced, %d in flight)",
+            self.name,
+            done,
+            self.produced,
+            self._submitted.in_flight,
+        )
         try:
             self.task.commit()
         except Exception:

@@ -20,16 +20,19 @@ def check_poll_result(result: object, task_name: str) -> Sequence[SourceRecord] 
     wrong item once using one failed."""
     if isinstance(result, SourceRecordBatch | list | tuple):
         return result
-    raise BadPollResultError(f"poll() of task {task_name} must return {EXPECTED}; it returned a "
-                             f"{type(result).__name__}")
+    raise BadPollResultError(
+        f"poll() of task {task_name} must return {EXPECTED}; it returned a {type(result).__name__}"
+    )
 
 
 def bad_item_message(records: Sequence[object], task_name: str) -> str:
     """Why a list returned by `poll()` could not be used, naming the first item that is not a record."""
     for index, item in enumerate(records):
         if not isinstance(item, SourceRecord):
-            return (f"poll() of task {task_name} must return {EXPECTED}; item {index} of the list it "
-                    f"returned is a {type(item).__name__} ({_short(item)})")
+            return (
+                f"poll() of task {task_name} must return {EXPECTED}; item {index} of the list it "
+                f"returned is a {type(item).__name__} ({_short(item)})"
+            )
     return f"poll() of task {task_name} returned records the worker could not read"
 
 

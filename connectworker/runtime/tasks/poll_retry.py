@@ -43,11 +43,19 @@ class PollRetry:
         """Note a retriable failure; return how long to wait before polling again."""
         self.failures += 1
         delay = self._backoff.next_delay()
-        self.note = (f"poll() failed with a retriable error ({self.failures} in a row), retrying with backoff: "
-                     f"{type(exc).__name__}: {exc}")
+        self.note = (
+            f"poll() failed with a retriable error ({self.failures} in a row), retrying with backoff: "
+            f"{type(exc).__name__}: {exc}"
+        )
         if self._warn.due():
-            log.warning("Task %s: poll() failed with a retriable error (%d in a row), polling again in %.1f s: "
-                        "%s: %s", self._task_name, self.failures, delay, type(exc).__name__, exc)
+            log.warning(
+                "Task %s: poll() failed with a retriable error (%d in a row), polling again in %.1f s: %s: %s",
+                self._task_name,
+                self.failures,
+                delay,
+                type(exc).__name__,
+                exc,
+            )
         return delay
 
     def succeeded(self) -> None:

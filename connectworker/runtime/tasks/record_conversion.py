@@ -40,8 +40,9 @@ _TOPIC, _KEY, _VALUE = attrgetter("topic"), attrgetter("key"), attrgetter("value
 _KEY_SCHEMA, _VALUE_SCHEMA = attrgetter("key_schema"), attrgetter("value_schema")
 
 
-def _encoded(converter: Converter, topics: Sequence[str], schemas: Callable[[], Sequence[Any]],
-             data: Sequence[Any]) -> list[bytes | None]:
+def _encoded(
+    converter: Converter, topics: Sequence[str], schemas: Callable[[], Sequence[Any]], data: Sequence[Any]
+) -> list[bytes | None]:
     """`data` (a poll's keys or values) through `converter`, in C loops: `str.encode` when the converter
     declares a `str_encoding` and every item is a `str`, else its `from_connect_values` (`schemas` gives
     their schemas, read only then). Raises what the converter raises."""
@@ -103,8 +104,13 @@ class ConvertedPoll:
 class RecordSerializer:
     """A task's key, value and header converters, applied to whole polls."""
 
-    def __init__(self, key_converter: Converter, value_converter: Converter, tolerance: ToleranceOperator,
-                 header_converter: HeaderConverter | None = None) -> None:
+    def __init__(
+        self,
+        key_converter: Converter,
+        value_converter: Converter,
+        tolerance: ToleranceOperator,
+        header_converter: HeaderConverter | None = None,
+    ) -> None:
         self.key_converter = key_converter
         self.value_converter = value_converter
         self.header_converter = header_converter if header_converter is not None else SimpleHeaderConverter()
@@ -136,10 +142,12 @@ class RecordSerializer:
     def convert_records(self, records: Sequence[SourceRecord]) -> ConvertedPoll:
         try:
             topics = list(map(_TOPIC, records))
-            keys = _encoded(self.key_converter, topics, lambda: list(map(_KEY_SCHEMA, records)),
-                            list(map(_KEY, records)))
-            values = _encoded(self.value_converter, topics, lambda: list(map(_VALUE_SCHEMA, records)),
-                              list(map(_VALUE, records)))
+            keys = _encoded(
+                self.key_converter, topics, lambda: list(map(_KEY_SCHEMA, records)), list(map(_KEY, records))
+            )
+            values = _encoded(
+                self.value_converter, topics, lambda: list(map(_VALUE_SCHEMA, records)), list(map(_VALUE, records))
+            )
             plain, with_headers = _scan(records)
             headers = [self.convert_headers(r) for r in records] if with_headers else None
         except Exception:  # some record cannot be converted: find it, and retry, skip or fail it
@@ -173,8 +181,9 @@ class RecordSerializer:
             if isinstance(value, Skipped):
                 out.dropped.append(record)
                 continue
-            converted = run("header converter", partial(self.convert_headers, record), record) if record.headers \
-                else None
+            converted = (
+                run("header converter", partial(self.convert_headers, record), record) if record.headers else None
+            )
             if isinstance(converted, Skipped):
                 out.dropped.append(record)
                 continue

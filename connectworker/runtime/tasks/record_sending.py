@@ -109,11 +109,16 @@ class RecordSending:
             offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
             sent = self._transformed(polled)
             columns = sent if isinstance(sent, SourceRecordBatch) else None
-            converted = (self._serializer.convert_batch(columns) if columns is not None
-                         else self._serializer.convert_records(sent))
+            converted = (
+                self._serializer.convert_batch(columns)
+                if columns is not None
+                else self._serializer.convert_records(sent)
+            )
         except InvalidSourceOffsetError as exc:
-            raise TaskFailure(f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
-                              f"Nothing of this poll was sent.") from None
+            raise TaskFailure(
+                f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
+                f"Nothing of this poll was sent."
+            ) from None
         except AttributeError:
             raise BadPollResultError(bad_item_message(polled, self.name)) from None
         for record in converted.dropped:  # skipped under errors.tolerance=all: done, as Kafka does
@@ -130,8 +135,9 @@ class RecordSending:
         self.produced += len(converted.topics)
         self.bytes_out += _byte_count(converted.keys) + _byte_count(converted.values)
 
-    def _transformed(self, polled: Sequence[SourceRecord] | SourceRecordBatch
-                     ) -> Sequence[SourceRecord] | SourceRecordBatch:
+    def _transformed(
+        self, polled: Sequence[SourceRecord] | SourceRecordBatch
+    ) -> Sequence[SourceRecord] | SourceRecordBatch:
         """The poll after the connector's transforms (as polled without any); remembers which polled
         record each one came from, for `_unsent_from`."""
         self._poll_origin = None
@@ -143,8 +149,9 @@ class RecordSending:
         self._poll_origin = (polled, transformed.origin)
         return transformed.records
 
-    def _send_records(self, producer: Producer, converted: ConvertedPoll,
-                      polled: Sequence[SourceRecord], batch: InFlightBatch) -> None:
+    def _send_records(
+        self, producer: Producer, converted: ConvertedPoll, polled: Sequence[SourceRecord], batch: InFlightBatch
+    ) -> None:
         produce = producer.produce
         per_record = self._wants_acks
         records = converted.records if converted.records is not None else polled
@@ -159,13 +166,19 @@ class RecordSending:
                 except (BufferError, KafkaException):
                     pass  # a full queue or a vanished topic: the patient path below waits it out
             try:
-                self._produce_patiently(producer, record.topic, value, key, record.partition, callback,
-                                        record.timestamp, headers)
+                self._produce_patiently(
+                    producer, record.topic, value, key, record.partition, callback, record.timestamp, headers
+                )
             except BaseException as exc:
                 self._unsent_from(i, exc, polled, converted, batch)
 
-    def _send_columns(self, producer: Producer, converted: ConvertedPoll,
-                      polled: Sequence[SourceRecord] | SourceRecordBatch, batch: InFlightBatch) -> None:
+    def _send_columns(
+        self,
+        producer: Producer,
+        converted: ConvertedPoll,
+        polled: Sequence[SourceRecord] | SourceRecordBatch,
+        batch: InFlightBatch,
+    ) -> None:
         """The fast path, for records without a fixed partition, timestamp or headers and without
         per-record delivery reports: topic, value and key are all that is produced, by `produce` called
         from a C loop. When it refuses one (a full queue, a vanished topic), the values' iterator tells
@@ -196,8 +209,14 @@ class RecordSending:
         polled, origin = self._poll_origin
         return polled[origin[converted.polled_index(index)]]
 
-    def _unsent_from(self, index: int, exc: BaseException, polled: Sequence[SourceRecord],
-                     converted: ConvertedPoll, batch: InFlightBatch) -> NoReturn:
+    def _unsent_from(
+        self,
+        index: int,
+        exc: BaseException,
+        polled: Sequence[SourceRecord],
+        converted: ConvertedPoll,
+        batch: InFlightBatch,
+    ) -> NoReturn:
         """Record `index` of `converted` (and every later one) never reached the producer: shrink the
         batch to the records before it, then fail the task saying which record and why."""
         first_unsent = converted.polled_index(index)
@@ -217,14 +236,29 @@ class RecordSending:
             raise exc
         raise TaskFailure(send_failure_message(self.name, record, converted.values[index], exc)) from exc
 
-    def _produce_patiently(self, producer: Producer, topic: str, value: bytes | None, key: bytes | None,
-                           partition: int | None, callback: RecordAck | None, timestamp: int | None,
-                           headers: Any) -> None:
+    def _produce_patiently(
+        self,
+        producer: Producer,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None,
+        partition: int | None,
+        callback: RecordAck | None,
+        timestamp: int | None,
+        headers: Any,
+    ) -> None:
         """Produce one record, waiting out a full local queue or a topic that is being re-created."""
         while True:
             try:
-                producer.produce(topic, value, key, -1 if partition is None else partition,
-                                 on_delivery=callback, timestamp=timestamp or 0, headers=headers or None)
+                producer.produce(
+                    topic,
+                    value,
+                    key,
+                    -1 if partition is None else partition,
+                    on_delivery=callback,
+                    timestamp=timestamp or 0,
+                    headers=headers or None,
+                )
                 return
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room again.
@@ -260,8 +294,9 @@ class RecordSending:
             if topic_unknown:
                 self._recover_topic(producer, topic)
             ts_type, ts = msg.timestamp()
-            self._produce_patiently(producer, topic, msg.value(), msg.key(), None, callback,
-                                    ts if ts_type else None, msg.headers())
+            self._produce_patiently(
+                producer, topic, msg.value(), msg.key(), None, callback, ts if ts_type else None, msg.headers()
+            )
 
     # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
     def _on_error(self, err: KafkaError | None, msg: Message) -> None:
@@ -280,9 +315,11 @@ class RecordSending:
                 self._record_done(callback.record)
             return
         if self._failure is None:
-            self._failure = (f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
-                             f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
-                             f"are not committed, so the record will be re-sent after a restart.")
+            self._failure = (
+                f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
+                f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
+                f"are not committed, so the record will be re-sent after a restart."
+            )
 
     def _record_done(self, record: SourceRecord) -> None:
         """A record that will never reach Kafka but counts as handled (skipped under errors.tolerance=all)."""

@@ -22,10 +22,14 @@ def send_failure_message(task_name: str, record: SourceRecord, value: bytes | No
     hint = ""
     if err is not None and err.code() in TOO_LARGE:
         size = len(value) if value is not None else 0
-        hint = (f" The record value is {size:,} bytes: raise the producer's message.max.bytes "
-                f"(worker: producer.message.max.bytes, connector: producer.override.message.max.bytes) and the "
-                f"topic's max.message.bytes, or make the records smaller.")
-    return (f"Kafka's producer refused a record of task {task_name} (topic {record.topic!r}, source partition "
-            f"{record.source_partition!r}, source offset {record.source_offset!r}): {reason}.{hint} Offsets "
-            f"are committed up to the record before it; this record and the ones after it are sent again "
-            f"when the task restarts.")
+        hint = (
+            f" The record value is {size:,} bytes: raise the producer's message.max.bytes "
+            f"(worker: producer.message.max.bytes, connector: producer.override.message.max.bytes) and the "
+            f"topic's max.message.bytes, or make the records smaller."
+        )
+    return (
+        f"Kafka's producer refused a record of task {task_name} (topic {record.topic!r}, source partition "
+        f"{record.source_partition!r}, source offset {record.source_offset!r}): {reason}.{hint} Offsets "
+        f"are committed up to the record before it; this record and the ones after it are sent again "
+        f"when the task restarts."
+    )

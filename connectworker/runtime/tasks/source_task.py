@@ -61,16 +61,27 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
     transactional_id: str | None = None  # set by the exactly-once task
     worker_id: str | None = None  # runs in the worker's own process
 
-    def __init__(self, *, connector: str, task_id: int, task: SourceTask, props: Mapping[str, str],
-                 producer_config: Mapping[str, Any], key_converter: Converter, value_converter: Converter,
-                 offset_store: OffsetBackingStore, topic_gate: TopicGate, timeouts: TaskTimeouts,
-                 on_topics: Callable[[set[str]], None] | None = None,
-                 error_handling: ErrorHandling | None = None,
-                 offset_flusher: OffsetFlusher | None = None,
-                 transforms: TransformsConfig | None = None,
-                 metrics: TaskMetrics | None = None,
-                 header_converter: HeaderConverter | None = None,
-                 producer_factory: Callable[[dict[str, Any]], Producer] = Producer) -> None:
+    def __init__(
+        self,
+        *,
+        connector: str,
+        task_id: int,
+        task: SourceTask,
+        props: Mapping[str, str],
+        producer_config: Mapping[str, Any],
+        key_converter: Converter,
+        value_converter: Converter,
+        offset_store: OffsetBackingStore,
+        topic_gate: TopicGate,
+        timeouts: TaskTimeouts,
+        on_topics: Callable[[set[str]], None] | None = None,
+        error_handling: ErrorHandling | None = None,
+        offset_flusher: OffsetFlusher | None = None,
+        transforms: TransformsConfig | None = None,
+        metrics: TaskMetrics | None = None,
+        header_converter: HeaderConverter | None = None,
+        producer_factory: Callable[[dict[str, Any]], Producer] = Producer,
+    ) -> None:
         self.connector = connector
         self.task_id = task_id
         self.name = f"{connector}-{task_id}"
@@ -104,8 +115,9 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self._poll_retry = PollRetry(self.name, self._errors.retry_delay_max_ms / 1000)
         self._submitted = SubmittedRecords()
         self._ready_topics: set[str] = set()
-        self._vanished = VanishedTopics(connector, recreates=topic_gate.recreates_missing_topics,
-                                        timeout_s=timeouts.topic_creation_timeout_s)
+        self._vanished = VanishedTopics(
+            connector, recreates=topic_gate.recreates_missing_topics, timeout_s=timeouts.topic_creation_timeout_s
+        )
         self._pump: DeliveryReportPump | None = None
         self._failure: str | None = None
         self._forget_topics = threading.Event()
@@ -177,12 +189,20 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
 
     def stats(self) -> TaskStats:
         """The task's counters now, for metrics and status (read from any thread)."""
-        return TaskStats(polled=self.polled, produced=self.produced, committed_records=self.committed_records,
-                         bytes_out=self.bytes_out, commits_succeeded=self.commits_succeeded,
-                         last_commit_at=self.last_commit_at,
-                         commits_failed=self.commits_failed, skipped=self.tolerance.skipped,
-                         retries=self.tolerance.retries, errors=self.tolerance.errors,
-                         connectivity_note=self.connectivity.note, uncommitted_at_stop=self.uncommitted_at_stop)
+        return TaskStats(
+            polled=self.polled,
+            produced=self.produced,
+            committed_records=self.committed_records,
+            bytes_out=self.bytes_out,
+            commits_succeeded=self.commits_succeeded,
+            last_commit_at=self.last_commit_at,
+            commits_failed=self.commits_failed,
+            skipped=self.tolerance.skipped,
+            retries=self.tolerance.retries,
+            errors=self.tolerance.errors,
+            connectivity_note=self.connectivity.note,
+            uncommitted_at_stop=self.uncommitted_at_stop,
+        )
 
     # -- the task's own thread ------------------------------------------------------------------
     def run(self) -> None:
@@ -287,25 +307,6 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
             self._poll_retry.succeeded()
         return result
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     def _report_uncommitted(self) -> None:
         """Say which offsets the stop leaves uncommitted, if any (their records come again after a restart).
 
@@ -316,10 +317,18 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         uncommitted = self._submitted.in_flight + not_written
         if uncommitted:
             self.uncommitted_at_stop = uncommitted
-            log.warning("%s", uncommitted_report(
-                self.name, uncommitted, self._submitted.pending_offsets(), self._store.offsets(self.connector),
-                round(self._timeouts.offset_flush_timeout_s * 1000), not_written,
-                transactional=self.transactional_id is not None))
+            log.warning(
+                "%s",
+                uncommitted_report(
+                    self.name,
+                    uncommitted,
+                    self._submitted.pending_offsets(),
+                    self._store.offsets(self.connector),
+                    round(self._timeouts.offset_flush_timeout_s * 1000),
+                    not_written,
+                    transactional=self.transactional_id is not None,
+                ),
+            )
 
     def _fail(self, exc: BaseException) -> None:
         trace = "".join(traceback.format_exception(exc))
@@ -356,5 +365,6 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
                 log.exception("Task %s: closing converter %s failed", self.name, type(converter).__name__)
         if self.status.state is not State.FAILED:
             self.status.set(State.STOPPED)
-        log.info("Task %s stopped (%d records produced, %d committed)", self.name, self.produced,
-                 self.committed_records)
+        log.info(
+            "Task %s stopped (%d records produced, %d committed)", self.name, self.produced, self.committed_records
+        )

@@ -37,8 +37,9 @@ class TaskOffsetReader:
 
 
 class WorkerTaskContext:
-    def __init__(self, reader: TaskOffsetReader, props: Mapping[str, str],
-                 transaction_context: TransactionContext | None = None) -> None:
+    def __init__(
+        self, reader: TaskOffsetReader, props: Mapping[str, str], transaction_context: TransactionContext | None = None
+    ) -> None:
         self._reader = reader
         self._props = dict(props)
         self._transaction_context = transaction_context

@@ -32,16 +32,25 @@ TaskMetricsFactory = Callable[[str, int], TaskMetrics]
 
 
 class SourceTaskFactory:
-    def __init__(self, config: WorkerConfig, offset_store: OffsetBackingStore, topic_gates: TopicGateFactory, *,
-                 offset_flusher: OffsetFlusher | None = None,
-                 task_metrics: TaskMetricsFactory | None = None) -> None:
+    def __init__(
+        self,
+        config: WorkerConfig,
+        offset_store: OffsetBackingStore,
+        topic_gates: TopicGateFactory,
+        *,
+        offset_flusher: OffsetFlusher | None = None,
+        task_metrics: TaskMetricsFactory | None = None,
+    ) -> None:
         self.config = config
         self.offset_store = offset_store
         self._gates = topic_gates
         self._flusher = offset_flusher
         self._task_metrics = task_metrics
-        self.timeouts = TaskTimeouts(config.offset_flush_interval_ms / 1000, config.offset_flush_timeout_ms / 1000,
-                                     config.topic_creation_timeout_ms / 1000)
+        self.timeouts = TaskTimeouts(
+            config.offset_flush_interval_ms / 1000,
+            config.offset_flush_timeout_ms / 1000,
+            config.topic_creation_timeout_ms / 1000,
+        )
 
     def build(self, spec: TaskSpec, on_topics: Callable[[set[str]], None] | None = None) -> WorkerSourceTask:
         """A task ready to `run()`. Raises what the connector's config cannot give (e.g. a converter)."""
@@ -54,19 +63,30 @@ class SourceTaskFactory:
             **client_log_settings(f"Task {spec.name} producer"),
         }
         common: dict[str, Any] = dict(
-            connector=config.name, task_id=task_id, task=spec.task_class(), props=spec.props,
-            producer_config=producer_config, key_converter=self._converter(config, True),
-            value_converter=self._converter(config, False), header_converter=self._header_converter(config),
-            topic_gate=self._gates(config), timeouts=self.timeouts, on_topics=on_topics,
-            error_handling=ErrorHandling.from_props(config.props), transforms=config.transforms,
-            metrics=self._task_metrics(config.name, task_id) if self._task_metrics is not None else None)
+            connector=config.name,
+            task_id=task_id,
+            task=spec.task_class(),
+            props=spec.props,
+            producer_config=producer_config,
+            key_converter=self._converter(config, True),
+            value_converter=self._converter(config, False),
+            header_converter=self._header_converter(config),
+            topic_gate=self._gates(config),
+            timeouts=self.timeouts,
+            on_topics=on_topics,
+            error_handling=ErrorHandling.from_props(config.props),
+            transforms=config.transforms,
+            metrics=self._task_metrics(config.name, task_id) if self._task_metrics is not None else None,
+        )
         if self.config.exactly_once_enabled:
             # WorkerConfig refuses exactly-once without offset.storage.topic, the only transactional store
             assert isinstance(self.offset_store, KafkaOffsetStore)
             return ExactlyOnceWorkerSourceTask(
                 transactional_id=transactional_id(self.config.group_id, config.name, task_id),
-                transactions=TransactionSettings.from_props(config.props), offset_store=self.offset_store,
-                **common)
+                transactions=TransactionSettings.from_props(config.props),
+                offset_store=self.offset_store,
+                **common,
+            )
         return WorkerSourceTask(offset_store=self.offset_store, offset_flusher=self._flusher, **common)
 
     def _converter(self, config: ConnectorConfig, is_key: bool) -> Converter:

@@ -46,8 +46,9 @@ class _Step:
             except RetriableError:
                 raise
             except Exception as exc:
-                raise TransformError(f"The predicate of transform {self.alias!r} failed: "
-                                     f"{type(exc).__name__}: {exc}") from exc
+                raise TransformError(
+                    f"The predicate of transform {self.alias!r} failed: {type(exc).__name__}: {exc}"
+                ) from exc
             if holds == self.negate:
                 return record
         try:
@@ -55,8 +56,9 @@ class _Step:
         except RetriableError:
             raise  # retried within errors.retry.timeout, as Kafka does
         except Exception as exc:
-            raise TransformError(f"Transform {self.alias!r} ({type(self.transformation).__name__}) failed: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise TransformError(
+                f"Transform {self.alias!r} ({type(self.transformation).__name__}) failed: {type(exc).__name__}: {exc}"
+            ) from exc
 
 
 @dataclass(slots=True)
@@ -87,8 +89,11 @@ class TransformationChain:
             for t in config.transforms:
                 transformation = t.cls()
                 transformation.configure(t.props)
-                steps.append(_Step(t.alias, transformation,
-                                   predicates[t.predicate] if t.predicate is not None else None, t.negate))
+                steps.append(
+                    _Step(
+                        t.alias, transformation, predicates[t.predicate] if t.predicate is not None else None, t.negate
+                    )
+                )
         except Exception:
             TransformationChain(steps, list(predicates.values())).close()
             raise
@@ -112,8 +117,15 @@ class TransformationChain:
         # as the transforms themselves; built-ins that can (`apply_to_copy`) write into one copy of the
         # record instead of making a new record each. A record that raises is run again through `apply`,
         # whose errors name the transform, under errors.retry.* and errors.tolerance.
-        steps = [(s.transformation.apply, getattr(s.transformation, "apply_to_copy", None),
-                  None if s.predicate is None else s.predicate.test, s.negate) for s in self._steps]
+        steps = [
+            (
+                s.transformation.apply,
+                getattr(s.transformation, "apply_to_copy", None),
+                None if s.predicate is None else s.predicate.test,
+                s.negate,
+            )
+            for s in self._steps
+        ]
         for index, record in enumerate(records):
             current: SourceRecord | Skipped | None = record
             owned = False  # whether `current` is a copy no one else holds (the polled record must not change)

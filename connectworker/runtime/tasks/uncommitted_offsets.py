@@ -17,8 +17,16 @@ def _shown(offset: Any) -> str:
     return "nothing committed yet" if offset is None else json.dumps(offset, separators=(",", ":"), sort_keys=True)
 
 
-def uncommitted_report(task: str, records: int, pending: Mapping[str, Any], committed: Mapping[str, Any],
-                       flush_timeout_ms: int, not_written: int, *, transactional: bool = False) -> str:
+def uncommitted_report(
+    task: str,
+    records: int,
+    pending: Mapping[str, Any],
+    committed: Mapping[str, Any],
+    flush_timeout_ms: int,
+    not_written: int,
+    *,
+    transactional: bool = False,
+) -> str:
     """The warning for task `task`, which stopped with the offsets of `records` records not committed.
 
     `pending` holds the newest offset per source partition (canonical JSON keys) of the records the
@@ -26,17 +34,24 @@ def uncommitted_report(task: str, records: int, pending: Mapping[str, Any], comm
     acknowledged records whose offsets the offset store failed to write. A `transactional` task's are
     in an aborted transaction: they come again, but only once."""
     again = "exactly once: their transaction was aborted" if transactional else "at least once"
-    parts = [f"Task {task} stopped with the offsets of {records} record(s) not committed; those records are "
-             f"produced again after a restart ({again})."]
+    parts = [
+        f"Task {task} stopped with the offsets of {records} record(s) not committed; those records are "
+        f"produced again after a restart ({again})."
+    ]
     if pending:
-        partitions = [f"source partition {key} stays at {_shown(committed.get(key))} (not committed: up to "
-                      f"{_shown(offset)})" for key, offset in list(pending.items())[:MAX_PARTITIONS_SHOWN]]
+        partitions = [
+            f"source partition {key} stays at {_shown(committed.get(key))} (not committed: up to {_shown(offset)})"
+            for key, offset in list(pending.items())[:MAX_PARTITIONS_SHOWN]
+        ]
         more = len(pending) - MAX_PARTITIONS_SHOWN
         if more > 0:
             partitions.append(f"and {more} more source partition(s)")
-        parts.append(f"Kafka did not acknowledge {records - not_written} of them within "
-                     f"offset.flush.timeout.ms ({flush_timeout_ms} ms): {'; '.join(partitions)}.")
+        parts.append(
+            f"Kafka did not acknowledge {records - not_written} of them within "
+            f"offset.flush.timeout.ms ({flush_timeout_ms} ms): {'; '.join(partitions)}."
+        )
     if not_written:
-        parts.append(f"The offset store could not be written for {not_written} acknowledged record(s) (the "
-                     f"reason was logged).")
+        parts.append(
+            f"The offset store could not be written for {not_written} acknowledged record(s) (the reason was logged)."
+        )
     return " ".join(parts)

@@ -64,12 +64,15 @@ class VanishedTopics:
     def check(self, topic: str) -> None:
         """Raise `TaskFailure` unless the task may still (re-)create `topic` now."""
         if not self._recreates:
-            raise TaskFailure(f"Topic {topic!r} no longer exists and topic creation is off for connector "
-                              f"{self._connector}; create the topic, or enable topic creation, and restart")
+            raise TaskFailure(
+                f"Topic {topic!r} no longer exists and topic creation is off for connector "
+                f"{self._connector}; create the topic, or enable topic creation, and restart"
+            )
         now = time.monotonic()
         if now > self._deadline(topic, now):
-            raise TaskFailure(f"Topic {topic!r} vanished while in use and was still not usable after "
-                              f"topic.creation.timeout.ms")
+            raise TaskFailure(
+                f"Topic {topic!r} vanished while in use and was still not usable after topic.creation.timeout.ms"
+            )
 
     def expire(self) -> None:
         """Forget deadlines that have passed (a topic deleted again later gets a fresh one)."""

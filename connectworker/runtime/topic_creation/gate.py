@@ -48,18 +48,25 @@ def connector_admins(worker: WorkerConfig, request_timeout_s: float) -> Connecto
             return None
 
         def open_admin() -> TopicAdmin:
-            settings = {"client.id": f"connector-adminclient-{connector.name}",
-                        **worker.client_settings("admin", connector.admin_overrides)}
-            return open_topic_admin(worker.bootstrap_servers, settings, request_timeout_s=request_timeout_s,
-                                    client_name=f"Connector {connector.name} admin")
+            settings = {
+                "client.id": f"connector-adminclient-{connector.name}",
+                **worker.client_settings("admin", connector.admin_overrides),
+            }
+            return open_topic_admin(
+                worker.bootstrap_servers,
+                settings,
+                request_timeout_s=request_timeout_s,
+                client_name=f"Connector {connector.name} admin",
+            )
 
         return open_admin
 
     return admin_for
 
 
-def connector_gates(service: TopicCreationService,
-                    admins: ConnectorAdmins | None = None) -> Callable[[ConnectorConfig], TopicGate]:
+def connector_gates(
+    service: TopicCreationService, admins: ConnectorAdmins | None = None
+) -> Callable[[ConnectorConfig], TopicGate]:
     """The worker's gate factory: each connector's gate, from its name, props and parsed rules, and its
     own Admin client if `admins` opens one for it."""
 

@@ -28,8 +28,9 @@ def rule_topics(config: ConnectorConfig, admin: TopicAdmin) -> list[str]:
     return sorted(t for t in admin.topic_names() if not t.startswith("__") and rules.match(t) is not None)
 
 
-def drift_report(config: ConnectorConfig, topics: Iterable[str], *, admin: TopicAdmin,
-                 policy: CreateTopicPolicy | None = None) -> list[TopicDrift]:
+def drift_report(
+    config: ConnectorConfig, topics: Iterable[str], *, admin: TopicAdmin, policy: CreateTopicPolicy | None = None
+) -> list[TopicDrift]:
     """Each topic compared with what the connector's rule would create now."""
     names = sorted(set(topics))
     invalid = {name: why for name in names if (why := validate_topic_name(name))}
@@ -68,6 +69,7 @@ def apply_fixes(admin: TopicAdmin, report: Sequence[TopicDrift]) -> list[str]:
     admin.set_configs(configs, validate_only=True)
     admin.add_partitions(totals)
     admin.set_configs(configs)
-    return ([f"{topic}: partitions increased to {total}" for topic, total in sorted(totals.items())]
-            + [f"{topic}: set {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
-               for topic, values in sorted(configs.items())])
+    return [f"{topic}: partitions increased to {total}" for topic, total in sorted(totals.items())] + [
+        f"{topic}: set {', '.join(f'{k}={v}' for k, v in sorted(values.items()))}"
+        for topic, values in sorted(configs.items())
+    ]

@@ -47,10 +47,16 @@ def started_task_hook(config: ConnectorConfig) -> Iterator[NewTopicHook]:
         connector.stop()
 
 
-def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool,
-                admin: TopicAdmin | None = None, validate_only: bool = False,
-                broker_honours_validate_only: bool = True,
-                policy: CreateTopicPolicy | None = None) -> list[PlanEntry]:
+def plan_topics(
+    config: ConnectorConfig,
+    topics: Iterable[str],
+    *,
+    enabled: bool,
+    admin: TopicAdmin | None = None,
+    validate_only: bool = False,
+    broker_honours_validate_only: bool = True,
+    policy: CreateTopicPolicy | None = None,
+) -> list[PlanEntry]:
     """Plan each topic with the connector's rules and its first task's hook; asks the broker which
     topics exist when `admin` is given (and, with `validate_only`, what it says of the settings).
 
@@ -59,10 +65,17 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
     would create it; `emitted` shows where it came from."""
     names = list(dict.fromkeys(topics))
     routes = _routes(config, names)
-    planned = plan_new_topics(config.topic_rules, dict.fromkeys(t for t, _ in routes.values() if t is not None),
-                              lambda: started_task_hook(config), hook_owner=f"{config.name} task 0",
-                              enabled=enabled, admin=admin, validate_only=validate_only,
-                              broker_honours_validate_only=broker_honours_validate_only, policy=policy)
+    planned = plan_new_topics(
+        config.topic_rules,
+        dict.fromkeys(t for t, _ in routes.values() if t is not None),
+        lambda: started_task_hook(config),
+        hook_owner=f"{config.name} task 0",
+        enabled=enabled,
+        admin=admin,
+        validate_only=validate_only,
+        broker_honours_validate_only=broker_honours_validate_only,
+        policy=policy,
+    )
     if not config.transforms.transforms:
         return planned
     by_topic = {entry.topic: entry for entry in planned}
@@ -70,8 +83,18 @@ def plan_topics(config: ConnectorConfig, topics: Iterable[str], *, enabled: bool
     for name in names:
         routed, note = routes[name]
         if routed is None:
-            entries.append(PlanEntry(topic=name, emitted=name, create=False, rule=None, partitions=None,
-                                     replication_factor=None, configs={}, reason=note))
+            entries.append(
+                PlanEntry(
+                    topic=name,
+                    emitted=name,
+                    create=False,
+                    rule=None,
+                    partitions=None,
+                    replication_factor=None,
+                    configs={},
+                    reason=note,
+                )
+            )
             continue
         entry = by_topic[routed].model_copy(update={"emitted": name})
         entries.append(entry if not note else entry.model_copy(update={"reason": f"{entry.reason}; {note}"}))
@@ -91,8 +114,9 @@ def _routes(config: ConnectorConfig, names: list[str]) -> dict[str, tuple[str | 
             except TransformError as exc:  # the transform needs the record's data: cannot tell
                 routes[name] = (name, f"routing unknown, the transforms need the record's data ({exc})")
                 continue
-            routes[name] = ((record.topic, "") if record is not None
-                            else (None, "dropped by the transforms: nothing is produced"))
+            routes[name] = (
+                (record.topic, "") if record is not None else (None, "dropped by the transforms: nothing is produced")
+            )
         return routes
     finally:
         chain.close()

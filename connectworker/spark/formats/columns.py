@@ -36,12 +36,21 @@ SOURCE_SCHEMA_DDL = (
 )
 
 HEADER_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
-SOURCE_ARROW_SCHEMA = pa.schema([
-    ("topic", pa.string()), ("key", pa.binary()), ("value", pa.binary()), ("partition", pa.int32()),
-    ("headers", HEADER_TYPE), ("timestamp", pa.timestamp("us", tz="UTC")),
-    ("connector", pa.string()), ("task", pa.int32()), ("source_partition", pa.string()),
-    ("source_offset", pa.string()), ("source_index", pa.int64()),
-])
+SOURCE_ARROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("partition", pa.int32()),
+        ("headers", HEADER_TYPE),
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+        ("connector", pa.string()),
+        ("task", pa.int32()),
+        ("source_partition", pa.string()),
+        ("source_offset", pa.string()),
+        ("source_index", pa.int64()),
+    ]
+)
 
 SOURCE_COLUMNS = ("connector", "source_partition", "source_offset", "source_index")
 _BYTES = (StringType, BinaryType)
@@ -83,8 +92,9 @@ class SinkColumns:
         has_partition = check("partition", _INTEGRAL, "an int", required=False)
         has_headers = "headers" in types
         if has_headers and not _is_header_type(types["headers"]):
-            problems["headers"] = ("must be array<struct<key: string, value: binary>>, got "
-                                   f"{types['headers'].simpleString()}")
+            problems["headers"] = (
+                f"must be array<struct<key: string, value: binary>>, got {types['headers'].simpleString()}"
+            )
         has_timestamp = check("timestamp", (TimestampType,), "a timestamp", required=False)
         has_source = "source_offset" in types
         if has_source:
@@ -101,5 +111,8 @@ def _is_header_type(dtype: DataType) -> bool:
     if not isinstance(dtype, ArrayType) or not isinstance(dtype.elementType, StructType):
         return False
     fields = {f.name: f.dataType for f in dtype.elementType.fields}
-    return set(fields) == {"key", "value"} and isinstance(fields["key"], StringType) \
+    return (
+        set(fields) == {"key", "value"}
+        and isinstance(fields["key"], StringType)
         and isinstance(fields["value"], _BYTES)
+    )

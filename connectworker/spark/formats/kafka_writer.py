@@ -43,8 +43,12 @@ class KafkaRowWriter:
         self._settings = settings
         self._columns = columns
         self._producer, self._failures = shared_producer(settings.kafka)
-        service = creation_service(settings.kafka, enabled=settings.creation_enabled,
-                                   timeout_ms=settings.creation_timeout_ms, policy=settings.policy)
+        service = creation_service(
+            settings.kafka,
+            enabled=settings.creation_enabled,
+            timeout_ms=settings.creation_timeout_ms,
+            policy=settings.policy,
+        )
         self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
         self._ready: set[str] = set()
         self.records = 0
@@ -89,26 +93,37 @@ class KafkaRowWriter:
                 partitions = cols["partition"].to_pylist() if placed else [None] * n
                 headers = cols["headers"].to_pylist() if with_headers else [None] * n
                 timestamps = _millis(cols["timestamp"]) if stamped else [None] * n
-                for topic, key, value, partition, header, ts in zip(topics, keys, values, partitions, headers,
-                                                                    timestamps, strict=True):
+                for topic, key, value, partition, header, ts in zip(
+                    topics, keys, values, partitions, headers, timestamps, strict=True
+                ):
                     self._produce_patiently(topic, key, value, partition, header, ts)
         except KafkaException as exc:  # refused by the client before sending (known metadata, size)
             err = exc.args[0]
-            raise ConnectError(f"Kafka refused a record for topic {topic!r}: {err.str()} ({err.name()}). The "
-                               f"batch's source offsets are not committed, so its records are sent again "
-                               f"when the batch is retried.") from None
+            raise ConnectError(
+                f"Kafka refused a record for topic {topic!r}: {err.str()} ({err.name()}). The "
+                f"batch's source offsets are not committed, so its records are sent again "
+                f"when the batch is retried."
+            ) from None
         self._producer.poll(0)
         self.records += n
         if c.source:
             self._track_offsets(cols)
 
-    def _produce_patiently(self, topic: str, key: bytes | str | None, value: bytes | str | None,
-                           partition: int | None, header: list[dict[str, Any]] | None, ts: int | None) -> None:
+    def _produce_patiently(
+        self,
+        topic: str,
+        key: bytes | str | None,
+        value: bytes | str | None,
+        partition: int | None,
+        header: list[dict[str, Any]] | None,
+        ts: int | None,
+    ) -> None:
         kafka_headers = [(h["key"], h["value"]) for h in header] if header else None
         while True:
             try:
-                self._producer.produce(topic, value, key, -1 if partition is None else partition,
-                                       timestamp=ts or 0, headers=kafka_headers)
+                self._producer.produce(
+                    topic, value, key, -1 if partition is None else partition, timestamp=ts or 0, headers=kafka_headers
+                )
                 return
             except BufferError:
                 self._producer.poll(0.05)  # the local queue is full: serve delivery reports until there is room
@@ -116,8 +131,7 @@ class KafkaRowWriter:
     def _ensure_topics(self, topics: list[str | None]) -> None:
         unique = set(topics)
         if None in unique:
-            raise ConnectError("A row has a null topic: set the topic column in every row, or give the "
-                               "option topic")
+            raise ConnectError("A row has a null topic: set the topic column in every row, or give the option topic")
         new = {t for t in unique if t is not None} - self._ready
         if new:
             self._gate.ensure(new, None, WRITER_NAME)  # a DataFrame has no task: the rules' settings apply
@@ -133,9 +147,11 @@ class KafkaRowWriter:
         if failures.first is None:
             return ConnectError(f"{remaining} record(s) were still unacknowledged by Kafka after flush")
         topic, err = failures.first
-        return ConnectError(f"Kafka rejected {failures.count} of {self.records} record(s); first for topic "
-                            f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
-                            f"committed, so its records are sent again when the batch is retried.")
+        return ConnectError(
+            f"Kafka rejected {failures.count} of {self.records} record(s); first for topic "
+            f"{topic!r}: {err.str()} ({err.name()}). The batch's source offsets are not "
+            f"committed, so its records are sent again when the batch is retried."
+        )
 
 
 class DeliveryFailures:
@@ -166,8 +182,7 @@ def shared_producer(kafka: Mapping[str, str]) -> tuple[Producer, DeliveryFailure
 
     def create() -> tuple[Producer, DeliveryFailures]:
         failures = DeliveryFailures()
-        producer = Producer({**PRODUCER_DEFAULTS, **kafka, "delivery.report.only.error": True,
-                             "on_delivery": failures})
+        producer = Producer({**PRODUCER_DEFAULTS, **kafka, "delivery.report.only.error": True, "on_delivery": failures})
         return producer, failures
 
     return _producers.get(tuple(sorted(kafka.items())), create)
@@ -194,17 +209,26 @@ def newest_rows(cols: dict[str, pa.Array]) -> list[tuple[tuple[str, str], int, s
     """((connector, source partition), source_index, source_offset) of the row with the highest
     index per source partition, among the rows that carry an offset; computed with Arrow, so a batch
     costs a few Python objects per source partition, not per row."""
-    table = pa.table({"connector": cols["connector"], "partition": pc.fill_null(cols["source_partition"], "null"),
-                      "index": cols["source_index"], "offset": cols["source_offset"]})
+    table = pa.table(
+        {
+            "connector": cols["connector"],
+            "partition": pc.fill_null(cols["source_partition"], "null"),
+            "index": cols["source_index"],
+            "offset": cols["source_offset"],
+        }
+    )
     table = table.filter(pc.and_(pc.is_valid(table["offset"]), pc.is_valid(table["connector"])))
     if table.num_rows == 0:
         return []
     newest = table.group_by(["connector", "partition"]).aggregate([("index", "max")])
     rows = []
-    for connector, partition, index in zip(newest["connector"].to_pylist(), newest["partition"].to_pylist(),
-                                           newest["index_max"].to_pylist(), strict=True):
-        match = pc.and_(pc.and_(pc.equal(table["connector"], connector), pc.equal(table["partition"], partition)),
-                        pc.equal(table["index"], index))
+    for connector, partition, index in zip(
+        newest["connector"].to_pylist(), newest["partition"].to_pylist(), newest["index_max"].to_pylist(), strict=True
+    ):
+        match = pc.and_(
+            pc.and_(pc.equal(table["connector"], connector), pc.equal(table["partition"], partition)),
+            pc.equal(table["index"], index),
+        )
         rows.append(((connector, partition), index, table.filter(match)["offset"][0].as_py()))
     return rows
 

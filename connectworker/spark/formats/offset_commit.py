@@ -45,16 +45,21 @@ class SinkCommitMessage(WriterCommitMessage):
 
 def merge_newest(messages: Sequence[WriterCommitMessage | None]) -> dict[str, dict[str, SourceOffset]]:
     """The newest offset of every source partition over all messages, by connector."""
-    newest = newest_indexed((key, index, offset) for message in messages if isinstance(message, SinkCommitMessage)
-                            for key, (index, offset) in message.newest.items())
+    newest = newest_indexed(
+        (key, index, offset)
+        for message in messages
+        if isinstance(message, SinkCommitMessage)
+        for key, (index, offset) in message.newest.items()
+    )
     by_connector: dict[str, dict[str, Any]] = {}
     for (connector, partition), (_, offset) in newest.items():
         by_connector.setdefault(connector, {})[partition] = json.loads(offset)
     return by_connector
 
 
-def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[WriterCommitMessage | None],
-                   what: str) -> None:
+def commit_offsets(
+    settings: OffsetStorageSettings | None, messages: Sequence[WriterCommitMessage | None], what: str
+) -> None:
     """Commit the newest offsets of `messages` to the storage `settings` names (driver side)."""
     records = sum(m.records for m in messages if isinstance(m, SinkCommitMessage))
     offsets = merge_newest(messages)
@@ -62,8 +67,9 @@ def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[Wr
         log.debug("%s: %d records written, no source offsets to commit", what, records)
         return
     if settings is None:
-        raise ConnectError(f"{what}: rows carry source offsets but no offset.storage.* option says where "
-                           f"to commit them")
+        raise ConnectError(
+            f"{what}: rows carry source offsets but no offset.storage.* option says where to commit them"
+        )
     storage = committer_storage(settings)
     try:
         for connector, partitions in offsets.items():
@@ -73,16 +79,27 @@ def commit_offsets(settings: OffsetStorageSettings | None, messages: Sequence[Wr
         close_committer_storage(settings)
         raise
     for connector, partitions in offsets.items():
-        log.info("%s: committed offsets of %d source partition(s) of connector %s to %s (%d records "
-                 "acknowledged)", what, len(partitions), connector, storage.describe(), records)
+        log.info(
+            "%s: committed offsets of %d source partition(s) of connector %s to %s (%d records acknowledged)",
+            what,
+            len(partitions),
+            connector,
+            storage.describe(),
+            records,
+        )
 
 
 _stores: ProcessCache[OffsetBackingStore] = ProcessCache()
 
 
 def _key(settings: OffsetStorageSettings) -> tuple[object, ...]:
-    return (settings.file, settings.topic, settings.topic_partitions, settings.topic_replication_factor,
-            tuple(sorted(settings.kafka.items())))
+    return (
+        settings.file,
+        settings.topic,
+        settings.topic_partitions,
+        settings.topic_replication_factor,
+        tuple(sorted(settings.kafka.items())),
+    )
 
 
 def committer_storage(settings: OffsetStorageSettings) -> OffsetBackingStore:

@@ -39,8 +39,9 @@ DEFAULT_CREATION_TIMEOUT_MS = 30_000
 SPARK_OWN_KEYS = frozenset({"path", "checkpointlocation", "queryname"})
 """Options Spark itself adds; never part of a connector config."""
 
-WORKER_LEVEL_KEYS = frozenset({WORKER_ENABLE_KEY, CREATION_TIMEOUT_KEY, MAX_RECORDS_KEY, MAX_MS_KEY,
-                               PLUGIN_PATH_KEY, *OFFSET_STORAGE_KEYS})
+WORKER_LEVEL_KEYS = frozenset(
+    {WORKER_ENABLE_KEY, CREATION_TIMEOUT_KEY, MAX_RECORDS_KEY, MAX_MS_KEY, PLUGIN_PATH_KEY, *OFFSET_STORAGE_KEYS}
+)
 
 
 def policy_settings(options: Mapping[str, str]) -> dict[str, str]:
@@ -50,8 +51,11 @@ def policy_settings(options: Mapping[str, str]) -> dict[str, str]:
 
 def kafka_settings(options: Mapping[str, str]) -> dict[str, str]:
     """The `kafka.*` options with the prefix removed: librdkafka settings."""
-    return {k[len(KAFKA_PREFIX):]: v for k, v in options.items()
-            if k.startswith(KAFKA_PREFIX) and len(k) > len(KAFKA_PREFIX)}
+    return {
+        k[len(KAFKA_PREFIX) :]: v
+        for k, v in options.items()
+        if k.startswith(KAFKA_PREFIX) and len(k) > len(KAFKA_PREFIX)
+    }
 
 
 def option_value(options: Mapping[str, str], key: str, ctype: ConfigType, default: object) -> object:
@@ -69,15 +73,23 @@ def restore_case(options: Mapping[str, str], names: Iterable[str]) -> dict[str, 
     group, transform or predicate alias (`topic.creation.<group>.`, `transforms.<alias>.`, ...)."""
     by_lower = {name.lower(): name for name in names}
     prefixes: dict[str, str] = {}  # lower-cased prefix -> prefix as listed
-    for list_key, prefix in ((GROUPS_KEY, "topic.creation."), (KIP_RULES_KEY, "topic.creation."),
-                             ("transforms", "transforms."), ("predicates", "predicates.")):
+    for list_key, prefix in (
+        (GROUPS_KEY, "topic.creation."),
+        (KIP_RULES_KEY, "topic.creation."),
+        ("transforms", "transforms."),
+        ("predicates", "predicates."),
+    ):
         listed: dict[str, str] = {}
         for alias in str(options.get(list_key) or "").split(","):
             alias = alias.strip()
             other = listed.setdefault(alias.lower(), alias)
             if other != alias:
-                raise ConfigError({list_key: f"{other!r} and {alias!r} differ only in case; Spark "
-                                             f"lower-cases option keys, so give them distinct names"})
+                raise ConfigError(
+                    {
+                        list_key: f"{other!r} and {alias!r} differ only in case; Spark "
+                        f"lower-cases option keys, so give them distinct names"
+                    }
+                )
             if alias:
                 prefixes[f"{prefix}{alias.lower()}."] = f"{prefix}{alias}."
     restored: dict[str, str] = {}
@@ -87,7 +99,7 @@ def restore_case(options: Mapping[str, str], names: Iterable[str]) -> dict[str, 
             name = key
             for low, prefix in prefixes.items():
                 if key.lower().startswith(low):
-                    name = prefix + key[len(low):]
+                    name = prefix + key[len(low) :]
                     break
         restored[name] = value
     return restored
@@ -123,19 +135,26 @@ class SourceSettings:
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SourceSettings:
         options = dict(options)
-        plugin_path = tuple(p.strip() for p in str(options.get(PLUGIN_PATH_KEY) or "").split(",")
-                            if p.strip())
+        plugin_path = tuple(p.strip() for p in str(options.get(PLUGIN_PATH_KEY) or "").split(",") if p.strip())
         add_plugin_paths(plugin_path)  # before the connector class is resolved
         kafka = kafka_settings(options)
         offsets = OffsetStorageSettings.from_options(options, kafka, required=True)
         assert offsets is not None
         enabled = option_value(options, WORKER_ENABLE_KEY, ConfigType.BOOLEAN, False)
         if enabled and not kafka.get("bootstrap.servers"):
-            raise ConfigError({"kafka.bootstrap.servers": f"required with {WORKER_ENABLE_KEY}=true: the "
-                                                          f"cluster where topics are created"})
-        connector = {k: v for k, v in options.items()
-                     if not k.startswith((KAFKA_PREFIX, POLICY_PREFIX)) and k not in WORKER_LEVEL_KEYS
-                     and k not in SPARK_OWN_KEYS}
+            raise ConfigError(
+                {
+                    "kafka.bootstrap.servers": f"required with {WORKER_ENABLE_KEY}=true: the "
+                    f"cluster where topics are created"
+                }
+            )
+        connector = {
+            k: v
+            for k, v in options.items()
+            if not k.startswith((KAFKA_PREFIX, POLICY_PREFIX))
+            and k not in WORKER_LEVEL_KEYS
+            and k not in SPARK_OWN_KEYS
+        }
         return cls(
             connector=restore_case(connector, connector_key_names(connector)),
             kafka=kafka,
@@ -168,9 +187,13 @@ class SinkSettings:
         if not kafka.get("bootstrap.servers"):
             raise ConfigError({"kafka.bootstrap.servers": "required: the Kafka cluster to write to"})
         enabled = option_value(options, WORKER_ENABLE_KEY, ConfigType.BOOLEAN, False)
-        creation = {k: v for k, v in options.items()
-                    if (k == KIP_RULES_KEY or k.startswith("topic.creation.")) and k not in WORKER_LEVEL_KEYS
-                    and not k.startswith(POLICY_PREFIX)}
+        creation = {
+            k: v
+            for k, v in options.items()
+            if (k == KIP_RULES_KEY or k.startswith("topic.creation."))
+            and k not in WORKER_LEVEL_KEYS
+            and not k.startswith(POLICY_PREFIX)
+        }
         return cls(
             kafka=kafka,
             topic=options.get(TOPIC_KEY) or None,

@@ -38,9 +38,14 @@ def plan_write(options: Mapping[str, str], schema: StructType) -> tuple[SinkSett
     settings = SinkSettings.from_options(options)
     columns = SinkColumns.of(schema, topic_option=settings.topic)
     if columns.source and settings.offsets is None:
-        raise ConfigError({FILE_KEY: f"these rows come from connect-source and carry source offsets: give "
-                                     f"{FILE_KEY} or {TOPIC_KEY} (the same as the source's) so they are "
-                                     f"committed, or drop the source_offset column"}, source=WRITER_NAME)
+        raise ConfigError(
+            {
+                FILE_KEY: f"these rows come from connect-source and carry source offsets: give "
+                f"{FILE_KEY} or {TOPIC_KEY} (the same as the source's) so they are "
+                f"committed, or drop the source_offset column"
+            },
+            source=WRITER_NAME,
+        )
     if settings.creation_enabled:
         parse_topic_creation(settings.creation_props, source=WRITER_NAME)  # bad rules fail here
     return settings, columns
@@ -74,8 +79,10 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         commit_offsets(self._settings.offsets, messages, "connect-kafka batch write")
 
     def abort(self, messages: Sequence[WriterCommitMessage | None]) -> None:
-        log.warning("connect-kafka batch write aborted: rows of the successful tasks may be in Kafka; no "
-                    "source offsets were committed")
+        log.warning(
+            "connect-kafka batch write aborted: rows of the successful tasks may be in Kafka; no "
+            "source offsets were committed"
+        )
 
 
 class KafkaStreamWriter(DataSourceStreamArrowWriter):
@@ -90,5 +97,8 @@ class KafkaStreamWriter(DataSourceStreamArrowWriter):
         commit_offsets(self._settings.offsets, messages, f"connect-kafka micro-batch {batchId}")
 
     def abort(self, messages: Sequence[WriterCommitMessage | None], batchId: int) -> None:
-        log.warning("connect-kafka micro-batch %d aborted: rows of the successful tasks may be in Kafka; "
-                    "no source offsets were committed, so they are delivered again", batchId)
+        log.warning(
+            "connect-kafka micro-batch %d aborted: rows of the successful tasks may be in Kafka; "
+            "no source offsets were committed, so they are delivered again",
+            batchId,
+        )

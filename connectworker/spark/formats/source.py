@@ -86,8 +86,7 @@ class ConnectStreamReader(DataSourceStreamReader):
     def initialOffset(self) -> dict[str, int]:
         return {BATCH: 0}
 
-    def latestOffset(self, start: dict[str, int] | None = None,
-                     limit: ReadLimit | None = None) -> dict[str, int]:
+    def latestOffset(self, start: dict[str, int] | None = None, limit: ReadLimit | None = None) -> dict[str, int]:
         """One more micro-batch per trigger."""
         current = self._batch if start is None else int(start[BATCH])
         self._batch = current + 1
@@ -100,8 +99,10 @@ class ConnectStreamReader(DataSourceStreamReader):
         offsets = read_committed(self._open_storage(), config.name)  # the sink commits in another process
         max_ms = min(FIRST_BATCH_MAX_MS, self._settings.max_ms) if self._planned == 0 else None
         self._planned += 1
-        return [TaskPartition(int(end[BATCH]), task_id, props, offsets, max_ms)
-                for task_id, props in enumerate(task_configs)]
+        return [
+            TaskPartition(int(end[BATCH]), task_id, props, offsets, max_ms)
+            for task_id, props in enumerate(task_configs)
+        ]
 
     def _started(self) -> tuple[ConnectorConfig, list[dict[str, str]]]:
         if self._config is None:
@@ -117,8 +118,12 @@ class ConnectStreamReader(DataSourceStreamReader):
             task_configs = connector.task_configs(config.tasks_max)[: config.tasks_max]
             self._task_configs = [{**config.props, **task_props} for task_props in task_configs]
             self._config = config
-            log.info("Connector %s started on Spark with %d task(s); offsets in %s", config.name,
-                     len(self._task_configs), self._open_storage().describe())
+            log.info(
+                "Connector %s started on Spark with %d task(s); offsets in %s",
+                config.name,
+                len(self._task_configs),
+                self._open_storage().describe(),
+            )
         return self._config, self._task_configs
 
     def _open_storage(self) -> OffsetBackingStore:

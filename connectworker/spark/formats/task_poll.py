@@ -46,8 +46,9 @@ log = logging.getLogger(__name__)
 class TaskPartition(InputPartition):
     """Spark's input partition for one task of one micro-batch."""
 
-    def __init__(self, batch: int, task_id: int, props: Mapping[str, str],
-                 offsets: Mapping[str, Any], max_ms: int | None = None) -> None:
+    def __init__(
+        self, batch: int, task_id: int, props: Mapping[str, str], offsets: Mapping[str, Any], max_ms: int | None = None
+    ) -> None:
         super().__init__(task_id)
         self.batch = batch
         self.task_id = task_id
@@ -85,13 +86,19 @@ class RowBuilder:
         dumps, partition_key_of = json.dumps, self._partition_key
         # One comprehension per column: cheaper than one loop appending to eleven lists.
         headers = [_headers(h) for h in converted.headers] if converted.headers is not None else [[]] * n
-        return self._rows(converted, first_index, [
-            pa.array([r.partition for r in records], pa.int32()),
-            pa.array(headers, HEADER_TYPE),
-            pa.array([None if (ts := r.timestamp) is None else ts * 1000 for r in records],
-                     pa.timestamp("us", tz="UTC")),
-        ], pa.array([partition_key_of(r.source_partition) for r in records], pa.string()),
-            pa.array([None if (o := r.source_offset) is None else dumps(o) for r in records], pa.string()))
+        return self._rows(
+            converted,
+            first_index,
+            [
+                pa.array([r.partition for r in records], pa.int32()),
+                pa.array(headers, HEADER_TYPE),
+                pa.array(
+                    [None if (ts := r.timestamp) is None else ts * 1000 for r in records], pa.timestamp("us", tz="UTC")
+                ),
+            ],
+            pa.array([partition_key_of(r.source_partition) for r in records], pa.string()),
+            pa.array([None if (o := r.source_offset) is None else dumps(o) for r in records], pa.string()),
+        )
 
     def _columnar(self, batch: SourceRecordBatch, converted: ConvertedPoll, first_index: int) -> pa.RecordBatch:
         """Rows of a columnar poll, without a record object per row.
@@ -104,15 +111,26 @@ class RowBuilder:
         offsets: list[str | None] = [None] * n
         if n and newest is not None:
             offsets[-1] = json.dumps(newest)
-        return self._rows(converted, first_index, [
-            pa.nulls(n, pa.int32()),
-            pa.array([[]] * n, HEADER_TYPE),
-            pa.nulls(n, pa.timestamp("us", tz="UTC")),
-        ], pa.array([self._partition_key(batch.source_partition)] * n, pa.string()),
-            pa.array(offsets, pa.string()))
+        return self._rows(
+            converted,
+            first_index,
+            [
+                pa.nulls(n, pa.int32()),
+                pa.array([[]] * n, HEADER_TYPE),
+                pa.nulls(n, pa.timestamp("us", tz="UTC")),
+            ],
+            pa.array([self._partition_key(batch.source_partition)] * n, pa.string()),
+            pa.array(offsets, pa.string()),
+        )
 
-    def _rows(self, converted: ConvertedPoll, first_index: int, placement: list[pa.Array],
-              partitions: pa.Array, offsets: pa.Array) -> pa.RecordBatch:
+    def _rows(
+        self,
+        converted: ConvertedPoll,
+        first_index: int,
+        placement: list[pa.Array],
+        partitions: pa.Array,
+        offsets: pa.Array,
+    ) -> pa.RecordBatch:
         n = len(converted.topics)
         columns = [
             pa.array(converted.topics, pa.string()),
@@ -171,14 +189,19 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     name = f"{config.name}-{part.task_id}"
     key_converter = resolve_converter("key.converter", config.props, {}, default=JSON_CONVERTER)
     value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
-    service = creation_service(settings.kafka, enabled=settings.creation_enabled,
-                               timeout_ms=settings.creation_timeout_ms, policy=settings.policy)
+    service = creation_service(
+        settings.kafka,
+        enabled=settings.creation_enabled,
+        timeout_ms=settings.creation_timeout_ms,
+        policy=settings.policy,
+    )
     gate = topic_gate(service, config.name, config.props)
     tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
     chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
     header_converter = resolve_header_converter(config.props, {})
-    rows = RowBuilder(config.name, part.task_id,
-                      RecordSerializer(key_converter, value_converter, tolerance, header_converter))
+    rows = RowBuilder(
+        config.name, part.task_id, RecordSerializer(key_converter, value_converter, tolerance, header_converter)
+    )
     task = config.connector_class().task_class()()
     task.initialize(WorkerTaskContext(TaskOffsetReader(part.offsets), part.props))
     task.start(part.props)

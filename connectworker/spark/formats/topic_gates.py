@@ -22,8 +22,9 @@ _services: ProcessCache[TopicCreationService] = ProcessCache()
 _gates: ProcessCache[TopicGate] = ProcessCache()
 
 
-def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int,
-                     policy: Mapping[str, str] | None = None) -> TopicCreationService:
+def creation_service(
+    kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int, policy: Mapping[str, str] | None = None
+) -> TopicCreationService:
     """This process's topic-creation service for the cluster `kafka` names, with the worker's create-topic
     policy (`topic.creation.policy.class` and its keys, as options) if `policy` describes one."""
     key = (tuple(sorted(kafka.items())), enabled, timeout_ms, tuple(sorted((policy or {}).items())))
@@ -32,19 +33,24 @@ def creation_service(kafka: Mapping[str, str], *, enabled: bool, timeout_ms: int
         admin = None
         if enabled:
             config = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
-            admin = open_topic_admin(kafka["bootstrap.servers"], config,
-                                     request_timeout_s=min(30.0, timeout_ms / 1000))
-        return TopicCreationService(admin, enabled=enabled, timeout_s=timeout_ms / 1000,
-                                    policy=policy_from_options(policy or {}) if enabled else None)
+            admin = open_topic_admin(kafka["bootstrap.servers"], config, request_timeout_s=min(30.0, timeout_ms / 1000))
+        return TopicCreationService(
+            admin,
+            enabled=enabled,
+            timeout_s=timeout_ms / 1000,
+            policy=policy_from_options(policy or {}) if enabled else None,
+        )
 
     return _services.get(key, create)
 
 
-def topic_gate(service: TopicCreationService, owner: str, props: Mapping[str, str],
-               admin: AdminOpener | None = None) -> TopicGate:
+def topic_gate(
+    service: TopicCreationService, owner: str, props: Mapping[str, str], admin: AdminOpener | None = None
+) -> TopicGate:
     """The gate of a connector or DataFrame write named `owner` with `props`'s `topic.creation.*` rules
     (cached, so its INFO lines are logged once per process, not per batch); `admin` opens the
     connector's own Admin client (`admin.override.*`) if it has one."""
     key = (id(service), owner, tuple(sorted(props.items())))
-    return _gates.get(key, lambda: service.gate_for_rules(owner, props, parse_topic_creation(props, source=owner),
-                                                          admin))
+    return _gates.get(
+        key, lambda: service.gate_for_rules(owner, props, parse_topic_creation(props, source=owner), admin)
+    )

@@ -41,7 +41,8 @@ HOW_TO_SHIP = (
     "an interpreter with connectworker[spark] and your connectors installed; or ship a packed virtualenv "
     "(venv-pack) with spark.conf.spark.archives=env.tar.gz#env and "
     "spark.conf.spark.pyspark.python=./env/bin/python; connector modules alone can also go in a plugin.path "
-    "directory (connectworker spark ships it) or in --py-files (spark.conf.spark.submit.pyFiles).")
+    "directory (connectworker spark ships it) or in --py-files (spark.conf.spark.submit.pyFiles)."
+)
 _ERROR_LINE = re.compile(r"^(?:\w+\.)*(\w*(?:Error|Exception|Mismatch)\w*): .+$", re.MULTILINE)
 
 
@@ -64,8 +65,6 @@ def required_modules(connectors: Sequence[ConnectorConfig]) -> dict[str, str]:
         task = cls().task_class()
         needed.setdefault(task.__module__, f"the task class {task.__qualname__} of {connector.name}")
     return needed
-
-
 
 
 def probe_function(modules: Sequence[str], plugin_path: Sequence[str]) -> Callable[[Iterable[int]], Iterator[Any]]:
@@ -121,8 +120,7 @@ def runs_driver_python(context: SparkContext) -> bool:
     return local and runs_this_interpreter(context.pythonExec or "python3")
 
 
-def check_executors(context: SparkContext, connectors: Sequence[ConnectorConfig],
-                    plugin_path: Sequence[str]) -> None:
+def check_executors(context: SparkContext, connectors: Sequence[ConnectorConfig], plugin_path: Sequence[str]) -> None:
     """Raise `ConnectError` with one readable message if an executor cannot import what tasks need."""
     needed = required_modules(connectors)
     python = context.pythonExec or "python3"
@@ -133,12 +131,16 @@ def check_executors(context: SparkContext, connectors: Sequence[ConnectorConfig]
             f"Spark could not run Python on the executors (their interpreter: {python}, from PYSPARK_PYTHON "
             f"or spark.pyspark.python): {spark_error_line(exc)}. They need Python "
             f"{sys.version_info.major}.{sys.version_info.minor} with {', '.join(needed)} importable. "
-            f"{HOW_TO_SHIP}") from None
+            f"{HOW_TO_SHIP}"
+        ) from None
     broken = [r for r in reports if r.missing]
     if not broken:
         hosts = sorted({r.host for r in reports})
-        log.info("Executors' Python can import connectworker and the connectors (%s on %s)",
-                 ", ".join(sorted({f"{r.executable} {r.version}" for r in reports})), ", ".join(hosts))
+        log.info(
+            "Executors' Python can import connectworker and the connectors (%s on %s)",
+            ", ".join(sorted({f"{r.executable} {r.version}" for r in reports})),
+            ", ".join(hosts),
+        )
         return
     where = sorted({f"{r.executable} (Python {r.version}) on {r.host}" for r in broken})
     missing: dict[tuple[str, str], list[str]] = {}  # (what needs them, the error) -> modules
@@ -148,5 +150,7 @@ def check_executors(context: SparkContext, connectors: Sequence[ConnectorConfig]
             if module not in modules:
                 modules.append(module)
     what = "; ".join(f"{', '.join(modules)} (needed by {why}): {error}" for (why, error), modules in missing.items())
-    raise ConnectError(f"The Spark executors cannot import what the connector tasks need. Executor Python: "
-                       f"{', '.join(where)}. Missing: {what}. {HOW_TO_SHIP}")
+    raise ConnectError(
+        f"The Spark executors cannot import what the connector tasks need. Executor Python: "
+        f"{', '.join(where)}. Missing: {what}. {HOW_TO_SHIP}"
+    )

@@ -56,13 +56,14 @@ def write_launcher(directory: Path, python: str = sys.executable) -> str | None:
         "kept=\n"
         "IFS=:\n"
         "for entry in $PYTHONPATH; do\n"
-        f"  for dropped in {drop}; do [ \"$entry\" = \"$dropped\" ] && continue 2; done\n"
-        "  kept=\"${kept:+$kept:}$entry\"\n"
+        f'  for dropped in {drop}; do [ "$entry" = "$dropped" ] && continue 2; done\n'
+        '  kept="${kept:+$kept:}$entry"\n'
         "done\n"
         "unset IFS\n"
         "PYTHONPATH=$kept\n"
         "export PYTHONPATH\n"
-        f"exec {shlex.quote(python)} \"$@\"\n")
+        f'exec {shlex.quote(python)} "$@"\n'
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     _written.add(str(script))
     return str(script)

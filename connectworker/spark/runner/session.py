@@ -65,7 +65,8 @@ def _local_workers_run_this_python(config: WorkerConfig) -> bool:
     spark-submit nor the user (`PYSPARK_PYTHON`, `spark.pyspark.python`) chose another."""
     given = os.environ.get("PYSPARK_PYTHON")
     chosen = "spark.pyspark.python" in config.prefixed("spark.conf.") or not (
-        given is None or runs_this_interpreter(given))
+        given is None or runs_this_interpreter(given)
+    )
     return config.spark_master.startswith("local") and SUBMIT_GATEWAY_ENV not in os.environ and not chosen
 
 
@@ -74,8 +75,11 @@ def open_session(config: WorkerConfig, work_dir: Path) -> tuple[SparkSession, bo
     `work_dir` holds what the session needs while it runs (the Python launcher of a local master)."""
     active = SparkSession.getActiveSession()
     if active is not None:
-        log.info("Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
-                 "file do not apply to it", active.sparkContext.master)
+        log.info(
+            "Using the active Spark session (master %s); spark.master and spark.conf.* of the worker "
+            "file do not apply to it",
+            active.sparkContext.master,
+        )
         return active, False
     context, owned = open_context(config, work_dir)
     return SparkSession(context), owned
@@ -87,8 +91,11 @@ def open_context(config: WorkerConfig, work_dir: Path, jvm: JvmLaunch | None = N
     create and which `connectworker spark` does not need."""
     running = SparkContext._active_spark_context
     if running is not None:
-        log.info("Using the running SparkContext (master %s); spark.master and spark.conf.* of the worker "
-                 "file do not apply to it", running.master)
+        log.info(
+            "Using the running SparkContext (master %s); spark.master and spark.conf.* of the worker "
+            "file do not apply to it",
+            running.master,
+        )
         return running, False
     conf = jvm.conf if jvm is not None else spark_conf(config)  # the one the JVM was launched with
     # PySpark keeps the first JVM gateway of the process for every later SparkContext, so a second

@@ -62,16 +62,22 @@ class SparkRuntime(StandaloneRuntime):
 
     def _open_file_store(self, path: str) -> OffsetBackingStore:
         if not self.config.spark_master.startswith("local"):
-            log.warning("Offsets are kept in %s, which the executors write: on a cluster every executor must "
-                        "see the same file. Set offset.storage.topic instead.", path)
+            log.warning(
+                "Offsets are kept in %s, which the executors write: on a cluster every executor must "
+                "see the same file. Set offset.storage.topic instead.",
+                path,
+            )
         return FileOffsetStore(path, shared=True)  # the executors' tasks write it too
 
     def _open_connector_store(self) -> ConnectorStoreBase:
         store = super()._open_connector_store()
         if not self.config.spark_master.startswith("local") and not self.config.config_storage_topic:
-            log.warning("Connectors created through the REST API are kept in %s, on this host only: a driver "
-                        "started on another host would not find them. Set config.storage.topic to keep them in "
-                        "Kafka.", store.describe())
+            log.warning(
+                "Connectors created through the REST API are kept in %s, on this host only: a driver "
+                "started on another host would not find them. Set config.storage.topic to keep them in "
+                "Kafka.",
+                store.describe(),
+            )
         return store
 
     def _task_runner(self) -> TaskRunner:
@@ -84,16 +90,20 @@ class SparkRuntime(StandaloneRuntime):
         context = self.context
         ship_plugin_paths(context, self.config.plugin_path, self._state_dir)
         if not runs_driver_python(context):  # a local master's workers import what this process does
-            check_executors(context, self.file_connectors,
-                            [str(Path(p).resolve()) for p in self.config.plugin_path])
+            check_executors(context, self.file_connectors, [str(Path(p).resolve()) for p in self.config.plugin_path])
         local = self.config.spark_master.startswith("local")
         host = LOOPBACK if local else context.getConf().get("spark.driver.host", LOOPBACK)
         self._channel = TaskChannel(host)
         assert self.gates is not None
-        self._runner = SparkTaskRunner(context, self.config, offset_storage_settings(self.config), self._channel,
-                                       self.gates, self.metrics.for_task)
-        log.info("Tasks run as Spark tasks (master %s, %d task slot(s)); they report to %s:%d",
-                 context.master, self._runner.slots, *self._channel.address)
+        self._runner = SparkTaskRunner(
+            context, self.config, offset_storage_settings(self.config), self._channel, self.gates, self.metrics.for_task
+        )
+        log.info(
+            "Tasks run as Spark tasks (master %s, %d task slot(s)); they report to %s:%d",
+            context.master,
+            self._runner.slots,
+            *self._channel.address,
+        )
         return self._runner
 
     def _release_runner(self) -> None:

@@ -34,9 +34,15 @@ PLACEMENT = "a Spark task"
 
 
 class SparkTaskRunner:
-    def __init__(self, context: SparkContext, worker: WorkerConfig, offsets: OffsetStorageSettings,
-                 channel: TaskChannel, topic_gates: TopicGateFactory,
-                 task_metrics: TaskMetricsFactory | None = None) -> None:
+    def __init__(
+        self,
+        context: SparkContext,
+        worker: WorkerConfig,
+        offsets: OffsetStorageSettings,
+        channel: TaskChannel,
+        topic_gates: TopicGateFactory,
+        task_metrics: TaskMetricsFactory | None = None,
+    ) -> None:
         self.context = context
         self._gates = topic_gates
         self._metrics = task_metrics
@@ -53,30 +59,55 @@ class SparkTaskRunner:
         return max(1, self.context.defaultParallelism)
 
     def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> RemoteTaskHandle:
-        eos_id = (transactional_id(self.worker.group_id, spec.connector, spec.task_id)
-                  if self.worker.exactly_once_enabled else None)
+        eos_id = (
+            transactional_id(self.worker.group_id, spec.connector, spec.task_id)
+            if self.worker.exactly_once_enabled
+            else None
+        )
         handle = RemoteTaskHandle(
-            spec, on_topics, paused=paused, transactional_id=eos_id,
-            waiting_note="Submitted to Spark; waiting for its task to start", placement=PLACEMENT,
+            spec,
+            on_topics,
+            paused=paused,
+            transactional_id=eos_id,
+            waiting_note="Submitted to Spark; waiting for its task to start",
+            placement=PLACEMENT,
             topic_gate=lambda: self._gates(spec.config),
-            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None)
-        payload = RemoteTask(spec, self.worker, self.offsets, self.channel.address, self.channel.token,
-                             handle.attempt, paused, self._plugin_paths, placement=PLACEMENT,
-                             log_level=logging.getLogger().getEffectiveLevel())
+            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None,
+        )
+        payload = RemoteTask(
+            spec,
+            self.worker,
+            self.offsets,
+            self.channel.address,
+            self.channel.token,
+            handle.attempt,
+            paused,
+            self._plugin_paths,
+            placement=PLACEMENT,
+            log_level=logging.getLogger().getEffectiveLevel(),
+        )
         self.channel.register(handle.attempt, handle)
         with self._lock:
             self._running[handle.attempt] = handle
             tasks, waiting = len(self._running), list(self._running.values())
         slots = self.slots
         if tasks > slots:
-            log.warning("Task %s may wait for a Spark task slot: the worker runs %d task(s) and the cluster offers "
-                        "%d; add executors or cores, or lower tasks.max", spec.name, tasks, slots)
-            note = (f"Waiting for a Spark task slot: the worker runs {tasks} task(s) and the cluster offers {slots} "
-                    f"slot(s) (spark.default.parallelism / executor cores)")
+            log.warning(
+                "Task %s may wait for a Spark task slot: the worker runs %d task(s) and the cluster offers "
+                "%d; add executors or cores, or lower tasks.max",
+                spec.name,
+                tasks,
+                slots,
+            )
+            note = (
+                f"Waiting for a Spark task slot: the worker runs {tasks} task(s) and the cluster offers {slots} "
+                f"slot(s) (spark.default.parallelism / executor cores)"
+            )
             for other in waiting:  # those not started yet say why (Spark decides which ones wait)
                 other.status.annotate(State.UNASSIGNED, note)
-        threading.Thread(target=self._run_job, args=(handle, payload), name=f"spark-job-{spec.name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=self._run_job, args=(handle, payload), name=f"spark-job-{spec.name}", daemon=True
+        ).start()
         return handle
 
     def _run_job(self, handle: RemoteTaskHandle, payload: RemoteTask) -> None:

@@ -18,6 +18,7 @@ from connectworker.runtime.offsets.storage_settings import TOPIC_KEY, OffsetStor
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class SparkWorker:
     config: WorkerConfig
@@ -35,6 +36,10 @@ def load_spark_worker(path: str | Path) -> SparkWorker:
     add_plugin_paths(config.plugin_path)
     offsets = offset_storage_settings(config)
     if offsets.file and not config.spark_master.startswith("local"):
-        log.warning("Offsets are kept in %s on the driver host: a restarted driver must run on the same "
-                    "host with the same file. On a cluster, set %s instead.", offsets.file, TOPIC_KEY)
+        log.warning(
+            "Offsets are kept in %s on the driver host: a restarted driver must run on the same "
+            "host with the same file. On a cluster, set %s instead.",
+            offsets.file,
+            TOPIC_KEY,
+        )
     return SparkWorker(config, offsets)

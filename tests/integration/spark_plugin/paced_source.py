@@ -62,8 +62,10 @@ class PacedTask(SourceTask):
         if self.next >= self.records:
             return None
         end = min(self.next + self.batch, self.records)
-        records = [SourceRecord(self.partition, {"seq": n + 1}, self.topic, f"{self.task}:{n}:{__file__}", str(n))
-                   for n in range(self.next, end)]
+        records = [
+            SourceRecord(self.partition, {"seq": n + 1}, self.topic, f"{self.task}:{n}:{__file__}", str(n))
+            for n in range(self.next, end)
+        ]
         self.next = end
         return records
 

@@ -56,9 +56,13 @@ def field_schema(schema: Schema, name: str) -> Schema:
 
 
 # -- InsertField ---------------------------------------------------------------------------------
-KAFKA_INSERTIONS = {"topic.field": "topic_field!", "partition.field": "partition_field",
-                    "timestamp.field": "timestamp_field?", "static.field": "instance_id",
-                    "static.value": "my-instance-id"}
+KAFKA_INSERTIONS = {
+    "topic.field": "topic_field!",
+    "partition.field": "partition_field",
+    "timestamp.field": "timestamp_field?",
+    "static.field": "instance_id",
+    "static.value": "my-instance-id",
+}
 
 
 def insert_value() -> InsertFieldValue:
@@ -76,16 +80,25 @@ def test_insert_field_copies_schema_and_inserts_configured_fields() -> None:
     new_schema = out.value_schema
     assert new_schema is not None
     assert (new_schema.name, new_schema.version, new_schema.doc) == ("name", 1, "doc")
-    assert [f.name for f in new_schema.fields] == ["magic", "topic_field", "partition_field", "timestamp_field",
-                                                   "instance_id"]
+    assert [f.name for f in new_schema.fields] == [
+        "magic",
+        "topic_field",
+        "partition_field",
+        "timestamp_field",
+        "instance_id",
+    ]
     assert field_schema(new_schema, "magic") == OPTIONAL_INT64
     assert field_schema(new_schema, "topic_field") == STRING_SCHEMA
     assert field_schema(new_schema, "partition_field") == OPTIONAL_INT32
     assert field_schema(new_schema, "timestamp_field") == TIMESTAMP_SCHEMA.as_optional()
     assert field_schema(new_schema, "instance_id") == OPTIONAL_STRING_SCHEMA
-    assert out.value == {"magic": 42, "topic_field": "test", "partition_field": 0,
-                         "timestamp_field": datetime(1970, 1, 1, 0, 0, 0, 789000, tzinfo=UTC),
-                         "instance_id": "my-instance-id"}
+    assert out.value == {
+        "magic": 42,
+        "topic_field": "test",
+        "partition_field": 0,
+        "timestamp_field": datetime(1970, 1, 1, 0, 0, 0, 789000, tzinfo=UTC),
+        "instance_id": "my-instance-id",
+    }
     assert value == {"magic": 42}  # the input struct is not changed
     # The updated schema is built once per schema.
     again = transform.apply(record("test", partition=1, value_schema=schema, value={"magic": None}))
@@ -96,8 +109,13 @@ def test_insert_field_schemaless() -> None:
     # Kafka's InsertFieldTest.schemalessInsertConfiguredFields
     value = {"magic": 42}
     out = insert_value().apply(record("test", partition=0, value=value, timestamp=123))
-    assert out.value == {"magic": 42, "topic_field": "test", "partition_field": 0, "timestamp_field": 123,
-                         "instance_id": "my-instance-id"}
+    assert out.value == {
+        "magic": 42,
+        "topic_field": "test",
+        "partition_field": 0,
+        "timestamp_field": 123,
+        "instance_id": "my-instance-id",
+    }
     assert out.value_schema is None
     assert value == {"magic": 42}
 
@@ -151,8 +169,7 @@ def test_insert_field_refuses_a_field_the_struct_has() -> None:
 
 
 def test_insert_field_required_and_optional_suffixes() -> None:
-    transform = configured(InsertFieldValue, topic_field="a!", timestamp_field="b?", static_field="c",
-                           static_value="v")
+    transform = configured(InsertFieldValue, topic_field="a!", timestamp_field="b?", static_field="c", static_value="v")
     schema = transform.apply(record("t", value_schema=Schema.struct(None), value={}, timestamp=0)).value_schema
     assert field_schema(schema, "a") == STRING_SCHEMA
     assert field_schema(schema, "b") == TIMESTAMP_SCHEMA.as_optional()
@@ -171,8 +188,9 @@ def test_insert_field_needs_something_to_insert() -> None:
         InsertFieldValue().configure({})
     with pytest.raises(ConfigError) as caught:
         InsertFieldValue().configure({"static.field": "instance_id"})
-    assert caught.value.problems == {"static.value": "No value specified for static field: instance_id "
-                                                     "(set static.value)"}
+    assert caught.value.problems == {
+        "static.value": "No value specified for static field: instance_id (set static.value)"
+    }
 
 
 def test_insert_field_refuses_offset_field_for_source_records() -> None:
@@ -189,8 +207,9 @@ def test_insert_field_refuses_an_empty_field_name() -> None:
 
 
 # -- ReplaceField --------------------------------------------------------------------------------
-KAFKA_STRUCT = Schema.struct(None, ("dont", STRING_SCHEMA), ("abc", INT32_SCHEMA), ("foo", BOOLEAN_SCHEMA),
-                             ("etc", STRING_SCHEMA))
+KAFKA_STRUCT = Schema.struct(
+    None, ("dont", STRING_SCHEMA), ("abc", INT32_SCHEMA), ("foo", BOOLEAN_SCHEMA), ("etc", STRING_SCHEMA)
+)
 KAFKA_VALUE = {"dont": "whatever", "abc": 42, "foo": True, "etc": "etc"}
 
 
@@ -239,12 +258,15 @@ def test_replace_field_key() -> None:
     assert out.value == "v"
 
 
-@pytest.mark.parametrize(("props", "expected"), [
-    ({"blacklist": "dont", "renames": "abc:xyz,foo:bar"}, {"xyz": 42, "bar": True, "etc": "etc"}),
-    ({"whitelist": "abc,foo"}, {"abc": 42, "foo": True}),
-    ({"include": "etc", "whitelist": "abc,foo"}, {"etc": "etc"}),  # the new key wins
-    ({"exclude": "", "blacklist": "dont"}, KAFKA_VALUE),  # even empty
-])
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [
+        ({"blacklist": "dont", "renames": "abc:xyz,foo:bar"}, {"xyz": 42, "bar": True, "etc": "etc"}),
+        ({"whitelist": "abc,foo"}, {"abc": 42, "foo": True}),
+        ({"include": "etc", "whitelist": "abc,foo"}, {"etc": "etc"}),  # the new key wins
+        ({"exclude": "", "blacklist": "dont"}, KAFKA_VALUE),  # even empty
+    ],
+)
 def test_replace_field_deprecated_aliases(props: dict[str, str], expected: dict[str, Any]) -> None:
     # Kafka 2.7-3.x's testExcludeBackwardsCompatibility / testIncludeBackwardsCompatibility
     transform = ReplaceFieldValue()
@@ -274,19 +296,51 @@ def test_replace_field_needs_a_struct_or_a_map() -> None:
 
 # -- MaskField -----------------------------------------------------------------------------------
 MASK_SCHEMA = Schema.struct(
-    None, ("magic", INT32_SCHEMA), ("bool", BOOLEAN_SCHEMA), ("byte", Schema(SchemaType.INT8)),
-    ("short", Schema(SchemaType.INT16)), ("int", INT32_SCHEMA), ("long", INT64_SCHEMA),
-    ("float", Schema(SchemaType.FLOAT32)), ("double", FLOAT64_SCHEMA), ("string", STRING_SCHEMA),
-    ("date", DATE_SCHEMA), ("time", TIME_SCHEMA), ("timestamp", TIMESTAMP_SCHEMA),
-    ("array", Schema.array(INT32_SCHEMA)), ("map", Schema.map(STRING_SCHEMA, STRING_SCHEMA)),
-    ("withDefault", OPTIONAL_STRING_SCHEMA))
-MASK_STRUCT = {"magic": 42, "bool": True, "byte": 42, "short": 42, "int": 42, "long": 42, "float": 42.0,
-               "double": 42.0, "string": "hmm", "date": date(2024, 5, 6), "time": time(12, 30),
-               "timestamp": datetime(2024, 5, 6, 12, 30, tzinfo=UTC), "array": [1, 2, 3], "map": {"what": "what"},
-               "withDefault": None}
-MASK_MAP = {"magic": 42, "bool": True, "int": 42, "double": 42.0, "string": "55.121.20.20",
-            "date": datetime(2024, 5, 6, 12, 30, tzinfo=UTC), "bigdec": Decimal("42.0"), "list": [42],
-            "map": {"key": "value"}}
+    None,
+    ("magic", INT32_SCHEMA),
+    ("bool", BOOLEAN_SCHEMA),
+    ("byte", Schema(SchemaType.INT8)),
+    ("short", Schema(SchemaType.INT16)),
+    ("int", INT32_SCHEMA),
+    ("long", INT64_SCHEMA),
+    ("float", Schema(SchemaType.FLOAT32)),
+    ("double", FLOAT64_SCHEMA),
+    ("string", STRING_SCHEMA),
+    ("date", DATE_SCHEMA),
+    ("time", TIME_SCHEMA),
+    ("timestamp", TIMESTAMP_SCHEMA),
+    ("array", Schema.array(INT32_SCHEMA)),
+    ("map", Schema.map(STRING_SCHEMA, STRING_SCHEMA)),
+    ("withDefault", OPTIONAL_STRING_SCHEMA),
+)
+MASK_STRUCT = {
+    "magic": 42,
+    "bool": True,
+    "byte": 42,
+    "short": 42,
+    "int": 42,
+    "long": 42,
+    "float": 42.0,
+    "double": 42.0,
+    "string": "hmm",
+    "date": date(2024, 5, 6),
+    "time": time(12, 30),
+    "timestamp": datetime(2024, 5, 6, 12, 30, tzinfo=UTC),
+    "array": [1, 2, 3],
+    "map": {"what": "what"},
+    "withDefault": None,
+}
+MASK_MAP = {
+    "magic": 42,
+    "bool": True,
+    "int": 42,
+    "double": 42.0,
+    "string": "55.121.20.20",
+    "date": datetime(2024, 5, 6, 12, 30, tzinfo=UTC),
+    "bigdec": Decimal("42.0"),
+    "list": [42],
+    "map": {"key": "value"},
+}
 
 
 def mask(fields: list[str], replacement: str | None = None, cls: type[Transformation] = MaskFieldValue) -> Any:
@@ -302,8 +356,17 @@ def test_mask_field_schemaless() -> None:
     # Kafka's MaskFieldTest.testSchemaless
     value = copy.deepcopy(MASK_MAP)
     out = mask([name for name in MASK_MAP if name != "magic"]).apply(record(value=value)).value
-    assert out == {"magic": 42, "bool": False, "int": 0, "double": 0.0, "string": "",
-                   "date": datetime(1970, 1, 1, tzinfo=UTC), "bigdec": Decimal(0), "list": [], "map": {}}
+    assert out == {
+        "magic": 42,
+        "bool": False,
+        "int": 0,
+        "double": 0.0,
+        "string": "",
+        "date": datetime(1970, 1, 1, tzinfo=UTC),
+        "bigdec": Decimal(0),
+        "list": [],
+        "map": {},
+    }
     assert type(out["double"]) is float and type(out["int"]) is int and out["bool"] is False
     assert value == MASK_MAP
 
@@ -312,12 +375,26 @@ def test_mask_field_with_schema() -> None:
     # Kafka's MaskFieldTest.testWithSchema
     value = copy.deepcopy(MASK_STRUCT)
     out = mask([f.name for f in MASK_SCHEMA.fields if f.name != "magic"]).apply(
-        record(value_schema=MASK_SCHEMA, value=value))
+        record(value_schema=MASK_SCHEMA, value=value)
+    )
     assert out.value_schema is MASK_SCHEMA
-    assert out.value == {"magic": 42, "bool": False, "byte": 0, "short": 0, "int": 0, "long": 0, "float": 0.0,
-                         "double": 0.0, "string": "", "date": date(1970, 1, 1), "time": time(0),
-                         "timestamp": datetime(1970, 1, 1, tzinfo=UTC), "array": [], "map": {},
-                         "withDefault": None}
+    assert out.value == {
+        "magic": 42,
+        "bool": False,
+        "byte": 0,
+        "short": 0,
+        "int": 0,
+        "long": 0,
+        "float": 0.0,
+        "double": 0.0,
+        "string": "",
+        "date": date(1970, 1, 1),
+        "time": time(0),
+        "timestamp": datetime(1970, 1, 1, tzinfo=UTC),
+        "array": [],
+        "map": {},
+        "withDefault": None,
+    }
     assert value == MASK_STRUCT
 
 
@@ -331,12 +408,23 @@ def test_mask_field_empty_lists_and_maps_are_fresh() -> None:
     assert second["array"] == [] and second["map"] == {}
 
 
-@pytest.mark.parametrize(("field", "replacement", "expected"), [
-    ("byte", "123", 123), ("short", "123", 123), ("int", "123", 123), ("long", "123", 123),
-    ("float", "123.0", 123.0), ("double", "123.0", 123.0), ("string", "123", "123"),
-    ("int", "1e3", 1000), ("int", "12.9", 12), ("int", "-12.9", -12), ("double", ".5", 0.5),
-    ("string", "***-***-****", "***-***-****"),
-])
+@pytest.mark.parametrize(
+    ("field", "replacement", "expected"),
+    [
+        ("byte", "123", 123),
+        ("short", "123", 123),
+        ("int", "123", 123),
+        ("long", "123", 123),
+        ("float", "123.0", 123.0),
+        ("double", "123.0", 123.0),
+        ("string", "123", "123"),
+        ("int", "1e3", 1000),
+        ("int", "12.9", 12),
+        ("int", "-12.9", -12),
+        ("double", ".5", 0.5),
+        ("string", "***-***-****", "***-***-****"),
+    ],
+)
 def test_mask_field_with_schema_and_replacement(field: str, replacement: str, expected: Any) -> None:
     # Kafka's testWithSchemaAndReplacement; integers drop the fraction, as Java's BigDecimal.longValue does
     out = mask([field], replacement).apply(record(value_schema=MASK_SCHEMA, value=dict(MASK_STRUCT))).value
@@ -344,9 +432,15 @@ def test_mask_field_with_schema_and_replacement(field: str, replacement: str, ex
     assert type(out[field]) is type(expected)
 
 
-@pytest.mark.parametrize(("field", "replacement", "expected"), [
-    ("int", "123", 123), ("double", "123.0", 123.0), ("string", "123", "123"), ("bigdec", "123.0", Decimal("123.0")),
-])
+@pytest.mark.parametrize(
+    ("field", "replacement", "expected"),
+    [
+        ("int", "123", 123),
+        ("double", "123.0", 123.0),
+        ("string", "123", "123"),
+        ("bigdec", "123.0", Decimal("123.0")),
+    ],
+)
 def test_mask_field_schemaless_with_replacement(field: str, replacement: str, expected: Any) -> None:
     # Kafka's testSchemalessWithReplacement
     out = mask([field], replacement).apply(record(value=dict(MASK_MAP))).value
@@ -357,15 +451,26 @@ def test_mask_field_schemaless_with_replacement(field: str, replacement: str, ex
 def test_mask_field_documented_examples() -> None:
     # Kafka's docs: fields=string_field masks {"integer_field":22, "string_field":"foo"}; the SSN example
     assert mask(["string_field"]).apply(record(value={"integer_field": 22, "string_field": "foo"})).value == {
-        "integer_field": 22, "string_field": ""}
+        "integer_field": 22,
+        "string_field": "",
+    }
     assert mask(["office", "mobile"], "+0-000-000-0000").apply(
-        record(value={"office": "555", "mobile": "556", "name": "n"})).value == {
-        "office": "+0-000-000-0000", "mobile": "+0-000-000-0000", "name": "n"}
+        record(value={"office": "555", "mobile": "556", "name": "n"})
+    ).value == {"office": "+0-000-000-0000", "mobile": "+0-000-000-0000", "name": "n"}
 
 
-@pytest.mark.parametrize(("field", "schema"), [("date", None), ("bool", None), ("list", None), ("map", None),
-                                               ("time", MASK_SCHEMA), ("timestamp", MASK_SCHEMA),
-                                               ("array", MASK_SCHEMA)])
+@pytest.mark.parametrize(
+    ("field", "schema"),
+    [
+        ("date", None),
+        ("bool", None),
+        ("list", None),
+        ("map", None),
+        ("time", MASK_SCHEMA),
+        ("timestamp", MASK_SCHEMA),
+        ("array", MASK_SCHEMA),
+    ],
+)
 def test_mask_field_unsupported_replacement_type(field: str, schema: Schema | None) -> None:
     # Kafka's testSchemalessUnsupportedReplacementType / testWithSchemaUnsupportedReplacementType
     value = dict(MASK_STRUCT if schema is not None else MASK_MAP)
@@ -373,11 +478,20 @@ def test_mask_field_unsupported_replacement_type(field: str, schema: Schema | No
         mask([field], "123").apply(record(value_schema=schema, value=value))
 
 
-@pytest.mark.parametrize(("field", "schema", "replacement"), [
-    ("int", None, "foo"), ("double", None, "foo"), ("bigdec", None, "foo"), ("int", None, "NaN"),
-    ("byte", MASK_SCHEMA, "foo"), ("short", MASK_SCHEMA, "1_000"), ("float", MASK_SCHEMA, "Infinity"),
-    ("byte", MASK_SCHEMA, "300"), ("int", MASK_SCHEMA, "1e999999999"),
-])
+@pytest.mark.parametrize(
+    ("field", "schema", "replacement"),
+    [
+        ("int", None, "foo"),
+        ("double", None, "foo"),
+        ("bigdec", None, "foo"),
+        ("int", None, "NaN"),
+        ("byte", MASK_SCHEMA, "foo"),
+        ("short", MASK_SCHEMA, "1_000"),
+        ("float", MASK_SCHEMA, "Infinity"),
+        ("byte", MASK_SCHEMA, "300"),
+        ("int", MASK_SCHEMA, "1e999999999"),
+    ],
+)
 def test_mask_field_replacement_type_mismatch(field: str, schema: Schema | None, replacement: str) -> None:
     # Kafka's testReplacementTypeMismatch; a number too big for the field is refused, not wrapped around
     value = dict(MASK_STRUCT if schema is not None else MASK_MAP)
@@ -408,12 +522,15 @@ def test_mask_field_key_and_null_values() -> None:
         mask(["id"]).apply(record(value=None))
 
 
-@pytest.mark.parametrize(("props", "key", "reason"), [
-    ({}, "fields", "Missing required configuration"),
-    ({"fields": ""}, "fields", "Empty list"),
-    ({"fields": "a", "replacement": ""}, "replacement", "non-empty"),
-    ({"fields": "a", "replacement": "   "}, "replacement", "non-empty"),
-])
+@pytest.mark.parametrize(
+    ("props", "key", "reason"),
+    [
+        ({}, "fields", "Missing required configuration"),
+        ({"fields": ""}, "fields", "Empty list"),
+        ({"fields": "a", "replacement": ""}, "replacement", "non-empty"),
+        ({"fields": "a", "replacement": "   "}, "replacement", "non-empty"),
+    ],
+)
 def test_mask_field_config_errors(props: dict[str, str], key: str, reason: str) -> None:
     # Kafka's testEmptyStringReplacementValue and the `fields` validator
     with pytest.raises(ConfigError) as caught:
@@ -423,11 +540,14 @@ def test_mask_field_config_errors(props: dict[str, str], key: str, reason: str) 
 
 
 # -- SetSchemaMetadata ---------------------------------------------------------------------------
-@pytest.mark.parametrize(("props", "name", "version"), [
-    ({"schema.name": "foo"}, "foo", None),  # Kafka's schemaNameUpdate
-    ({"schema.version": "42"}, None, 42),  # schemaVersionUpdate
-    ({"schema.name": "foo", "schema.version": "42"}, "foo", 42),  # schemaNameAndVersionUpdate
-])
+@pytest.mark.parametrize(
+    ("props", "name", "version"),
+    [
+        ({"schema.name": "foo"}, "foo", None),  # Kafka's schemaNameUpdate
+        ({"schema.version": "42"}, None, 42),  # schemaVersionUpdate
+        ({"schema.name": "foo", "schema.version": "42"}, "foo", 42),  # schemaNameAndVersionUpdate
+    ],
+)
 def test_set_schema_metadata(props: dict[str, str], name: str | None, version: int | None) -> None:
     transform = SetSchemaMetadataValue()
     transform.configure(props)
@@ -440,7 +560,8 @@ def test_set_schema_metadata_with_struct() -> None:
     schema = Schema.struct("my.orig.SchemaDefn", ("f1", STRING_SCHEMA), ("f2", INT32_SCHEMA))
     value = {"f1": "value1", "f2": 1}
     out = configured(SetSchemaMetadataValue, schema_name="foo", schema_version="42").apply(
-        record("", value_schema=schema, value=value))
+        record("", value_schema=schema, value=value)
+    )
     assert out.value_schema == Schema(SchemaType.STRUCT, name="foo", version=42, fields=schema.fields)
     assert out.value == {"f1": "value1", "f2": 1}
     assert schema.name == "my.orig.SchemaDefn"
@@ -454,7 +575,8 @@ def test_set_schema_metadata_keeps_what_is_not_configured() -> None:
 
 def test_set_schema_metadata_on_the_key_and_on_other_schema_types() -> None:
     out = configured(SetSchemaMetadataKey, schema_name="k").apply(
-        record(key_schema=STRING_SCHEMA, key="id", value_schema=INT32_SCHEMA, value=1))
+        record(key_schema=STRING_SCHEMA, key="id", value_schema=INT32_SCHEMA, value=1)
+    )
     assert out.key_schema == Schema(SchemaType.STRING, name="k")
     assert (out.key, out.value_schema, out.value) == ("id", INT32_SCHEMA, 1)
     array = Schema.array(INT32_SCHEMA)
@@ -481,15 +603,18 @@ def test_set_schema_metadata_config_errors() -> None:
 
 
 # -- registry ------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("name", "cls"), [
-    ("org.apache.kafka.connect.transforms.InsertField$Key", InsertFieldKey),
-    ("InsertField$Value", InsertFieldValue),
-    ("org.apache.kafka.connect.transforms.ReplaceField$Key", ReplaceFieldKey),
-    ("ReplaceField$Value", ReplaceFieldValue),
-    ("MaskField$Key", MaskFieldKey),
-    ("org.apache.kafka.connect.transforms.MaskField$Value", MaskFieldValue),
-    ("SetSchemaMetadata$Key", SetSchemaMetadataKey),
-    ("org.apache.kafka.connect.transforms.SetSchemaMetadata$Value", SetSchemaMetadataValue),
-])
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("org.apache.kafka.connect.transforms.InsertField$Key", InsertFieldKey),
+        ("InsertField$Value", InsertFieldValue),
+        ("org.apache.kafka.connect.transforms.ReplaceField$Key", ReplaceFieldKey),
+        ("ReplaceField$Value", ReplaceFieldValue),
+        ("MaskField$Key", MaskFieldKey),
+        ("org.apache.kafka.connect.transforms.MaskField$Value", MaskFieldValue),
+        ("SetSchemaMetadata$Key", SetSchemaMetadataKey),
+        ("org.apache.kafka.connect.transforms.SetSchemaMetadata$Value", SetSchemaMetadataValue),
+    ],
+)
 def test_kafka_names_find_the_field_transforms(name: str, cls: type) -> None:
     assert builtin_transformation(name) is cls

@@ -18,11 +18,14 @@ def record(topic: str = "topic", **fields: Any) -> SourceRecord:
     return SourceRecord(**({"source_partition": None, "source_offset": None, "topic": topic, "value": "v"} | fields))
 
 
-@pytest.mark.parametrize(("name", "cls"), [
-    ("org.apache.kafka.connect.transforms.predicates.TopicNameMatches", TopicNameMatches),
-    ("HasHeaderKey", HasHeaderKey),
-    ("org.apache.kafka.connect.transforms.predicates.RecordIsTombstone", RecordIsTombstone),
-])
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("org.apache.kafka.connect.transforms.predicates.TopicNameMatches", TopicNameMatches),
+        ("HasHeaderKey", HasHeaderKey),
+        ("org.apache.kafka.connect.transforms.predicates.RecordIsTombstone", RecordIsTombstone),
+    ],
+)
 def test_registry_names(name: str, cls: type) -> None:
     assert builtin_predicate(name) is cls
 
@@ -61,14 +64,17 @@ def test_validate_reports_one_error_for_a_bad_regex() -> None:
     assert len(errors) == 1 and "Invalid regex" in errors[0]
 
 
-@pytest.mark.parametrize(("topic", "expected"), [
-    ("my-prefix-", True),
-    ("my-prefix-foo", True),
-    ("x-my-prefix-", False),  # the whole topic must match
-    ("x-my-prefix-foo", False),
-    ("your-prefix-", False),
-    ("your-prefix-foo", False),
-])
+@pytest.mark.parametrize(
+    ("topic", "expected"),
+    [
+        ("my-prefix-", True),
+        ("my-prefix-foo", True),
+        ("x-my-prefix-", False),  # the whole topic must match
+        ("x-my-prefix-foo", False),
+        ("your-prefix-", False),
+        ("your-prefix-foo", False),
+    ],
+)
 def test_topic_name_matches(topic: str, expected: bool) -> None:
     assert topic_name_matches("my-prefix-.*").test(record(topic)) is expected
 
@@ -114,15 +120,18 @@ def test_name_may_not_be_empty_in_config() -> None:
     assert len(errors) == 1 and "configuration name" in errors[0]
 
 
-@pytest.mark.parametrize(("headers", "expected"), [
-    (("foo",), True),
-    (("foo", "bar"), True),
-    (("bar", "foo", "bar", "foo"), True),
-    (("bar",), False),
-    (("bar", "bar"), False),
-    ((), False),
-    (("Foo", "foo-bar"), False),  # exact names only
-])
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (("foo",), True),
+        (("foo", "bar"), True),
+        (("bar", "foo", "bar", "foo"), True),
+        (("bar",), False),
+        (("bar", "bar"), False),
+        ((), False),
+        (("Foo", "foo-bar"), False),  # exact names only
+    ],
+)
 def test_has_header_key(headers: tuple[str, ...], expected: bool) -> None:
     assert has_header_key("foo").test(with_headers(*headers)) is expected
 
@@ -134,14 +143,17 @@ def test_has_header_key_whatever_the_header_value() -> None:
 
 
 # -- RecordIsTombstone ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("fields", "expected"), [
-    ({"value": None}, True),
-    ({"value": None, "key": "k", "value_schema": STRING_SCHEMA.as_optional()}, True),
-    ({"value": "v"}, False),
-    ({"value": ""}, False),  # empty is not null
-    ({"value": {}}, False),
-    ({"value": b""}, False),
-])
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"value": None}, True),
+        ({"value": None, "key": "k", "value_schema": STRING_SCHEMA.as_optional()}, True),
+        ({"value": "v"}, False),
+        ({"value": ""}, False),  # empty is not null
+        ({"value": {}}, False),
+        ({"value": b""}, False),
+    ],
+)
 def test_record_is_tombstone(fields: dict[str, Any], expected: bool) -> None:
     predicate = RecordIsTombstone()
     predicate.configure({})

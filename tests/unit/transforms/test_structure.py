@@ -55,8 +55,9 @@ def configured(cls: type[Transformation], **props: str) -> Transformation:
     return transform
 
 
-def record(value: Any = None, value_schema: Schema | None = None, key: Any = None,
-           key_schema: Schema | None = None) -> SourceRecord:
+def record(
+    value: Any = None, value_schema: Schema | None = None, key: Any = None, key_schema: Schema | None = None
+) -> SourceRecord:
     return SourceRecord({"p": 1}, {"o": 2}, "topic", value, key, 3, value_schema, key_schema, 1234, [("h", b"v")])
 
 
@@ -124,11 +125,14 @@ def test_value_to_key_needs_a_map_or_struct() -> None:
         configured(ValueToKey, fields="a").apply(record(None, Schema.struct(None, ("a", INT32_SCHEMA))))
 
 
-@pytest.mark.parametrize(("props", "key", "message"), [
-    ({}, "fields", 'Missing required configuration "fields"'),
-    ({"fields": ""}, "fields", "Empty list"),
-    ({"fields": "a", "replace.null.with.default": "maybe"}, "replace.null.with.default", "true or false"),
-])
+@pytest.mark.parametrize(
+    ("props", "key", "message"),
+    [
+        ({}, "fields", 'Missing required configuration "fields"'),
+        ({"fields": ""}, "fields", "Empty list"),
+        ({"fields": "a", "replace.null.with.default": "maybe"}, "replace.null.with.default", "true or false"),
+    ],
+)
 def test_value_to_key_config_errors(props: dict[str, str], key: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         ValueToKey().configure(props)
@@ -185,10 +189,15 @@ def test_extract_field_null_with_schema() -> None:
 
 def test_extract_field_value_variant_leaves_the_key() -> None:
     schema = Schema.struct(None, ("magic", STRING_SCHEMA))
-    result = apply(configured(ExtractFieldValue, field="magic"),
-                   record({"magic": "x"}, schema, key="k", key_schema=STRING_SCHEMA))
-    assert (result.value, result.value_schema, result.key, result.key_schema) == ("x", STRING_SCHEMA, "k",
-                                                                                  STRING_SCHEMA)
+    result = apply(
+        configured(ExtractFieldValue, field="magic"), record({"magic": "x"}, schema, key="k", key_schema=STRING_SCHEMA)
+    )
+    assert (result.value, result.value_schema, result.key, result.key_schema) == (
+        "x",
+        STRING_SCHEMA,
+        "k",
+        STRING_SCHEMA,
+    )
 
 
 def test_extract_field_missing_schemaless_is_null() -> None:
@@ -228,30 +237,33 @@ def test_extract_field_wrong_shapes() -> None:
         transform.apply(record({"a": 5}))
 
 
-@pytest.mark.parametrize(("path", "steps"), [
-    ("foo.bar.baz", ("foo", "bar", "baz")),
-    ("foobarbaz", ("foobarbaz",)),
-    ("..", ("", "", "")),
-    ("foo..", ("foo", "", "")),
-    (".bar.", ("", "bar", "")),
-    ("..baz", ("", "", "baz")),
-    ("foo`bar`baz", ("foo`bar`baz",)),
-    ("`foo.bar.baz`", ("foo.bar.baz",)),
-    ("foo.`bar.baz`", ("foo", "bar.baz")),
-    ("`foo.bar`.baz", ("foo.bar", "baz")),
-    ("foo.`bar`.baz", ("foo", "bar", "baz")),
-    ("foo.``bar.baz`", ("foo", "`bar.baz")),
-    ("foo.`bar.baz``", ("foo", "bar.baz`")),
-    ("foo.`ba`r.baz`", ("foo", "ba`r.baz")),
-    ("foo.ba`r.baz", ("foo", "ba`r", "baz")),
-    ("foo.``bar``.baz", ("foo", "`bar`", "baz")),
-    ("``foo.bar.baz``", ("`foo.bar.baz`",)),
-    ("foo.`bar\\`.baz`", ("foo", "bar`.baz")),
-    ("foo.`bar.`baz`", ("foo", "bar.`baz")),
-    ("foo.`bar\\`.`baz`", ("foo", "bar`.`baz")),
-    ("foo.`bar\\\\`.\\`baz`", ("foo", "bar\\`.\\`baz")),
-    ("", ("",)),  # Kafka: no step at all, which fails per record; here the field named ""
-])
+@pytest.mark.parametrize(
+    ("path", "steps"),
+    [
+        ("foo.bar.baz", ("foo", "bar", "baz")),
+        ("foobarbaz", ("foobarbaz",)),
+        ("..", ("", "", "")),
+        ("foo..", ("foo", "", "")),
+        (".bar.", ("", "bar", "")),
+        ("..baz", ("", "", "baz")),
+        ("foo`bar`baz", ("foo`bar`baz",)),
+        ("`foo.bar.baz`", ("foo.bar.baz",)),
+        ("foo.`bar.baz`", ("foo", "bar.baz")),
+        ("`foo.bar`.baz", ("foo.bar", "baz")),
+        ("foo.`bar`.baz", ("foo", "bar", "baz")),
+        ("foo.``bar.baz`", ("foo", "`bar.baz")),
+        ("foo.`bar.baz``", ("foo", "bar.baz`")),
+        ("foo.`ba`r.baz`", ("foo", "ba`r.baz")),
+        ("foo.ba`r.baz", ("foo", "ba`r", "baz")),
+        ("foo.``bar``.baz", ("foo", "`bar`", "baz")),
+        ("``foo.bar.baz``", ("`foo.bar.baz`",)),
+        ("foo.`bar\\`.baz`", ("foo", "bar`.baz")),
+        ("foo.`bar.`baz`", ("foo", "bar.`baz")),
+        ("foo.`bar\\`.`baz`", ("foo", "bar`.`baz")),
+        ("foo.`bar\\\\`.\\`baz`", ("foo", "bar\\`.\\`baz")),
+        ("", ("",)),  # Kafka: no step at all, which fails per record; here the field named ""
+    ],
+)
 def test_field_path_v2(path: str, steps: tuple[str, ...]) -> None:
     assert parse_field_path(path, "V2") == steps
 
@@ -261,13 +273,16 @@ def test_field_path_v1_is_one_step(path: str) -> None:
     assert parse_field_path(path, "V1") == (path,)
 
 
-@pytest.mark.parametrize(("path", "position"), [
-    ("`foo.bar.baz", 0), ("foo.`bar.baz", 4), ("foo.bar.`baz", 8), ("foo.bar.`baz\\`", 8)])
+@pytest.mark.parametrize(
+    ("path", "position"), [("`foo.bar.baz", 0), ("foo.`bar.baz", 4), ("foo.bar.`baz", 8), ("foo.bar.`baz\\`", 8)]
+)
 def test_field_path_incomplete_backticks(path: str, position: int) -> None:
     with pytest.raises(ConfigError) as caught:
         ExtractFieldValue().configure({"field": path, "field.syntax.version": "V2"})
-    assert caught.value.problems == {"field": f"Incomplete backtick pair in path: [{path}], consider adding a "
-                                              f"backslash before backtick at position {position} to escape it"}
+    assert caught.value.problems == {
+        "field": f"Incomplete backtick pair in path: [{path}], consider adding a "
+        f"backslash before backtick at position {position} to escape it"
+    }
 
 
 def test_extract_field_config_errors() -> None:
@@ -312,17 +327,23 @@ def test_hoist_field_needs_field() -> None:
 
 
 # -- Cast: configuration -------------------------------------------------------------------------------
-@pytest.mark.parametrize(("spec", "message"), [
-    ("", "Must specify at least one field to cast."),
-    ("foo:faketype", "Invalid type found in casting spec: faketype"),
-    ("foo:array", "does not support casting to ARRAY; supported types are [INT8, INT16, INT32, INT64, FLOAT32, "
-                  "FLOAT64, BOOLEAN, STRING]"),
-    ("array", "does not support casting to ARRAY"),
-    ("foo:bytes", "does not support casting to BYTES"),
-    ("foo:int8:extra", "Invalid cast mapping: foo:int8:extra"),
-    ("foo:int8,int32", "may only specify a single cast in their spec"),
-    ("foo:", "Invalid type found in casting spec: foo"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "Must specify at least one field to cast."),
+        ("foo:faketype", "Invalid type found in casting spec: faketype"),
+        (
+            "foo:array",
+            "does not support casting to ARRAY; supported types are [INT8, INT16, INT32, INT64, FLOAT32, "
+            "FLOAT64, BOOLEAN, STRING]",
+        ),
+        ("array", "does not support casting to ARRAY"),
+        ("foo:bytes", "does not support casting to BYTES"),
+        ("foo:int8:extra", "Invalid cast mapping: foo:int8:extra"),
+        ("foo:int8,int32", "may only specify a single cast in their spec"),
+        ("foo:", "Invalid type found in casting spec: foo"),
+    ],
+)
 def test_cast_config_errors(spec: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         CastKey().configure({"spec": spec})
@@ -339,16 +360,19 @@ def test_cast_config_requires_spec_and_reads_types_in_any_case() -> None:
 
 
 # -- Cast: whole values --------------------------------------------------------------------------------
-@pytest.mark.parametrize(("target", "type_", "expected"), [
-    ("int8", SchemaType.INT8, 42),
-    ("int16", SchemaType.INT16, 42),
-    ("int32", SchemaType.INT32, 42),
-    ("int64", SchemaType.INT64, 42),
-    ("float32", SchemaType.FLOAT32, 42.0),
-    ("float64", SchemaType.FLOAT64, 42.0),
-    ("boolean", SchemaType.BOOLEAN, True),
-    ("string", SchemaType.STRING, "42"),
-])
+@pytest.mark.parametrize(
+    ("target", "type_", "expected"),
+    [
+        ("int8", SchemaType.INT8, 42),
+        ("int16", SchemaType.INT16, 42),
+        ("int32", SchemaType.INT32, 42),
+        ("int64", SchemaType.INT64, 42),
+        ("float32", SchemaType.FLOAT32, 42.0),
+        ("float64", SchemaType.FLOAT64, 42.0),
+        ("boolean", SchemaType.BOOLEAN, True),
+        ("string", SchemaType.STRING, "42"),
+    ],
+)
 def test_cast_whole_value(target: str, type_: SchemaType, expected: Any) -> None:
     with_schema = apply(configured(CastValue, spec=target), record(42, INT32_SCHEMA))
     assert with_schema.value_schema == Schema(type_)
@@ -383,8 +407,11 @@ def test_cast_null_passes_through(side: type[Transformation]) -> None:
 
 
 def test_cast_whole_value_unsupported_inputs() -> None:
-    with pytest.raises(DataError, match=r"does not support casting from ARRAY; supported types are \[INT8, INT16, "
-                                        r"INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES\]"):
+    with pytest.raises(
+        DataError,
+        match=r"does not support casting from ARRAY; supported types are \[INT8, INT16, "
+        r"INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES\]",
+    ):
         configured(CastValue, spec="int8").apply(record(["foo"]))
     with pytest.raises(DataError, match="does not support casting from STRUCT"):
         configured(CastValue, spec="string").apply(record({"a": 1}, Schema.struct(None, ("a", INT32_SCHEMA))))
@@ -395,38 +422,98 @@ def test_cast_whole_value_unsupported_inputs() -> None:
 # -- Cast: fields --------------------------------------------------------------------------------------
 def test_cast_fields_with_schema() -> None:
     day = date(1970, 1, 2)
-    spec = ("int8:int16,int16:int32,int32:int64,int64:boolean,float32:float64,float64:boolean,boolean:int8,"
-            "string:int32,date:string,optional:int32,bytes:string")
+    spec = (
+        "int8:int16,int16:int32,int32:int64,int64:boolean,float32:float64,float64:boolean,boolean:int8,"
+        "string:int32,date:string,optional:int32,bytes:string"
+    )
     schema = Schema.struct(
         "com.example.Row",
-        ("int8", INT8_SCHEMA), ("int16", OPTIONAL_INT16_SCHEMA), ("int32", INT32_SCHEMA), ("int64", INT64_SCHEMA),
-        ("float32", FLOAT32_SCHEMA), ("float64", FLOAT64_SCHEMA), ("boolean", BOOLEAN_SCHEMA),
-        ("string", STRING_SCHEMA), ("date", DATE_SCHEMA), ("optional", OPTIONAL_FLOAT32_SCHEMA),
-        ("timestamp", TIMESTAMP_SCHEMA), ("bytes", BYTES_SCHEMA))
+        ("int8", INT8_SCHEMA),
+        ("int16", OPTIONAL_INT16_SCHEMA),
+        ("int32", INT32_SCHEMA),
+        ("int64", INT64_SCHEMA),
+        ("float32", FLOAT32_SCHEMA),
+        ("float64", FLOAT64_SCHEMA),
+        ("boolean", BOOLEAN_SCHEMA),
+        ("string", STRING_SCHEMA),
+        ("date", DATE_SCHEMA),
+        ("optional", OPTIONAL_FLOAT32_SCHEMA),
+        ("timestamp", TIMESTAMP_SCHEMA),
+        ("bytes", BYTES_SCHEMA),
+    )
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    value = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32.0, "float64": -64.0, "boolean": True,
-             "string": "42", "date": day, "optional": None, "timestamp": epoch,
-             "bytes": bytes([0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10])}
+    value = {
+        "int8": 8,
+        "int16": 16,
+        "int32": 32,
+        "int64": 64,
+        "float32": 32.0,
+        "float64": -64.0,
+        "boolean": True,
+        "string": "42",
+        "date": day,
+        "optional": None,
+        "timestamp": epoch,
+        "bytes": bytes([0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10]),
+    }
     result = apply(configured(CastValue, spec=spec), record(value, schema))
-    assert result.value == {"int8": 8, "int16": 16, "int32": 32, "int64": True, "float32": 32.0, "float64": True,
-                            "boolean": 1, "string": 42, "date": "1970-01-02", "optional": None, "timestamp": epoch,
-                            "bytes": "/ty6mHZUMhA="}
+    assert result.value == {
+        "int8": 8,
+        "int16": 16,
+        "int32": 32,
+        "int64": True,
+        "float32": 32.0,
+        "float64": True,
+        "boolean": 1,
+        "string": 42,
+        "date": "1970-01-02",
+        "optional": None,
+        "timestamp": epoch,
+        "bytes": "/ty6mHZUMhA=",
+    }
     assert result.value_schema == Schema.struct(
         "com.example.Row",
-        ("int8", INT16_SCHEMA), ("int16", OPTIONAL_INT32_SCHEMA), ("int32", INT64_SCHEMA), ("int64", BOOLEAN_SCHEMA),
-        ("float32", FLOAT64_SCHEMA), ("float64", BOOLEAN_SCHEMA), ("boolean", INT8_SCHEMA), ("string", INT32_SCHEMA),
-        ("date", STRING_SCHEMA), ("optional", OPTIONAL_INT32_SCHEMA), ("timestamp", TIMESTAMP_SCHEMA),
-        ("bytes", STRING_SCHEMA))
+        ("int8", INT16_SCHEMA),
+        ("int16", OPTIONAL_INT32_SCHEMA),
+        ("int32", INT64_SCHEMA),
+        ("int64", BOOLEAN_SCHEMA),
+        ("float32", FLOAT64_SCHEMA),
+        ("float64", BOOLEAN_SCHEMA),
+        ("boolean", INT8_SCHEMA),
+        ("string", INT32_SCHEMA),
+        ("date", STRING_SCHEMA),
+        ("optional", OPTIONAL_INT32_SCHEMA),
+        ("timestamp", TIMESTAMP_SCHEMA),
+        ("bytes", STRING_SCHEMA),
+    )
 
 
 def test_cast_fields_schemaless() -> None:
     spec = "int8:int16,int16:int32,int32:int64,int64:boolean,float32:float64,float64:boolean,boolean:int8,string:int32"
-    value = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32.0, "float64": -64.0, "boolean": True,
-             "string": "42", "untouched": [1]}
+    value = {
+        "int8": 8,
+        "int16": 16,
+        "int32": 32,
+        "int64": 64,
+        "float32": 32.0,
+        "float64": -64.0,
+        "boolean": True,
+        "string": "42",
+        "untouched": [1],
+    }
     result = apply(configured(CastValue, spec=spec), record(value))
     assert result.value_schema is None
-    assert result.value == {"int8": 8, "int16": 16, "int32": 32, "int64": True, "float32": 32.0, "float64": True,
-                            "boolean": 1, "string": 42, "untouched": [1]}
+    assert result.value == {
+        "int8": 8,
+        "int16": 16,
+        "int32": 32,
+        "int64": True,
+        "float32": 32.0,
+        "float64": True,
+        "boolean": 1,
+        "string": 42,
+        "untouched": [1],
+    }
 
 
 def test_cast_schemaless_missing_field_is_added_as_null() -> None:
@@ -440,31 +527,66 @@ def test_cast_field_missing_from_schema_is_ignored() -> None:
 
 
 def test_cast_logical_to_primitive() -> None:
-    spec = "date_to_int32:int32,timestamp_to_int64:int64,time_to_int64:int64,timestamp_to_float64:float64," \
-           "null_timestamp_to_int32:int32"
-    schema = Schema.struct(None, ("date_to_int32", DATE_SCHEMA), ("timestamp_to_int64", TIMESTAMP_SCHEMA),
-                           ("time_to_int64", TIME_SCHEMA), ("timestamp_to_float64", TIMESTAMP_SCHEMA),
-                           ("null_timestamp_to_int32", TIMESTAMP_SCHEMA.as_optional()))
-    value = {"date_to_int32": date(1970, 1, 2), "timestamp_to_int64": datetime(1970, 1, 1, tzinfo=UTC),
-             "time_to_int64": time(0, 0, 0, 1000), "timestamp_to_float64": datetime(9999, 12, 31, tzinfo=UTC),
-             "null_timestamp_to_int32": None}
+    spec = (
+        "date_to_int32:int32,timestamp_to_int64:int64,time_to_int64:int64,timestamp_to_float64:float64,"
+        "null_timestamp_to_int32:int32"
+    )
+    schema = Schema.struct(
+        None,
+        ("date_to_int32", DATE_SCHEMA),
+        ("timestamp_to_int64", TIMESTAMP_SCHEMA),
+        ("time_to_int64", TIME_SCHEMA),
+        ("timestamp_to_float64", TIMESTAMP_SCHEMA),
+        ("null_timestamp_to_int32", TIMESTAMP_SCHEMA.as_optional()),
+    )
+    value = {
+        "date_to_int32": date(1970, 1, 2),
+        "timestamp_to_int64": datetime(1970, 1, 1, tzinfo=UTC),
+        "time_to_int64": time(0, 0, 0, 1000),
+        "timestamp_to_float64": datetime(9999, 12, 31, tzinfo=UTC),
+        "null_timestamp_to_int32": None,
+    }
     result = apply(configured(CastValue, spec=spec), record(value, schema))
-    assert result.value == {"date_to_int32": 1, "timestamp_to_int64": 0, "time_to_int64": 1,
-                            "timestamp_to_float64": 253402214400000.0, "null_timestamp_to_int32": None}
+    assert result.value == {
+        "date_to_int32": 1,
+        "timestamp_to_int64": 0,
+        "time_to_int64": 1,
+        "timestamp_to_float64": 253402214400000.0,
+        "null_timestamp_to_int32": None,
+    }
     assert result.value_schema is not None
     assert [f.schema for f in result.value_schema.fields] == [
-        INT32_SCHEMA, INT64_SCHEMA, INT64_SCHEMA, FLOAT64_SCHEMA, OPTIONAL_INT32_SCHEMA]
+        INT32_SCHEMA,
+        INT64_SCHEMA,
+        INT64_SCHEMA,
+        FLOAT64_SCHEMA,
+        OPTIONAL_INT32_SCHEMA,
+    ]
 
 
 def test_cast_logical_to_string_uses_kafka_formats() -> None:
-    schema = Schema.struct(None, ("date", DATE_SCHEMA), ("time", TIME_SCHEMA), ("timestamp", TIMESTAMP_SCHEMA),
-                           ("midnight", TIMESTAMP_SCHEMA))
-    value = {"date": date(1970, 1, 2), "time": time(1, 0), "timestamp": datetime(2024, 5, 6, 7, 8, 9, 123456),
-             "midnight": datetime(2024, 5, 6, tzinfo=UTC)}
-    result = apply(configured(CastValue, spec="date:string,time:string,timestamp:string,midnight:string"),
-                   record(value, schema))
-    assert result.value == {"date": "1970-01-02", "time": "01:00:00.000Z", "timestamp": "2024-05-06T07:08:09.123Z",
-                            "midnight": "2024-05-06"}
+    schema = Schema.struct(
+        None,
+        ("date", DATE_SCHEMA),
+        ("time", TIME_SCHEMA),
+        ("timestamp", TIMESTAMP_SCHEMA),
+        ("midnight", TIMESTAMP_SCHEMA),
+    )
+    value = {
+        "date": date(1970, 1, 2),
+        "time": time(1, 0),
+        "timestamp": datetime(2024, 5, 6, 7, 8, 9, 123456),
+        "midnight": datetime(2024, 5, 6, tzinfo=UTC),
+    }
+    result = apply(
+        configured(CastValue, spec="date:string,time:string,timestamp:string,midnight:string"), record(value, schema)
+    )
+    assert result.value == {
+        "date": "1970-01-02",
+        "time": "01:00:00.000Z",
+        "timestamp": "2024-05-06T07:08:09.123Z",
+        "midnight": "2024-05-06",
+    }
 
 
 def test_cast_whole_timestamp_drops_the_logical_name() -> None:
@@ -482,53 +604,68 @@ def test_cast_struct_field_is_refused_naming_it() -> None:
 
 
 # -- Cast: Java's conversion rules ---------------------------------------------------------------------
-@pytest.mark.parametrize(("spec", "value", "schema", "expected"), [
-    ("int8", 300, INT32_SCHEMA, 44),  # high bits dropped
-    ("int8", -129, None, 127),
-    ("int16", 70000, INT64_SCHEMA, 4464),
-    ("int32", 2**31, INT64_SCHEMA, -(2**31)),
-    ("int32", -3.99, FLOAT64_SCHEMA, -3),  # toward zero
-    ("int32", 1e20, None, 2**31 - 1),  # saturates
-    ("int64", -1e30, None, -(2**63)),
-    ("int64", math.nan, None, 0),
-    ("int8", 1e10, None, -1),  # through int: 2147483647 narrowed to a byte
-    ("int8", True, BOOLEAN_SCHEMA, 1),
-    ("float32", 0.1, None, 0.10000000149011612),
-    ("float32", 1e40, None, math.inf),
-    ("float32", 2**60 + 2**36 + 1, INT64_SCHEMA, float(2**60 + 2**37)),  # rounded once (via a double: 2**60)
-    ("float64", False, None, 0.0),
-    ("boolean", 0.5, None, False),  # integer part is 0
-    ("boolean", -2.5, FLOAT64_SCHEMA, True),
-    ("boolean", "TRUE", None, True),
-    ("boolean", "yes", None, False),
-    ("boolean", "", STRING_SCHEMA, False),
-    ("int32", "+42", None, 42),
-    ("int64", "-9223372036854775808", None, -(2**63)),
-    ("float64", " 1.5e3d ", None, 1500.0),
-    ("float64", "0x1.8p1", None, 3.0),
-    ("float64", "-Infinity", None, -math.inf),
-    ("float32", "3.4e39", None, math.inf),
-    ("string", True, None, "true"),
-    ("string", 1e10, None, "1.0E10"),
-    ("string", 0.0001, None, "1.0E-4"),
-    ("string", 123.0, None, "123.0"),
-    ("string", 32.099998474121094, FLOAT32_SCHEMA, "32.1"),  # Float.toString, not Double.toString
-    ("string", 32.099998474121094, None, "32.099998474121094"),
-    ("string", 3, FLOAT64_SCHEMA, "3.0"),
-    ("string", math.nan, None, "NaN"),
-    ("string", b"\x00\x01", BYTES_SCHEMA, "AAE="),
-    ("string", bytearray(b"hi"), None, "aGk="),
-    ("string", time(0, 0, 1), TIME_SCHEMA, "00:00:01.000Z"),
-])
+@pytest.mark.parametrize(
+    ("spec", "value", "schema", "expected"),
+    [
+        ("int8", 300, INT32_SCHEMA, 44),  # high bits dropped
+        ("int8", -129, None, 127),
+        ("int16", 70000, INT64_SCHEMA, 4464),
+        ("int32", 2**31, INT64_SCHEMA, -(2**31)),
+        ("int32", -3.99, FLOAT64_SCHEMA, -3),  # toward zero
+        ("int32", 1e20, None, 2**31 - 1),  # saturates
+        ("int64", -1e30, None, -(2**63)),
+        ("int64", math.nan, None, 0),
+        ("int8", 1e10, None, -1),  # through int: 2147483647 narrowed to a byte
+        ("int8", True, BOOLEAN_SCHEMA, 1),
+        ("float32", 0.1, None, 0.10000000149011612),
+        ("float32", 1e40, None, math.inf),
+        ("float32", 2**60 + 2**36 + 1, INT64_SCHEMA, float(2**60 + 2**37)),  # rounded once (via a double: 2**60)
+        ("float64", False, None, 0.0),
+        ("boolean", 0.5, None, False),  # integer part is 0
+        ("boolean", -2.5, FLOAT64_SCHEMA, True),
+        ("boolean", "TRUE", None, True),
+        ("boolean", "yes", None, False),
+        ("boolean", "", STRING_SCHEMA, False),
+        ("int32", "+42", None, 42),
+        ("int64", "-9223372036854775808", None, -(2**63)),
+        ("float64", " 1.5e3d ", None, 1500.0),
+        ("float64", "0x1.8p1", None, 3.0),
+        ("float64", "-Infinity", None, -math.inf),
+        ("float32", "3.4e39", None, math.inf),
+        ("string", True, None, "true"),
+        ("string", 1e10, None, "1.0E10"),
+        ("string", 0.0001, None, "1.0E-4"),
+        ("string", 123.0, None, "123.0"),
+        ("string", 32.099998474121094, FLOAT32_SCHEMA, "32.1"),  # Float.toString, not Double.toString
+        ("string", 32.099998474121094, None, "32.099998474121094"),
+        ("string", 3, FLOAT64_SCHEMA, "3.0"),
+        ("string", math.nan, None, "NaN"),
+        ("string", b"\x00\x01", BYTES_SCHEMA, "AAE="),
+        ("string", bytearray(b"hi"), None, "aGk="),
+        ("string", time(0, 0, 1), TIME_SCHEMA, "00:00:01.000Z"),
+    ],
+)
 def test_cast_conversions(spec: str, value: Any, schema: Schema | None, expected: Any) -> None:
     result = apply(configured(CastValue, spec=spec), record(value, schema))
     assert result.value == expected and type(result.value) is type(expected)
 
 
-@pytest.mark.parametrize(("spec", "value"), [
-    ("int8", "128"), ("int32", "abc"), ("int32", "4.0"), ("int32", " 4"), ("int32", "1_000"), ("int64", ""),
-    ("float64", "inf"), ("float64", "nan"), ("float64", "NaNd"), ("float64", "1_0"), ("float32", "1e"),
-])
+@pytest.mark.parametrize(
+    ("spec", "value"),
+    [
+        ("int8", "128"),
+        ("int32", "abc"),
+        ("int32", "4.0"),
+        ("int32", " 4"),
+        ("int32", "1_000"),
+        ("int64", ""),
+        ("float64", "inf"),
+        ("float64", "nan"),
+        ("float64", "NaNd"),
+        ("float64", "1_0"),
+        ("float32", "1e"),
+    ],
+)
 def test_cast_unparseable_strings(spec: str, value: str) -> None:
     with pytest.raises(DataError, match=rf"^Value \({value}\) was out of range for requested data type"):
         configured(CastValue, spec=spec).apply(record(value))
@@ -539,12 +676,22 @@ def test_cast_bytes_only_to_string() -> None:
         configured(CastValue, spec="int32").apply(record(b"\x01", BYTES_SCHEMA))
 
 
-@pytest.mark.parametrize(("number", "single", "text"), [
-    (1.0, False, "1.0"), (0.001, False, "0.001"), (9999999.0, False, "9999999.0"), (1e7, False, "1.0E7"),
-    (-1.5e-7, False, "-1.5E-7"), (-0.0, False, "-0.0"), (5e-324, False, "4.9E-324"),
-    (1.7976931348623157e308, False, "1.7976931348623157E308"), (1.401298464324817e-45, True, "1.4E-45"),
-    (3.4028234663852886e38, True, "3.4028235E38"), (math.inf, True, "Infinity"),
-])
+@pytest.mark.parametrize(
+    ("number", "single", "text"),
+    [
+        (1.0, False, "1.0"),
+        (0.001, False, "0.001"),
+        (9999999.0, False, "9999999.0"),
+        (1e7, False, "1.0E7"),
+        (-1.5e-7, False, "-1.5E-7"),
+        (-0.0, False, "-0.0"),
+        (5e-324, False, "4.9E-324"),
+        (1.7976931348623157e308, False, "1.7976931348623157E308"),
+        (1.401298464324817e-45, True, "1.4E-45"),
+        (3.4028234663852886e38, True, "3.4028235E38"),
+        (math.inf, True, "Infinity"),
+    ],
+)
 def test_java_float_text(number: float, single: bool, text: str) -> None:
     assert java_float_text(number, single=single) == text
 
@@ -559,12 +706,29 @@ def test_flatten_needs_a_struct_or_map() -> None:
 
 def test_flatten_nested_struct() -> None:
     supported = Schema.struct(
-        None, ("int8", INT8_SCHEMA), ("int16", INT16_SCHEMA), ("int32", INT32_SCHEMA), ("int64", INT64_SCHEMA),
-        ("float32", FLOAT32_SCHEMA), ("float64", FLOAT64_SCHEMA), ("boolean", BOOLEAN_SCHEMA),
-        ("string", STRING_SCHEMA), ("bytes", BYTES_SCHEMA))
+        None,
+        ("int8", INT8_SCHEMA),
+        ("int16", INT16_SCHEMA),
+        ("int32", INT32_SCHEMA),
+        ("int64", INT64_SCHEMA),
+        ("float32", FLOAT32_SCHEMA),
+        ("float64", FLOAT64_SCHEMA),
+        ("boolean", BOOLEAN_SCHEMA),
+        ("string", STRING_SCHEMA),
+        ("bytes", BYTES_SCHEMA),
+    )
     schema = Schema.struct("top", ("A", Schema.struct(None, ("B", supported))))
-    leaves = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "float32": 32.0, "float64": 64.0, "boolean": True,
-              "string": "stringy", "bytes": b"bytes"}
+    leaves = {
+        "int8": 8,
+        "int16": 16,
+        "int32": 32,
+        "int64": 64,
+        "float32": 32.0,
+        "float64": 64.0,
+        "boolean": True,
+        "string": "stringy",
+        "bytes": b"bytes",
+    }
     result = apply(configured(FlattenValue), record({"A": {"B": leaves}}, schema))
     assert result.value == {f"A.B.{name}": item for name, item in leaves.items()}
     assert result.value_schema == Schema.struct("top", *((f"A.B.{f.name}", f.schema) for f in supported.fields))
@@ -584,7 +748,8 @@ def test_flatten_optional_fields_and_null_nested_struct() -> None:
     assert result.value == {"B.opt_int32": None, "B.req": None, "c": 5}
     # Under an optional parent, a required field becomes optional.
     assert result.value_schema == Schema.struct(
-        None, ("B.opt_int32", OPTIONAL_INT32_SCHEMA), ("B.req", OPTIONAL_STRING_SCHEMA), ("c", INT64_SCHEMA))
+        None, ("B.opt_int32", OPTIONAL_INT32_SCHEMA), ("B.req", OPTIONAL_STRING_SCHEMA), ("c", INT64_SCHEMA)
+    )
     with_values = apply(configured(FlattenValue), record({"B": {"opt_int32": None, "req": "r"}, "c": 5}, schema))
     assert with_values.value == {"B.opt_int32": None, "B.req": "r", "c": 5}
 
@@ -620,8 +785,13 @@ def test_flatten_tombstones_pass_through() -> None:
 
 
 def test_flatten_keeps_null_fields_in_order() -> None:
-    value = {"firstNull": None, "firstNonNull": "nonNull", "secondNull": None, "secondNonNull": "alsoNonNull",
-             "thirdNonNull": None}
+    value = {
+        "firstNull": None,
+        "firstNonNull": "nonNull",
+        "secondNull": None,
+        "secondNonNull": "alsoNonNull",
+        "thirdNonNull": None,
+    }
     result = apply(configured(FlattenValue), record(value))
     assert list(result.value.items()) == list(value.items())
     schema = Schema.struct(None, *((name, OPTIONAL_STRING_SCHEMA) for name in value))
@@ -631,19 +801,28 @@ def test_flatten_keeps_null_fields_in_order() -> None:
 
 def test_flatten_keeps_name_version_doc_and_logical_types() -> None:
     inner = Schema.struct(None, ("at", TIMESTAMP_SCHEMA))
-    schema = Schema(SchemaType.STRUCT, name="com.example.V", version=2, doc="d",
-                    fields=Schema.struct(None, ("inner", inner)).fields)
+    schema = Schema(
+        SchemaType.STRUCT, name="com.example.V", version=2, doc="d", fields=Schema.struct(None, ("inner", inner)).fields
+    )
     stamp = datetime(2024, 1, 1, tzinfo=UTC)
     result = apply(configured(FlattenValue), record({"inner": {"at": stamp}}, schema))
-    assert result.value_schema == Schema(SchemaType.STRUCT, name="com.example.V", version=2, doc="d",
-                                         fields=Schema.struct(None, ("inner.at", TIMESTAMP_SCHEMA)).fields)
+    assert result.value_schema == Schema(
+        SchemaType.STRUCT,
+        name="com.example.V",
+        version=2,
+        doc="d",
+        fields=Schema.struct(None, ("inner.at", TIMESTAMP_SCHEMA)).fields,
+    )
     assert result.value == {"inner.at": stamp}
 
 
 def test_flatten_refuses_maps_under_a_schema() -> None:
     schema = Schema.struct(None, ("outer", Schema.struct(None, ("m", Schema.map(STRING_SCHEMA, INT32_SCHEMA)))))
-    with pytest.raises(DataError, match=r"^Flatten transformation does not support MAP for record with schemas "
-                                        r"\(for field outer.m\)\.$"):
+    with pytest.raises(
+        DataError,
+        match=r"^Flatten transformation does not support MAP for record with schemas "
+        r"\(for field outer.m\)\.$",
+    ):
         configured(FlattenValue).apply(record({"outer": {"m": {}}}, schema))
 
 
@@ -655,8 +834,11 @@ def test_flatten_duplicate_names() -> None:
 
 
 def test_flatten_schemaless_unsupported_value() -> None:
-    with pytest.raises(DataError, match=r"value of type set which is not supported by Connect's data API "
-                                        r"\(for field a.s\)"):
+    with pytest.raises(
+        DataError,
+        match=r"value of type set which is not supported by Connect's data API "
+        r"\(for field a.s\)",
+    ):
         configured(FlattenValue).apply(record({"a": {"s": {1}}}))
 
 
