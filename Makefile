@@ -32,6 +32,7 @@ $(POSTGRES_SERVER):
 	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'
 
 test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
+	$(BIN)/ruff format --check connectworker connectors tests bench
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
 	$(BIN)/python -m pytest -n 6 --dist worksteal

@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> None:
         "spark write task",
         "\n".join(
             [
-                f"`python -m bench.bench_spark_writer --rows {args.rows} --rounds {args.rounds}`: one `connect-kafka` write "
+                f"`python -m bench.bench_spark_writer --rows {args.rows} --rounds {args.rounds}`: "
+                "one `connect-kafka` write "
                 f"task of {args.rows:,} rows of 100 bytes (produce, then wait for every acknowledgement), "
                 f"{2 * args.rounds} times per variant, interleaved.",
                 "",

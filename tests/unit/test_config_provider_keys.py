@@ -223,8 +223,8 @@ def test_an_unresolvable_reference_in_a_variable_is_blamed_on_the_variable(
     with pytest.raises(ConfigError) as caught:
         _worker(tmp_path, **{"config.providers": "env", "config.providers.env.class": "EnvVar"})
     assert caught.value.problems == {
-        "CONNECT_PRODUCER_SASL_PASSWORD (sets producer.sasl.password)": "cannot be resolved: ${env:CW_TEST_UNSET_VARIABLE}: the environment variable CW_TEST_UNSET_VARIABLE "
-        "is not set"
+        "CONNECT_PRODUCER_SASL_PASSWORD (sets producer.sasl.password)": "cannot be resolved: "
+        "${env:CW_TEST_UNSET_VARIABLE}: the environment variable CW_TEST_UNSET_VARIABLE is not set"
     }
     assert caught.value.source == "worker.properties and the environment"
 

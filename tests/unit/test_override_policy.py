@@ -94,7 +94,9 @@ def test_a_refused_override_fails_the_connector_with_kafkas_message() -> None:
     props = connector(
         **{
             "producer.override.linger.ms": "10",
-            "producer.override.sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";',
+            "producer.override.sasl.jaas.config": (
+                'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";'
+            ),
         }
     )
     with pytest.raises(ConfigError) as info:
@@ -177,7 +179,9 @@ def test_an_override_is_judged_together_with_the_workers_keys(tmp_path: Path) ->
     with pytest.raises(ConfigError) as info:  # no trust store to open with it
         parse_connector_config(props, worker=worker())
     assert info.value.problems == {
-        "producer.override.ssl.truststore.password": "SSL trust store is not specified, but trust store password is specified."
+        "producer.override.ssl.truststore.password": (
+            "SSL trust store is not specified, but trust store password is specified."
+        )
     }
     with_store = worker(
         **{

@@ -8,5 +8,6 @@ delivery reports, send failures, error tolerance, the transform chain, vanished 
 transaction context, and `task_factory.py`, which builds a task from its spec wherever it runs.
 
 May import: api, config, converters, topics, transforms, and runtime's `offsets`, `clients`,
-`observability` (log context, task counters and metrics), `topic_creation`, `status`. Never the herder, the worker or rest.
+`observability` (log context, task counters and metrics), `topic_creation`, `status`. Never the herder,
+the worker or rest.
 """
