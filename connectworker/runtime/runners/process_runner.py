@@ -23,16 +23,15 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 from connectworker.api.errors import ConnectError
 from connectworker.child_processes import spawn_python
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
-from connectworker.runtime.runners.remote_task import RemoteTask, python_path
+from connectworker.runtime.runners.remote_start import RemoteStarts
+from connectworker.runtime.runners.remote_task import python_path
 from connectworker.runtime.runners.task_channel import TaskChannel
-from connectworker.runtime.tasks.exactly_once_task import transactional_id
 from connectworker.runtime.tasks.task_factory import TaskMetricsFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
@@ -135,46 +134,17 @@ class ProcessTaskRunner:
         topic_gates: TopicGateFactory,
         task_metrics: TaskMetricsFactory | None = None,
     ) -> None:
-        self.worker = worker
-        self.offsets = offsets
         self.channel = channel
         self.limit = worker.task_process_count
-        self._gates = topic_gates
-        self._metrics = task_metrics
-        self._plugin_paths = tuple(str(Path(p).resolve()) for p in worker.plugin_path)
+        self._starts = RemoteStarts(worker, offsets, channel, topic_gates, task_metrics, PLACEMENT, shows_host=False)
         self._processes: list[TaskProcess] = []
         self._started = 0
         self._closing = False
         self._lock = threading.Lock()
 
     def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> RemoteTaskHandle:
-        eos_id = (
-            transactional_id(self.worker.group_id, spec.connector, spec.task_id)
-            if self.worker.exactly_once_enabled
-            else None
-        )
-        handle = RemoteTaskHandle(
-            spec,
-            on_topics,
-            paused=paused,
-            transactional_id=eos_id,
-            waiting_note="Starting in a task process",
-            topic_gate=lambda: self._gates(spec.config),
-            placement=PLACEMENT,
-            shows_host=False,
-            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None,
-        )
-        payload = RemoteTask(
-            spec,
-            self.worker,
-            self.offsets,
-            self.channel.address,
-            self.channel.token,
-            handle.attempt,
-            paused,
-            self._plugin_paths,
-            placement=PLACEMENT,
-            log_level=logging.getLogger().getEffectiveLevel(),
+        handle, payload = self._starts.prepare(
+            spec, paused=paused, on_topics=on_topics, waiting_note="Starting in a task process"
         )
         try:
             data = pickle.dumps(payload)

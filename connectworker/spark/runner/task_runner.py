@@ -14,17 +14,16 @@ import logging
 import threading
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 
 from pyspark import SparkContext
 
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
+from connectworker.runtime.runners.remote_start import RemoteStarts
 from connectworker.runtime.runners.remote_task import RemoteTask, run_remote_tasks
 from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.status import State
-from connectworker.runtime.tasks.exactly_once_task import transactional_id
 from connectworker.runtime.tasks.task_factory import TaskMetricsFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
@@ -44,12 +43,8 @@ class SparkTaskRunner:
         task_metrics: TaskMetricsFactory | None = None,
     ) -> None:
         self.context = context
-        self._gates = topic_gates
-        self._metrics = task_metrics
-        self.worker = worker
-        self.offsets = offsets
         self.channel = channel
-        self._plugin_paths = tuple(str(Path(p).resolve()) for p in worker.plugin_path)
+        self._starts = RemoteStarts(worker, offsets, channel, topic_gates, task_metrics, PLACEMENT, shows_host=True)
         self._running: dict[str, RemoteTaskHandle] = {}
         self._lock = threading.Lock()
 
@@ -59,32 +54,8 @@ class SparkTaskRunner:
         return max(1, self.context.defaultParallelism)
 
     def start(self, spec: TaskSpec, *, paused: bool, on_topics: Callable[[set[str]], None]) -> RemoteTaskHandle:
-        eos_id = (
-            transactional_id(self.worker.group_id, spec.connector, spec.task_id)
-            if self.worker.exactly_once_enabled
-            else None
-        )
-        handle = RemoteTaskHandle(
-            spec,
-            on_topics,
-            paused=paused,
-            transactional_id=eos_id,
-            waiting_note="Submitted to Spark; waiting for its task to start",
-            placement=PLACEMENT,
-            topic_gate=lambda: self._gates(spec.config),
-            metrics=self._metrics(spec.connector, spec.task_id) if self._metrics is not None else None,
-        )
-        payload = RemoteTask(
-            spec,
-            self.worker,
-            self.offsets,
-            self.channel.address,
-            self.channel.token,
-            handle.attempt,
-            paused,
-            self._plugin_paths,
-            placement=PLACEMENT,
-            log_level=logging.getLogger().getEffectiveLevel(),
+        handle, payload = self._starts.prepare(
+            spec, paused=paused, on_topics=on_topics, waiting_note="Submitted to Spark; waiting for its task to start"
         )
         self.channel.register(handle.attempt, handle)
         with self._lock:
