@@ -91,7 +91,13 @@ class TaskProcess:
         stdout = self.popen.stdout
         assert stdout is not None
         for line in stdout:
-            message = json.loads(line)
+            try:
+                message = json.loads(line)
+                if not isinstance(message, dict):
+                    raise ValueError(line)
+            except ValueError:  # not ours (a native library writing to the pipe before it was moved aside)
+                log.warning("Task process %d (pid %d) wrote an unexpected line: %r", self.number, self.pid, line[:200])
+                continue
             with self._lock:
                 handle = self.handles.pop(str(message.get("ended")), None)
             if handle is not None:
