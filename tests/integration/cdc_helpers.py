@@ -189,6 +189,14 @@ def read_all(bootstrap: str, topic: str) -> list[Any]:
             return all(seen[p] >= ends[p] for p in partitions)
 
         wait_until(step, 60, lambda: f"{topic} read to its end ({len(out)} messages)")
+        # Tansu's high watermarks can lag behind the records after multi-record batches: read on until a
+        # second passes without a message, so the partitions' last records are not left out.
+        quiet_until = time.monotonic() + 1.0
+        while time.monotonic() < quiet_until:
+            before = len(out)
+            step()
+            if len(out) > before:
+                quiet_until = time.monotonic() + 1.0
         return out
     finally:
         consumer.close()
