@@ -3,6 +3,8 @@ real HTTP. (Named test_rest_* to sit with them; it holds no tests.)"""
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
@@ -91,8 +94,29 @@ def wait_for_states(
 
 
 def count_records(bootstrap: str, topic: str, settle: float = 2.0) -> int:
-    """Every record now in `topic` (reads until nothing new arrives for the consume grace period)."""
-    return len(consume(bootstrap, [topic], expected=10**9, timeout=settle))
+    """Every record now in `topic`: its partitions assigned (no group join to wait for, which a loaded
+    machine can stretch past `settle`), read until nothing new arrives for `settle` seconds; a topic
+    whose watermarks say it holds records is read until its first one arrived (at most 30 s)."""
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": f"count-{uuid.uuid4().hex}", "enable.auto.commit": False}
+    )
+    try:
+        partitions = [
+            TopicPartition(topic, p, OFFSET_BEGINNING)
+            for p in consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        ]
+        holds_records = any(consumer.get_watermark_offsets(p, timeout=10)[1] > 0 for p in partitions)
+        consumer.assign(partitions)
+        count, first_by = 0, time.monotonic() + 30
+        quiet_until = time.monotonic() + settle
+        while time.monotonic() < quiet_until or (holds_records and count == 0 and time.monotonic() < first_by):
+            read = sum(1 for message in consumer.consume(10_000, timeout=0.2) if message.error() is None)
+            if read:
+                count += read
+                quiet_until = time.monotonic() + settle
+        return count
+    finally:
+        consumer.close()
 
 
 def wait_for_records(bootstrap: str, topic: str, at_least: int, timeout: float = 30) -> int:

@@ -29,6 +29,7 @@ from connectworker.config.worker_config import WorkerConfig
 from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.observability.log_context import LogContextFilter
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
+from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
 from connectworker.runtime.runners.remote_topic_gate import RemoteTopicGate
@@ -77,24 +78,27 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
     add_plugin_paths(list(payload.plugin_paths))
     FORWARDER.install(payload.log_level)
     try:
-        with WorkerLink(payload) as link:
-            try:
-                task = _build(payload, link)
-            except Exception as exc:
-                raise TaskNotBuilt(str(exc) or type(exc).__name__) from exc
-            if payload.paused:
-                task.pause()
-            runner = threading.Thread(target=task.run, name=f"task-{task.name}", daemon=True)
-            runner.start()
-            link.follow(task, runner)
+        store = payload.offsets.open()
+        try:
+            with WorkerLink(payload) as link:
+                try:
+                    task = _build(payload, link, store)
+                except Exception as exc:
+                    raise TaskNotBuilt(str(exc) or type(exc).__name__) from exc
+                if payload.paused:
+                    task.pause()
+                runner = threading.Thread(target=task.run, name=f"task-{task.name}", daemon=True)
+                runner.start()
+                link.follow(task, runner)
+        finally:  # its clients (an offsets topic's) must not outlive the task in a long-lived process
+            store.close()
         state, trace = task.status.snapshot()
         return {"task": payload.spec.name, "state": state.value, "trace": trace}
     finally:
         FORWARDER.uninstall()
 
 
-def _build(payload: RemoteTask, link: WorkerLink) -> WorkerSourceTask:
-    store = payload.offsets.open()
+def _build(payload: RemoteTask, link: WorkerLink, store: OffsetBackingStore) -> WorkerSourceTask:
     factory = SourceTaskFactory(
         payload.worker,
         store,
