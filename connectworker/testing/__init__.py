@@ -36,7 +36,7 @@ from connectworker.testing.context import (
 )
 from connectworker.testing.harness import TaskHarness, connector_task_props
 from connectworker.testing.topic_plan import TopicPlan, parse_rules
-from connectworker.topics.creation import TopicCreationError
+from connectworker.topics.decisions import TopicCreationError
 
 __all__ = [
     "BadPollResultError",

@@ -28,7 +28,7 @@ from connectworker.testing.context import (
     partition_key,
 )
 from connectworker.testing.topic_plan import TopicPlan, parse_rules, plan_topics
-from connectworker.topics.creation import NewTopicHook
+from connectworker.topics.decisions import NewTopicHook
 from connectworker.topics.rules import TopicCreationRules
 
 __all__ = ["TaskHarness", "connector_task_props"]

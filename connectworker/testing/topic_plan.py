@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from connectworker.api.topic_settings import TopicSettings
-from connectworker.topics.creation import NewTopicHook, TopicCreationError
+from connectworker.topics.decisions import NewTopicHook, TopicCreationError
 from connectworker.topics.plan import plan_new_topics
 from connectworker.topics.rule_parser import parse_topic_creation
 from connectworker.topics.rules import TopicCreationRules

@@ -25,13 +25,8 @@ from connectworker.topics.admin import (
     explain_describe_error,
 )
 from connectworker.topics.config_keys import GROUPS_KEY, KIP_RULES_KEY, TOPIC_CREATION_PREFIX, WORKER_ENABLE_KEY
-from connectworker.topics.creation import (
-    AutoCreateGate,
-    CreatingGate,
-    NewTopicHook,
-    TopicCreationError,
-    TopicCreationService,
-)
+from connectworker.topics.creation import AutoCreateGate, CreatingGate, TopicCreationService
+from connectworker.topics.decisions import NewTopicHook, TopicCreationError
 from connectworker.topics.names import MAX_NAME_LENGTH, collides, metric_name, validate_topic_name
 from connectworker.topics.plan import BrokerVerdict, PlanEntry, broker_honours_validate_only, plan_new_topics
 from connectworker.topics.rule_parser import (

@@ -18,7 +18,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.topics.admin import Outcome, TopicAdmin
-from connectworker.topics.creation import NewTopicHook, check_replication, decide
+from connectworker.topics.decisions import NewTopicHook, check_replication, decide
 from connectworker.topics.names import validate_topic_name
 from connectworker.topics.policy import policy_violation
 from connectworker.topics.rules import TopicCreationRules

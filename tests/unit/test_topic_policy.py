@@ -11,7 +11,7 @@ import pytest
 from connectworker.api import ConfigError, CreateTopicPolicy, PolicyViolationError, RequestMetadata, TopicSettings
 from connectworker.config.topic_policy import load_topic_policy
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.topics.creation import TopicCreationError, decide
+from connectworker.topics.decisions import TopicCreationError, decide
 from connectworker.topics.plan import plan_new_topics
 from connectworker.topics.policy import LimitsPolicy, policy_violation, rule_violations
 from connectworker.topics.rule_parser import parse_topic_creation

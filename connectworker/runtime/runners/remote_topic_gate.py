@@ -23,7 +23,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.runtime.runners.task_channel import LineIO
 from connectworker.runtime.topic_creation.gate import TopicGate
-from connectworker.topics.creation import NewTopicHook, TopicCreationError
+from connectworker.topics.decisions import NewTopicHook, TopicCreationError
 
 CONNECT_TIMEOUT_S = 30.0
 

@@ -14,7 +14,8 @@ from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import AdminOpener, NewTopicHook, TopicCreationService
+from connectworker.topics.creation import AdminOpener, TopicCreationService
+from connectworker.topics.decisions import NewTopicHook
 
 ConnectorAdmins = Callable[[ConnectorConfig], AdminOpener | None]
 """Opens a connector's own Admin client when its `admin.override.*` keys ask for one (else None)."""

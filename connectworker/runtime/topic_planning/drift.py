@@ -14,7 +14,7 @@ from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.topic_planning.plan import started_task_hook
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import TopicCreationError, decide
+from connectworker.topics.decisions import TopicCreationError, decide
 from connectworker.topics.drift import TopicDrift, compare
 from connectworker.topics.names import validate_topic_name
 

@@ -16,7 +16,7 @@ from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain, TransformError
 from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import NewTopicHook
+from connectworker.topics.decisions import NewTopicHook
 from connectworker.topics.plan import PlanEntry, plan_new_topics
 
 
