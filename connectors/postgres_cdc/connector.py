@@ -17,14 +17,8 @@ from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 from .database import SetupError, check_setup, connect
-from .settings import (
-    CONFIG_DEF,
-    DEBEZIUM_KEY_WARNINGS,
-    HOSTNAME,
-    parse_settings,
-    problems_across_keys,
-    unimplemented_keys,
-)
+from .keys import CONFIG_DEF, DEBEZIUM_KEY_WARNINGS, HOSTNAME, unimplemented_keys
+from .settings import parse_settings, problems_across_keys
 
 
 class PostgresCdcConnector(SourceConnector):

@@ -1,0 +1,372 @@
+"""The PostgreSQL CDC connector's keys, Debezium's names, so a Debezium connector file runs unchanged:
+their definitions and checks (`CONFIG_DEF`), and the Debezium keys this connector does not implement,
+listed once as not implemented (`unimplemented_keys`), the way Kafka keys the worker ignores are.
+settings.py parses them once into `CdcSettings`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, in_range, one_of
+from connectworker.config.unsupported_keys import ConnectorKeyWarnings
+
+HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
+DBNAME, SSLMODE = "database.dbname", "database.sslmode"
+TOPIC_PREFIX, PLUGIN_NAME, SLOT_NAME = "topic.prefix", "plugin.name", "slot.name"
+PUBLICATION_NAME, PUBLICATION_AUTOCREATE = "publication.name", "publication.autocreate.mode"
+TABLE_INCLUDE, TABLE_EXCLUDE = "table.include.list", "table.exclude.list"
+COLUMN_INCLUDE, COLUMN_EXCLUDE = "column.include.list", "column.exclude.list"
+SNAPSHOT_MODE, TOMBSTONES = "snapshot.mode", "tombstones.on.delete"
+DECIMAL_MODE, TIME_MODE, BINARY_MODE = "decimal.handling.mode", "time.precision.mode", "binary.handling.mode"
+HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefix"
+SLOT_DROP, MAX_BATCH, POLL_MS = "slot.drop.on.stop", "max.batch.size", "poll.interval.ms"
+COMPACT_KEYED = "compact.keyed.table.topics"
+
+SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+SNAPSHOT_MODES = ("initial", "no_data", "never", "initial_only", "always")
+AUTOCREATE_MODES = ("all_tables", "filtered", "disabled")
+DECIMAL_MODES = ("precise", "double", "string")
+TIME_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
+BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
+
+# Debezium PostgreSQL keys (exact, or a prefix ending in '.') this connector does not implement.
+DEBEZIUM_KEYS = (
+    "database.server.name",
+    "database.initial.statements",
+    "database.tcpKeepAlive",
+    "database.sslcert",
+    "database.sslkey",
+    "database.sslpassword",
+    "database.sslrootcert",
+    "database.sslfactory",
+    "database.query.timeout.ms",
+    "schema.include.list",
+    "schema.exclude.list",
+    "message.key.columns",
+    "snapshot.select.statement.overrides",
+    "snapshot.fetch.size",
+    "snapshot.lock.timeout.ms",
+    "snapshot.max.threads",
+    "snapshot.include.collection.list",
+    "snapshot.delay.ms",
+    "snapshot.isolation.mode",
+    "snapshot.locking.mode",
+    "snapshot.query.mode",
+    "max.queue.size",
+    "max.queue.size.in.bytes",
+    "include.unknown.datatypes",
+    "hstore.handling.mode",
+    "interval.handling.mode",
+    "money.fraction.digits",
+    "slot.stream.params",
+    "slot.max.retries",
+    "slot.retry.delay.ms",
+    "slot.failover",
+    "status.update.interval.ms",
+    "provide.transaction.metadata",
+    "skipped.operations",
+    "signal.data.collection",
+    "signal.enabled.channels",
+    "event.processing.failure.handling.mode",
+    "schema.refresh.mode",
+    "converters",
+    "publish.via.partition.root",
+    "xmin.fetch.interval.ms",
+    "include.schema.changes",
+    "datatype.propagate.source.type",
+    "column.propagate.source.type",
+    "field.name.adjustment.mode",
+    "schema.name.adjustment.mode",
+    "incremental.snapshot.chunk.size",
+    "unavailable.value.placeholder",
+    "flush.lsn.source",
+    "retriable.restart.connector.wait.ms",
+    "notification.enabled.channels",
+    "lsn.flush.timeout.ms",
+    "topic.naming.strategy",
+    "topic.delimiter",
+    "topic.transaction",
+    "custom.metric.tags",
+    "heartbeat.action.query",
+    "table.ignore.builtin",
+    "tombstones.on.delete.",
+    "column.mask.",
+    "column.truncate.",
+    "column.mask.hash.",
+    "message.prefix.include.list",
+    "message.prefix.exclude.list",
+    "errors.max.retries",
+    "decimal.handling.",
+)
+DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
+    "Debezium PostgreSQL connector keys that this connector does not implement; {verb} ignored (see docs/cdc.md)"
+)
+
+_DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
+
+
+def _regex_list(key: str, value: Any) -> None:
+    for pattern in value or []:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+
+
+def _required_text(key: str, value: Any) -> None:
+    if value is None or not str(value).strip():
+        raise ValueError("must be set")
+
+
+def _plugin(key: str, value: Any) -> None:
+    if value != "pgoutput":
+        raise ValueError(
+            f"only pgoutput (PostgreSQL's built-in output plugin) is supported, got {value!r}; "
+            f"decoderbufs and wal2json are not"
+        )
+
+
+def _identifier(key: str, value: Any) -> None:
+    if not re.fullmatch(r"[a-z0-9_]{1,63}", str(value or "")):
+        raise ValueError(
+            "must be 1 to 63 lower-case letters, digits or underscores (a PostgreSQL slot or publication name)"
+        )
+
+
+def _topic_prefix(key: str, value: Any) -> None:
+    if not re.fullmatch(r"[a-zA-Z0-9._-]+", str(value or "")):
+        raise ValueError("must be set, with ASCII letters, digits, '.', '_' and '-' only (it begins topic names)")
+
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        HOSTNAME,
+        ConfigType.STRING,
+        validator=_required_text,
+        importance=Importance.HIGH,
+        group=_DATABASE,
+        documentation="The PostgreSQL server's host name or address.",
+    )
+    .define(
+        PORT,
+        ConfigType.INT,
+        5432,
+        validator=in_range(1, 65535),
+        group=_DATABASE,
+        documentation="The PostgreSQL server's port.",
+    )
+    .define(
+        USER,
+        ConfigType.STRING,
+        validator=_required_text,
+        importance=Importance.HIGH,
+        group=_DATABASE,
+        documentation="The user: needs the REPLICATION privilege (or superuser) and SELECT on the tables.",
+    )
+    .define(
+        PASSWORD,
+        ConfigType.PASSWORD,
+        None,
+        group=_DATABASE,
+        documentation="The user's password (a secret: hidden wherever configs are shown).",
+    )
+    .define(
+        DBNAME,
+        ConfigType.STRING,
+        validator=_required_text,
+        importance=Importance.HIGH,
+        group=_DATABASE,
+        documentation="The database whose changes are captured.",
+    )
+    .define(
+        SSLMODE,
+        ConfigType.STRING,
+        "prefer",
+        validator=one_of(*SSL_MODES),
+        group=_DATABASE,
+        recommended_values=SSL_MODES,
+        documentation="libpq's sslmode for both connections.",
+    )
+    .define(
+        TOPIC_PREFIX,
+        ConfigType.STRING,
+        validator=_topic_prefix,
+        importance=Importance.HIGH,
+        group=_CONNECTOR,
+        documentation="The first part of every topic name: <topic.prefix>.<schema>.<table>; also the "
+        "source partition and source.name.",
+    )
+    .define(
+        PLUGIN_NAME,
+        ConfigType.STRING,
+        "pgoutput",
+        validator=_plugin,
+        group=_CONNECTOR,
+        documentation="The logical decoding output plugin: pgoutput only.",
+    )
+    .define(
+        SLOT_NAME,
+        ConfigType.STRING,
+        "debezium",
+        validator=_identifier,
+        group=_CONNECTOR,
+        documentation="The logical replication slot, created on first start.",
+    )
+    .define(
+        PUBLICATION_NAME,
+        ConfigType.STRING,
+        "dbz_publication",
+        validator=_identifier,
+        group=_CONNECTOR,
+        documentation="The publication pgoutput streams.",
+    )
+    .define(
+        PUBLICATION_AUTOCREATE,
+        ConfigType.STRING,
+        "all_tables",
+        validator=one_of(*AUTOCREATE_MODES),
+        group=_CONNECTOR,
+        recommended_values=AUTOCREATE_MODES,
+        documentation="all_tables: create the publication FOR ALL TABLES (needs superuser); filtered: FOR "
+        "the included tables; disabled: the publication must exist.",
+    )
+    .define(
+        TABLE_INCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions matched against whole schema.table names; empty: every table.",
+    )
+    .define(
+        TABLE_EXCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions of schema.table names left out.",
+    )
+    .define(
+        COLUMN_INCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions matched against schema.table.column; empty: every column.",
+    )
+    .define(
+        COLUMN_EXCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions of schema.table.column names left out.",
+    )
+    .define(
+        SNAPSHOT_MODE,
+        ConfigType.STRING,
+        "initial",
+        validator=one_of(*SNAPSHOT_MODES),
+        group=_CONNECTOR,
+        recommended_values=SNAPSHOT_MODES,
+        documentation="initial: snapshot once, then stream; no_data (never): stream only; initial_only: "
+        "snapshot, then stop streaming; always: snapshot on every start.",
+    )
+    .define(
+        TOMBSTONES,
+        ConfigType.BOOLEAN,
+        True,
+        group=_CONNECTOR,
+        documentation="Follow each delete with a tombstone (same key, null value) for compaction.",
+    )
+    .define(
+        DECIMAL_MODE,
+        ConfigType.STRING,
+        "precise",
+        validator=one_of(*DECIMAL_MODES),
+        group=_TYPES,
+        recommended_values=DECIMAL_MODES,
+        documentation="numeric columns: double (float64) or string; precise is sent as string here (the "
+        "Connect Decimal type needs a schema parameter this worker's schemas do not carry).",
+    )
+    .define(
+        TIME_MODE,
+        ConfigType.STRING,
+        "adaptive",
+        validator=one_of(*TIME_MODES),
+        group=_TYPES,
+        recommended_values=TIME_MODES,
+        documentation="adaptive: io.debezium.time.* by the column's precision; "
+        "adaptive_time_microseconds: time always MicroTime; connect: Connect's Date, Time, Timestamp.",
+    )
+    .define(
+        BINARY_MODE,
+        ConfigType.STRING,
+        "bytes",
+        validator=one_of(*BINARY_MODES),
+        group=_TYPES,
+        recommended_values=BINARY_MODES,
+        documentation="bytea columns: bytes, or base64, base64-url-safe, hex strings.",
+    )
+    .define(
+        HEARTBEAT_MS,
+        ConfigType.INT,
+        0,
+        validator=at_least(0),
+        group=_CONNECTOR,
+        documentation="Every so often (0: never) a record to <topic.heartbeat.prefix>.<topic.prefix> "
+        "carrying the current LSN, so the slot advances when no captured table changes.",
+    )
+    .define(
+        HEARTBEAT_PREFIX,
+        ConfigType.STRING,
+        "__debezium-heartbeat",
+        validator=_topic_prefix,
+        group=_CONNECTOR,
+        documentation="The heartbeat topic's prefix.",
+    )
+    .define(
+        SLOT_DROP,
+        ConfigType.BOOLEAN,
+        False,
+        group=_CONNECTOR,
+        documentation="Drop the slot when the task stops (the next start snapshots again as snapshot.mode says; "
+        "changes in between are not streamed).",
+    )
+    .define(
+        MAX_BATCH,
+        ConfigType.INT,
+        2048,
+        validator=at_least(1),
+        group=_CONNECTOR,
+        documentation="The most records one poll returns.",
+    )
+    .define(
+        POLL_MS,
+        ConfigType.INT,
+        500,
+        validator=at_least(1),
+        group=_CONNECTOR,
+        documentation="How long a poll waits for changes when there are none.",
+    )
+    .define(
+        COMPACT_KEYED,
+        ConfigType.BOOLEAN,
+        False,
+        group=_CONNECTOR,
+        documentation="Not Debezium's: create the topic of a table with a primary key compacted "
+        "(cleanup.policy=compact), as KIP-158's settings_for_new_topic allows.",
+    )
+)
+
+
+def unimplemented_keys(props: Mapping[str, str]) -> list[str]:
+    return sorted(
+        key
+        for key in props
+        if key not in CONFIG_DEF.keys
+        and any(key == k or (k.endswith(".") and key.startswith(k)) for k in DEBEZIUM_KEYS)
+    )
