@@ -18,9 +18,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -37,6 +36,7 @@ from connectworker.config.override_policy import policy_name
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
 from connectworker.config.providers.worker_refs import WorkerReferences
+from connectworker.config.rest_keys import RestListenerKeys
 from connectworker.config.storage_topics import StorageTopicKeys
 from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker_key_note, worker_key_warnings
 from connectworker.config.worker_clients import check_clients, worker_client_settings
@@ -52,8 +52,6 @@ log = logging.getLogger(__name__)
 
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
-DEFAULT_REST_HOST = "127.0.0.1"
-DEFAULT_REST_PORT = 8083
 
 # Keys whose sub-keys are handed on rather than declared one by one.
 PASS_THROUGH_PREFIXES = (
@@ -94,7 +92,7 @@ class _WorkerEnvSource(EnvSettingsSource):
         return value, key, complex_value
 
 
-class WorkerConfig(StorageTopicKeys):
+class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     """Typed worker keys (the storage topics' are in `StorageTopicKeys`). Construct with
     `WorkerConfig.from_properties(props)`."""
 
@@ -229,39 +227,6 @@ class WorkerConfig(StorageTopicKeys):
         description="Comma-separated directories (or zip archives) added to the import path for connector "
         "modules; an entry that does not exist, or is neither, is reported and skipped.",
     )
-    listeners: str = Field(
-        f"http://{DEFAULT_REST_HOST}:{DEFAULT_REST_PORT}",
-        description="Comma-separated URLs the REST API listens on (see docs/rest.md; `https://` takes the "
-        "`listeners.https.*` keys); loopback unless you say otherwise. Empty: no REST API.",
-    )
-    # Kafka's deprecated pair, used (as in Kafka) only when `listeners` is not set.
-    rest_host_name: str | None = Field(
-        None,
-        description="Kafka's deprecated pair with rest.port, honoured as Kafka does when listeners is not "
-        "set (`http://{rest.host.name}:{rest.port}`); an empty or absent host is loopback here, "
-        "where Kafka binds every interface. Ignored, with a warning, when listeners is set.",
-    )
-    rest_port: int | None = Field(
-        None,
-        ge=0,
-        le=65535,
-        description="Kafka's deprecated pair with rest.host.name (port 8083 when only the host is set); "
-        "ignored, with a warning, when listeners is set.",
-    )
-    rest_advertised_host_name: str | None = Field(
-        None, description="Kafka's key, accepted without a warning; it has no effect here."
-    )
-    rest_basic_auth_credentials_file: str | None = Field(
-        None,
-        description="A Java properties file with one `user=password` per line (the format of Kafka's "
-        "`PropertyFileLoginModule`); every REST request then needs valid basic credentials.",
-    )
-    metrics_listener: str | None = Field(
-        None,
-        description="`http://host:port` of a separate Prometheus endpoint serving `GET /metrics`, with or "
-        "without the REST API (e.g. when `listeners` is empty); an empty host is loopback, port 0 "
-        "a free port.",
-    )
     log_format: Literal["text", "json"] = Field(
         "text",
         description="`text`: one readable line per event; `json`: one JSON object per line, with `connector`, "
@@ -285,7 +250,6 @@ class WorkerConfig(StorageTopicKeys):
 
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
-    _listeners_from_rest_keys: bool = PrivateAttr(False)
     _provider_values: frozenset[str] = PrivateAttr(frozenset())
 
     @classmethod
@@ -313,43 +277,6 @@ class WorkerConfig(StorageTopicKeys):
             raise ValueError("must name at least one broker host:port, or 'embedded'")
         return value.strip()
 
-    @field_validator("metrics_listener")
-    @classmethod
-    def _metrics_listener(cls, value: str | None) -> str | None:
-        if value is None or not value.strip():
-            return None
-        parts = urlsplit(value.strip())
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if parts.scheme != "http" or parts.path not in ("", "/") or port is None:
-            raise ValueError(f"{value!r} is not http://host:port (an empty host is loopback, port 0 a free port)")
-        return value.strip()
-
-    @property
-    def metrics_address(self) -> tuple[str, int] | None:
-        """Where `metrics.listener` serves: (host, port), or None when it is not set."""
-        if self.metrics_listener is None:
-            return None
-        parts = urlsplit(self.metrics_listener)
-        assert parts.port is not None  # checked by the validator
-        return parts.hostname or DEFAULT_REST_HOST, parts.port
-
-    @model_validator(mode="after")
-    def _listeners_from_rest_port(self) -> WorkerConfig:
-        """Kafka's rule: without `listeners`, the REST API listens on http://rest.host.name:rest.port.
-        An empty or absent host means loopback here (Kafka binds every interface)."""
-        if "listeners" in self.model_fields_set or (self.rest_port is None and self.rest_host_name is None):
-            return self
-        host = (self.rest_host_name or "").strip() or DEFAULT_REST_HOST
-        if ":" in host and not host.startswith("["):
-            host = f"[{host}]"
-        port = DEFAULT_REST_PORT if self.rest_port is None else self.rest_port
-        self.listeners = f"http://{host}:{port}"
-        self._listeners_from_rest_keys = True
-        return self
-
     @property
     def max_tasks(self) -> int:
         """`worker.tasks.max`, or its default: 32 per CPU core."""
@@ -367,19 +294,6 @@ class WorkerConfig(StorageTopicKeys):
         """`connector.tasks.max.limit`, or its default, `worker.tasks.max` (never above it)."""
         limit = self.connector_tasks_max_limit
         return self.max_tasks if limit is None else min(limit, self.max_tasks)
-
-    @property
-    def listeners_key(self) -> str:
-        """The key the REST listeners come from, for messages: `listeners`, or Kafka's rest.port pair."""
-        if not self._listeners_from_rest_keys:
-            return "listeners"
-        return "rest.port" if self.rest_host_name is None else "rest.host.name/rest.port"
-
-    @property
-    def rest_keys_overridden(self) -> bool:
-        """Whether rest.port or rest.host.name is set but `listeners` wins over them."""
-        rest_keys = self.rest_port is not None or self.rest_host_name is not None
-        return rest_keys and not self._listeners_from_rest_keys
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], *, source: str | None = None) -> WorkerConfig:
