@@ -4,11 +4,14 @@ machine holds. Checked by the worker before a connector starts, from a file or t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-from connectworker.api.errors import ConfigError
+from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
 
 
 def task_limit_problem(worker: WorkerConfig, tasks_max: int, taken: int) -> str | None:
@@ -47,3 +50,31 @@ def check_task_limits(worker: WorkerConfig, connectors: Sequence[ConnectorConfig
             problems.append(f"connector {config.name!r}: tasks.max: {problem}")
     if problems:
         raise ConfigError("\n".join(problems))
+
+
+def bounded_task_configs(
+    connector: ConnectorConfig, configs: list[dict[str, str]], worker: WorkerConfig, taken: int
+) -> list[dict[str, str]]:
+    """The task `configs` a connector generated, held to its `tasks.max` as Kafka's KIP-1004 does
+    (`tasks.max.enforce`) and to the worker's task limits (`taken`: what the other connectors take)."""
+    if len(configs) <= connector.tasks_max:
+        return configs
+    if connector.tasks_max_enforce:
+        raise ConnectError(
+            f"Connector {connector.name} generated {len(configs)} task configs, more than its tasks.max "
+            f"({connector.tasks_max}). A connector may not create more tasks than tasks.max allows; fix the "
+            f"connector, or set tasks.max.enforce=false in its config to run them all for now."
+        )
+    problem = task_limit_problem(worker, len(configs), taken)
+    if problem is not None:
+        raise ConnectError(
+            f"Connector {connector.name} generated {len(configs)} task configs (tasks.max.enforce=false): {problem}"
+        )
+    log.warning(
+        "Connector %s generated %d task configs, more than its tasks.max (%d); running them all "
+        "because tasks.max.enforce=false",
+        connector.name,
+        len(configs),
+        connector.tasks_max,
+    )
+    return configs

@@ -9,7 +9,6 @@ only a short lock on the registry, so they never wait for a connector that is sl
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -20,14 +19,14 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.providers.connector_refs import ConnectorConfigResolver, shown_task_config
-from connectworker.config.task_limits import task_limit_problem
+from connectworker.config.task_limits import bounded_task_configs, task_limit_problem
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.connector_context import RunningConnector, WorkerConnectorContext
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
-from connectworker.runtime.runners.task_runner import TaskHandle, TaskRunner
+from connectworker.runtime.runners.task_runner import TaskHandle, TaskRunner, release_stopped_tasks, stop_within
 from connectworker.runtime.runners.thread_runner import ThreadTaskRunner
 from connectworker.runtime.runners.unstarted_task import UnstartedTask
 from connectworker.runtime.status import State, Status
@@ -35,15 +34,6 @@ from connectworker.runtime.tasks.task_factory import SourceTaskFactory, TopicGat
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
 log = logging.getLogger(__name__)
-
-
-def release_stopped_tasks() -> None:
-    """Free what stopped tasks held, now. A task and its producer sit in reference cycles (callbacks
-    bound to the task, in the producer's config), which only a full collection frees; the worker
-    command raises the collector's thresholds for throughput (`gc_tuning.py`), so without this each
-    connector created and deleted left its librdkafka producer behind for hours (about 0.5 MB each:
-    `python -m bench.bench_soak`). Lifecycle changes are rare; a full collection takes milliseconds."""
-    gc.collect()
 
 
 class UnknownConnectorError(ConnectError, LookupError):
@@ -205,8 +195,9 @@ class Worker:
     ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
         """The connector's task configs as kept and shown (references unresolved), and each task's props
         as it receives them: the resolved connector config with the task's own config laid over it."""
-        resolved = running.resolved or running.config
-        task_configs = self._task_configs(running, connector)
+        resolved = running.resolved or running.config  # tasks.max may come from a config provider
+        taken = self._tasks_taken(but=resolved.name)
+        task_configs = bounded_task_configs(resolved, connector.task_configs(resolved.tasks_max), self.config, taken)
         return (
             [shown_task_config(running.config.props, resolved.props, t) for t in task_configs],
             [{**resolved.props, **t} for t in task_configs],
@@ -288,33 +279,6 @@ class Worker:
                 self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="connector-starter")
             return self._starter
 
-    def _task_configs(self, running: RunningConnector, connector: SourceConnector) -> list[dict[str, str]]:
-        """The connector's task configs, held to `tasks.max` as Kafka's KIP-1004 does (`tasks.max.enforce`)
-        and to the worker's task limits."""
-        config = running.resolved or running.config  # tasks.max may come from a config provider
-        configs = connector.task_configs(config.tasks_max)
-        if len(configs) <= config.tasks_max:
-            return configs
-        if config.tasks_max_enforce:
-            raise ConnectError(
-                f"Connector {config.name} generated {len(configs)} task configs, more than its tasks.max "
-                f"({config.tasks_max}). A connector may not create more tasks than tasks.max allows; fix the "
-                f"connector, or set tasks.max.enforce=false in its config to run them all for now."
-            )
-        problem = task_limit_problem(self.config, len(configs), self._tasks_taken(but=config.name))
-        if problem is not None:
-            raise ConnectError(
-                f"Connector {config.name} generated {len(configs)} task configs (tasks.max.enforce=false): {problem}"
-            )
-        log.warning(
-            "Connector %s generated %d task configs, more than its tasks.max (%d); running them all "
-            "because tasks.max.enforce=false",
-            config.name,
-            len(configs),
-            config.tasks_max,
-        )
-        return configs
-
     def _start_task(self, running: RunningConnector, spec: TaskSpec, paused: bool) -> TaskHandle:
         """The runner's handle on the started task, or a FAILED one naming why it could not start."""
         try:
@@ -334,17 +298,9 @@ class Worker:
         """Stop `running`'s tasks, waiting for them until `deadline` (monotonic; by default the stop wait
         from now): one bound for them all, not one each, or stuck tasks would add up. Then the connector,
         unless `stop_connector` is false (a task reconfiguration keeps it running)."""
-        for task in running.tasks:
-            task.stop()
         if deadline is None:
             deadline = time.monotonic() + self._stop_wait_s
-        for task in running.tasks:
-            if not task.join(max(0.0, deadline - time.monotonic())):
-                log.error(
-                    "Task %s did not stop within task.shutdown.graceful.timeout.ms (%d ms); abandoning its thread",
-                    task.name,
-                    self.config.task_shutdown_graceful_timeout_ms,
-                )
+        stop_within(running.tasks, deadline, self.config.task_shutdown_graceful_timeout_ms)
         running.tasks = []
         if stop_connector:
             if running.connector is not None:

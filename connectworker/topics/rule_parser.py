@@ -37,12 +37,10 @@ decides where they go.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, Importance, config_text
+from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
 from connectworker.api.errors import ConfigError
-from connectworker.api.topic_settings import CLEANUP_POLICY, CleanupPolicy
 from connectworker.topics.config_keys import (
     DEFAULT_GROUP,
     EXCLUDE,
@@ -54,20 +52,17 @@ from connectworker.topics.config_keys import (
     PARTITIONS,
     REGEX,
     REPLICATION_FACTOR,
-    TOPIC_CREATION_CONFIG_GROUP,
     TOPIC_CREATION_PREFIX,
     WORKER_ENABLE_KEY,
     group_key,
-    is_known_topic_config,
 )
+from connectworker.topics.group_settings import Entries, GroupSettingsReader, GroupSpec
 from connectworker.topics.rule_values import (
     DUPLICATE_ALIAS_MESSAGE,
     PARTITIONS_MESSAGE,
     REPLICATION_FACTOR_MESSAGE,
     invalid_message,
     missing_message,
-    parse_count,
-    parse_patterns,
     split_list,
 )
 from connectworker.topics.rules import Spelling, TopicCreationRule, TopicCreationRules
@@ -83,19 +78,6 @@ __all__ = [
 ]
 
 
-@dataclass
-class _GroupSpec:
-    name: str
-    include: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
-    partitions: int | None = None
-    replication_factor: int | None = None
-    configs: dict[str, str] = field(default_factory=dict)
-
-
-_Entries = dict[str, tuple[str, Any]]  # suffix -> (full key, raw value)
-
-
 def _topic_creation_props(props: Mapping[Any, Any]) -> dict[str, Any]:
     """The `topic.creation*` entries of `props`; a None value counts as absent, as in `ConfigDef`."""
     return {
@@ -105,39 +87,14 @@ def _topic_creation_props(props: Mapping[Any, Any]) -> dict[str, Any]:
     }
 
 
-class _Analysis:
+class _Analysis(GroupSettingsReader):
     """One pass over a connector config: problems, warnings, key definitions and (if valid) rules."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
-        self.problems: dict[str, list[str]] = {}
-        self.warnings: list[str] = []
-        self.definitions: dict[str, ConfigKey] = {}
+        super().__init__()
         self.spelling: Spelling = "none"
         self.rules: list[TopicCreationRule] = []
         self._run(_topic_creation_props(props))
-
-    # -- bookkeeping -----------------------------------------------------------------------------
-    def _problem(self, key: str, message: str) -> None:
-        messages = self.problems.setdefault(key, [])
-        if message not in messages:
-            messages.append(message)
-
-    def _define(
-        self, key: str, ctype: ConfigType, documentation: str, *, default: Any = None, display_name: str | None = None
-    ) -> None:
-        if key in self.definitions:
-            return
-        self.definitions[key] = ConfigKey(
-            key,
-            ctype,
-            default,
-            importance=Importance.LOW,
-            documentation=documentation,
-            group=TOPIC_CREATION_CONFIG_GROUP,
-            order_in_group=len(self.definitions) + 1,
-            width="LONG",
-            display_name=display_name,
-        )
 
     # -- the pass --------------------------------------------------------------------------------
     def _run(self, entries: dict[str, Any]) -> None:
@@ -228,11 +185,11 @@ class _Analysis:
 
     def _assign_keys(
         self, entries: dict[str, Any], names: list[str]
-    ) -> tuple[dict[str, _Entries], list[tuple[str, Any]]]:
+    ) -> tuple[dict[str, Entries], list[tuple[str, Any]]]:
         """Give each per-group key to its group; the longest listed name wins when names nest."""
         owners = [*names, DEFAULT_GROUP]
         longest_first = sorted(owners, key=len, reverse=True)
-        groups: dict[str, _Entries] = {name: {} for name in owners}
+        groups: dict[str, Entries] = {name: {} for name in owners}
         stray: list[tuple[str, Any]] = []
         for key, raw in entries.items():
             if key in (KIP_RULES_KEY, GROUPS_KEY):
@@ -245,87 +202,13 @@ class _Analysis:
                 groups[owner][rest[len(owner) + 1 :]] = (key, raw)
         return groups, stray
 
-    def _count(self, key: str, raw: Any, setting: str) -> int | None:
-        value, problem = parse_count(key, raw, setting)
-        if problem is not None:
-            self._problem(key, problem)
-        return value
-
-    def _counts(
-        self,
-        group: str,
-        entries: _Entries,
-        spec: _GroupSpec,
-        *,
-        required: bool,
-        inherited: str = "",
-        fallback: Mapping[str, int | None] | None = None,
-    ) -> None:
-        """Parse a group's replication factor and partitions into `spec` and define their keys.
-
-        `fallback` holds the inherited values, shown as the keys' defaults by the validate endpoint.
-        """
-        docs = {
-            REPLICATION_FACTOR: "The replication factor for new topics created for this connector; "
-            "must not be larger than the number of brokers. -1 uses the broker's "
-            "default.",
-            PARTITIONS: "The number of partitions of new topics created for this connector. -1 uses "
-            "the broker's default.",
-        }
-        ctypes = {REPLICATION_FACTOR: ConfigType.SHORT, PARTITIONS: ConfigType.INT}
-        displays = {
-            REPLICATION_FACTOR: "Replication Factor for Topics in ",
-            PARTITIONS: "Partition Count for Topics in ",
-        }
-        for setting in (REPLICATION_FACTOR, PARTITIONS):
-            key = group_key(group, setting)
-            doc = docs[setting] + (" Required." if required else f" Optional: {inherited}")
-            entry = entries.get(setting)
-            if entry is None and not required:
-                continue
-            default = NO_DEFAULT if required else (fallback or {}).get(setting)
-            self._define(key, ctypes[setting], doc, default=default, display_name=displays[setting] + group)
-            if entry is None:
-                self._problem(key, missing_message(key))
-                continue
-            value = self._count(key, entry[1], setting)
-            if setting == REPLICATION_FACTOR:
-                spec.replication_factor = value
-            else:
-                spec.partitions = value
-
-    def _topic_config(self, group: str, suffix: str, key: str, raw: Any, configs: dict[str, str]) -> None:
-        self._define(
-            key,
-            ConfigType.STRING,
-            f"Topic config {suffix!r} of the topics created by the {group!r} group, sent to the "
-            "broker as is. Not inherited by other groups.",
-            default=None,
-        )
-        if not suffix.strip():
-            self._problem(key, invalid_message(key, raw, "the topic config name after the group name is empty"))
-            return
-        value = config_text(raw)
-        if suffix == CLEANUP_POLICY:
-            try:
-                CleanupPolicy.parse(value)
-            except ValueError as exc:
-                self._problem(key, invalid_message(key, raw, str(exc)))
-                return
-        if not is_known_topic_config(suffix):
-            self.warnings.append(
-                f"{key}: {suffix!r} is not a topic config Apache Kafka knows; it is sent to "
-                "the broker as is, which may reject it"
-            )
-        configs[suffix] = value
-
-    def _default_group(self, entries: _Entries) -> _GroupSpec | None:
+    def _default_group(self, entries: Entries) -> GroupSpec | None:
         # Kafka requires the default group once any topic.creation.* key is set; in the draft's
         # spelling it is optional, but once present it is complete, as its values are inherited.
         required = self.spelling == "kafka" or bool(entries)
         if not required:
             return None
-        spec = _GroupSpec(DEFAULT_GROUP)
+        spec = GroupSpec(DEFAULT_GROUP)
         self._counts(DEFAULT_GROUP, entries, spec, required=True)
         for suffix, (key, raw) in entries.items():
             if suffix in (INCLUDE, EXCLUDE, REGEX):
@@ -337,16 +220,7 @@ class _Analysis:
                 self._topic_config(DEFAULT_GROUP, suffix, key, raw, spec.configs)
         return spec
 
-    def _patterns(self, key: str, raw: Any, *, single: bool) -> list[str]:
-        """Compile-check a pattern list (or one pattern); report every bad pattern under `key`."""
-        patterns, problems = parse_patterns(key, raw, single=single)
-        for problem in problems:
-            self._problem(key, problem)
-        return patterns
-
-    def _listed_group(
-        self, name: str, entries: _Entries, list_key: str, default: _GroupSpec | None
-    ) -> _GroupSpec | None:
+    def _listed_group(self, name: str, entries: Entries, list_key: str, default: GroupSpec | None) -> GroupSpec | None:
         kip = self.spelling == "kip"
         what = "rule" if kip else "group"
         if not entries:
@@ -355,7 +229,7 @@ class _Analysis:
                 f"The {what} {name!r} is listed in {list_key} but no {TOPIC_CREATION_PREFIX}{name}.* key defines it",
             )
             return None
-        spec = _GroupSpec(name)
+        spec = GroupSpec(name)
         inherited = (
             "inherits the default group's value, or the KIP draft's default (replication factor "
             f"{KIP_DEFAULT_REPLICATION_FACTOR}, partitions {KIP_DEFAULT_PARTITIONS}) without one."
@@ -447,7 +321,7 @@ class _Analysis:
             self.warnings.append(f"{key} is ignored: {reason}")
             self._define(key, ConfigType.STRING, f"Ignored: {reason}.")
 
-    def _build(self, specs: list[_GroupSpec | None], default: _GroupSpec | None) -> None:
+    def _build(self, specs: list[GroupSpec | None], default: GroupSpec | None) -> None:
         fallback_rf = KIP_DEFAULT_REPLICATION_FACTOR if default is None else default.replication_factor
         fallback_partitions = KIP_DEFAULT_PARTITIONS if default is None else default.partitions
         for spec in specs:

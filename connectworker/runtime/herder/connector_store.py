@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from connectworker.api.errors import ConnectError
+from connectworker.config.connector_names import connector_name_problem, shown_name
 from connectworker.runtime.offsets.file_store import write_atomically
 from connectworker.runtime.status import State
 
@@ -63,6 +64,26 @@ class StartupEntry:
     config: dict[str, str]
     target_state: State
     from_store: bool
+
+
+def usable_entries(entries: Sequence[StartupEntry], where: str) -> dict[str, StartupEntry]:
+    """The entries by name, without those whose name is unusable (stored by an older version that did
+    not check names): each is logged and skipped, and left in the store (`where`) for the operator."""
+    wanted: dict[str, StartupEntry] = {}
+    for entry in entries:
+        name = entry.config.get("name", "")
+        problem = connector_name_problem(name)
+        if problem is not None:
+            log.error(
+                "Connector %s from the connector store is not started: %s. Remove its entry from "
+                "%s to silence this message.",
+                shown_name(name),
+                problem,
+                where,
+            )
+            continue
+        wanted[name] = entry
+    return wanted
 
 
 class ConnectorStoreBase(ABC):

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
-from connectworker.config.connector_names import connector_name_problem, shown_name
-from connectworker.config.providers.references import is_reference_only
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.herder.auto_restart import AutoRestarter
 from connectworker.runtime.herder.connector_store import (
@@ -25,18 +23,21 @@ from connectworker.runtime.herder.connector_store import (
     StartupEntry,
     StoredConnector,
     config_digest,
+    usable_entries,
 )
-from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
+from connectworker.runtime.herder.errors import (
+    ConnectorExistsError,
+    InvalidRequestError,
+    check_request_name,
+    invalid_config,
+)
 from connectworker.runtime.herder.supervisor import Supervisor
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.observability.rates import RateHistory
 from connectworker.runtime.observability.secrets import (
-    is_secret_key,
     keep_hidden_values,
-    scrub,
-    secret_keys,
-    secret_values,
+    written_secrets,
 )
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import partition_key
@@ -117,7 +118,8 @@ class StandaloneHerder:
                 entries = [StartupEntry(dict(c.props), State.RUNNING, False) for c in file_configs]
             else:
                 entries = self.store.startup_entries([c.props for c in file_configs])
-            wanted = self._startable(entries)
+            where = self.store.describe() if self.store is not None else "the connector store"
+            wanted = usable_entries(entries, where)
             self._set_secrets(e.config for e in wanted.values())
             for name in self.worker.connector_names():
                 if name not in wanted and name in self._file_digests:
@@ -155,26 +157,6 @@ class StandaloneHerder:
                 timeout_s=(self.config.task_shutdown_graceful_timeout_ms + self.config.offset_flush_timeout_ms) / 1000
                 + 5
             )
-
-    def _startable(self, entries: Sequence[StartupEntry]) -> dict[str, StartupEntry]:
-        """The entries by name, without those whose name is unusable (stored by an older version that
-        did not check names): each is logged and skipped, and left in the store for the operator."""
-        wanted: dict[str, StartupEntry] = {}
-        for entry in entries:
-            name = entry.config.get("name", "")
-            problem = connector_name_problem(name)
-            if problem is not None:
-                where = self.store.describe() if self.store is not None else "the connector store"
-                log.error(
-                    "Connector %s from the connector store is not started: %s. Remove its entry from "
-                    "%s to silence this message.",
-                    shown_name(name),
-                    problem,
-                    where,
-                )
-                continue
-            wanted[name] = entry
-        return wanted
 
     def _run(self, config: ConnectorConfig, state: State) -> None:
         if config.name in self.worker.connector_names():
@@ -409,13 +391,7 @@ class StandaloneHerder:
             return None
 
     def _parse(self, props: Mapping[str, str]) -> ConnectorConfig:
-        name = props.get("name", "")
-        problem = connector_name_problem(name)
-        if problem is None and name != name.strip():
-            # REST uses the name as given; the config's name would be stripped and so not match it.
-            problem = "Connector name must not start or end with whitespace"
-        if problem is not None:
-            raise InvalidRequestError(problem)  # not quoting the name: it may be huge, and the client sent it
+        check_request_name(props.get("name", ""))
         try:
             config = parse_connector_config(
                 props,
@@ -427,18 +403,7 @@ class StandaloneHerder:
                 raise ConfigError({"tasks.max": too_many})
             return config
         except ConfigError as exc:
-            secret = secret_keys(props)
-            problems = [
-                f"{key}: {scrub(msg, props[key]) if key in secret else msg}" if key else msg
-                for key, msg in exc.problems.items()
-            ]
-            plugin = props.get("connector.class") or "<connector.class>"
-            message = (
-                f"Connector configuration is invalid and contains the following {len(problems)} "
-                f"error(s):\n" + "\n".join(problems) + "\nYou can also find the above list of errors "
-                f"at the endpoint `/connector-plugins/{plugin}/config/validate`"
-            )
-            raise InvalidRequestError(message) from None
+            raise invalid_config(props, exc) from None
 
     def _persist(self, name: str) -> None:
         try:
@@ -467,19 +432,10 @@ class StandaloneHerder:
         self._set_secrets(configs)
 
     def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
-        """The redaction's secrets: the values of secret keys (a `${provider:...}` reference is no secret) and
-        the credentials inside a `sasl.jaas.config`, the worker's own client secrets, and every value a config
-        provider gave the worker config or a connector."""
+        """The redaction's secrets: those written in the connectors' configs and the worker's client keys,
+        and every value a config provider gave the worker config or a connector."""
         if self.redactor is None:
             return
-        worker = self.config.pass_through
         with self._secrets_lock:
-            written = {
-                value
-                for props in configs
-                for value in secret_values(
-                    props, [key for key in secret_keys(props) if not is_reference_only(props[key])]
-                )
-            }
-            written |= set(secret_values(worker, [key for key in worker if is_secret_key(key)]))
+            written = written_secrets(configs, self.config.pass_through)
             self.redactor.set_secrets(written | self.config.provider_values | self.worker.resolver.values())

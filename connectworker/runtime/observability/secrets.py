@@ -102,3 +102,14 @@ def scrub(text: str, value: str | None) -> str:
         return text
     text = text.replace(repr(value), repr(HIDDEN))
     return text.replace(value, HIDDEN) if len(value) >= MIN_SCRUB_LENGTH else text
+
+
+def written_secrets(configs: Iterable[Mapping[str, str]], worker_keys: Mapping[str, str]) -> set[str]:
+    """The secrets written in `configs` and in the worker's own client keys: the values of secret keys
+    (a `${provider:...}` reference is no secret) and the credentials inside a `sasl.jaas.config`."""
+    written = {
+        value
+        for props in configs
+        for value in secret_values(props, [key for key in secret_keys(props) if not is_reference_only(props[key])])
+    }
+    return written | set(secret_values(worker_keys, [key for key in worker_keys if is_secret_key(key)]))
