@@ -96,8 +96,8 @@ def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
     status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
     offsets = [
         (json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
-        for partition, offset in herder.offsets(name)
-    ]  # as GET …/offsets shows them
+        for partition, offset in herder.offsets(name, read_again=False)
+    ]  # as GET …/offsets shows them (`_live` read the store again once for all connectors)
     tasks = task_activity(herder, running)
     restarts = {task_id: herder.auto_restarts.restarts(name, task_id) for task_id in [None, *tasks]}
     return ConnectorView(
@@ -176,6 +176,7 @@ def live_part(herder: HerderDep) -> HTMLResponse:
 def _live(herder: StandaloneHerder) -> dict[str, Any]:
     """What the live part is rendered from."""
     connectors = []
+    herder.read_offsets_again()
     for name in herder.names():
         try:
             connectors.append(_connector_view(herder, name))

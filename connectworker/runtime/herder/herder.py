@@ -39,7 +39,6 @@ from connectworker.runtime.observability.secrets import (
     keep_hidden_values,
     written_secrets,
 )
-from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_planning.drift import drift_report
@@ -198,10 +197,18 @@ class StandaloneHerder:
             self._cluster_id = self.admin.cluster_id()
         return self._cluster_id
 
-    def offsets(self, name: str) -> list[tuple[object, object]]:
+    def offsets(self, name: str, *, read_again: bool = True) -> list[tuple[object, object]]:
+        """`name`'s committed offsets. The tasks commit in processes of their own, so the store is read
+        again first, unless the caller just did (`read_again=False`, after `read_offsets_again`)."""
         self.worker.get(name)
-        stored = read_committed(self.worker.offset_store, name)  # the tasks commit in their own processes
+        if read_again:
+            self.read_offsets_again()
+        stored = self.worker.offset_store.offsets(name)
         return [(json.loads(key), offset) for key, offset in sorted(stored.items())]
+
+    def read_offsets_again(self) -> None:
+        """Read what every writer committed (once for a page of several connectors)."""
+        self.worker.offset_store.refresh()
 
     def created_topics(self, name: str) -> list[CreatedTopic]:
         """The topics this worker created for connector `name` since it started, by name."""
