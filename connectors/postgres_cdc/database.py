@@ -7,6 +7,8 @@ parsers of `columns.py` rely on.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +128,23 @@ def table_columns(connection: psycopg2.extensions.connection, relid: int) -> lis
         return [CatalogColumn(*row) for row in cursor.fetchall()]
 
 
+def visible_table_columns(
+    connection: psycopg2.extensions.connection, relid: int, names: Collection[str], wait_s: float = 2.0
+) -> list[CatalogColumn]:
+    """The catalog's columns of a table a Relation message names, once the catalog shows them all.
+
+    The walsender may hand on a transaction a moment before its commit is visible to other sessions, so
+    the catalog may not show yet a table created (or a column added) in it, and the table would get no
+    key: asked again until the catalog names every one of `names`, for at most `wait_s` (a column dropped
+    since then never shows up). `connection` must be in autocommit, so each look-up sees the newest DDL."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        columns = table_columns(connection, relid)
+        if set(names) <= {c.name for c in columns} or time.monotonic() >= deadline:
+            return columns
+        time.sleep(0.01)
+
+
 def relation_id(connection: psycopg2.extensions.connection, schema: str, table: str) -> int | None:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -193,8 +212,6 @@ def slot_exists(connection: psycopg2.extensions.connection, slot: str) -> bool:
 def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: float = 5.0) -> None:
     """Drops the slot once no client streams it: our own walsender ends a moment after we closed its
     connection. A slot still in use after `wait_s` raises SetupError."""
-    import time
-
     deadline = time.monotonic() + wait_s
     with connection.cursor() as cursor:
         while True:

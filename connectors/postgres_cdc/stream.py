@@ -25,7 +25,7 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaType
 
 from . import pgoutput as pg
-from .database import connect, enum_type_oids, first_line, table_columns
+from .database import connect, enum_type_oids, first_line, visible_table_columns
 from .envelope import VERSION, TableShape, envelope, shape_of
 from .settings import CdcSettings
 
@@ -80,6 +80,7 @@ class ChangeStream:
 
         try:
             self._catalog = connect(self._settings)
+            self._catalog.autocommit = True  # each catalog look-up sees the newest committed DDL
             self._replication = connect(self._settings, replication=True)
             cursor = self._replication.cursor()
             cursor.start_replication(
@@ -187,7 +188,7 @@ class ChangeStream:
         if not self._settings.captures(relation.namespace, relation.name):
             return None
         assert self._catalog is not None
-        catalog = table_columns(self._catalog, relation.relid)
+        catalog = visible_table_columns(self._catalog, relation.relid, {c.name for c in relation.columns})
         shape = shape_of(
             self._settings,
             relation.namespace,

@@ -233,3 +233,28 @@ def test_exactly_once_killed_mid_stream_loses_no_change(broker: Broker, db: CdcD
 def test_exactly_once_killed_mid_stream_duplicates_no_change(broker: Broker, db: CdcDatabase, tmp_path: Path) -> None:
     seen, rows = _kill_mid_stream_with_exactly_once(broker, db, tmp_path)
     assert sorted(seen) == list(range(rows))
+
+
+def test_a_table_whose_creation_is_decoded_before_it_is_visible_still_gets_its_key(db: CdcDatabase) -> None:
+    """The walsender may hand on a transaction a moment before other sessions see its commit: the catalog
+    look-up of a table created in it waits for the table rather than shaping it without a primary key."""
+    import threading
+
+    from connectworker.connectors.postgres_cdc.database import visible_table_columns
+
+    creator = db.connect()
+    creator.autocommit = False
+    with creator.cursor() as cursor:
+        cursor.execute("CREATE TABLE late (id int PRIMARY KEY, note text NOT NULL)")
+        cursor.execute("SELECT 'late'::regclass::oid")
+        (relid,) = cursor.fetchone()
+    catalog = db.connect()
+    commit = threading.Timer(0.3, creator.commit)
+    commit.start()
+    try:
+        columns = visible_table_columns(catalog, relid, {"id", "note"}, wait_s=10)
+    finally:
+        commit.join()
+        creator.close()
+        catalog.close()
+    assert [(c.name, c.primary_key, c.nullable) for c in columns] == [("id", True, False), ("note", False, False)]

@@ -233,7 +233,13 @@ def test_topic_deleted_at_run_time_is_created_again_with_its_rule(
         wait_until(lambda: topic not in existing_topics(admin), what="topic deleted")
         wait_until(lambda: topic in existing_topics(admin), what="topic created again")
         committed = task.committed_records
-        wait_until(lambda: task.committed_records >= committed + 100, what="records flowing again")
+        wait_until(
+            lambda: task.committed_records >= committed + 100,
+            what=lambda: (
+                f"records flowing again ({task.committed_records - committed} committed since the topic "
+                f"came back; task {task.status.state.value}: {task.status.trace})"
+            ),
+        )
         assert task.status.state is State.RUNNING
     assert partition_count(admin, topic) == 3
     delete_topics(admin, [topic])
