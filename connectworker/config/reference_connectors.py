@@ -154,7 +154,7 @@ def _topic_creation_sections() -> list[str]:
 
 def connector_section() -> list[str]:
     from connectworker.config.auto_restart import AUTO_RESTART_CONFIG_DEF
-    from connectworker.config.connector_config import COMMON_CONFIG_DEF
+    from connectworker.config.connector_keys import COMMON_CONFIG_DEF
     from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
     from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF
     from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, POLICY_KEY, PRODUCER_OVERRIDE_PREFIX

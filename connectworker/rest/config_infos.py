@@ -1,7 +1,8 @@
 """Config declarations and validation results in Kafka's `ConfigKeyInfo` / `ConfigInfos` shapes.
 
-Validation goes through `validate_connector`, which also reports each `topic.creation.<group>.*`
-problem against its own key (Kafka's validate endpoint misses per-group problems).
+Validation is one reading of the config (`read_connector_config`), which also reports each
+`topic.creation.<group>.*` problem against its own key (Kafka's validate endpoint misses per-group
+problems); the create-topic policy judges the rules that reading typed.
 """
 
 from __future__ import annotations
@@ -10,20 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
-from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
-from connectworker.config.connector_config import KeyReport, validate_connector
+from connectworker.config.connector_keys import KeyReport
+from connectworker.config.connector_reading import read_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from connectworker.runtime.observability.secrets import (
     HIDDEN,
-    connector_class_of,
     declared_passwords,
     is_secret_key,
     scrub,
 )
 from connectworker.topics.policy import rule_violations
-from connectworker.topics.rule_parser import parse_topic_creation
+from connectworker.topics.rules import TopicCreationRules
 
 
 def config_string(value: Any) -> str | None:
@@ -52,11 +52,7 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
     )
 
 
-def _policy_errors(policy: CreateTopicPolicy, props: Mapping[str, str], reports: Mapping[str, KeyReport]) -> None:
-    try:
-        rules = parse_topic_creation(props)
-    except ConfigError:  # the rules' own problems are reported already
-        return
+def _policy_errors(policy: CreateTopicPolicy, rules: TopicCreationRules, reports: Mapping[str, KeyReport]) -> None:
     for rule, violations in rule_violations(policy, rules).items():
         keys = [k for k in reports if k.startswith(f"topic.creation.{rule}.")]
         target = next((k for k in keys if k.endswith("include")), keys[0] if keys else None)
@@ -75,10 +71,12 @@ def validate(
     """Every declared key's outcome, secrets hidden; `class_name` names the result. With the worker's
     create-topic `policy`, the topics the rules name literally are judged too (against the rule's include);
     with the `worker`, the client overrides are judged by its override policy."""
-    reports = validate_connector(props, exactly_once_worker=exactly_once_worker, worker=worker)
-    if policy is not None:
-        _policy_errors(policy, props, reports)
-    passwords = declared_passwords(connector_class_of(props)) | {
+    reading = read_connector_config(props, exactly_once_worker=exactly_once_worker, worker=worker)
+    reports = reading.reports
+    rules = reading.topic_creation.rules
+    if policy is not None and rules is not None:  # rules with problems are reported already
+        _policy_errors(policy, rules, reports)
+    passwords = declared_passwords(reading.connector_class) | {
         name for name, r in reports.items() if r.definition.type is ConfigType.PASSWORD
     }
     configs: list[ConfigInfo] = []

@@ -28,15 +28,16 @@ split on commas, so a pattern in an include/exclude list cannot contain a comma:
 quantifier is reported as an error (write `a{1,3}` as `aa?a?`). A draft-spelling `.regex` is one
 pattern and is not split.
 
-`topic_creation_problems` reports every problem at once, each under the exact key it concerns, so
-the REST validate endpoint can show them; `parse_topic_creation` raises the same problems as a
-`ConfigError`. Warnings (ignored keys and the like) are returned, never logged here: the caller
-decides where they go.
+`read_topic_creation` reads the keys once: every problem at once, each under the exact key it concerns
+(so the REST validate endpoint can show them), every key's definition, and the rules when there is no
+problem; `parse_topic_creation` raises the same problems as a `ConfigError`. Warnings (ignored keys
+and the like) are returned, never logged here: the caller decides where they go.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
@@ -71,8 +72,10 @@ __all__ = [
     "DUPLICATE_ALIAS_MESSAGE",
     "PARTITIONS_MESSAGE",
     "REPLICATION_FACTOR_MESSAGE",
+    "TopicCreationReading",
     "has_topic_creation_keys",
     "parse_topic_creation",
+    "read_topic_creation",
     "topic_creation_config_keys",
     "topic_creation_problems",
 ]
@@ -88,13 +91,14 @@ def _topic_creation_props(props: Mapping[Any, Any]) -> dict[str, Any]:
 
 
 class _Analysis(GroupSettingsReader):
-    """One pass over a connector config: problems, warnings, key definitions and (if valid) rules."""
+    """One pass over the `topic.creation*` entries of a connector config: problems, warnings, key
+    definitions and (if valid) rules."""
 
-    def __init__(self, props: Mapping[str, Any]) -> None:
+    def __init__(self, entries: Mapping[str, Any]) -> None:
         super().__init__()
         self.spelling: Spelling = "none"
         self.rules: list[TopicCreationRule] = []
-        self._run(_topic_creation_props(props))
+        self._run(dict(entries))
 
     # -- the pass --------------------------------------------------------------------------------
     def _run(self, entries: dict[str, Any]) -> None:
@@ -346,17 +350,52 @@ class _Analysis(GroupSettingsReader):
 
 
 # -- the public surface ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TopicCreationReading:
+    """A connector config's `topic.creation*` keys, read once."""
+
+    present: bool
+    """A connector-level key is set (`topic.creation.enable`, a worker key, does not count)."""
+    definitions: list[ConfigKey]
+    """Every `topic.creation*` key of the config, plus the required ones that are missing: each key
+    `problems` names has one, so a REST validate endpoint can show its declaration next to its errors."""
+    problems: dict[str, list[str]]
+    """Every problem, by key (absent required keys included)."""
+    rules: TopicCreationRules | None
+    """The rules, when there is no problem."""
+
+    def checked_rules(self, *, source: str | None = None) -> TopicCreationRules:
+        """The rules; raises `ConfigError` naming every offending key at once."""
+        if self.rules is None:
+            raise ConfigError({key: "; ".join(messages) for key, messages in self.problems.items()}, source=source)
+        return self.rules
+
+
+def read_topic_creation(props: Mapping[str, str]) -> TopicCreationReading:
+    """The `topic.creation*` keys of a connector config: definitions, problems and rules in one pass."""
+    entries = _topic_creation_props(props)
+    analysis = _Analysis(entries)
+    rules = (
+        None
+        if analysis.problems
+        else TopicCreationRules(analysis.rules, spelling=analysis.spelling, warnings=analysis.warnings)
+    )
+    return TopicCreationReading(
+        present=any(key != WORKER_ENABLE_KEY for key in entries),
+        definitions=list(analysis.definitions.values()),
+        problems=analysis.problems,
+        rules=rules,
+    )
+
+
 def parse_topic_creation(props: Mapping[str, str], *, source: str | None = None) -> TopicCreationRules:
     """The rules of a connector config; raises `ConfigError` naming every offending key at once."""
-    analysis = _Analysis(props)
-    if analysis.problems:
-        raise ConfigError({key: "; ".join(messages) for key, messages in analysis.problems.items()}, source=source)
-    return TopicCreationRules(analysis.rules, spelling=analysis.spelling, warnings=analysis.warnings)
+    return read_topic_creation(props).checked_rules(source=source)
 
 
 def topic_creation_problems(props: Mapping[str, str]) -> dict[str, list[str]]:
     """Every problem of the `topic.creation.*` keys, by key (absent required keys included)."""
-    return _Analysis(props).problems
+    return read_topic_creation(props).problems
 
 
 def has_topic_creation_keys(props: Mapping[str, str]) -> bool:
@@ -368,10 +407,7 @@ def has_topic_creation_keys(props: Mapping[str, str]) -> bool:
 
 
 def topic_creation_config_keys(props: Mapping[str, str]) -> list[ConfigKey]:
-    """Definitions of every `topic.creation*` key in `props`, plus the required ones that are missing.
-
-    Every key `topic_creation_problems(props)` reports has a definition here, so a REST validate
-    endpoint can show each key's declaration next to its errors. Ignored keys are defined too, with
-    documentation saying why they are ignored.
-    """
-    return list(_Analysis(props).definitions.values())
+    """Definitions of every `topic.creation*` key in `props`, plus the required ones that are missing
+    (see `TopicCreationReading.definitions`). Ignored keys are defined too, with documentation saying
+    why they are ignored."""
+    return read_topic_creation(props).definitions

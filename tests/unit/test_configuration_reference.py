@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from connectworker.config.connector_config import COMMON_CONFIG_DEF
+from connectworker.config.connector_keys import COMMON_CONFIG_DEF
 from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
 from connectworker.config.exactly_once import EMBEDDED_BROKER_CAVEAT
 from connectworker.config.reference import (
