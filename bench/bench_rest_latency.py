@@ -26,10 +26,10 @@ import httpx
 
 from bench.results import write_section
 from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.listeners import Listener
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.rest import server as rest_server
-from connectworker.rest.listeners import Listener
 from connectworker.rest.server import RestServer
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 
@@ -89,7 +89,7 @@ def run(bootstrap: str, workdir: Path, count: int, nagle: bool) -> tuple[float, 
         }
     )
     with StandaloneRuntime(config) as runtime, nagle_left_on() if nagle else nullcontext():
-        rest = RestServer.for_worker(config, {})
+        rest = RestServer.for_worker(config)
         assert rest is not None
         server = rest.bind().serve(runtime.start_herder([connector]))
         try:

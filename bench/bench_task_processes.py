@@ -200,7 +200,7 @@ def _rss_kb(pid: int | None) -> int:
 @contextmanager
 def rest_worker(bootstrap: str, workdir: Path, processes: str) -> Iterator[tuple[StandaloneRuntime, str]]:
     runtime = worker(bootstrap, workdir, processes, listeners="http://127.0.0.1:0")
-    rest = RestServer.for_worker(runtime.config, {})
+    rest = RestServer.for_worker(runtime.config)
     assert rest is not None
     server = rest.bind().serve(runtime.start_herder([]))
     try:

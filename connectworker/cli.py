@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -218,7 +217,7 @@ def _rest_server(config: WorkerConfig) -> RestServer | None:
         return None
     from connectworker.rest.server import RestServer
 
-    server = RestServer.for_worker(config, os.environ)
+    server = RestServer.for_worker(config)
     return server.bind() if server is not None else None
 
 

@@ -7,15 +7,15 @@ the same reading's reports, for the REST validate endpoint.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_keys import COMMON_CONFIG_DEF, DECLARED_CONFIG_DEF, KeyReport
-from connectworker.config.connector_reading import read_connector_config
-from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, PRODUCER_OVERRIDE_PREFIX, overrides
+from connectworker.config.connector_reading import ConnectorConfigReading, read_connector_config
+from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, PRODUCER_OVERRIDE_PREFIX
 from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig
 from connectworker.config.unsupported_keys import (
@@ -97,8 +97,32 @@ def parse_connector_config(
     if problems:
         raise ConfigError(problems, source=source)
     assert reading.connector_class is not None  # a class that cannot be loaded is a problem of connector.class
-    typed = {k: v for k, v in checked.items() if k not in deferred}
+    common = _typed(reading.reports, ("connector.class", "tasks.max", "tasks.max.enforce"), deferred)
     name = props["name"].strip()
+    # With a rule's or a transform's reference unresolved they cannot be read: none until the connector
+    # starts, when its config is resolved and parsed again (and fails, naming the reference, if it still
+    # cannot be resolved).
+    rules_deferred = any(k.startswith("topic.creation.") for k in deferred)
+    chain_deferred = any(k.startswith(("transforms", "predicates")) for k in deferred)
+    config = ConnectorConfig(
+        name=name,
+        class_name=common["connector.class"],
+        connector_class=reading.connector_class,
+        tasks_max=common["tasks.max"],
+        props=dict(props),
+        topic_rules=TopicCreationRules([]) if rules_deferred else reading.topic_creation.checked_rules(source=source),
+        producer_overrides=_known(reading.overrides[PRODUCER_OVERRIDE_PREFIX], PRODUCER_OVERRIDE_PREFIX, deferred),
+        admin_overrides=_known(reading.overrides[ADMIN_OVERRIDE_PREFIX], ADMIN_OVERRIDE_PREFIX, deferred),
+        transforms=TransformsConfig() if chain_deferred else reading.transforms or TransformsConfig(),
+        tasks_max_enforce=common["tasks.max.enforce"],
+    )
+    _warn_about_ignored_keys(name, props, reading)
+    return config
+
+
+def _warn_about_ignored_keys(name: str, props: Mapping[str, str], reading: ConnectorConfigReading) -> None:
+    """One WARN per connector and kind: keys connectworker does not implement, client keys only Java
+    clients read, `admin.override.*` keys of a connector that creates no topics."""
     declared = {*DECLARED_CONFIG_DEF.keys, *reading.own_keys}
     CONNECTOR_KEY_WARNINGS.report(name, unimplemented_connector_keys(props, declared))
     JAVA_ONLY_KEY_WARNINGS.report(
@@ -112,26 +136,14 @@ def parse_connector_config(
     )
     if not reading.topic_creation.present:
         UNUSED_ADMIN_OVERRIDE_WARNINGS.report(name, sorted(k for k in props if k.startswith(ADMIN_OVERRIDE_PREFIX)))
-    # With a rule's or a transform's reference unresolved they cannot be read: none until the connector
-    # starts, when its config is resolved and parsed again (and fails, naming the reference, if it still
-    # cannot be resolved).
-    rules_deferred = any(k.startswith("topic.creation.") for k in deferred)
-    chain_deferred = any(k.startswith(("transforms", "predicates")) for k in deferred)
-    return ConnectorConfig(
-        name=name,
-        class_name=typed["connector.class"],
-        connector_class=reading.connector_class,
-        tasks_max=_typed(reading.reports, "tasks.max", deferred),
-        props=dict(props),
-        topic_rules=TopicCreationRules([]) if rules_deferred else reading.topic_creation.checked_rules(source=source),
-        producer_overrides=overrides(typed, PRODUCER_OVERRIDE_PREFIX),
-        admin_overrides=overrides(typed, ADMIN_OVERRIDE_PREFIX),
-        transforms=TransformsConfig() if chain_deferred else reading.transforms or TransformsConfig(),
-        tasks_max_enforce=_typed(reading.reports, "tasks.max.enforce", deferred),
-    )
 
 
-def _typed(reports: Mapping[str, KeyReport], key: str, deferred: set[str]) -> Any:
-    """A common key's typed value; its default while its reference cannot be resolved (the connector
+def _typed(reports: Mapping[str, KeyReport], keys: Iterable[str], deferred: set[str]) -> dict[str, Any]:
+    """Common keys' typed values; a key's default while its reference cannot be resolved (the connector
     fails when it starts, so the default is never used to run it)."""
-    return COMMON_CONFIG_DEF.keys[key].default if key in deferred else reports[key].value.value
+    return {key: COMMON_CONFIG_DEF.keys[key].default if key in deferred else reports[key].value.value for key in keys}
+
+
+def _known(client_overrides: dict[str, str], prefix: str, deferred: set[str]) -> dict[str, str]:
+    """A client's overrides but those whose reference cannot be resolved yet."""
+    return {key: value for key, value in client_overrides.items() if prefix + key not in deferred}

@@ -46,6 +46,8 @@ class ConnectorConfigReading:
     """The keys the connector class declares."""
     transforms: TransformsConfig | None
     topic_creation: TopicCreationReading
+    overrides: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The client overrides (`producer.override.*`, `admin.override.*`) without their prefix, by prefix."""
     clients: dict[str, ClientSettings] = field(default_factory=dict)
     """The producer's (and, when the connector creates topics, the Admin client's) settings with its
     overrides, by override prefix; empty without the worker."""
@@ -71,11 +73,12 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
         name = props.get(key)
         if not name or reports[key].value.errors:
             continue
+        own = converter_config_for(key, props)
         try:
             if key == "header.converter":
-                load_header_converter(name, converter_config_for(key, props), key).close()
+                load_header_converter(name, own, key).close()
             else:
-                load_converter(name, converter_config_for(key, props), key == "key.converter", key=key).close()
+                load_converter(name, own, key == "key.converter", key=key).close()
         except ConfigError as exc:
             for problem_key, message in exc.problems.items():
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
@@ -120,15 +123,17 @@ def _client_overrides(reading: ConnectorConfigReading, props: Mapping[str, str],
     against (an override's meaning may depend on the worker's keys: a trust store password, its location)."""
     policy = override_policy(worker) if worker is not None else OverridePolicy()
     reports = reading.reports
+    for prefix in (PRODUCER_OVERRIDE_PREFIX, ADMIN_OVERRIDE_PREFIX):
+        reading.overrides[prefix] = overrides(props, prefix)
     for prefix in reading.override_prefixes:
-        keys = overrides(props, prefix)
+        keys = reading.overrides[prefix]
+        problems = {key: [message] for key, message in policy.violations(prefix, keys).items()}
         if worker is not None:
             reading.clients[prefix] = translated(
                 worker, "producer" if prefix == PRODUCER_OVERRIDE_PREFIX else "admin", keys
             )
         if not keys:
             continue
-        problems = {key: [message] for key, message in policy.violations(prefix, keys).items()}
         for key, message in reading.clients.get(prefix, ClientSettings()).problems.items():
             problems.setdefault(key, []).append(message)
         for key in [*(prefix + k for k in keys), *problems]:

@@ -32,6 +32,7 @@ from pydantic_settings import (
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.client_security import TOP_LEVEL_PREFIXES, valid_security_protocol
+from connectworker.config.listeners import RestAccess, read_rest_access
 from connectworker.config.override_policy import policy_name
 from connectworker.config.providers.loading import PROVIDERS_PREFIX, open_config_providers
 from connectworker.config.providers.references import ConfigProviders
@@ -251,6 +252,7 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     pass_through: dict[str, str] = Field(default_factory=dict, exclude=True)
     unknown_keys: list[str] = Field(default_factory=list, exclude=True)
     _provider_values: frozenset[str] = PrivateAttr(frozenset())
+    _rest_access: RestAccess | None = PrivateAttr(None)
 
     @classmethod
     def settings_customise_sources(
@@ -338,6 +340,10 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
             _REFERENCES.reset(token)
         references.check()
         check_clients(config, source, PASS_THROUGH_PREFIXES)  # the security keys: translated, or refused naming the key
+        try:
+            config._rest_access = config._read_rest_access()
+        except ConfigError as exc:
+            raise ConfigError(exc.problems, source=source) from None
         if config.exactly_once_enabled and not config.offset_storage_topic:
             raise ConfigError(
                 {
@@ -367,6 +373,24 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     def open_config_providers(self) -> ConfigProviders:
         """The config providers `config.providers` declares, configured; the caller closes them."""
         return open_config_providers(self.config_providers, self.prefixed(PROVIDERS_PREFIX))
+
+    @property
+    def rest_access(self) -> RestAccess:
+        """The REST API's listeners and credentials, read with the file (read now if this config was not
+        loaded from one)."""
+        if self._rest_access is None:
+            self._rest_access = self._read_rest_access()
+        return self._rest_access
+
+    def _read_rest_access(self) -> RestAccess:
+        key = self.listeners_key
+        variable = variable_for_field(key.replace(".", "_"), os.environ)
+        return read_rest_access(
+            self.listeners,
+            self.prefixed("listeners.https."),
+            self.rest_basic_auth_credentials_file,
+            f"{variable} (sets {key})" if variable else key,
+        )
 
     @property
     def provider_values(self) -> frozenset[str]:

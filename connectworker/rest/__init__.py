@@ -14,21 +14,16 @@ from connectworker.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from connectworker.rest.app import create_app
-    from connectworker.rest.listeners import Listener, parse_listeners
     from connectworker.rest.server import ListenerError, RestServer
 
 _EXPORTS = {
-    "Listener": "listeners",
     "ListenerError": "server",
     "RestServer": "server",
     "create_app": "app",
-    "parse_listeners": "listeners",
 }
 __all__ = [
-    "Listener",
     "ListenerError",
     "RestServer",
     "create_app",
-    "parse_listeners",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

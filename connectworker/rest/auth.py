@@ -12,23 +12,12 @@ import base64
 import binascii
 import hmac
 from collections.abc import Mapping
-from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from connectworker.api.errors import ConfigError
-from connectworker.config.properties import load_properties
 from connectworker.rest.errors import error_response
 
-CREDENTIALS_KEY = "rest.basic.auth.credentials.file"
 REALM = "connectworker"
-
-
-def load_credentials(path: str | Path) -> dict[str, str]:
-    credentials = load_properties(path)
-    if not credentials:
-        raise ConfigError({CREDENTIALS_KEY: f"{path} holds no user=password entries, so nobody could log in"})
-    return credentials
 
 
 def check_basic(header: str | None, credentials: Mapping[str, str]) -> bool:

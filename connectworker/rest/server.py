@@ -11,17 +11,15 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import uvicorn
 from fastapi import FastAPI
 
 from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.config.listeners import CREDENTIALS_KEY, Listener
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.config.worker_env import variable_for_field
 from connectworker.rest.app import create_app
-from connectworker.rest.auth import CREDENTIALS_KEY, load_credentials
-from connectworker.rest.listeners import Listener, parse_listeners
 from connectworker.runtime.herder.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
@@ -98,18 +96,14 @@ class RestServer:
         self._servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
     @classmethod
-    def for_worker(cls, config: WorkerConfig, environ: Mapping[str, str]) -> RestServer | None:
+    def for_worker(cls, config: WorkerConfig) -> RestServer | None:
         """The server the worker's `listeners` ask for, or None when `listeners` is empty (no REST)."""
-        listeners = parse_listeners(config.listeners, config.prefixed("listeners.https."))
-        if not listeners:
+        access = config.rest_access
+        if not access.listeners:
             return None
-        credentials = None
-        if config.rest_basic_auth_credentials_file:
-            credentials = load_credentials(config.rest_basic_auth_credentials_file)
+        if access.credentials is not None:
             log.info("REST API requires HTTP basic authentication (%s)", CREDENTIALS_KEY)
-        key = config.listeners_key
-        variable = variable_for_field(key.replace(".", "_"), environ)
-        return cls(listeners, listeners_key=f"{variable} (sets {key})" if variable else key, credentials=credentials)
+        return cls(access.listeners, listeners_key=access.listeners_key, credentials=access.credentials)
 
     def bind(self) -> RestServer:
         """Take every listener's port now, before anything else starts."""

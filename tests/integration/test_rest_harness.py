@@ -50,7 +50,7 @@ def rest_worker(
     with StandaloneRuntime(config) as runtime:
         assert runtime.worker is not None
         configs = [parse_connector_config(props) for props in file_connectors]
-        rest = RestServer.for_worker(config, {})
+        rest = RestServer.for_worker(config)
         assert rest is not None
         server = rest.bind().serve(runtime.start_herder(configs))
         try:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 
-from connectworker.rest.listeners import parse_listeners
+from connectworker.config.listeners import parse_listeners
 from connectworker.rest.server import RestServer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from connectworker.api.errors import ConfigError
-from connectworker.rest.auth import check_basic, load_credentials
-from connectworker.rest.listeners import Listener, TlsSettings, parse_listeners
+from connectworker.config.listeners import Listener, TlsSettings, load_credentials, parse_listeners
+from connectworker.rest.auth import check_basic
 
 
 def basic(user: str, password: str) -> str:

@@ -19,7 +19,7 @@ def test_a_taken_port_names_the_key_it_came_from(key: str) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         props = {"listeners": f"http://127.0.0.1:{port}"} if key == "listeners" else {"rest.port": str(port)}
-        server = RestServer.for_worker(WorkerConfig.from_properties(props), {})
+        server = RestServer.for_worker(WorkerConfig.from_properties(props))
         assert server is not None
         with pytest.raises(ListenerError) as info:
             server.bind()
@@ -31,19 +31,17 @@ def test_a_taken_port_names_the_key_it_came_from(key: str) -> None:
     assert "Invalid configuration" not in message
 
 
-def test_a_taken_port_set_through_the_environment_names_the_variable() -> None:
+def test_a_taken_port_set_through_the_environment_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        server = RestServer.for_worker(
-            WorkerConfig.from_properties({"listeners": f"http://127.0.0.1:{port}"}),
-            {"CONNECT_LISTENERS": f"http://127.0.0.1:{port}"},
-        )
+        monkeypatch.setenv("CONNECT_LISTENERS", f"http://127.0.0.1:{port}")
+        server = RestServer.for_worker(WorkerConfig.from_properties({"listeners": "http://127.0.0.1:1"}))
         assert server is not None
         with pytest.raises(ListenerError, match=r"\(from CONNECT_LISTENERS \(sets listeners\)\)"):
             server.bind()
 
 
 def test_an_empty_listeners_means_no_rest_server() -> None:
-    assert RestServer.for_worker(WorkerConfig.from_properties({"listeners": ""}), {}) is None
+    assert RestServer.for_worker(WorkerConfig.from_properties({"listeners": ""})) is None

@@ -1,5 +1,7 @@
-"""Parsing `listeners` (Kafka's comma-separated ``http://host:port`` / ``https://host:port``) and the
-HTTPS settings under ``listeners.https.``.
+"""Who the REST API listens to, read once with the worker config: `listeners` (Kafka's comma-separated
+``http://host:port`` / ``https://host:port``), the HTTPS settings under ``listeners.https.`` and the
+basic-auth credentials file (`rest.basic.auth.credentials.file`). A bad value stops start-up with the
+worker file's other problems, before any connector file is read.
 
 Kafka's keystores are Java-specific; connectworker reads PEM files instead:
 ``listeners.https.ssl.certfile`` (certificate chain), ``listeners.https.ssl.keyfile`` (private key),
@@ -20,7 +22,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from connectworker.api.errors import ConfigError
+from connectworker.config.properties import load_properties
 
+CREDENTIALS_KEY = "rest.basic.auth.credentials.file"
 DEFAULT_HOST = "127.0.0.1"
 CLIENT_AUTH = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
 JAVA_ONLY = (
@@ -48,6 +52,33 @@ class Listener:
     host: str
     port: int
     tls: TlsSettings | None = None
+
+
+@dataclass(frozen=True)
+class RestAccess:
+    """The REST API's listeners (none: no REST API), the key they came from (for messages about a port
+    that cannot be bound) and the basic-auth credentials (None: no authentication)."""
+
+    listeners: tuple[Listener, ...]
+    listeners_key: str = "listeners"
+    credentials: dict[str, str] | None = None
+
+
+def read_rest_access(
+    listeners: str, https: Mapping[str, str], credentials_file: str | None, listeners_key: str
+) -> RestAccess:
+    """`https` is the worker's keys under ``listeners.https.``; raises ConfigError naming the key."""
+    parsed = parse_listeners(listeners, https)
+    credentials = load_credentials(credentials_file) if parsed and credentials_file else None
+    return RestAccess(tuple(parsed), listeners_key, credentials)
+
+
+def load_credentials(path: str | Path) -> dict[str, str]:
+    """A Java properties file of ``user=password`` entries, as Kafka's `PropertyFileLoginModule` reads."""
+    credentials = load_properties(path)
+    if not credentials:
+        raise ConfigError({CREDENTIALS_KEY: f"{path} holds no user=password entries, so nobody could log in"})
+    return credentials
 
 
 def parse_listeners(listeners: str, https: Mapping[str, str]) -> list[Listener]:
