@@ -110,23 +110,15 @@ def cmd_spark(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime]) -> int:
-    from connectworker.config.loading import load_connector_configs, load_worker_config
-    from connectworker.config.task_limits import check_task_limits
+    from connectworker.config.loading import load_worker_files
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 
-    config = load_worker_config(args.worker)
-    _log_format_from(args, config)
     # every file validated before anything starts
-    providers = config.open_config_providers()
-    try:
-        connectors = load_connector_configs(
-            args.connectors, exactly_once_worker=config.exactly_once_enabled, providers=providers, worker=config
-        )
-    finally:
-        providers.close()
-    check_task_limits(config, connectors)
+    config, connectors = load_worker_files(
+        args.worker, args.connectors, configured=lambda worker: _log_format_from(args, worker)
+    )
     runtime = runtime_class(config, connectors)
     rest = _rest_server(config)
     metrics = _metrics_listener(config, runtime, rest)

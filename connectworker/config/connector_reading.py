@@ -75,10 +75,10 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
             continue
         own = converter_config_for(key, props)
         try:
-            if key == "header.converter":
-                load_header_converter(name, own, key).close()
-            else:
+            if key != "header.converter":
                 load_converter(name, own, key == "key.converter", key=key).close()
+            else:
+                load_header_converter(name, own, key).close()
         except ConfigError as exc:
             for problem_key, message in exc.problems.items():
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)
@@ -153,7 +153,10 @@ def read_connector_config(
     connector's own, Topic Creation, Exactly Once Support, then ours (automatic restarts, client
     overrides). `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked
     against it); `worker`, what the client overrides are checked against: its override policy, and its
-    client settings they are merged with (None: Kafka's `All` policy, values not checked)."""
+    client settings they are merged with (None: Kafka's `All` policy, values not checked); without
+    `exactly_once_worker`, the worker's says it."""
+    if exactly_once_worker is None and worker is not None:
+        exactly_once_worker = worker.exactly_once_enabled
     declared = DECLARED_CONFIG_DEF.validate_all(props)
     reports: dict[str, KeyReport] = {}
     _report(reports, COMMON_CONFIG_DEF, declared)

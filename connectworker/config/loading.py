@@ -1,10 +1,14 @@
 """Reading a worker's files: the worker config and its connector files, every problem found before
-anything starts (`connectworker standalone`, `connectworker spark`, `connectworker plan`)."""
+anything starts (`connectworker standalone`, `connectworker spark`, `connectworker plan`).
+
+`load_worker_files` reads them in one go, with the config providers the worker file declares opened
+once for the worker file and its connector files alike, and closed when both are read.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from connectworker.api.errors import ConfigError
@@ -12,16 +16,38 @@ from connectworker.config.connector_config import ConnectorConfig, parse_connect
 from connectworker.config.offsets_path import offsets_path_problem
 from connectworker.config.properties import load_connector_file, load_properties
 from connectworker.config.providers.references import ConfigProviders
+from connectworker.config.providers.worker_refs import WorkerReferences
+from connectworker.config.task_limits import check_task_limits
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.config.worker_env import variable_for_field
-from connectworker.plugins import add_plugin_paths
 
-__all__ = ["load_connector_configs", "load_worker_config"]
+__all__ = ["load_connector_configs", "load_worker_config", "load_worker_files"]
+
+
+def load_worker_files(
+    worker: str | Path, connectors: Sequence[str | Path], *, configured: Callable[[WorkerConfig], None] | None = None
+) -> tuple[WorkerConfig, list[ConnectorConfig]]:
+    """The worker config of `worker` (as `load_worker_config` checks it) and its `connectors` files,
+    validated against it and within its task limits; one ConfigError naming every bad file and key.
+    `configured` sees the worker config before the connector files are read (the command applies the
+    file's `log.format` there, so their warnings are written in it)."""
+    props = load_properties(worker)
+    with WorkerReferences.opened(props, os.environ, str(worker)) as references:
+        config = _checked(WorkerConfig.from_references(props, references, source=str(worker)), worker, True)
+        if configured is not None:
+            configured(config)
+        configs = load_connector_configs(connectors, providers=references.providers, worker=config)
+    check_task_limits(config, configs)
+    return config, configs
 
 
 def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -> WorkerConfig:
-    """The worker config of `path`, its offsets path checked writable, its `plugin.path` importable."""
-    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
+    """The worker config of `path`, its offsets path checked writable (its `plugin.path` is made importable
+    when it is read: `WorkerReferences.open`)."""
+    return _checked(WorkerConfig.from_properties(load_properties(path), source=str(path)), path, require_offsets_file)
+
+
+def _checked(config: WorkerConfig, path: str | Path, require_offsets_file: bool) -> WorkerConfig:
     in_kafka = bool(config.offset_storage_topic and config.config_storage_topic)  # nothing kept on disk
     if require_offsets_file and not (in_kafka and not config.offset_storage_file_filename):
         if not config.offset_storage_file_filename:
@@ -42,16 +68,11 @@ def load_worker_config(path: str | Path, *, require_offsets_file: bool = True) -
                     {f"{variable} (sets offset.storage.file.filename)": problem}, source="the environment"
                 )
             raise ConfigError({"offset.storage.file.filename": problem}, source=str(path))
-    add_plugin_paths(config.plugin_path)
     return config
 
 
 def load_connector_configs(
-    paths: Sequence[str | Path],
-    *,
-    exactly_once_worker: bool | None = None,
-    providers: ConfigProviders | None = None,
-    worker: WorkerConfig | None = None,
+    paths: Sequence[str | Path], *, providers: ConfigProviders | None = None, worker: WorkerConfig | None = None
 ) -> list[ConnectorConfig]:
     """Parse every connector file; raise one ConfigError covering every bad file and key. With the
     worker's `providers`, values are validated with their references resolved (see
@@ -63,9 +84,7 @@ def load_connector_configs(
     for path in paths:
         try:
             props = load_connector_file(path)
-            config = parse_connector_config(
-                props, source=str(path), exactly_once_worker=exactly_once_worker, providers=providers, worker=worker
-            )
+            config = parse_connector_config(props, source=str(path), providers=providers, worker=worker)
         except ConfigError as exc:
             errors.append(str(exc))
             continue

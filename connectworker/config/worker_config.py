@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
@@ -304,9 +303,17 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
         Declared keys are read from the environment by pydantic-settings; `producer.*`/`admin.*` ones
         are read here, since their names cannot be declared in advance.
         """
-        with _references(props, source) as references:
-            config = cls._from_resolved(references.resolve_props(props), references, source=source)
-            config._provider_values = frozenset(references.values)
+        with WorkerReferences.opened(props, os.environ, source) as references:
+            return cls.from_references(props, references, source=source)
+
+    @classmethod
+    def from_references(
+        cls, props: Mapping[str, str], references: WorkerReferences, *, source: str | None = None
+    ) -> WorkerConfig:
+        """As `from_properties`, with the config providers `props` declares already open in `references`
+        (whose owner may go on using them, for the connector files)."""
+        config = cls._from_resolved(references.resolve_props(props), references, source=source)
+        config._provider_values = frozenset(references.values)
         return config
 
     @classmethod
@@ -414,16 +421,6 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     @property
     def uses_embedded_broker(self) -> bool:
         return self.bootstrap_servers == "embedded"
-
-
-@contextmanager
-def _references(props: Mapping[str, str], source: str | None) -> Iterator[WorkerReferences]:
-    """The providers `props` (and the environment) declare, closed again once the config is built."""
-    references = WorkerReferences.open(props, os.environ, source)
-    try:
-        yield references
-    finally:
-        references.close()
 
 
 def _config_error(exc: ValidationError, source: str | None) -> ConfigError:

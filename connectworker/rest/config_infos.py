@@ -64,14 +64,14 @@ def validate(
     class_name: str,
     props: Mapping[str, str],
     *,
-    exactly_once_worker: bool | None = None,
     policy: CreateTopicPolicy | None = None,
     worker: WorkerConfig | None = None,
 ) -> ConfigInfos:
     """Every declared key's outcome, secrets hidden; `class_name` names the result. With the worker's
     create-topic `policy`, the topics the rules name literally are judged too (against the rule's include);
-    with the `worker`, the client overrides are judged by its override policy."""
-    reading = read_connector_config(props, exactly_once_worker=exactly_once_worker, worker=worker)
+    with the `worker`, the client overrides are judged by its override policy and the exactly-once keys
+    against its `exactly.once.source.support`."""
+    reading = read_connector_config(props, worker=worker)
     reports = reading.reports
     rules = reading.topic_creation.rules
     if policy is not None and rules is not None:  # rules with problems are reported already

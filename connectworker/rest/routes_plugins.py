@@ -86,7 +86,6 @@ def validate_config(
     return validate(
         _dotted(cls) if cls is not None else plugin,
         props,
-        exactly_once_worker=herder.config.exactly_once_enabled,
         policy=herder.policy,
         worker=herder.config,
     )

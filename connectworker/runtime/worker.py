@@ -54,9 +54,7 @@ class Worker:
         """`runner` runs the tasks; by default each on a thread of this process, built here. The config
         providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
         self.config = config
-        self.resolver = ConnectorConfigResolver(
-            config.open_config_providers(), exactly_once_worker=config.exactly_once_enabled, worker=config
-        )
+        self.resolver = ConnectorConfigResolver(config.open_config_providers(), worker=config)
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store

@@ -27,12 +27,9 @@ class ConnectorConfigResolver:
     """Resolves connector and task configs with the worker's providers; remembers, per connector, the
     values they gave (for the log redaction) until the connector is forgotten."""
 
-    def __init__(
-        self, providers: ConfigProviders, *, exactly_once_worker: bool | None = None, worker: WorkerConfig | None = None
-    ) -> None:
-        """`worker`: what the resolved client overrides are checked against (see `parse_connector_config`)."""
+    def __init__(self, providers: ConfigProviders, *, worker: WorkerConfig | None = None) -> None:
+        """`worker`: what the resolved configs are checked against (see `parse_connector_config`)."""
         self.providers = providers
-        self._exactly_once_worker = exactly_once_worker
         self._worker = worker
         self._lock = threading.Lock()
         self._values: dict[str, frozenset[str]] = {}
@@ -47,9 +44,7 @@ class ConnectorConfigResolver:
         resolution = self._resolve(config.name, config.props)
         resolved = resolution.check(source=source)
         try:
-            return parse_connector_config(
-                resolved, source=source, exactly_once_worker=self._exactly_once_worker, worker=self._worker
-            )
+            return parse_connector_config(resolved, source=source, worker=self._worker)
         except ConfigError as exc:
             raise ConfigError(
                 {

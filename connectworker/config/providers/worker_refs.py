@@ -7,10 +7,10 @@ variable, with the reference and what is wrong (exit status 2).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 from connectworker.api.errors import ConfigError
-from connectworker.config.providers.builtin import BUILTIN_PROVIDERS
 from connectworker.config.providers.loading import (
     PROVIDERS_KEY,
     PROVIDERS_PREFIX,
@@ -38,20 +38,34 @@ class WorkerReferences:
 
     @classmethod
     def open(cls, props: Mapping[str, str], environ: Mapping[str, str], source: str | None) -> WorkerReferences:
-        """The providers that `props` and the `CONNECT_*` variables declare (the variables win)."""
+        """The providers that `props` and the `CONNECT_*` variables declare (the variables win), with the
+        `plugin.path` entries made importable first."""
         variable = variable_for_field("config_providers", environ)
         names = provider_names(environ[variable] if variable is not None else props.get(PROVIDERS_KEY))
         settings = {k[len(PROVIDERS_PREFIX) :]: v for k, v in props.items() if k.startswith(PROVIDERS_PREFIX)}
         settings.update(
             {k[len(PROVIDERS_PREFIX) :]: v for k, v in pass_through_from_env(environ, [PROVIDERS_PREFIX]).items()}
         )
+        # `plugin.path` first, as Kafka reads it before anything else: it may hold the providers' classes
+        # (and the connectors'), so it cannot take references itself
+        plugin_variable = variable_for_field("plugin_path", environ)
+        plugin_path = environ[plugin_variable] if plugin_variable else props.get("plugin.path", "")
+        add_plugin_paths(p.strip() for p in plugin_path.split(",") if p.strip())
         if not names:
             return cls(ConfigProviders(), source)
-        if any(settings.get(f"{name}.class", "").strip() not in BUILTIN_PROVIDERS for name in names):
-            plugin_variable = variable_for_field("plugin_path", environ)
-            plugin_path = environ[plugin_variable] if plugin_variable else props.get("plugin.path", "")
-            add_plugin_paths(p.strip() for p in plugin_path.split(",") if p.strip())  # for user providers
         return cls(open_config_providers(names, settings, source=source if variable is None else ENVIRONMENT), source)
+
+    @classmethod
+    @contextmanager
+    def opened(
+        cls, props: Mapping[str, str], environ: Mapping[str, str], source: str | None
+    ) -> Iterator[WorkerReferences]:
+        """`open`, closed again when the block ends."""
+        references = cls.open(props, environ, source)
+        try:
+            yield references
+        finally:
+            references.close()
 
     def resolve_props(self, props: Mapping[str, str]) -> dict[str, str]:
         """`props` (the file) resolved; a provider's own keys are used as written."""

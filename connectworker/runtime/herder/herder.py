@@ -128,7 +128,6 @@ class StandaloneHerder:
                     config = parse_connector_config(
                         entry.config,
                         source=f"connector store entry {name!r}",
-                        exactly_once_worker=self.config.exactly_once_enabled,
                         providers=self.worker.resolver.providers,
                         worker=self.config,
                     )
@@ -402,7 +401,6 @@ class StandaloneHerder:
         try:
             config = parse_connector_config(
                 props,
-                exactly_once_worker=self.config.exactly_once_enabled,
                 providers=self.worker.resolver.providers,
                 worker=self.config,
             )

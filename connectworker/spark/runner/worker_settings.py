@@ -13,7 +13,6 @@ from pathlib import Path
 
 from connectworker.config.properties import load_properties
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.offsets.storage_settings import TOPIC_KEY, OffsetStorageSettings, offset_storage_settings
 
 log = logging.getLogger(__name__)
@@ -32,8 +31,7 @@ class SparkWorker:
 
 
 def load_spark_worker(path: str | Path) -> SparkWorker:
-    config = WorkerConfig.from_properties(load_properties(path), source=str(path))
-    add_plugin_paths(config.plugin_path)
+    config = WorkerConfig.from_properties(load_properties(path), source=str(path))  # plugin.path importable
     offsets = offset_storage_settings(config)
     if offsets.file and not config.spark_master.startswith("local"):
         log.warning(
