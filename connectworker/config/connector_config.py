@@ -13,8 +13,10 @@ from typing import Any
 
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
-from connectworker.config.connector_keys import COMMON_CONFIG_DEF, DECLARED_CONFIG_DEF, KeyReport
+from connectworker.config.connector_keys import DECLARED_CONFIG_DEF, KeyReport
 from connectworker.config.connector_reading import ConnectorConfigReading, read_connector_config
+from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF, ErrorHandling
+from connectworker.config.exactly_once import BOUNDARY_KEY, INTERVAL_KEY, TransactionSettings
 from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, PRODUCER_OVERRIDE_PREFIX
 from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig
@@ -52,6 +54,8 @@ class ConnectorConfig:
     admin_overrides: dict[str, str] = field(default_factory=dict)  # for its topic creation
     transforms: TransformsConfig = field(default_factory=TransformsConfig)
     tasks_max_enforce: bool = True
+    error_handling: ErrorHandling = field(default_factory=ErrorHandling)
+    transactions: TransactionSettings = field(default_factory=TransactionSettings.per_poll)
 
 
 def validate_connector(
@@ -98,6 +102,8 @@ def parse_connector_config(
         raise ConfigError(problems, source=source)
     assert reading.connector_class is not None  # a class that cannot be loaded is a problem of connector.class
     common = _typed(reading.reports, ("connector.class", "tasks.max", "tasks.max.enforce"), deferred)
+    errors = _typed(reading.reports, ERROR_HANDLING_CONFIG_DEF.keys, deferred)
+    transactions = _typed(reading.reports, (BOUNDARY_KEY, INTERVAL_KEY), deferred)
     name = props["name"].strip()
     # With a rule's or a transform's reference unresolved they cannot be read: none until the connector
     # starts, when its config is resolved and parsed again (and fails, naming the reference, if it still
@@ -115,6 +121,8 @@ def parse_connector_config(
         admin_overrides=_known(reading.overrides[ADMIN_OVERRIDE_PREFIX], ADMIN_OVERRIDE_PREFIX, deferred),
         transforms=TransformsConfig() if chain_deferred else reading.transforms or TransformsConfig(),
         tasks_max_enforce=common["tasks.max.enforce"],
+        error_handling=ErrorHandling.from_values(errors),
+        transactions=TransactionSettings.from_values(transactions),
     )
     _warn_about_ignored_keys(name, props, reading)
     return config
@@ -139,9 +147,9 @@ def _warn_about_ignored_keys(name: str, props: Mapping[str, str], reading: Conne
 
 
 def _typed(reports: Mapping[str, KeyReport], keys: Iterable[str], deferred: set[str]) -> dict[str, Any]:
-    """Common keys' typed values; a key's default while its reference cannot be resolved (the connector
+    """Declared keys' typed values; a key's default while its reference cannot be resolved (the connector
     fails when it starts, so the default is never used to run it)."""
-    return {key: COMMON_CONFIG_DEF.keys[key].default if key in deferred else reports[key].value.value for key in keys}
+    return {key: DECLARED_CONFIG_DEF.keys[key].default if key in deferred else reports[key].value.value for key in keys}
 
 
 def _known(client_overrides: dict[str, str], prefix: str, deferred: set[str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, one_of
 
@@ -86,7 +87,11 @@ class ErrorHandling:
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> ErrorHandling:
         """Parse validated connector props (raises `ConfigError` naming each bad key otherwise)."""
-        values = ERROR_HANDLING_CONFIG_DEF.parse(props)
+        return cls.from_values(ERROR_HANDLING_CONFIG_DEF.parse(props))
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> ErrorHandling:
+        """From the typed values of `ERROR_HANDLING_CONFIG_DEF`'s keys (a connector config's reading)."""
         return cls(
             tolerance=Tolerance(str(values["errors.tolerance"]).lower()),
             log_enable=values["errors.log.enable"],

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, one_of, read_config
 from connectworker.api.connector import SourceConnector
@@ -98,6 +99,16 @@ class TransactionSettings:
 
     boundary: TransactionBoundary
     interval_ms: int | None
+
+    @classmethod
+    def per_poll(cls) -> TransactionSettings:
+        """Kafka's default: a transaction per poll that returned records."""
+        return cls(TransactionBoundary.POLL, None)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> TransactionSettings:
+        """From the typed values of the transaction keys (a connector config's reading)."""
+        return cls(TransactionBoundary(str(values[BOUNDARY_KEY]).strip().lower()), values[INTERVAL_KEY])
 
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> TransactionSettings:

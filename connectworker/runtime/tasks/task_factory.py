@@ -9,8 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.config.error_handling import ErrorHandling
-from connectworker.config.exactly_once import TransactionSettings
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.converters.base import Converter
 from connectworker.converters.header_converters import HeaderConverter
@@ -74,7 +72,7 @@ class SourceTaskFactory:
             topic_gate=self._gates(config),
             timeouts=self.timeouts,
             on_topics=on_topics,
-            error_handling=ErrorHandling.from_props(config.props),
+            error_handling=config.error_handling,
             transforms=config.transforms,
             metrics=self._task_metrics(config.name, task_id) if self._task_metrics is not None else None,
         )
@@ -83,7 +81,7 @@ class SourceTaskFactory:
             assert isinstance(self.offset_store, KafkaOffsetStore)
             return ExactlyOnceWorkerSourceTask(
                 transactional_id=transactional_id(self.config.group_id, config.name, task_id),
-                transactions=TransactionSettings.from_props(config.props),
+                transactions=config.transactions,
                 offset_store=self.offset_store,
                 **common,
             )

@@ -25,7 +25,6 @@ from pyspark.sql.datasource import InputPartition
 
 from connectworker.api.record import SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.config.connector_config import parse_connector_config
-from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.worker_config import JSON_CONVERTER
 from connectworker.converters.registry import resolve_converter, resolve_header_converter
 from connectworker.plugins import add_plugin_paths
@@ -196,7 +195,7 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
         policy=settings.policy,
     )
     gate = topic_gate(service, config.name, config.props)
-    tolerance = ToleranceOperator(ErrorHandling.from_props(config.props), name, threading.Event())
+    tolerance = ToleranceOperator(config.error_handling, name, threading.Event())
     chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
     header_converter = resolve_header_converter(config.props, {})
     rows = RowBuilder(
