@@ -175,3 +175,26 @@ def test_client_security_and_override_policy_problems_are_refused_at_start_up(tm
     ) in err
     assert "the-password" not in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "fragment"),
+    [
+        ({"listeners": "ftp://127.0.0.1:8083"}, "listeners", "is not http://host:port or https://host:port"),
+        ({"listeners": "https://127.0.0.1:8443"}, "listeners.https.ssl.certfile", "needs a PEM certificate"),
+        ({"rest.basic.auth.credentials.file": "EMPTY"}, "rest.basic.auth.credentials.file", "nobody could log in"),
+    ],
+)
+def test_rest_listeners_and_credentials_are_refused_with_the_worker_file(
+    tmp_path: Path, extra: dict[str, str], key: str, fragment: str
+) -> None:
+    """Read with the worker file: refused naming the file and the key, before any connector file is read
+    (the connector named here does not exist, and is not the one blamed)."""
+    if extra.get("rest.basic.auth.credentials.file") == "EMPTY":
+        (tmp_path / "credentials.properties").write_text("# nobody yet\n")
+        extra = {"rest.basic.auth.credentials.file": str(tmp_path / "credentials.properties")}
+    worker = write_worker(tmp_path, **extra)
+    err = assert_refused(run_cli("standalone", str(worker), str(tmp_path / "missing.properties")))
+    assert f"Invalid configuration in {worker}:\n  {key}: " in err and fragment in err, err
+    assert "missing.properties" not in err
+    assert not (tmp_path / "offsets.json").exists()  # nothing started
