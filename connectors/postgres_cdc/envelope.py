@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import call, itemgetter
 from typing import Any
 
 import connectworker
@@ -48,6 +49,9 @@ TRANSACTION_SCHEMA = Schema.struct(
 )
 VERSION = f"connectworker-{connectworker.__version__}"
 
+Route = tuple[str, Schema | None, Schema | None]
+"""Where a record goes and how it is described: its topic, key schema and value schema."""
+
 
 @dataclass(frozen=True)
 class Column:
@@ -84,6 +88,8 @@ class TableShape:
                 ("transaction", TRANSACTION_SCHEMA),
             ).fields,
         )
+        self.route: Route = (self.topic, self.key_schema, self.envelope_schema)
+        self.tombstone_route: Route = (self.topic, self.key_schema, None)
         self._parsers = [
             (
                 c.position,
@@ -94,7 +100,15 @@ class TableShape:
             )
             for c in columns
         ]
+        # The common row (no NULL, no unchanged TOASTed value) is made in C loops: the kept columns'
+        # texts picked, each given to its parser (`str` gives a str back as it is).
+        self._names = tuple(c.name for c in columns)
+        self._parse_all = tuple(c.type.parse for c in columns)
+        positions = tuple(c.position for c in columns)
+        self._whole_tuple = positions == tuple(range(len(positions)))  # every column kept, in order
+        self._pick = itemgetter(*positions) if len(positions) > 1 else None
         self._key_names = tuple(c.name for c in self.key_columns)
+        self._key_of = itemgetter(*self._key_names) if len(self._key_names) > 1 else None
 
     @property
     def keyed(self) -> bool:
@@ -105,6 +119,19 @@ class TableShape:
         (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT NULL column a tuple leaves
         out (the old key of a delete without REPLICA IDENTITY FULL holds the key only) gets its type's zero
         value, as Debezium fills it, since its schema does not allow null."""
+        names = self._names
+        if self._whole_tuple and len(values) == len(names):
+            picked: Sequence[Any] = values
+        elif self._pick is not None:
+            picked = self._pick(values)
+        else:
+            return self._row(values, previous)
+        if None in picked or UNCHANGED_TOAST in picked:
+            return self._row(values, previous)
+        return dict(zip(names, map(call, self._parse_all, picked), strict=True))
+
+    def _row(self, values: Sequence[Any], previous: Sequence[Any] | None) -> dict[str, Any]:
+        """`row` column by column: a NULL, an unchanged TOASTed value, a table of one column."""
         out: dict[str, Any] = {}
         for position, name, parse, kind, fallback in self._parsers:
             text = values[position]
@@ -123,7 +150,12 @@ class TableShape:
         return out
 
     def key(self, row: dict[str, Any]) -> dict[str, Any] | None:
-        return {name: row[name] for name in self._key_names} if self._key_names else None
+        if self._key_of is not None:
+            return dict(zip(self._key_names, self._key_of(row), strict=True))
+        if self._key_names:
+            (name,) = self._key_names
+            return {name: row[name]}
+        return None
 
 
 _FALLBACK: dict[SchemaType, Any] = {
