@@ -179,8 +179,9 @@ class ChangeStream:
             self._sequence_head = f'["{self._resume_lsn}","' if self._resume_lsn else '[null,"'
         elif isinstance(decoded, pg.Commit):
             if self._open:
-                offsets = self._open.offsets
-                offsets[-1] = {**offsets[-1], "lsn": decoded.end_lsn}
+                records = self._open.records
+                offset, key, value, route = records[-1]
+                records[-1] = ({**offset, "lsn": decoded.end_lsn}, key, value, route)
                 self._open.move_to(self._ready)
             self._resume_lsn = decoded.end_lsn
             self._begin = None
@@ -270,7 +271,7 @@ class ChangeStream:
         serial, skip = self._serial, self._skip
         if skip is not None and skip[0] == offset["txId"] and (offset["lsn_proc"], serial) <= skip[1:]:
             return  # committed before a restart: sent already
-        self._open.append({**offset, "event_serial_no": serial} if serial > 1 else offset, key, value, route)
+        self._open.records.append(({**offset, "event_serial_no": serial} if serial > 1 else offset, key, value, route))
 
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
@@ -283,9 +284,11 @@ class ChangeStream:
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
         now = time.time()
-        self._ready.append(
-            {"lsn": lsn, "ts_usec": int(now * 1_000_000)},
-            {"serverName": self._settings.topic_prefix},
-            {"ts_ms": int(now * 1000)},
-            self._heartbeat_route,
+        self._ready.records.append(
+            (
+                {"lsn": lsn, "ts_usec": int(now * 1_000_000)},
+                {"serverName": self._settings.topic_prefix},
+                {"ts_ms": int(now * 1000)},
+                self._heartbeat_route,
+            )
         )

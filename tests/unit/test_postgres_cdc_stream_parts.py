@@ -97,7 +97,7 @@ def test_the_compiled_row_is_the_column_loops_row(values: list[Any], previous: l
 
 def record_columns(pending: PendingRecords, route: Any, count: int, start: int = 0) -> None:
     for n in range(start, start + count):
-        pending.append({"lsn": n}, {"id": n}, {"v": n} if route[2] is not None else None, route)
+        pending.records.append(({"lsn": n}, {"id": n}, {"v": n} if route[2] is not None else None, route))
 
 
 def test_pending_records_of_one_route_are_handed_on_as_a_batch_in_order() -> None:
