@@ -283,12 +283,11 @@ class ChangeStream:
         self._last_heartbeat = time.monotonic()
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
-        now = time.time()
         self._ready.records.append(
             (
-                {"lsn": lsn, "ts_usec": int(now * 1_000_000)},
+                {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)},
                 {"serverName": self._settings.topic_prefix},
-                {"ts_ms": int(now * 1000)},
+                {"ts_ms": int(time.time() * 1000)},
                 self._heartbeat_route,
             )
         )
