@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import connectworker
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-from .columns import ColumnType, TypeOptions, require_type
+from .columns import ColumnType, Parse, TypeOptions, require_type
 from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST
+from .rows import Row, RowColumn, compile_row
 from .settings import CdcSettings
 
 UNAVAILABLE = "__debezium_unavailable_value"  # Debezium's placeholder for an unchanged TOASTed value
@@ -47,6 +50,9 @@ TRANSACTION_SCHEMA = Schema.struct(
     optional=True,
 )
 VERSION = f"connectworker-{connectworker.__version__}"
+
+Route = tuple[str, Schema | None, Schema | None]
+"""Where a record goes and how it is described: its topic, key schema and value schema."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,9 @@ class TableShape:
                 ("transaction", TRANSACTION_SCHEMA),
             ).fields,
         )
-        self._parsers = [
+        self.route: Route = (self.topic, self.key_schema, self.envelope_schema)
+        self.tombstone_route: Route = (self.topic, self.key_schema, None)
+        self._parsers = parsers = tuple(
             (
                 c.position,
                 c.name,
@@ -93,37 +101,53 @@ class TableShape:
                 None if c.optional else _fallback(c.type.schema),
             )
             for c in columns
-        ]
+        )
+        # row(values, previous=None): the struct value of a tuple of text values; an unchanged TOASTed value
+        # is taken from `previous` (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT
+        # NULL column a tuple leaves out (the old key of a delete without REPLICA IDENTITY FULL holds the key
+        # only) gets its type's zero value, as Debezium fills it, since its schema does not allow null.
+        self.row: Row = compile_row(
+            [RowColumn(position, name, parse, fallback) for position, name, parse, _kind, fallback in parsers],
+            partial(_row_by_columns, parsers),
+        )
         self._key_names = tuple(c.name for c in self.key_columns)
+        self._key_of = itemgetter(*self._key_names) if len(self._key_names) > 1 else None
 
     @property
     def keyed(self) -> bool:
         return bool(self.key_columns)
 
-    def row(self, values: Sequence[Any], previous: Sequence[Any] | None = None) -> dict[str, Any]:
-        """The struct value of a tuple of text values; an unchanged TOASTed value is taken from `previous`
-        (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT NULL column a tuple leaves
-        out (the old key of a delete without REPLICA IDENTITY FULL holds the key only) gets its type's zero
-        value, as Debezium fills it, since its schema does not allow null."""
-        out: dict[str, Any] = {}
-        for position, name, parse, kind, fallback in self._parsers:
-            text = values[position]
-            if text is UNCHANGED_TOAST:
-                text = previous[position] if previous is not None else UNCHANGED_TOAST
-                if text is UNCHANGED_TOAST:
-                    out[name] = (
-                        UNAVAILABLE
-                        if kind is SchemaType.STRING
-                        else UNAVAILABLE.encode()
-                        if kind is SchemaType.BYTES
-                        else None
-                    )
-                    continue
-            out[name] = fallback if text is None else text if parse is None else parse(text)
-        return out
-
     def key(self, row: dict[str, Any]) -> dict[str, Any] | None:
-        return {name: row[name] for name in self._key_names} if self._key_names else None
+        if self._key_of is not None:
+            return dict(zip(self._key_names, self._key_of(row), strict=True))
+        if self._key_names:
+            (name,) = self._key_names
+            return {name: row[name]}
+        return None
+
+
+def _row_by_columns(
+    parsers: Sequence[tuple[int, str, Parse | None, SchemaType, Any]],
+    values: Sequence[Any],
+    previous: Sequence[Any] | None = None,
+) -> dict[str, Any]:
+    """`TableShape.row` column by column: for a tuple with an unchanged TOASTed value."""
+    out: dict[str, Any] = {}
+    for position, name, parse, kind, fallback in parsers:
+        text = values[position]
+        if text is UNCHANGED_TOAST:
+            text = previous[position] if previous is not None else UNCHANGED_TOAST
+            if text is UNCHANGED_TOAST:
+                out[name] = (
+                    UNAVAILABLE
+                    if kind is SchemaType.STRING
+                    else UNAVAILABLE.encode()
+                    if kind is SchemaType.BYTES
+                    else None
+                )
+                continue
+        out[name] = fallback if text is None else text if parse is None else parse(text)
+    return out
 
 
 _FALLBACK: dict[SchemaType, Any] = {

@@ -170,6 +170,29 @@ def _tuple_at(data: bytes, pos: int) -> tuple[Tuple, int]:
     return values, pos
 
 
+CHANGE_KINDS = frozenset(b"IUD")
+"""The first byte of an Insert, Update or Delete message."""
+
+
+def decode_change(payload: bytes) -> tuple[int, Tuple | None, Tuple | None]:
+    """An Insert, Update or Delete message (first byte in `CHANGE_KINDS`) as (relid, old tuple, new tuple):
+    what `decode` gives as an `Insert`, `Update` or `Delete`, without the message object (the stream's path,
+    a change at a time)."""
+    first = payload[0]
+    relid = _RELID.unpack_from(payload, 1)[0]
+    if first == 73:  # 'I'
+        return relid, None, _tuple_at(payload, 6)[0]
+    if first == 68:  # 'D'
+        return relid, _tuple_at(payload, 6)[0], None
+    tag, pos, old = payload[5], 6, None
+    if tag in (75, 79):
+        old, pos = _tuple_at(payload, 6)
+        tag, pos = payload[pos], pos + 1
+    if tag != 78:
+        raise PgOutputError(f"Update without its new tuple (tag {chr(tag)!r})")
+    return relid, old, _tuple_at(payload, pos)[0]
+
+
 def decode(payload: bytes) -> Message:
     """One pgoutput message."""
     first = payload[0]

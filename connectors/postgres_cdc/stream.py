@@ -26,7 +26,8 @@ from connectworker.api.schema import Schema, SchemaType
 
 from . import pgoutput as pg
 from .database import connect, enum_type_oids, first_line, visible_table_columns
-from .envelope import VERSION, TableShape, envelope, shape_of
+from .envelope import VERSION, Route, TableShape, envelope, shape_of
+from .pending import PendingRecords
 from .settings import CdcSettings
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_CHANGES = (pg.Insert, pg.Update, pg.Delete)
+_INSERT, _UPDATE = 73, 85  # first bytes of pgoutput's Insert and Update messages
 _MORE_S = 0.002  # how long a poll with records waits for more before returning them
 
 HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
@@ -58,14 +59,16 @@ class ChangeStream:
         self._shapes: dict[int, TableShape | None] = {}
         self._begin: pg.Begin | None = None
         self._begin_usec = 0
+        self._sequence_head = ""  # the open transaction's `source.sequence` up to its change's own LSN
         self._serial = 0  # records of the current change so far (a delete and its tombstone: 2)
         # The change last committed mid-transaction: (txId, lsn_proc, event_serial_no). Its transaction comes
         # again whole on a restart; its records up to that one are skipped, so none comes twice.
         self._skip: tuple[int, int, int] | None = None
         if committed and committed.get("lsn_proc") is not None and committed.get("txId") is not None:
             self._skip = (int(committed["txId"]), int(committed["lsn_proc"]), int(committed.get("event_serial_no", 1)))
-        self._open: list[SourceRecord] = []  # records of the open transaction not handed on yet
-        self._ready: list[SourceRecord] = []
+        self._open = PendingRecords()  # records of the open transaction not handed on yet
+        self._ready = PendingRecords()
+        self._heartbeat_route: Route = (settings.heartbeat_topic, HEARTBEAT_KEY, HEARTBEAT_VALUE)
         self._flush_lock = threading.Lock()
         self._to_flush = 0  # set by commit(), sent by the polling thread
         self._flushed = 0
@@ -97,7 +100,8 @@ class ChangeStream:
             ) from None
         self._cursor = cursor
         self._shapes.clear()
-        self._begin, self._open = None, []
+        self._begin = None
+        self._open.clear()
         log.info("Streaming slot %s from LSN %s", self._settings.slot, pg.format_lsn(self._resume_lsn))
 
     def close(self) -> None:
@@ -155,27 +159,30 @@ class ChangeStream:
             raise RetriableError(
                 f"The replication stream of slot {self._settings.slot!r} broke: {first_line(exc)}; reconnecting"
             ) from None
-        if len(self._ready) < self._settings.max_batch and len(self._open) >= self._settings.max_batch:
-            self._ready.extend(self._open)  # a large transaction: handed on in parts
-            self._open = []
-        out = ready[:max_batch]
-        del ready[:max_batch]
-        return as_batch(out)
+        if len(ready) < max_batch and len(self._open) >= max_batch:
+            self._open.move_to(ready)  # a large transaction: handed on in parts
+        return ready.take(max_batch, self._partition)
 
     def _handle(self, message: Any) -> None:
-        decoded = pg.decode(message.payload)
-        if isinstance(decoded, _CHANGES):
-            shape = self._shapes.get(decoded.relid)
+        payload = message.payload
+        if payload[0] in pg.CHANGE_KINDS:
+            relid, old, new = pg.decode_change(payload)
+            shape = self._shapes.get(relid)
             if shape is not None:
-                self._change(shape, decoded, message.data_start)
-        elif isinstance(decoded, pg.Begin):
+                self._change(shape, payload[0], old, new, message.data_start)
+            return
+        decoded = pg.decode(payload)
+        if isinstance(decoded, pg.Begin):
             self._begin = decoded
             self._begin_usec = epoch_micros(decoded.commit_time)
+            # the resume point only moves between transactions: the sequence's head is the same for each change
+            self._sequence_head = f'["{self._resume_lsn}","' if self._resume_lsn else '[null,"'
         elif isinstance(decoded, pg.Commit):
             if self._open:
-                self._open[-1].source_offset = {**(self._open[-1].source_offset or {}), "lsn": decoded.end_lsn}
-                self._ready.extend(self._open)
-                self._open = []
+                records = self._open.records
+                offset, key, value, route = records[-1]
+                records[-1] = ({**offset, "lsn": decoded.end_lsn}, key, value, route)
+                self._open.move_to(self._ready)
             self._resume_lsn = decoded.end_lsn
             self._begin = None
             self._skip = None  # the committed transaction was passed (or is not coming again)
@@ -202,13 +209,13 @@ class ChangeStream:
             self.topics_keyed.add(shape.topic)
         return shape
 
-    def _change(self, shape: TableShape, change: pg.Insert | pg.Update | pg.Delete, lsn: int) -> None:
+    def _change(self, shape: TableShape, kind: int, old: pg.Tuple | None, new: pg.Tuple | None, lsn: int) -> None:
+        """The records of one change: `kind` is the message's first byte, `old` and `new` its tuples."""
         begin = self._begin
         if begin is None:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
         ts_usec = self._begin_usec
         offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
-        previous = f'"{self._resume_lsn}"' if self._resume_lsn else "null"
         source = {
             "version": VERSION,
             "connector": "postgresql",
@@ -216,7 +223,7 @@ class ChangeStream:
             "ts_ms": ts_usec // 1000,
             "snapshot": "false",
             "db": self._settings.dbname,
-            "sequence": f'[{previous},"{lsn}"]',
+            "sequence": f'{self._sequence_head}{lsn}"]',
             "schema": shape.schema_name,
             "table": shape.table,
             "txId": begin.xid,
@@ -225,51 +232,46 @@ class ChangeStream:
         }
         now = int(time.time() * 1000)
         self._serial = 0
-        if isinstance(change, pg.Insert):
-            after = shape.row(change.new)
+        if kind == _INSERT:
+            assert new is not None
+            after = shape.row(new)
             self._emit(
-                shape,
+                shape.route,
                 offset,
                 shape.key(after),
                 {"before": None, "after": after, "source": source, "op": "c", "ts_ms": now, "transaction": None},
             )
-        elif isinstance(change, pg.Update):
-            before = shape.row(change.old) if change.old is not None else None
-            after = shape.row(change.new, change.old)
+        elif kind == _UPDATE:
+            assert new is not None
+            before = shape.row(old) if old is not None else None
+            after = shape.row(new, old)
             old_key, new_key = (shape.key(before) if before is not None else None), shape.key(after)
             if shape.keyed and old_key is not None and old_key != new_key:  # as Debezium: delete, then create
-                self._emit(shape, offset, old_key, envelope(before, None, source, "d", now))
+                self._emit(shape.route, offset, old_key, envelope(before, None, source, "d", now))
                 if self._settings.tombstones:
-                    self._emit(shape, offset, old_key, None)
-                self._emit(shape, offset, new_key, envelope(None, after, source, "c", now))
+                    self._emit(shape.tombstone_route, offset, old_key, None)
+                self._emit(shape.route, offset, new_key, envelope(None, after, source, "c", now))
             else:
-                self._emit(shape, offset, new_key, envelope(before, after, source, "u", now))
+                self._emit(
+                    shape.route,
+                    offset,
+                    new_key,
+                    {"before": before, "after": after, "source": source, "op": "u", "ts_ms": now, "transaction": None},
+                )
         else:
-            before = shape.row(change.old)
+            assert old is not None
+            before = shape.row(old)
             key = shape.key(before)
-            self._emit(shape, offset, key, envelope(before, None, source, "d", now))
+            self._emit(shape.route, offset, key, envelope(before, None, source, "d", now))
             if self._settings.tombstones:
-                self._emit(shape, offset, key, None)
+                self._emit(shape.tombstone_route, offset, key, None)
 
-    def _emit(self, shape: TableShape, offset: dict[str, Any], key: Any, value: Any) -> None:
+    def _emit(self, route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
         self._serial += 1
-        if (
-            self._skip is not None
-            and self._skip[0] == offset["txId"]
-            and (offset["lsn_proc"], self._serial) <= self._skip[1:]
-        ):
+        serial, skip = self._serial, self._skip
+        if skip is not None and skip[0] == offset["txId"] and (offset["lsn_proc"], serial) <= skip[1:]:
             return  # committed before a restart: sent already
-        self._open.append(
-            SourceRecord(
-                self._partition,
-                {**offset, "event_serial_no": self._serial} if self._serial > 1 else offset,
-                shape.topic,
-                value,
-                key,
-                key_schema=shape.key_schema,
-                value_schema=shape.envelope_schema if value is not None else None,
-            )
-        )
+        self._open.records.append(({**offset, "event_serial_no": serial} if serial > 1 else offset, key, value, route))
 
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
@@ -281,36 +283,11 @@ class ChangeStream:
         self._last_heartbeat = time.monotonic()
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
-        self._ready.append(
-            SourceRecord(
-                self._partition,
+        self._ready.records.append(
+            (
                 {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)},
-                self._settings.heartbeat_topic,
-                {"ts_ms": int(time.time() * 1000)},
                 {"serverName": self._settings.topic_prefix},
-                key_schema=HEARTBEAT_KEY,
-                value_schema=HEARTBEAT_VALUE,
+                {"ts_ms": int(time.time() * 1000)},
+                self._heartbeat_route,
             )
         )
-
-
-def as_batch(records: list[SourceRecord]) -> list[SourceRecord] | SourceRecordBatch:
-    """Records of one table with one schema (no tombstone, no heartbeat) as a `SourceRecordBatch`, which the
-    worker produces from without a record object each; others as they are."""
-    if len(records) < 2:
-        return records
-    first = records[0]
-    topic, key_schema, value_schema = first.topic, first.key_schema, first.value_schema
-    if value_schema is None or any(
-        r.topic != topic or r.value_schema is not value_schema or r.key_schema is not key_schema for r in records
-    ):
-        return records
-    return SourceRecordBatch(
-        first.source_partition,
-        [r.source_offset for r in records],
-        [topic] * len(records),
-        [r.key for r in records],
-        [r.value for r in records],
-        key_schema=key_schema,
-        value_schema=value_schema,
-    )

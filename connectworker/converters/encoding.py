@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from connectworker.api.schema import Schema, SchemaType
+from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.converters import logical
 
 Encoder = Callable[[Any], Any]
@@ -245,12 +245,81 @@ def _map(schema: Schema, dialect: Dialect) -> Encoder:
     return encode
 
 
+_SAME_OBJECT: dict[SchemaType, type] = {
+    SchemaType.STRING: str,
+    SchemaType.BOOLEAN: bool,
+    SchemaType.FLOAT32: float,
+    SchemaType.FLOAT64: float,
+}
+"""The class of the values each plain (not logical) schema type's encoder returns unchanged."""
+_MAX_SHAPES = 256  # field-type signatures remembered per struct schema (optional fields make several)
+
+FieldPlan = tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, Encoder], ...]]
+
+
+def _field_plan(fields: tuple[tuple[Field, Encoder], ...], kinds: tuple[type, ...]) -> FieldPlan:
+    """For struct values whose fields hold values of the classes `kinds` (in field order): the int fields
+    whose range is to be checked, and the fields whose encoder must run. Every other field's encoder
+    would return its value unchanged (a `str` for a string schema, None for an optional one, ...)."""
+    ranges: list[tuple[str, int, int]] = []
+    calls: list[tuple[str, Encoder]] = []
+    for (field, encode_field), kind in zip(fields, kinds, strict=True):
+        schema = field.schema
+        if logical.logical_name(schema) is None:
+            if kind is type(None) and schema.optional:
+                continue
+            if _SAME_OBJECT.get(schema.type) is kind:
+                continue
+            if kind is int and schema.type in _INT_RANGES:
+                ranges.append((field.name, *_INT_RANGES[schema.type]))
+                continue
+        calls.append((field.name, encode_field))  # nested, converted, logical, or a value it refuses
+    return tuple(ranges), tuple(calls)
+
+
 def _struct(schema: Schema, dialect: Dialect) -> Encoder:
+    """The struct encoder. Its fast path, for a `dict` whose keys are the schema's fields in order: the
+    fields' value classes (their signature) pick a plan made once per signature, which checks only what
+    needs checking (int ranges, nested values); when every field's plain form is its value, the plain form
+    of the struct is the dict itself, not a copy. Anything else takes the field-by-field path, which
+    also says what is wrong."""
     optional = schema.optional
     fields = tuple((f.name, compile_encoder(f.schema, dialect)) for f in schema.fields)
     names = frozenset(name for name, _ in fields)
+    order = tuple(name for name, _ in fields)
+    typed_fields = tuple(zip(schema.fields, (encode_field for _, encode_field in fields), strict=True))
+    plans: dict[tuple[type, ...], FieldPlan] = {}
 
     def encode(value: Any) -> Any:
+        if value.__class__ is dict and tuple(value) == order:
+            kinds = tuple(map(type, value.values()))
+            plan = plans.get(kinds)
+            if plan is None:
+                plan = _field_plan(typed_fields, kinds)
+                if len(plans) < _MAX_SHAPES:
+                    plans[kinds] = plan
+            ranges, calls = plan
+            for name, low, high in ranges:
+                if not low <= value[name] <= high:
+                    break  # the field-by-field path below says which and why
+            else:
+                out = value
+                name = ""
+                try:
+                    for name, encode_field in calls:
+                        item = value[name]
+                        converted = encode_field(item)
+                        if converted is not item:
+                            if out is value:
+                                out = value.copy()
+                            out[name] = converted
+                except InvalidValue as exc:
+                    exc.path.append(f".{name}")
+                    raise
+                return out
+        return field_by_field(value)
+
+    def field_by_field(value: Any) -> Any:
         if value.__class__ is not dict and not isinstance(value, Mapping):
             if value is None and optional:
                 return None

@@ -8,7 +8,9 @@ Speed: a schemaless value is one call of the standard library's C encoder, made 
 `JSONEncoder.encode` would build that encoder, and a circular-reference table, for every value. A schema'd
 value is checked and reshaped by an encoder compiled once per schema, and the envelope prefix (the
 schema's JSON text) is cached with it. A whole poll whose values share one schema (or have none) is
-converted in C loops (`from_connect_values`), with no Python call per record.
+converted in C loops (`from_connect_values`), with no Python call per record; when that schema holds
+no floats (`fast_json.writes_alike`), pydantic-core's serializer writes the bytes, byte for byte what
+the standard library's encoder writes for them, in half the time.
 
 Known differences from Kafka, all in spellings rather than meaning: floats are written with Python's
 shortest repr (`1e-05`, `10000000.0`) where Java writes `1.0E-5` / `1.0E7`; and a *schemaless* map whose
@@ -25,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import is_
-from typing import Any
+from typing import Any, cast
 
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.base import Converter, config_bool, config_int
@@ -37,7 +39,7 @@ from connectworker.converters.encoding import (
     SchemaCache,
     compile_encoder,
 )
-from connectworker.converters.fast_json import CompactJson
+from connectworker.converters.fast_json import CompactJson, native_dumps, writes_alike
 from connectworker.converters.json_decode import Decoder, compile_decoder
 from connectworker.converters.json_schema import SchemaJsonError, schema_from_json, schema_to_json
 
@@ -102,6 +104,8 @@ def _jackson_floats(value: Any) -> Any:
 class _WritePlan:
     envelope_prefix: str
     encode: Encoder
+    native_prefix: bytes | None
+    """`envelope_prefix` in UTF-8 when the schema's values are written by `native_dumps` (writes_alike)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +116,14 @@ class _ReadPlan:
 
 def _write_plan(schema: Schema) -> _WritePlan:
     schema_text = _ENCODER.encode(schema_to_json(schema))
-    return _WritePlan('{"schema":' + schema_text + ',"payload":', compile_encoder(schema, JSON_DIALECT))
+    prefix = '{"schema":' + schema_text + ',"payload":'
+    native: bytes | None = None
+    if writes_alike(schema):
+        try:
+            native = prefix.encode()
+        except UnicodeEncodeError:  # a lone surrogate in the schema: the checking path names the problem
+            native = None
+    return _WritePlan(prefix, compile_encoder(schema, JSON_DIALECT), native)
 
 
 class JsonConverter(Converter):
@@ -171,6 +182,12 @@ class JsonConverter(Converter):
             else:
                 plan = self._writers.get(schema)
                 prefix, plain = plan.envelope_prefix, list(map(plan.encode, values))
+                native = plan.native_prefix
+                if native is not None:  # a schema's None value is written "null", as by from_connect_data
+                    data = list(map(native_dumps, plain))
+                    if self.schemas_enabled:
+                        return [native + item + b"}" for item in data]
+                    return cast("list[bytes | None]", data)
             texts = _FAST.many(plain)
             wrapped = [prefix + text + "}" for text in texts] if self.schemas_enabled else texts
             out: list[bytes | None] = list(map(str.encode, wrapped))

@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 30.0
 NEWS_CHECK_INTERVAL_S = 0.02
-"""How often the task's link looks for news to report at once (a state change, the first commit),
+"""How often the task's link looks for news to report at once (a state change, a commit, a topic met),
 between the regular reports of every `REPORT_INTERVAL_S`."""
 MAX_OBSERVATIONS = 10_000  # poll observations kept between two reports (a report every 0.25 s)
 
@@ -151,7 +151,7 @@ class WorkerLink:
         self._sock: socket.socket | None = None
         self._topics: set[str] = set()
         self._topics_lock = threading.Lock()
-        self._reported: tuple[State, bool] = (State.UNASSIGNED, False)  # state, and whether anything committed
+        self._reported: tuple[State, int] = (State.UNASSIGNED, 0)  # the state and committed records last reported
         self.metrics = RecordingTaskMetrics()
         self.gate = RemoteTopicGate(payload.address, {"token": payload.token, "attempt": payload.attempt})
 
@@ -191,21 +191,20 @@ class WorkerLink:
             self._exchange(task, {"done": True})
 
     def _news(self, task: WorkerSourceTask) -> bool:
-        """What the worker should hear before the next regular report: a new state, a first commit, a
-        topic met (so that its console and status follow the task as it happens)."""
+        """What the worker should hear before the next regular report: a new state, a commit, a topic met
+        (so that its console, its status and whoever waits for offsets to be committed follow the task as it
+        happens, not up to a report interval later)."""
         with self._topics_lock:
             if self._topics:
                 return True
-        return task.status.snapshot()[0] != self._reported[0] or (
-            not self._reported[1] and task.stats().committed_records > 0
-        )
+        return task.status.snapshot()[0] != self._reported[0] or task.committed_records != self._reported[1]
 
     def _exchange(self, task: WorkerSourceTask, extra: dict[str, Any]) -> bool:
         with self._topics_lock:
             topics, self._topics = self._topics, set()
         state, trace = task.status.snapshot()
         stats = task.stats()
-        self._reported = (state, stats.committed_records > 0)
+        self._reported = (state, stats.committed_records)
         report = {
             **extra,
             "state": state.value,

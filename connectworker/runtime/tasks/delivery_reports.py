@@ -4,14 +4,16 @@ confluent-kafka runs delivery callbacks only inside `poll()`/`flush()`. The task
 between batches, which costs nothing extra at high throughput. But a task blocked in its own `poll()`
 (waiting for data) would then delay every acknowledgement, and with it `commit_record` and offset
 commits; so while the task has been inside `poll()` for a moment, a helper thread serves them
-instead. A lock makes sure callbacks never run on two threads at once.
+instead, and runs the task's `while_polling` work (its offset commit when one is due). A lock makes
+sure callbacks never run on two threads at once; another makes the task thread, back from `poll()`,
+wait for that work to end before it goes on.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from confluent_kafka import Producer
@@ -27,10 +29,15 @@ class DeliveryReportPump:
         # Event: setting an Event wakes the helper thread, and its trip through the GIL on every poll
         # cost the task thread more than serving the reports itself.
         self._polling_since: float | None = None
+        self._while_polling: Callable[[], None] | None = None
+        self._busy = threading.Lock()  # held while the helper does the task's work in its stead
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"acks-{name}", daemon=True)
 
-    def start(self) -> DeliveryReportPump:
+    def start(self, while_polling: Callable[[], None] | None = None) -> DeliveryReportPump:
+        """Start the helper thread; `while_polling` is work of the task thread's (it must not raise) that
+        the helper does instead, at most every `IDLE_GRACE_S`, while the task thread is inside `poll()`."""
+        self._while_polling = while_polling
         self._thread.start()
         return self
 
@@ -66,7 +73,8 @@ class DeliveryReportPump:
         try:
             yield
         finally:
-            self._polling_since = None
+            with self._busy:  # the helper's `while_polling` work, if under way, ends first
+                self._polling_since = None
 
     def stop(self) -> None:
         self._stop.set()
@@ -82,3 +90,7 @@ class DeliveryReportPump:
                 continue
             with self._lock:
                 self._producer.poll(IDLE_GRACE_S)
+            if self._while_polling is not None:
+                with self._busy:
+                    if self._polling_since is not None:  # the task thread is still in poll(), and waits
+                        self._while_polling()

@@ -62,6 +62,8 @@ def _kafka_error(exc: BaseException | None) -> KafkaError | None:
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
+    commits_while_polling = False  # a transaction is committed on the task's own thread
+
     def __init__(
         self, *, transactional_id: str, transactions: TransactionSettings, offset_store: KafkaOffsetStore, **kwargs: Any
     ) -> None:

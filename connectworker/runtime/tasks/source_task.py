@@ -60,6 +60,10 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
 
     transactional_id: str | None = None  # set by the exactly-once task
     worker_id: str | None = None  # runs in the worker's own process
+    commits_while_polling = True
+    """A commit falling due while the task blocks in its `poll()` is made then, by the delivery-report
+    helper, not when `poll()` returns (up to a second later). The exactly-once task commits its
+    transactions on its own thread."""
 
     def __init__(
         self,
@@ -143,6 +147,8 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         self._not_written = 0  # records whose offsets a failed flush left for the next one
         self._poll_seconds = 0.0  # how long the last poll() took
         self._committed_lock = threading.Lock()
+        self._next_commit = 0.0  # when the next periodic commit is due (set when the loop starts)
+        self._commit_error: Exception | None = None  # raised by a commit made while the task polled
 
     # -- lifecycle (called from the worker's threads) --------------------------------------------
 
@@ -222,7 +228,9 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
         started = False
         try:
             producer = self._producer_factory(self._producer_config)
-            self._pump = DeliveryReportPump(producer, self.name).start()
+            self._pump = DeliveryReportPump(producer, self.name).start(
+                self._commit_while_polling if self.commits_while_polling else None
+            )
             if self._transforms is not None and self._transforms.transforms:
                 self._chain = TransformationChain.build(self._transforms)
             self._before_task_start(producer)
@@ -263,13 +271,15 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
     def _loop(self, producer: Producer) -> None:
         assert self._pump is not None
         pump = self._pump
-        next_commit = time.monotonic() + self.commit_interval_s
+        self._next_commit = time.monotonic() + self.commit_interval_s
         while not self._stopping.is_set():
             if not self._resumed.is_set():
                 self._commit(flush=True)
                 self._resumed.wait(0.5)
                 continue
             records = self._poll(pump)
+            if self._commit_error is not None:
+                raise self._commit_error
             if records:
                 self._send(producer, records)
                 self._after_poll_sent(producer)
@@ -279,10 +289,24 @@ class WorkerSourceTask(RecordSending, OffsetCommits):
                 self._send_again(producer)
             if self._failure is not None:
                 raise TaskFailure(self._failure)
-            if time.monotonic() >= next_commit:
-                self._commit(flush=False)
-                self._vanished.expire()
-                next_commit = time.monotonic() + self.commit_interval_s
+            self._commit_if_due()
+
+    def _commit_if_due(self) -> None:
+        """The periodic commit, every `commit_interval_s`."""
+        if time.monotonic() >= self._next_commit:
+            self._commit(flush=False)
+            self._vanished.expire()
+            self._next_commit = time.monotonic() + self.commit_interval_s
+
+    def _commit_while_polling(self) -> None:
+        """`_commit_if_due` on the delivery-report helper's thread, while the task thread waits in `poll()`;
+        what it raises is raised on the task thread when `poll()` returns."""
+        if self._commit_error is not None or self._stopping.is_set():
+            return
+        try:
+            self._commit_if_due()
+        except Exception as exc:
+            self._commit_error = exc
 
     def _show_connectivity(self) -> None:
         """Put "cluster unreachable" (or "poll() keeps failing, retrying") in a RUNNING task's status, and
