@@ -21,6 +21,7 @@ BENCHMARKS = [
     "bench.bench_task_processes",
     "bench.bench_postgres_cdc",
     "bench.bench_config_parse",
+    "bench.bench_first_ack",
 ]
 
 
