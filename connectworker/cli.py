@@ -120,8 +120,13 @@ def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime])
         args.worker, args.connectors, configured=lambda worker: _log_format_from(args, worker)
     )
     runtime = runtime_class(config, connectors)
-    rest = _rest_server(config)
-    metrics = _metrics_listener(config, runtime, rest)
+    metrics = _metrics_listener(config, runtime)
+    try:
+        rest = _rest_server(config)
+    except BaseException:
+        if metrics is not None:
+            metrics.stop()
+        raise
     tune_gc_for_throughput()
     progress = ShutdownProgress()
     signals = ShutdownSignals(progress.waiting_for).install()
@@ -213,21 +218,14 @@ def _rest_server(config: WorkerConfig) -> RestServer | None:
     return server.bind() if server is not None else None
 
 
-def _metrics_listener(
-    config: WorkerConfig, runtime: StandaloneRuntime, rest: RestServer | None
-) -> MetricsListener | None:
+def _metrics_listener(config: WorkerConfig, runtime: StandaloneRuntime) -> MetricsListener | None:
     """`metrics.listener`'s server, bound and serving (a worker not yet started shows no tasks)."""
     address = config.metrics_address
     if address is None:
         return None
     from connectworker.rest.metrics_listener import MetricsListener
 
-    try:
-        return MetricsListener.start(address, runtime.metrics.registry)
-    except ConnectError:
-        if rest is not None:
-            rest.stop()
-        raise
+    return MetricsListener.start(address, runtime.metrics.registry)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

@@ -15,8 +15,8 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_keys import DECLARED_CONFIG_DEF, KeyReport
 from connectworker.config.connector_reading import ConnectorConfigReading, read_connector_config
-from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF, ErrorHandling
-from connectworker.config.exactly_once import BOUNDARY_KEY, INTERVAL_KEY, TransactionSettings
+from connectworker.config.error_handling import ErrorHandling
+from connectworker.config.exactly_once import TransactionSettings
 from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, PRODUCER_OVERRIDE_PREFIX
 from connectworker.config.providers.references import ConfigProviders, has_references, shown_message
 from connectworker.config.transforms import TransformsConfig
@@ -102,8 +102,6 @@ def parse_connector_config(
         raise ConfigError(problems, source=source)
     assert reading.connector_class is not None  # a class that cannot be loaded is a problem of connector.class
     common = _typed(reading.reports, ("connector.class", "tasks.max", "tasks.max.enforce"), deferred)
-    errors = _typed(reading.reports, ERROR_HANDLING_CONFIG_DEF.keys, deferred)
-    transactions = _typed(reading.reports, (BOUNDARY_KEY, INTERVAL_KEY), deferred)
     name = props["name"].strip()
     # With a rule's or a transform's reference unresolved they cannot be read: none until the connector
     # starts, when its config is resolved and parsed again (and fails, naming the reference, if it still
@@ -121,8 +119,9 @@ def parse_connector_config(
         admin_overrides=_known(reading.overrides[ADMIN_OVERRIDE_PREFIX], ADMIN_OVERRIDE_PREFIX, deferred),
         transforms=TransformsConfig() if chain_deferred else reading.transforms or TransformsConfig(),
         tasks_max_enforce=common["tasks.max.enforce"],
-        error_handling=ErrorHandling.from_values(errors),
-        transactions=TransactionSettings.from_values(transactions),
+        # None only while one of their keys waits for its reference: the defaults until the connector starts
+        error_handling=reading.error_handling or ErrorHandling(),
+        transactions=reading.transactions or TransactionSettings.per_poll(),
     )
     _warn_about_ignored_keys(name, props, reading)
     return config

@@ -8,8 +8,9 @@ the REST validate endpoint build from the same reading instead of reading the ke
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from connectworker.api.config_def import ConfigDef, ConfigKey, ConfigType, ConfigValue
 from connectworker.api.connector import SourceConnector
@@ -17,8 +18,14 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.auto_restart import AUTO_RESTART_CONFIG_DEF
 from connectworker.config.client_security import ClientSettings
 from connectworker.config.connector_keys import COMMON_CONFIG_DEF, DECLARED_CONFIG_DEF, KeyReport
-from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF
-from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF, exactly_once_problems
+from connectworker.config.error_handling import ERROR_HANDLING_CONFIG_DEF, ErrorHandling
+from connectworker.config.exactly_once import (
+    BOUNDARY_KEY,
+    EXACTLY_ONCE_CONFIG_DEF,
+    INTERVAL_KEY,
+    TransactionSettings,
+    exactly_once_problems,
+)
 from connectworker.config.override_policy import (
     ADMIN_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
@@ -34,6 +41,8 @@ from connectworker.topics.rule_parser import TopicCreationReading, read_topic_cr
 
 __all__ = ["ConnectorConfigReading", "read_connector_config"]
 
+T = TypeVar("T")
+
 
 @dataclass
 class ConnectorConfigReading:
@@ -46,6 +55,10 @@ class ConnectorConfigReading:
     """The keys the connector class declares."""
     transforms: TransformsConfig | None
     topic_creation: TopicCreationReading
+    error_handling: ErrorHandling | None
+    """The `errors.*` settings, typed; None when one of them has a problem."""
+    transactions: TransactionSettings | None
+    """The transaction boundary, typed; None when one of its keys has a problem."""
     overrides: dict[str, dict[str, str]] = field(default_factory=dict)
     """The client overrides (`producer.override.*`, `admin.override.*`) without their prefix, by prefix."""
     clients: dict[str, ClientSettings] = field(default_factory=dict)
@@ -60,6 +73,16 @@ class ConnectorConfigReading:
 
     def problems(self) -> dict[str, list[str]]:
         return {name: r.value.errors for name, r in self.reports.items() if r.value.errors}
+
+
+def _typed_if_valid(
+    make: Callable[[Mapping[str, Any]], T], values: Mapping[str, ConfigValue], keys: Iterable[str]
+) -> T | None:
+    """`make` over the typed values of `keys`; None when one of them has a problem (it is reported)."""
+    picked = {key: values[key] for key in keys}
+    if any(value.errors for value in picked.values()):
+        return None
+    return make({key: value.value for key, value in picked.items()})
 
 
 def _report(reports: dict[str, KeyReport], definition: ConfigDef, values: Mapping[str, ConfigValue]) -> None:
@@ -158,6 +181,7 @@ def read_connector_config(
     if exactly_once_worker is None and worker is not None:
         exactly_once_worker = worker.exactly_once_enabled
     declared = DECLARED_CONFIG_DEF.validate_all(props)
+    error_handling = _typed_if_valid(ErrorHandling.from_values, declared, ERROR_HANDLING_CONFIG_DEF.keys)
     reports: dict[str, KeyReport] = {}
     _report(reports, COMMON_CONFIG_DEF, declared)
     transforms = read_transforms(props)
@@ -177,6 +201,7 @@ def read_connector_config(
             class_report.value.errors.append(str(exc))
         else:
             reports.update(own)
+    transactions = _typed_if_valid(TransactionSettings.from_values, declared, (BOUNDARY_KEY, INTERVAL_KEY))
     topic_creation = read_topic_creation(props)
     problems = {key: list(messages) for key, messages in topic_creation.problems.items()}
     for definition in topic_creation.definitions:
@@ -190,6 +215,8 @@ def read_connector_config(
             declared[name].errors.append(exactly_once[name])
     _report(reports, EXACTLY_ONCE_CONFIG_DEF, declared)  # the connector's own report of a key comes first
     _report(reports, AUTO_RESTART_CONFIG_DEF, declared)
-    reading = ConnectorConfigReading(reports, connector_class, own_keys, transforms.config, topic_creation)
+    reading = ConnectorConfigReading(
+        reports, connector_class, own_keys, transforms.config, topic_creation, error_handling, transactions
+    )
     _client_overrides(reading, props, worker)
     return reading
