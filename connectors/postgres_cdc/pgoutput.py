@@ -196,19 +196,16 @@ def decode_change(payload: bytes) -> tuple[int, Tuple | None, Tuple | None]:
 def decode(payload: bytes) -> Message:
     """One pgoutput message."""
     first = payload[0]
-    if first == 73:  # 'I': relid, 'N', the new tuple
-        return Insert(_RELID.unpack_from(payload, 1)[0], _tuple_at(payload, 6)[0])
-    if first == 85:  # 'U': relid, optional 'K'/'O' + old tuple, 'N' + new tuple
-        relid = _RELID.unpack_from(payload, 1)[0]
-        tag, pos, old = payload[5], 6, None
-        if tag in (75, 79):
-            old, pos = _tuple_at(payload, 6)
-            tag, pos = payload[pos], pos + 1
-        if tag != 78:
-            raise PgOutputError(f"Update without its new tuple (tag {chr(tag)!r})")
-        return Update(relid, old, _tuple_at(payload, pos)[0])
-    if first == 68:  # 'D': relid, 'K'/'O', the old tuple
-        return Delete(_RELID.unpack_from(payload, 1)[0], _tuple_at(payload, 6)[0])
+    if first in (73, 85, 68):  # 'I', 'U', 'D': the changes, read as `decode_change` reads them
+        relid, old, new = decode_change(payload)
+        if first == 73:
+            assert new is not None
+            return Insert(relid, new)
+        if first == 85:
+            assert new is not None
+            return Update(relid, old, new)
+        assert old is not None
+        return Delete(relid, old)
     reader = _Reader(payload)
     kind = reader.byte()
     if kind == "B":
