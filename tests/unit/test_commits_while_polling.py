@@ -57,8 +57,9 @@ def test_offsets_are_committed_on_schedule_while_the_task_blocks_in_poll(tmp_pat
     wait_until(task.blocked.is_set, 5, "the task to block in poll() (its records sent)")
     due_now(h)
     h.wait_committed({"n": 2})  # committed while poll() is still blocked
+    # the count follows once the offsets writer has written them
+    wait_until(lambda: h.worker_task.committed_records == 2, 5, "the committed records counted")
     assert not task.release.is_set()
-    assert h.worker_task.committed_records == 2
     assert FileOffsetStore(h.store.path).offset("c", PARTITION) == {"n": 2}
     h.stop()
 
