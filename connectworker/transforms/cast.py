@@ -22,12 +22,12 @@ from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters.encoding import SchemaCache
 from connectworker.transforms.cast_rules import LOGICAL_NAMES, OUTPUT_TYPES, cast_value, type_list
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["CastKey", "CastValue", "parse_cast_spec"]
 
 SPEC_CONFIG = "spec"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "cast types"
 
 
@@ -97,14 +97,7 @@ class Cast(Transformation):
                 "types are int8, int16, int32, int64, float32, float64, boolean and string; "
                 "bytes can be cast to string only.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

@@ -21,13 +21,13 @@ from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.transform import Transformation
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["ExtractFieldKey", "ExtractFieldValue", "parse_field_path"]
 
 FIELD_CONFIG = "field"
 FIELD_SYNTAX_VERSION_CONFIG = "field.syntax.version"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "field extraction"
 _NESTED_PURPOSE = "nested field access"
 
@@ -112,14 +112,7 @@ class ExtractField(Transformation):
                 importance=Importance.MEDIUM,
                 documentation="Field name to extract (a dotted path under field syntax V2).",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
             .define(
                 FIELD_SYNTAX_VERSION_CONFIG,
                 ConfigType.STRING,

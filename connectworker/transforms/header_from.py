@@ -25,6 +25,7 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Field, Schema, SchemaAndValue, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters.encoding import SchemaCache
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, with_headers, with_side
 
 __all__ = ["HeaderFromKey", "HeaderFromValue"]
@@ -32,7 +33,6 @@ __all__ = ["HeaderFromKey", "HeaderFromValue"]
 FIELDS_CONFIG = "fields"
 HEADERS_CONFIG = "headers"
 OPERATION_CONFIG = "operation"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 MOVE, COPY = "move", "copy"
 
 
@@ -75,14 +75,7 @@ class HeaderFrom(Transformation):
                 "key/value), or copy if the fields are to be copied to the headers (retained "
                 "in the key/value).",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether to replace fields that have a default value and that are null to "
-                "the default value (no effect here: schemas carry no default values).",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

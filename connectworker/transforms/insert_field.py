@@ -34,6 +34,7 @@ from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters import logical
 from connectworker.converters.encoding import SchemaCache
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["InsertFieldKey", "InsertFieldValue"]
@@ -44,7 +45,6 @@ OFFSET_FIELD_CONFIG = "offset.field"
 TIMESTAMP_FIELD_CONFIG = "timestamp.field"
 STATIC_FIELD_CONFIG = "static.field"
 STATIC_VALUE_CONFIG = "static.value"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "field insertion"
 
 _OPTIONALITY_DOC = " Suffix with ! to make this a required field, or ? to keep it optional (the default)."
@@ -133,14 +133,7 @@ class InsertField(Transformation):
                 importance=Importance.MEDIUM,
                 documentation="Static field value, if field name configured.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

@@ -35,13 +35,13 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters import logical
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, with_side
 
 __all__ = ["MaskFieldKey", "MaskFieldValue"]
 
 FIELDS_CONFIG = "fields"
 REPLACEMENT_CONFIG = "replacement"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "mask fields"
 
 # What Java's `new BigDecimal(String)` accepts, which Python's `Decimal` widens (NaN, underscores, ...).
@@ -160,14 +160,7 @@ class MaskField(Transformation):
                 documentation="Custom value replacement, that will be applied to all 'fields' values "
                 "(numeric or non-empty string values only).",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

@@ -24,6 +24,7 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Field, Schema, SchemaType
 from connectworker.api.transform import Transformation
 from connectworker.converters.encoding import SchemaCache
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["ReplaceFieldKey", "ReplaceFieldValue", "parse_renames"]
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 EXCLUDE_CONFIG = "exclude"
 INCLUDE_CONFIG = "include"
 RENAMES_CONFIG = "renames"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 _DEPRECATED = {EXCLUDE_CONFIG: "blacklist", INCLUDE_CONFIG: "whitelist"}
 PURPOSE = "field replacement"
 
@@ -108,14 +108,7 @@ class ReplaceField(Transformation):
                 importance=Importance.MEDIUM,
                 documentation="Field rename mappings: colon-delimited pairs, e.g. foo:bar,abc:xyz.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

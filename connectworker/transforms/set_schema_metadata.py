@@ -22,13 +22,13 @@ from connectworker.api.config_def import ConfigDef, ConfigType, Importance
 from connectworker.api.errors import ConfigError, DataError
 from connectworker.api.record import SourceRecord
 from connectworker.api.transform import Transformation
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, schema_of, value_of, with_side
 
 __all__ = ["SetSchemaMetadataKey", "SetSchemaMetadataValue"]
 
 SCHEMA_NAME_CONFIG = "schema.name"
 SCHEMA_VERSION_CONFIG = "schema.version"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "updating schema metadata"
 
 
@@ -58,14 +58,7 @@ class SetSchemaMetadata(Transformation):
                 importance=Importance.HIGH,
                 documentation="Schema version to set.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

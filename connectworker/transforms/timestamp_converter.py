@@ -44,6 +44,7 @@ from connectworker.converters.java_date_format import (
     PatternMismatch,
     TimestampOutOfRange,
 )
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, schema_of, value_of, with_side
 
 __all__ = ["TimestampConverterKey", "TimestampConverterValue"]
@@ -52,7 +53,6 @@ FIELD_CONFIG = "field"
 TARGET_TYPE_CONFIG = "target.type"
 FORMAT_CONFIG = "format"
 UNIX_PRECISION_CONFIG = "unix.precision"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "converting timestamp formats"
 
 STRING, UNIX, DATE, TIME, TIMESTAMP = "string", "unix", "Date", "Time", "Timestamp"
@@ -184,14 +184,7 @@ class TimestampConverter(Transformation):
                 "used to parse the input if the input is a Long. Sub-millisecond parts are "
                 "lost in conversions from, and to, such values.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether to replace fields that have a default value and that are null to "
-                "the default value (no effect here: schemas carry no default values).",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:

@@ -16,12 +16,12 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema
 from connectworker.api.transform import Transformation
 from connectworker.converters.encoding import SchemaCache
+from connectworker.transforms.null_defaults import REPLACE_NULL_WITH_DEFAULT_DEF
 from connectworker.transforms.side import Side, require_map, require_struct, with_side
 
 __all__ = ["ValueToKey"]
 
 FIELDS_CONFIG = "fields"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
 PURPOSE = "copying fields from value to key"
 
 
@@ -42,14 +42,7 @@ class ValueToKey(Transformation):
                 importance=Importance.HIGH,
                 documentation="Field names on the record value to extract as the record key.",
             )
-            .define(
-                REPLACE_NULL_WITH_DEFAULT_CONFIG,
-                ConfigType.BOOLEAN,
-                True,
-                importance=Importance.MEDIUM,
-                documentation="Whether a null field that has a default value takes that default. "
-                "Accepted for compatibility: schemas here carry no default values.",
-            )
+            .merge(REPLACE_NULL_WITH_DEFAULT_DEF)
         )
 
     def configure(self, props: Mapping[str, str]) -> None:
