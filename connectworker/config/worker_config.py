@@ -381,6 +381,13 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
         """The config providers `config.providers` declares, configured; the caller closes them."""
         return open_config_providers(self.config_providers, self.prefixed(PROVIDERS_PREFIX))
 
+    def __getstate__(self) -> dict[Any, Any]:
+        """A pickled config (the payload of a task process or a Spark task) leaves the REST API's listeners
+        and credentials behind: a task never serves REST, and the passwords stay in the worker."""
+        state = super().__getstate__()
+        state["__pydantic_private__"] = {**(state.get("__pydantic_private__") or {}), "_rest_access": None}
+        return state
+
     @property
     def rest_access(self) -> RestAccess:
         """The REST API's listeners and credentials, read with the file (read now if this config was not

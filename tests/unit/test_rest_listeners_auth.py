@@ -81,3 +81,20 @@ def test_credentials_file_is_a_properties_file_of_users(tmp_path: Path) -> None:
     path.write_text("# nobody\n")
     with pytest.raises(ConfigError, match="nobody could log in"):
         load_credentials(path)
+
+
+def test_a_pickled_worker_config_leaves_the_rest_credentials_behind(tmp_path: Path) -> None:
+    """A task process or a Spark task gets the worker config pickled: never the REST API's passwords."""
+    import pickle
+
+    from connectworker.config.worker_config import WorkerConfig
+
+    path = tmp_path / "credentials.properties"
+    path.write_text("admin=s3cret-password\n")
+    config = WorkerConfig.from_properties({"rest.basic.auth.credentials.file": str(path)})
+    assert config.rest_access.credentials == {"admin": "s3cret-password"}
+    data = pickle.dumps(config)
+    assert b"s3cret-password" not in data
+    copy = pickle.loads(data)
+    assert copy.bootstrap_servers == config.bootstrap_servers
+    assert copy.rest_access.credentials == {"admin": "s3cret-password"}  # read again where it is asked for
