@@ -22,12 +22,16 @@ the best rounds, as `timeit` reports its fastest run: on these shared 2-core mac
 between two speeds from one second to the next (the same inline loop measured 340k and 546k records/s
 in consecutive rounds), so a single round's ratio mostly says which speed each run met; the best rounds
 both met the fast one.
-Targets (issues 8 and 24): ordinary ≥ 0.8x raw, columnar ≥ 0.85x raw, json ≥ 0.9x raw-json.
+The target (issue 34) is worker / ceiling ≥ 0.85 for the ordinary and json paths: the ceiling polls the
+same connector in the raw producer's loop, so it holds the connector's own cost, which the raw
+producer never pays. The older worker / raw targets (issues 8 and 24: ordinary ≥ 0.8, columnar ≥ 0.85,
+json ≥ 0.9) were retired by issue 34 for that reason; the ratios are still shown.
 Run: `python -m bench.bench_worker_throughput [records] [rounds]`.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import sys
@@ -54,6 +58,7 @@ from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 PARTITIONS = 4
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
+CEILING_TARGET = 0.85  # worker / ceiling, median of the rounds' paired ratios (issue 34)
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,9 @@ class RecordPath:
     connector: Callable[[str, int], dict[str, str]]  # (topic, records) -> connector props
     task: Callable[[], SourceTask]
     raw_encodes_json: bool = False
-    target: float = 0.8
+    target: float = 0.8  # worker / raw: retired by issue 34 (see the module's docstring)
     ceiling: bool = False  # also run `run_inline`: the connector polled in the producing loop, no worker
+    frequent_commits: bool = False  # also run the worker committing offsets every second
 
 
 def datagen_props(topic: str, records: int) -> dict[str, str]:
@@ -121,6 +127,7 @@ PATHS = [
         _ordinary_task,
         target=0.8,
         ceiling=True,
+        frequent_commits=True,
     ),
     RecordPath(
         "json",
@@ -219,20 +226,29 @@ def run_inline(bootstrap: str, topic: str, path: RecordPath, count: int) -> Run:
     return count / elapsed, cpu / count * 1e6, count / (last - first)
 
 
-def run_worker(bootstrap: str, topic: str, path: RecordPath, count: int, workdir: Path, n: int) -> Run:
+SAMPLE_S = 0.005
+"""How often the bench reads a worker task's counter for the producing span: often enough to place its
+ends within 0.2% of a run, seldom enough that the bench's own thread does not keep taking the GIL from
+the task (at 1 ms it woke a thousand times a second; the ceiling runs with no such thread)."""
+
+
+def run_worker(
+    bootstrap: str, topic: str, path: RecordPath, count: int, workdir: Path, n: int, commit_ms: int | None = None
+) -> Run:
     """A standalone worker running `path`'s connector to completion (see `Run`; the producing span is
-    read off the task's counter every millisecond)."""
-    config = WorkerConfig.from_properties(
-        {
-            # the record path in this process: its CPU measured, the task's counters read every millisecond
-            "task.processes": "0",
-            "bootstrap.servers": bootstrap,
-            "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
-            "key.converter": STRING,
-            "value.converter": path.value_converter,
-            "offset.flush.interval.ms": "1000",
-        }
-    )
+    read off the task's counter every `SAMPLE_S`). Offsets are committed on the worker's default schedule
+    (`offset.flush.interval.ms`, 60 s: so once, at the stop) unless `commit_ms` is given."""
+    settings = {
+        # the record path in this process: its CPU measured, the task's counters readable
+        "task.processes": "0",
+        "bootstrap.servers": bootstrap,
+        "offset.storage.file.filename": str(workdir / f"offsets-{n}-{commit_ms}.json"),
+        "key.converter": STRING,
+        "value.converter": path.value_converter,
+    }
+    if commit_ms is not None:
+        settings["offset.flush.interval.ms"] = str(commit_ms)
+    config = WorkerConfig.from_properties(settings)
     runtime = StandaloneRuntime(config).start()
     assert runtime.worker is not None
     connector = parse_connector_config(path.connector(topic, count))
@@ -240,10 +256,10 @@ def run_worker(bootstrap: str, topic: str, path: RecordPath, count: int, workdir
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
     while task.produced == 0:
-        time.sleep(0.001)
+        time.sleep(SAMPLE_S)
     first = time.perf_counter()
     while task.produced < count:
-        time.sleep(0.001)
+        time.sleep(SAMPLE_S)
     last = time.perf_counter()
     runtime.stop()  # flushes, waits for every ack, commits offsets
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -282,12 +298,19 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
             records, poll_cpu = polled_records(path, count)
             prepared[path.name] = (raw_payload(path, records), poll_cpu / count * 1e6)
             del records
+        # The payloads are the bench's own data, not the worker's: frozen, as the worker command freezes
+        # what is alive at its start, so that no collection (the worker makes a full one when its tasks
+        # stop) scans these millions of objects and bills the worker for them. Unfrozen, that one
+        # collection took 0.35-0.4 s of a 3-s worker run.
+        gc.freeze()
         raw: dict[str, list[Run]] = {p.name: [] for p in PATHS}
         worker: dict[str, list[Run]] = {p.name: [] for p in PATHS}
         inline: dict[str, list[Run]] = {p.name: [] for p in PATHS}
+        frequent: dict[str, list[Run]] = {p.name: [] for p in PATHS}  # offsets committed every second
         for n in range(rounds):  # interleaved so drift on a noisy machine hits every path alike
             for path in PATHS:
                 kinds = ["raw", "inline", "worker"] if path.ceiling else ["raw", "worker"]
+                kinds += ["worker-1s"] if path.frequent_commits else []
                 shift = n % len(kinds)  # each kind goes first in turn: no kind always runs on the same footing
                 for kind in kinds[shift:] + kinds[:shift]:
                     topic = f"bench-{path.name}-{kind}-{n}"
@@ -298,10 +321,16 @@ def main(count: int = 1_000_000, rounds: int = 3) -> None:
                         )
                     elif kind == "inline":
                         inline[path.name].append(run_inline(broker.bootstrap_servers, topic, path, count))
-                    else:
+                    elif kind == "worker":
                         worker[path.name].append(run_worker(broker.bootstrap_servers, topic, path, count, Path(tmp), n))
+                    else:
+                        frequent[path.name].append(
+                            run_worker(broker.bootstrap_servers, topic, path, count, Path(tmp), n, commit_ms=1000)
+                        )
                     admin.delete([topic])  # Tansu keeps every byte in memory
-        write_section("Worker throughput vs raw producer", report(count, rounds, raw, worker, prepared, inline))
+        write_section(
+            "Worker throughput vs raw producer", report(count, rounds, raw, worker, prepared, inline, frequent)
+        )
 
 
 def report(
@@ -311,6 +340,7 @@ def report(
     worker: Mapping[str, list[Run]],
     prepared: Mapping[str, tuple[list[tuple[bytes, Any]], float]],
     inline: Mapping[str, list[Run]],
+    frequent: Mapping[str, list[Run]],
 ) -> str:
     lines = [
         f"`python -m bench.bench_worker_throughput {count} {rounds}`: {count:,} records per run, ~100-byte "
@@ -320,15 +350,18 @@ def report(
         f"Records/s run from start (the producer made, the connector started) until every record is "
         f"acknowledged (and, for the worker, its offsets committed at the graceful stop); *while producing* "
         f"runs from the first record handed to the producer to the last, leaving out the start and the "
-        f"final flush and commit.",
+        f"final flush and commit. The worker commits offsets on its default schedule "
+        f"(`offset.flush.interval.ms` = 60 s: once, at the stop); *offsets every 1 s* is the same worker "
+        f"committing every second, each commit waiting for every record in flight to be acknowledged.",
         "",
         "| path | records/s (median) | all rounds | CPU µs/record |",
         "|---|---|---|---|",
     ]
     summary = [
         "",
-        "| path | worker / raw | each round | best rounds | target | worker CPU µs/record - connector's - raw's | "
-        "wall gap µs/record (worker - raw) | of which CPU | while producing: worker / raw (each round) |",
+        "| path | worker / raw | each round | best rounds | retired target | "
+        "worker CPU µs/record - connector's - raw's | wall gap µs/record (worker - raw) | of which CPU | "
+        "while producing: worker / raw (each round) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     ceiling = [
@@ -338,9 +371,10 @@ def report(
         "against the raw producer (which never runs the connector) and against the worker.",
         "",
         "| path | ceiling / raw: median of the rounds' (each round) | worker / ceiling: median of the rounds' "
-        "(each round) | worker / ceiling, best rounds |",
-        "|---|---|---|---|",
+        f"(each round) | worker / ceiling, best rounds | target ≥ {CEILING_TARGET} |",
+        "|---|---|---|---|---|",
     ]
+    ceiling_notes: list[str] = []
     for path in PATHS:
         raw_name = "raw producer, json-encoding the dicts" if path.raw_encodes_json else "raw producer, same bytes"
         lines.append(_row(f"{path.name}: {raw_name}", raw[path.name]))
@@ -348,7 +382,7 @@ def report(
         ratio = _median(worker[path.name], 0) / _median(raw[path.name], 0)
         connector_cpu = prepared[path.name][1]
         worker_own = _median(worker[path.name], 1) - connector_cpu - _median(raw[path.name], 1)
-        verdict = "met" if ratio >= path.target else "**not met**"
+        verdict = "met" if ratio >= path.target else "not met"
         wall_gap = 1e6 / _median(worker[path.name], 0) - 1e6 / _median(raw[path.name], 0)
         cpu_gap = _median(worker[path.name], 1) - _median(raw[path.name], 1)
         rounds_ratios = ", ".join(f"{w[0] / r[0]:.2f}" for w, r in zip(worker[path.name], raw[path.name], strict=True))
@@ -362,12 +396,22 @@ def report(
         )
         if inline[path.name]:
             lines.append(_row(f"{path.name}: ceiling, the connector polled in the raw loop", inline[path.name]))
+        if frequent[path.name]:
+            lines.append(_row(f"{path.name}: worker, offsets every 1 s", frequent[path.name]))
+            ceiling_notes.append(
+                f"{path.name}, worker committing offsets every second / ceiling: "
+                f"{_paired(frequent[path.name], inline[path.name])}; / the worker at its default: "
+                f"{_paired(frequent[path.name], worker[path.name])}."
+            )
+        if inline[path.name]:
+            paired = statistics.median(w[0] / c[0] for w, c in zip(worker[path.name], inline[path.name], strict=True))
             ceiling.append(
                 f"| {path.name} | {_paired(inline[path.name], raw[path.name])} | "
                 f"{_paired(worker[path.name], inline[path.name])} | "
-                f"**{_best(worker[path.name]) / _best(inline[path.name]):.2f}** |"
+                f"**{_best(worker[path.name]) / _best(inline[path.name]):.2f}** | "
+                f"{'met' if paired >= CEILING_TARGET else '**not met**'} |"
             )
-    return "\n".join(lines + summary + ceiling) + "\n"
+    return "\n".join(lines + summary + ceiling + ["", *ceiling_notes]) + "\n"
 
 
 if __name__ == "__main__":

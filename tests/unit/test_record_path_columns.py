@@ -208,3 +208,12 @@ def test_a_record_the_producer_raises_on_fails_the_task_committing_only_the_reco
     assert "source offset {'n': 3}" in trace and "the producer cannot take this record" in trace
     assert h.sent() == ["v1", "v2"]
     assert h.committed() == {"n": 2}
+
+
+def test_a_poll_of_keyless_records_gets_null_keys_from_the_string_converter() -> None:
+    converter = StringConverter()
+    converter.configure({}, True)
+    assert converter.from_connect_values(["t"] * 3, [None] * 3, [None, None, None]) == [None, None, None]
+    mixed = [None, "a", 1.5, b"\x00"]
+    assert converter.from_connect_values(["t"] * 4, [None] * 4, mixed) == one_by_one(converter, [None] * 4, mixed)
+    assert one_by_one(converter, [None] * 4, mixed) == [None, b"a", b"1.5", b"\x00"]

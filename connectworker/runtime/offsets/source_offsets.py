@@ -34,8 +34,11 @@ class InvalidSourceOffsetError(ConnectError):
     pass
 
 
-def newest_offsets(records: Sequence[SourceRecord] | SourceRecordBatch) -> dict[str, Any]:
+def newest_offsets(
+    records: Sequence[SourceRecord] | SourceRecordBatch, *, one_partition: bool = False
+) -> dict[str, Any]:
     """The newest offset of each source partition in `records`, keyed by `partition_key`.
+    `one_partition`: the caller knows that every record names the same `source_partition` object.
 
     Raises `InvalidSourceOffsetError` when a partition or one of these offsets cannot be stored.
     """
@@ -45,21 +48,21 @@ def newest_offsets(records: Sequence[SourceRecord] | SourceRecordBatch) -> dict[
             return {}
         out = {_key_of(records.source_partition): newest}
     else:
-        shared = _shared_partition_newest(records)
+        shared = _shared_partition_newest(records, one_partition)
         out = shared if shared is not None else _newest_per_partition(records)
     for key, offset in out.items():
         check_offset(key, offset)
     return out
 
 
-def _shared_partition_newest(records: Sequence[SourceRecord]) -> dict[str, Any] | None:
+def _shared_partition_newest(records: Sequence[SourceRecord], known: bool) -> dict[str, Any] | None:
     """The common case in C loops: every record names the same `source_partition` object (connectors
     usually reuse one dict), so the newest offset is the last one that is not None. None when the
-    records name more than one object."""
+    records name more than one object. `known`: the caller checked that they name one."""
     if not records:
         return {}
     partition = records[0].source_partition
-    if not all(map(is_, map(_SOURCE_PARTITION, records), repeat(partition, len(records)))):
+    if not known and not all(map(is_, map(_SOURCE_PARTITION, records), repeat(partition, len(records)))):
         return None
     for record in reversed(records):
         if record.source_offset is not None:  # None: delivered, but nothing to resume from

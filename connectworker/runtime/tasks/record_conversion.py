@@ -12,8 +12,8 @@ more before `errors.retry.timeout` counts: harmless for errors that repeat, one 
 for a retriable one.
 
 Headers go through the task's header converter (`header.converter`) with the key and value, as Kafka
-converts them. Whether a poll has any is learnt in the scan that tells the sender whether its records
-set nothing but topic, key and value (`ConvertedPoll.plain`), a scan the sender made anyway: a poll
+converts them. Whether a poll has any is learnt in the survey (`poll_survey.py`) that tells the sender
+whether its records set nothing but topic, key and value (`ConvertedPoll.plain`), a pass made anyway: a poll
 without headers costs nothing more. Plain `str` header values are encoded inline when the converter
 allows it (`SimpleHeaderConverter` does).
 """
@@ -32,6 +32,7 @@ from connectworker.api.schema import SchemaAndValue
 from connectworker.converters.base import Converter
 from connectworker.converters.header_converters import HeaderConverter, SimpleHeaderConverter
 from connectworker.runtime.tasks.error_tolerance import Skipped, ToleranceOperator
+from connectworker.runtime.tasks.poll_survey import PollSurvey, scan
 
 ConvertedHeaders = list[tuple[str, bytes | str | None]]
 """Header names and values for the producer (a `str` value is sent UTF-8 encoded)."""
@@ -51,6 +52,24 @@ def _encoded(
     return texts if texts is not None else converter.from_connect_values(topics, schemas(), data)
 
 
+def _column_encoded(
+    converter: Converter,
+    topics: Sequence[str],
+    records: Sequence[SourceRecord],
+    field: Callable[[SourceRecord], Any],
+    schema: Callable[[SourceRecord], Any],
+) -> list[bytes | None]:
+    """One field of every record (`field`: `_KEY` or `_VALUE`) through `converter`, as `_encoded`. For
+    UTF-8 text the field is read and encoded in one C loop, without a list of the values in between (one
+    pass over the records fewer); anything else reads the column first."""
+    if converter.str_encoding == "utf-8":
+        try:
+            return list(map(str.encode, map(field, records)))
+        except (TypeError, UnicodeError):
+            pass  # not all text: the converter decides below
+    return _encoded(converter, topics, lambda: list(map(schema, records)), list(map(field, records)))
+
+
 def _str_encoded(data: Sequence[Any], encoding: str) -> list[bytes | None] | None:
     """Every item of `data` encoded; None when not all of them are text (or one cannot be encoded), so
     that the converter says what to do with them."""
@@ -60,20 +79,6 @@ def _str_encoded(data: Sequence[Any], encoding: str) -> list[bytes | None] | Non
         return list(map(str.encode, data, repeat(encoding, len(data))))
     except (TypeError, UnicodeError):
         return None
-
-
-def _scan(records: Sequence[SourceRecord]) -> tuple[bool, bool]:
-    """Whether no record sets a partition, a timestamp or headers (the common case), and whether any
-    record has headers. Plain loops: faster here than `all()` or `any(map(...))` over the records."""
-    for record in records:
-        if record.partition is not None or record.timestamp is not None or record.headers:
-            break
-    else:
-        return True, False
-    for record in records:
-        if record.headers:
-            return False, True
-    return False, False
 
 
 @dataclass(slots=True)
@@ -139,16 +144,14 @@ class RecordSerializer:
             out.append((name, converted))
         return out
 
-    def convert_records(self, records: Sequence[SourceRecord]) -> ConvertedPoll:
+    def convert_records(self, records: Sequence[SourceRecord], surveyed: PollSurvey | None = None) -> ConvertedPoll:
+        """`records` converted; `surveyed`: what `poll_survey.survey` found in them, if the caller asked."""
         try:
-            topics = list(map(_TOPIC, records))
-            keys = _encoded(
-                self.key_converter, topics, lambda: list(map(_KEY_SCHEMA, records)), list(map(_KEY, records))
-            )
-            values = _encoded(
-                self.value_converter, topics, lambda: list(map(_VALUE_SCHEMA, records)), list(map(_VALUE, records))
-            )
-            plain, with_headers = _scan(records)
+            one_topic = surveyed.topic if surveyed is not None else None
+            topics = [one_topic] * len(records) if one_topic is not None else list(map(_TOPIC, records))
+            keys = _column_encoded(self.key_converter, topics, records, _KEY, _KEY_SCHEMA)
+            values = _column_encoded(self.value_converter, topics, records, _VALUE, _VALUE_SCHEMA)
+            plain, with_headers = scan(records) if surveyed is None else (surveyed.plain, surveyed.with_headers)
             headers = [self.convert_headers(r) for r in records] if with_headers else None
         except Exception:  # some record cannot be converted: find it, and retry, skip or fail it
             return self._convert_one_by_one(records, None)
@@ -198,5 +201,5 @@ class RecordSerializer:
             out.headers = headers
         if batch is None:
             out.records = kept
-            out.plain = _scan(kept)[0]
+            out.plain = scan(kept)[0]
         return out

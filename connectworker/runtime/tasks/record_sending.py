@@ -30,6 +30,7 @@ from connectworker.runtime.offsets.source_offsets import InvalidSourceOffsetErro
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
+from connectworker.runtime.tasks.poll_survey import survey
 from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
 from connectworker.runtime.tasks.send_failures import send_failure_message
 from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
@@ -51,8 +52,20 @@ _consume: Callable[[Iterator[object]], object] = partial(deque, maxlen=0)
 
 
 def _byte_count(chunks: list[bytes | None]) -> int:
-    """Bytes in `chunks`, None counting 0; in C loops: this runs for every record produced."""
-    return sum(map(len, filter(None, chunks)))
+    """Bytes in `chunks`, None counting 0. This runs for every record produced: joining (a memory copy)
+    is three times faster than summing lengths, and only a column with a None (a null key or value)
+    takes the sum."""
+    try:
+        return sum(map(len, chunks))  # type: ignore[arg-type]  # a None raises TypeError: filtered below
+    except TypeError:
+        return sum(map(len, filter(None, chunks)))
+
+
+def _topics_of(topics: list[str] | Sequence[str]) -> set[str]:
+    """The distinct topics of a poll; most polls name one topic only, which a C count tells at once."""
+    if topics and isinstance(topics, list) and topics.count(topics[0]) == len(topics):
+        return {topics[0]}
+    return set(topics)
 
 
 class RecordSending:
@@ -106,14 +119,14 @@ class RecordSending:
         self.polled += len(polled)
         self.metrics.polled(self._poll_seconds, len(polled))
         try:
-            offsets = newest_offsets(polled)  # of every record polled: those the chain drops advance too
+            surveyed = None if isinstance(polled, SourceRecordBatch) else survey(polled)
+            # of every record polled: those the chain drops advance too
+            offsets = newest_offsets(polled, one_partition=surveyed is not None and surveyed.one_partition)
             sent = self._transformed(polled)
-            columns = sent if isinstance(sent, SourceRecordBatch) else None
-            converted = (
-                self._serializer.convert_batch(columns)
-                if columns is not None
-                else self._serializer.convert_records(sent)
-            )
+            if isinstance(sent, SourceRecordBatch):
+                converted = self._serializer.convert_batch(sent)
+            else:
+                converted = self._serializer.convert_records(sent, surveyed if sent is polled else None)
         except InvalidSourceOffsetError as exc:
             raise TaskFailure(
                 f"Task {self.name} returned records whose offsets cannot be committed: {exc}. "
@@ -123,7 +136,7 @@ class RecordSending:
             raise BadPollResultError(bad_item_message(polled, self.name)) from None
         for record in converted.dropped:  # skipped under errors.tolerance=all: done, as Kafka does
             self._record_done(record)
-        topics = set(converted.topics)
+        topics = _topics_of(converted.topics)
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
         self._before_produce(producer, topics)
@@ -134,6 +147,7 @@ class RecordSending:
             self._send_records(producer, converted, sent, batch)
         self.produced += len(converted.topics)
         self.bytes_out += _byte_count(converted.keys) + _byte_count(converted.values)
+        self._poll_origin = None  # the poll as returned is not needed once sent: free it with the poll
 
     def _transformed(
         self, polled: Sequence[SourceRecord] | SourceRecordBatch
