@@ -20,6 +20,7 @@ from connectworker.rest import (
 )
 from connectworker.rest.auth import BasicAuthMiddleware
 from connectworker.rest.body_limit import MAX_BODY_BYTES, BodyLimitMiddleware
+from connectworker.rest.cross_site import CrossSiteWriteGuard
 from connectworker.rest.errors import install_error_handlers
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import ErrorMessage
@@ -51,6 +52,7 @@ def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | Non
     install_error_handlers(app)
     app.add_middleware(UnexpectedErrorMiddleware)  # innermost: right around the routes and their handlers
     app.add_middleware(BodyLimitMiddleware, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(CrossSiteWriteGuard)  # before any body is read
     if credentials:  # added last, so it runs first: strangers are refused before their body is read
         app.add_middleware(BasicAuthMiddleware, credentials=credentials)
     _declare_400_not_422(app)
