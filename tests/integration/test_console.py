@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -221,15 +222,22 @@ def test_delete_asks_first_and_a_name_with_html_is_text_and_acted_on(
         assert page.evaluate("window.pwned === undefined && document.querySelectorAll('img').length") == 0
 
 
+@contextmanager
+def guarded_worker(broker: Broker, tmp_path: Path, name: str) -> Iterator[RestWorker]:
+    """A worker whose REST API asks for basic credentials (admin / secret), running connector `name`."""
+    users = tmp_path / "users.properties"
+    users.write_text("admin=secret\n")
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"rest.basic.auth.credentials.file": str(users)})
+    with rest_worker(config, datagen(name, name), auth=("admin", "secret")) as api:
+        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
+        yield api
+
+
 def test_with_basic_auth_the_buttons_work_only_with_credentials(
     browser: Any, broker: Broker, tmp_path: Path, unique: str
 ) -> None:
-    users = tmp_path / "users.properties"
-    users.write_text("admin=secret\n")
     name = f"guarded-{unique}"
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"rest.basic.auth.credentials.file": str(users)})
-    with rest_worker(config, datagen(name, f"guarded-{unique}"), auth=("admin", "secret")) as api:
-        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
+    with guarded_worker(broker, tmp_path, name) as api:
         assert refused(browser.new_context(), f"{api.url}/ui")  # a person's browser would ask for them
         assert refused(
             browser.new_context(http_credentials={"username": "admin", "password": "guess"}), f"{api.url}/ui"
@@ -255,12 +263,8 @@ def test_with_basic_auth_the_buttons_work_only_with_credentials(
 def test_a_page_of_another_site_cannot_act_through_the_browsers_credentials(
     browser: Any, broker: Broker, tmp_path: Path, unique: str
 ) -> None:
-    users = tmp_path / "users.properties"
-    users.write_text("admin=secret\n")
     name = f"guarded-{unique}"
-    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"rest.basic.auth.credentials.file": str(users)})
-    with rest_worker(config, datagen(name, f"guarded-{unique}"), auth=("admin", "secret")) as api:
-        wait_until(lambda: state_of(api, name) == "RUNNING", 30, "the connector to run")
+    with guarded_worker(broker, tmp_path, name) as api:
         page = browser.new_context(http_credentials={"username": "admin", "password": "secret"}).new_page()
         # a page that is not the worker's (about:blank here: another origin) posts a plain form to it
         action = f"{api.url}{path(name)}/restart?includeTasks=true"
