@@ -58,18 +58,15 @@ class ConnectorConfig:
     transactions: TransactionSettings = field(default_factory=TransactionSettings.per_poll)
 
 
-def validate_connector(
-    props: Mapping[str, str], *, exactly_once_worker: bool | None = None, worker: WorkerConfig | None = None
-) -> dict[str, KeyReport]:
+def validate_connector(props: Mapping[str, str], *, worker: WorkerConfig | None = None) -> dict[str, KeyReport]:
     """Every declared key's report; never raises for a bad value (see `read_connector_config`)."""
-    return read_connector_config(props, exactly_once_worker=exactly_once_worker, worker=worker).reports
+    return read_connector_config(props, worker=worker).reports
 
 
 def parse_connector_config(
     props: Mapping[str, str],
     *,
     source: str | None = None,
-    exactly_once_worker: bool | None = None,
     providers: ConfigProviders | None = None,
     worker: WorkerConfig | None = None,
 ) -> ConnectorConfig:
@@ -90,7 +87,7 @@ def parse_connector_config(
         checked = resolution.props  # a reference that cannot be resolved is left as written
     unresolved = resolution.problems if resolution is not None else {}
     deferred = set(unresolved) - NEEDED_TO_PARSE
-    reading = read_connector_config(checked, exactly_once_worker=exactly_once_worker, worker=worker)
+    reading = read_connector_config(checked, worker=worker)
     problems = {name: "; ".join(errors) for name, errors in reading.problems().items() if name not in deferred}
     if resolution is not None:
         problems = {

@@ -98,10 +98,10 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
             continue
         own = converter_config_for(key, props)
         try:
-            if key != "header.converter":
-                load_converter(name, own, key == "key.converter", key=key).close()
-            else:
+            if key == "header.converter":
                 load_header_converter(name, own, key).close()
+            else:
+                load_converter(name, own, key == "key.converter", key=key).close()
         except ConfigError as exc:
             for problem_key, message in exc.problems.items():
                 reports[key].value.errors.append(f"{problem_key}: {message}" if problem_key != key else message)

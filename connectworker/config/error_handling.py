@@ -85,11 +85,6 @@ class ErrorHandling:
     retry_delay_max_ms: int = 60_000
 
     @classmethod
-    def from_props(cls, props: Mapping[str, str]) -> ErrorHandling:
-        """Parse validated connector props (raises `ConfigError` naming each bad key otherwise)."""
-        return cls.from_values(ERROR_HANDLING_CONFIG_DEF.parse(props))
-
-    @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> ErrorHandling:
         """From the typed values of `ERROR_HANDLING_CONFIG_DEF`'s keys (a connector config's reading)."""
         return cls(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, one_of, read_config
+from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, one_of
 from connectworker.api.connector import SourceConnector
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 
@@ -109,14 +109,6 @@ class TransactionSettings:
     def from_values(cls, values: Mapping[str, Any]) -> TransactionSettings:
         """From the typed values of the transaction keys (a connector config's reading)."""
         return cls(TransactionBoundary(str(values[BOUNDARY_KEY]).strip().lower()), values[INTERVAL_KEY])
-
-    @classmethod
-    def from_props(cls, props: Mapping[str, str]) -> TransactionSettings:
-        boundary = read_config(props, BOUNDARY_KEY, ConfigType.STRING, TransactionBoundary.POLL.value)
-        return cls(
-            TransactionBoundary(boundary.strip().lower()),
-            read_config(props, INTERVAL_KEY, ConfigType.LONG, None, minimum=0),
-        )
 
 
 def exactly_once_problems(

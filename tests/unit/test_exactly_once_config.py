@@ -10,7 +10,8 @@ import pytest
 
 from connectworker.api import ConnectorTransactionBoundaries, ExactlyOnceSupport, SourceRecord
 from connectworker.api.errors import ConfigError
-from connectworker.config.connector_config import validate_connector
+from connectworker.config.connector_config import parse_connector_config
+from connectworker.config.connector_reading import read_connector_config
 from connectworker.config.exactly_once import TransactionBoundary, TransactionSettings
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector
@@ -33,10 +34,13 @@ class BoundaryConnector(DataGenConnector):
         return ConnectorTransactionBoundaries.SUPPORTED
 
 
+DATAGEN = {"name": "c", "connector.class": "DataGen", "topic.pattern": "t", "topic.count": "1"}
+
+
 def errors(props: dict[str, str], worker: bool | None = None) -> dict[str, list[str]]:
-    reports = validate_connector(
+    reports = read_connector_config(
         {"name": "c", "topic.pattern": "t", "topic.count": "1", **props}, exactly_once_worker=worker
-    )
+    ).reports
     return {key: r.value.errors for key, r in reports.items() if r.value.errors}
 
 
@@ -96,11 +100,11 @@ def test_transaction_boundaries_are_checked_against_the_connector() -> None:
     assert "transaction.boundary.interval.ms" in errors(
         {"connector.class": "DataGen", "transaction.boundary.interval.ms": "-5"}
     )
-    settings = TransactionSettings.from_props(
-        {"transaction.boundary": "Interval", "transaction.boundary.interval.ms": "1000"}
-    )
+    settings = parse_connector_config(
+        {**DATAGEN, "transaction.boundary": "Interval", "transaction.boundary.interval.ms": "1000"}
+    ).transactions
     assert settings == TransactionSettings(TransactionBoundary.INTERVAL, 1000)
-    assert TransactionSettings.from_props({}) == TransactionSettings(TransactionBoundary.POLL, None)
+    assert parse_connector_config(DATAGEN).transactions == TransactionSettings(TransactionBoundary.POLL, None)
 
 
 @pytest.mark.parametrize(
