@@ -235,12 +235,7 @@ class ChangeStream:
         if kind == _INSERT:
             assert new is not None
             after = shape.row(new)
-            self._emit(
-                shape.route,
-                offset,
-                shape.key(after),
-                {"before": None, "after": after, "source": source, "op": "c", "ts_ms": now, "transaction": None},
-            )
+            self._emit(shape.route, offset, shape.key(after), envelope(None, after, source, "c", now))
         elif kind == _UPDATE:
             assert new is not None
             before = shape.row(old) if old is not None else None
@@ -252,12 +247,7 @@ class ChangeStream:
                     self._emit(shape.tombstone_route, offset, old_key, None)
                 self._emit(shape.route, offset, new_key, envelope(None, after, source, "c", now))
             else:
-                self._emit(
-                    shape.route,
-                    offset,
-                    new_key,
-                    {"before": before, "after": after, "source": source, "op": "u", "ts_ms": now, "transaction": None},
-                )
+                self._emit(shape.route, offset, new_key, envelope(before, after, source, "u", now))
         else:
             assert old is not None
             before = shape.row(old)

@@ -42,12 +42,16 @@ _KEY_SCHEMA, _VALUE_SCHEMA = attrgetter("key_schema"), attrgetter("value_schema"
 
 
 def _encoded(
-    converter: Converter, topics: Sequence[str], schemas: Callable[[], Sequence[Any]], data: Sequence[Any]
+    converter: Converter,
+    topics: Sequence[str],
+    schemas: Callable[[], Sequence[Any]],
+    data: Sequence[Any],
+    encoding: str | None,
 ) -> list[bytes | None]:
-    """`data` (a poll's keys or values) through `converter`, in C loops: `str.encode` when the converter
-    declares a `str_encoding` and every item is a `str`, else its `from_connect_values` (`schemas` gives
-    their schemas, read only then). Raises what the converter raises."""
-    encoding = converter.str_encoding
+    """`data` (a poll's keys or values) through `converter`, in C loops: `str.encode` when `encoding`
+    (the converter's `str_encoding`, unless the caller tried it already) is set and every item is a `str`,
+    else its `from_connect_values` (`schemas` gives their schemas, read only then). Raises what the
+    converter raises."""
     texts = _str_encoded(data, encoding) if encoding else None
     return texts if texts is not None else converter.from_connect_values(topics, schemas(), data)
 
@@ -62,12 +66,13 @@ def _column_encoded(
     """One field of every record (`field`: `_KEY` or `_VALUE`) through `converter`, as `_encoded`. For
     UTF-8 text the field is read and encoded in one C loop, without a list of the values in between (one
     pass over the records fewer); anything else reads the column first."""
-    if converter.str_encoding == "utf-8":
+    encoding = converter.str_encoding
+    if encoding == "utf-8":
         try:
             return list(map(str.encode, map(field, records)))
         except (TypeError, UnicodeError):
-            pass  # not all text: the converter decides below
-    return _encoded(converter, topics, lambda: list(map(schema, records)), list(map(field, records)))
+            encoding = None  # not all text: the converter decides, without a second try at encoding
+    return _encoded(converter, topics, lambda: list(map(schema, records)), list(map(field, records)), encoding)
 
 
 def _str_encoded(data: Sequence[Any], encoding: str) -> list[bytes | None] | None:
@@ -161,8 +166,9 @@ class RecordSerializer:
         """The columnar form: no record objects, one key schema and one value schema for all."""
         topics, count = batch.topics, len(batch)
         try:  # the columns' lengths were checked when the batch was built
-            keys = _encoded(self.key_converter, topics, lambda: [batch.key_schema] * count, batch.keys)
-            values = _encoded(self.value_converter, topics, lambda: [batch.value_schema] * count, batch.values)
+            kc, vc = self.key_converter, self.value_converter
+            keys = _encoded(kc, topics, lambda: [batch.key_schema] * count, batch.keys, kc.str_encoding)
+            values = _encoded(vc, topics, lambda: [batch.value_schema] * count, batch.values, vc.str_encoding)
         except Exception:
             return self._convert_one_by_one(batch, batch)
         return ConvertedPoll(topics, keys, values, None, polled=count)
