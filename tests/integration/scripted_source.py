@@ -2,7 +2,8 @@
 
 `values=a,b,@big,c` emits one record per item, with source offsets {"n": 1}, {"n": 2}, ..., then idles.
 Special items: `@big` a value of 2 MB (over librdkafka's default message.max.bytes), `@set` a value
-that JSON cannot encode, `@badoffset` a record whose offset cannot be stored.
+that JSON cannot encode, `@badoffset` a record whose offset cannot be stored, `@p<N>` a record the task
+pins to partition N.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def _record(topic: str, n: int, item: str) -> SourceRecord:
         value = {"tags": {"a", "b"}}
     elif item == "@badoffset":
         offset = {"n": n, "when": object()}
-    return SourceRecord(PARTITION, offset, topic, value, str(n))
+    partition = int(item[2:]) if item.startswith("@p") else None
+    return SourceRecord(PARTITION, offset, topic, value, str(n), partition=partition)
 
 
 class ScriptedTask(SourceTask):

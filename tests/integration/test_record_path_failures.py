@@ -40,6 +40,31 @@ def test_an_oversized_record_fails_the_task_and_commits_exactly_the_records_befo
     assert sorted(m.value() for m in consume(broker.bootstrap_servers, [topic], 2)) == [b"a", b"b"]
 
 
+def test_a_record_pinned_to_a_partition_the_topic_lacks_fails_the_task_naming_it_and_is_never_rerouted(
+    broker: Broker, tmp_path: Path, unique: str
+) -> None:
+    """With topic creation on, "unknown partition" must not pass for a vanished topic: that would wait
+    out topic.creation.timeout.ms and then send the record to a partition the task did not choose."""
+    topic, name = f"pin-{unique}", f"pin-{unique}"
+    connector = scripted(
+        name,
+        topic,
+        "a,b,@p5,c",
+        **{"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"},
+    )
+    config = worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
+    with running_worker(config, connector) as runtime:
+        assert runtime.worker is not None
+        wait_until(lambda: task_state(runtime.worker, name)[0] is State.FAILED, 20, "the task to fail")  # type: ignore[union-attr]
+        trace = task_state(runtime.worker, name)[1] or ""
+    first_line = trace.splitlines()[0]
+    assert f"topic '{topic}', partition 5" in first_line, first_line
+    assert "Unknown partition" in first_line and "does not have" in first_line, first_line
+    assert committed(tmp_path, name) in (None, {"n": 2})  # never past the refused record
+    delivered = [m.value() for m in consume(broker.bootstrap_servers, [topic], 4, timeout=5)]
+    assert b"a" in delivered and b"b" in delivered and b"@p5" not in delivered
+
+
 def test_with_errors_tolerance_all_an_unconvertible_record_is_skipped_and_the_rest_delivered(
     broker: Broker, tmp_path: Path, unique: str
 ) -> None:

@@ -354,7 +354,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         return f"Task {self.name}: the transactional producer failed: {err.str()} ({err.name()})"
 
     # -- delivery reports ---------------------------------------------------------------------------
-    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None:
         """Failures surface again when the transaction commits, which then fails (as in Kafka)."""
         if self._aborting or err.code() in _PURGED:
             return

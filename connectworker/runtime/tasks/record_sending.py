@@ -32,7 +32,7 @@ from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
 from connectworker.runtime.tasks.poll_survey import survey
 from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
-from connectworker.runtime.tasks.send_failures import send_failure_message
+from connectworker.runtime.tasks.send_failures import pinned_partition_hint, send_failure_message
 from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
@@ -46,6 +46,9 @@ QUEUE_FULL_WAIT_S = 0.002
 delivery reports nothing wakes the wait early when room is made: a 50 ms wait left the broker idle
 for a third of a bulk run."""
 
+
+DeliveryCallback = Callable[[KafkaError | None, Message], None]
+"""What `Producer.produce` calls with a record's delivery report (`on_delivery`)."""
 
 _consume: Callable[[Iterator[object]], object] = partial(deque, maxlen=0)
 """Run an iterator to its end in C (the `consume` recipe of itertools)."""
@@ -171,17 +174,23 @@ class RecordSending:
         records = converted.records if converted.records is not None else polled
         all_headers = converted.headers
         for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
-            callback = RecordAck(batch, self._as_polled(i, converted, record)) if per_record else None
+            partition = record.partition
+            callback: DeliveryCallback | None = (
+                RecordAck(batch, self._as_polled(i, converted, record), partition is not None) if per_record else None
+            )
             headers = all_headers[i] if all_headers is not None else None
-            if callback is None and record.partition is None and record.timestamp is None and headers is None:
-                try:
-                    produce(record.topic, value, key)  # the common case: positional arguments only, fastest
-                    continue
-                except (BufferError, KafkaException):
-                    pass  # a full queue or a vanished topic: the patient path below waits it out
+            if callback is None:
+                if partition is None and record.timestamp is None and headers is None:
+                    try:
+                        produce(record.topic, value, key)  # the common case: positional arguments only, fastest
+                        continue
+                    except (BufferError, KafkaException):
+                        pass  # a full queue or a vanished topic: the patient path below waits it out
+                elif partition is not None:
+                    callback = self._on_pinned_error
             try:
                 self._produce_patiently(
-                    producer, record.topic, value, key, record.partition, callback, record.timestamp, headers
+                    producer, record.topic, value, key, partition, callback, record.timestamp, headers
                 )
             except BaseException as exc:
                 self._unsent_from(i, exc, polled, converted, batch)
@@ -257,7 +266,7 @@ class RecordSending:
         value: bytes | None,
         key: bytes | None,
         partition: int | None,
-        callback: RecordAck | None,
+        callback: DeliveryCallback | None,
         timestamp: int | None,
         headers: Any,
     ) -> None:
@@ -302,24 +311,43 @@ class RecordSending:
     def _send_again(self, producer: Producer) -> None:
         """Re-send records that failed while their topic was being re-created."""
         while self._vanished.resend:
-            callback, msg, topic_unknown = self._vanished.resend.popleft()
+            ack, msg, topic_unknown, pinned = self._vanished.resend.popleft()
             topic = msg.topic()
             assert topic is not None  # a produced message always names its topic
             if topic_unknown:
                 self._recover_topic(producer, topic)
             ts_type, ts = msg.timestamp()
-            self._produce_patiently(
-                producer, topic, msg.value(), msg.key(), None, callback, ts if ts_type else None, msg.headers()
-            )
+            # A record the task pinned goes back to its partition; the producer places the others again.
+            partition = msg.partition() if pinned else None
+            callback: DeliveryCallback | None = ack
+            if callback is None and pinned:
+                callback = self._on_pinned_error
+            try:
+                self._produce_patiently(
+                    producer, topic, msg.value(), msg.key(), partition, callback, ts if ts_type else None, msg.headers()
+                )
+            except KafkaException as exc:  # e.g. a pinned partition the topic no longer has
+                where = f"topic {topic!r}" if partition is None else f"topic {topic!r}, partition {partition}"
+                raise TaskFailure(
+                    f"Task {self.name} could not send a record again after {where} was deleted and created "
+                    f"again: {exc.args[0].str() if isinstance(exc.args[0], KafkaError) else exc}. Offsets after "
+                    f"the last acknowledged record are not committed, so the record will be re-sent after a restart."
+                ) from exc
 
     # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
     def _on_error(self, err: KafkaError | None, msg: Message) -> None:
         """The producer-wide delivery report, for failures only (tasks without `commit_record`)."""
         if err is not None:
-            self.on_failure(None, err, msg)
+            self.on_failure(None, err, msg, pinned=False)
 
-    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
-        if self._vanished.retry_later(callback, err, msg):
+    def _on_pinned_error(self, err: KafkaError | None, msg: Message) -> None:
+        """The delivery report of a record whose partition the task chose (tasks without `commit_record`):
+        "unknown partition" then means the task named one the topic lacks, not that the topic vanished."""
+        if err is not None:
+            self.on_failure(None, err, msg, pinned=True)
+
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None:
+        if self._vanished.retry_later(callback, err, msg, pinned=pinned):
             return
         topic = msg.topic()
         if self._errors.tolerates_all:  # Kafka (KIP-779): skip it, and count it as done
@@ -329,10 +357,16 @@ class RecordSending:
                 self._record_done(callback.record)
             return
         if self._failure is None:
+            assert topic is not None  # a produced message always names its topic
+            where, hint = f"topic {topic!r}", ""
+            if pinned:
+                where = f"topic {topic!r}, partition {msg.partition()}"
+                if err.code() == KafkaError._UNKNOWN_PARTITION:
+                    hint = pinned_partition_hint(topic, msg.partition())
             self._failure = (
-                f"Kafka rejected a record of task {self.name} for topic {topic!r}: "
-                f"{err.str()} ({err.name()}). Offsets after the last acknowledged record "
-                f"are not committed, so the record will be re-sent after a restart."
+                f"Kafka rejected a record of task {self.name} for {where}: {err.str()} ({err.name()}).{hint} "
+                f"Offsets after the last acknowledged record are not committed, so the record will be re-sent "
+                f"after a restart."
             )
 
     def _record_done(self, record: SourceRecord) -> None:

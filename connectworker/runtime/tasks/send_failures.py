@@ -15,6 +15,15 @@ def _kafka_error(exc: BaseException) -> KafkaError | None:
     return None
 
 
+def pinned_partition_hint(topic: str, partition: int | None) -> str:
+    """Why a record the task pinned to `partition` was refused as "unknown partition"."""
+    return (
+        f" The task set the record's partition to {partition}, which topic {topic!r} does not have: "
+        f"return records with a partition below the topic's partition count, or none (the producer "
+        f"then picks one)."
+    )
+
+
 def send_failure_message(task_name: str, record: SourceRecord, value: bytes | None, exc: BaseException) -> str:
     """Which record the producer refused, why, what to change, and what happens to the offsets."""
     err = _kafka_error(exc)
@@ -27,8 +36,15 @@ def send_failure_message(task_name: str, record: SourceRecord, value: bytes | No
             f"(worker: producer.message.max.bytes, connector: producer.override.message.max.bytes) and the "
             f"topic's max.message.bytes, or make the records smaller."
         )
+    elif err is not None and err.code() == KafkaError._UNKNOWN_PARTITION and record.partition is not None:
+        hint = pinned_partition_hint(record.topic, record.partition)
+    where = (
+        f"topic {record.topic!r}"
+        if record.partition is None
+        else f"topic {record.topic!r}, partition {record.partition}"
+    )
     return (
-        f"Kafka's producer refused a record of task {task_name} (topic {record.topic!r}, source partition "
+        f"Kafka's producer refused a record of task {task_name} ({where}, source partition "
         f"{record.source_partition!r}, source offset {record.source_offset!r}): {reason}.{hint} Offsets "
         f"are committed up to the record before it; this record and the ones after it are sent again "
         f"when the task restarts."

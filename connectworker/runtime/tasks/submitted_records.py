@@ -26,7 +26,7 @@ from connectworker.runtime.offsets.source_offsets import newest_offsets
 
 
 class BatchOwner(Protocol):
-    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None: ...
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None: ...
 
     def on_ack(self, record: SourceRecord, msg: Message) -> None: ...
 
@@ -47,11 +47,12 @@ class InFlightBatch:
 class RecordAck:
     """Per-record callback, used only for tasks that override `commit_record`."""
 
-    __slots__ = ("batch", "record")
+    __slots__ = ("batch", "pinned", "record")
 
-    def __init__(self, batch: InFlightBatch, record: SourceRecord) -> None:
+    def __init__(self, batch: InFlightBatch, record: SourceRecord, pinned: bool) -> None:
         self.batch = batch
         self.record = record
+        self.pinned = pinned  # the task chose the record's partition
 
     def __call__(self, err: KafkaError | None, msg: Message) -> None:
         batch = self.batch
@@ -59,7 +60,7 @@ class RecordAck:
             batch.remaining -= 1
             batch.owner.on_ack(self.record, msg)
         else:
-            batch.owner.on_failure(self, err, msg)
+            batch.owner.on_failure(self, err, msg, pinned=self.pinned)
 
 
 class SubmittedRecords:

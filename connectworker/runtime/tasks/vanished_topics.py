@@ -1,9 +1,14 @@
 """Topics deleted while a task writes to them: which records to re-send, and until when.
 
-A topic deleted at run time fails the task's in-flight records, first with "unknown topic" and then,
-while it is being re-created, with other errors. When topic creation is on, the task re-creates the
-topic and re-sends those records until `topic.creation.timeout.ms` has passed since the topic first
-went missing; when it is off, or the deadline passes, the task fails saying which.
+A topic deleted at run time fails the task's in-flight records, first with "unknown topic" (or, for a
+record the producer had already placed, "unknown partition": its partition vanished with the topic)
+and then, while it is being re-created, with other errors. When topic creation is on, the task
+re-creates the topic and re-sends those records until `topic.creation.timeout.ms` has passed since the
+topic first went missing; when it is off, or the deadline passes, the task fails saying which.
+
+"Unknown partition" means a vanished topic only for a record the producer placed itself: its
+partitioner picks among the partitions the topic had. A record pinned by its task to a partition the
+topic does not have gets the same error, and fails the task (re-sending it could never succeed).
 """
 
 from __future__ import annotations
@@ -38,26 +43,31 @@ class VanishedTopics:
         self._timeout_s = timeout_s
         self._deadlines: dict[str, float] = {}
         self._lock = threading.Lock()
-        # Filled by delivery reports, drained by the task thread (deque ops are thread-safe).
-        self.resend: deque[tuple[RecordAck | None, Message, bool]] = deque()
+        # Filled by delivery reports, drained by the task thread (deque ops are thread-safe): the
+        # record's callback, the message, whether its topic looked gone, whether its partition is pinned.
+        self.resend: deque[tuple[RecordAck | None, Message, bool, bool]] = deque()
 
     def _deadline(self, topic: str, now: float) -> float:
         with self._lock:
             return self._deadlines.setdefault(topic, now + self._timeout_s)
 
-    def retry_later(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> bool:
-        """Queue a failed record for re-sending if its topic is (being) re-created; False otherwise."""
+    def retry_later(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> bool:
+        """Queue a failed record for re-sending if its topic is (being) re-created; False otherwise.
+        `pinned`: the task chose the record's partition (the producer's partitioner did not)."""
         if not self._recreates:
             return False
         topic = msg.topic()
         assert topic is not None  # a produced message always names its topic
-        unknown = err.code() in MISSING_CODES
+        code = err.code()
+        unknown = code in MISSING_CODES or (code == KafkaError._UNKNOWN_PARTITION and not pinned)
         now = time.monotonic()
         with self._lock:
             recovering = unknown or topic in self._deadlines
+            if not recovering:
+                return False
             deadline = self._deadlines.setdefault(topic, now + self._timeout_s)
-        if recovering and now < deadline:
-            self.resend.append((callback, msg, unknown))
+        if now < deadline:
+            self.resend.append((callback, msg, unknown, pinned))
             return True
         return False
 
