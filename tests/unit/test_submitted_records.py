@@ -13,7 +13,7 @@ class Owner:
     def __init__(self) -> None:
         self.acked: list[str] = []
 
-    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message) -> None:
+    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None:
         raise AssertionError("no failure expected")
 
     def on_ack(self, record: SourceRecord, msg: Message) -> None:
@@ -40,7 +40,7 @@ def test_per_record_acks_count_down_their_batch_and_reach_commit_record() -> Non
     batch_records = records({"p": 2}, 0, 2)
     batch = submitted.submit(batch_records, owner)
     for record in batch_records:
-        RecordAck(batch, record)(None, None)  # type: ignore[arg-type]
+        RecordAck(batch, record, False)(None, None)  # type: ignore[arg-type]
     assert owner.acked == ["0", "1"]
     assert submitted.committable() == ({partition_key({"p": 2}): {"n": 2}}, 2)
 

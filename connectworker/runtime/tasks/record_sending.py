@@ -32,7 +32,7 @@ from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
 from connectworker.runtime.tasks.poll_survey import survey
 from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
-from connectworker.runtime.tasks.send_failures import pinned_partition_hint, send_failure_message
+from connectworker.runtime.tasks.send_failures import pinned_partition_hint, placement, send_failure_message
 from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
@@ -327,11 +327,11 @@ class RecordSending:
                     producer, topic, msg.value(), msg.key(), partition, callback, ts if ts_type else None, msg.headers()
                 )
             except KafkaException as exc:  # e.g. a pinned partition the topic no longer has
-                where = f"topic {topic!r}" if partition is None else f"topic {topic!r}, partition {partition}"
+                reason = exc.args[0].str() if isinstance(exc.args[0], KafkaError) else str(exc)
                 raise TaskFailure(
-                    f"Task {self.name} could not send a record again after {where} was deleted and created "
-                    f"again: {exc.args[0].str() if isinstance(exc.args[0], KafkaError) else exc}. Offsets after "
-                    f"the last acknowledged record are not committed, so the record will be re-sent after a restart."
+                    f"Task {self.name} could not send a record again after {placement(topic, partition)} was "
+                    f"deleted and created again: {reason}. Offsets after the last acknowledged record are not "
+                    f"committed, so the record will be re-sent after a restart."
                 ) from exc
 
     # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
@@ -358,15 +358,14 @@ class RecordSending:
             return
         if self._failure is None:
             assert topic is not None  # a produced message always names its topic
-            where, hint = f"topic {topic!r}", ""
-            if pinned:
-                where = f"topic {topic!r}, partition {msg.partition()}"
-                if err.code() == KafkaError._UNKNOWN_PARTITION:
-                    hint = pinned_partition_hint(topic, msg.partition())
+            partition = msg.partition() if pinned else None
+            hint = ""
+            if pinned and err.code() == KafkaError._UNKNOWN_PARTITION:
+                hint = pinned_partition_hint(topic, partition)
             self._failure = (
-                f"Kafka rejected a record of task {self.name} for {where}: {err.str()} ({err.name()}).{hint} "
-                f"Offsets after the last acknowledged record are not committed, so the record will be re-sent "
-                f"after a restart."
+                f"Kafka rejected a record of task {self.name} for {placement(topic, partition)}: {err.str()} "
+                f"({err.name()}).{hint} Offsets after the last acknowledged record are not committed, so the "
+                f"record will be re-sent after a restart."
             )
 
     def _record_done(self, record: SourceRecord) -> None:

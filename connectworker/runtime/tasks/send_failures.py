@@ -15,6 +15,11 @@ def _kafka_error(exc: BaseException) -> KafkaError | None:
     return None
 
 
+def placement(topic: str, partition: int | None) -> str:
+    """Where a record was going, as a failure message names it."""
+    return f"topic {topic!r}" if partition is None else f"topic {topic!r}, partition {partition}"
+
+
 def pinned_partition_hint(topic: str, partition: int | None) -> str:
     """Why a record the task pinned to `partition` was refused as "unknown partition"."""
     return (
@@ -38,14 +43,9 @@ def send_failure_message(task_name: str, record: SourceRecord, value: bytes | No
         )
     elif err is not None and err.code() == KafkaError._UNKNOWN_PARTITION and record.partition is not None:
         hint = pinned_partition_hint(record.topic, record.partition)
-    where = (
-        f"topic {record.topic!r}"
-        if record.partition is None
-        else f"topic {record.topic!r}, partition {record.partition}"
-    )
     return (
-        f"Kafka's producer refused a record of task {task_name} ({where}, source partition "
-        f"{record.source_partition!r}, source offset {record.source_offset!r}): {reason}.{hint} Offsets "
-        f"are committed up to the record before it; this record and the ones after it are sent again "
+        f"Kafka's producer refused a record of task {task_name} ({placement(record.topic, record.partition)}, "
+        f"source partition {record.source_partition!r}, source offset {record.source_offset!r}): {reason}.{hint} "
+        f"Offsets are committed up to the record before it; this record and the ones after it are sent again "
         f"when the task restarts."
     )
