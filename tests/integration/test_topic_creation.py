@@ -201,14 +201,19 @@ def test_500_new_topics_in_one_poll_cost_a_handful_of_admin_requests(
     delete_topics(admin, topics)
 
 
+@pytest.mark.parametrize("speed", ["paced", "full"])
 def test_topic_deleted_at_run_time_is_created_again_with_its_rule(
-    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, speed: str
 ) -> None:
+    """At full speed thousands of records are in flight when the topic goes: they are all re-sent well
+    within topic.creation.timeout.ms (waiting for the topic once per record outlasted it)."""
     topic = f"del{unique}"
+    # before the deletion, then after the topic came back
+    before, after = (50, 100) if speed == "paced" else (50_000, 50_000)
     connector = {
         **datagen(f"del-{unique}", topic, 1, -1),
-        "rate": "200",
-        "batch.size": "20",
+        "rate": "200" if speed == "paced" else "0",
+        "batch.size": "20" if speed == "paced" else "5000",
         "topic.creation.default.replication.factor": "1",
         "topic.creation.default.partitions": "3",
     }
@@ -228,13 +233,13 @@ def test_topic_deleted_at_run_time_is_created_again_with_its_rule(
     )
     with running_worker(config, connector) as runtime:
         task = runtime.worker.get(connector["name"]).tasks[0]
-        wait_until(lambda: task.committed_records >= 50)
+        wait_until(lambda: task.committed_records >= before)
         delete_topics(admin, [topic])
         wait_until(lambda: topic not in existing_topics(admin), what="topic deleted")
         wait_until(lambda: topic in existing_topics(admin), what="topic created again")
         committed = task.committed_records
         wait_until(
-            lambda: task.committed_records >= committed + 100,
+            lambda: task.committed_records >= committed + after,
             what=lambda: (
                 f"records flowing again ({task.committed_records - committed} committed since the topic "
                 f"came back; task {task.status.state.value}: {task.status.trace})"

@@ -309,13 +309,21 @@ class RecordSending:
         time.sleep(0.05)
 
     def _send_again(self, producer: Producer) -> None:
-        """Re-send records that failed while their topic was being re-created."""
-        while self._vanished.resend:
-            ack, msg, topic_unknown, pinned = self._vanished.resend.popleft()
+        """Re-send records that failed while their topic was being re-created.
+
+        Each topic is made ready once per call, not once per record: a task at full speed has
+        thousands of records in flight when its topic is deleted, and waiting for the topic's metadata
+        once per record outlasted topic.creation.timeout.ms. Only the records queued when the call
+        starts are sent; those that fail again are queued again for the next call."""
+        resend = self._vanished.resend
+        recovered: set[str] = set()
+        for _ in range(len(resend)):
+            ack, msg, topic_unknown, pinned = resend.popleft()
             topic = msg.topic()
             assert topic is not None  # a produced message always names its topic
-            if topic_unknown:
+            if topic_unknown and topic not in recovered:
                 self._recover_topic(producer, topic)
+                recovered.add(topic)
             ts_type, ts = msg.timestamp()
             # A record the task pinned goes back to its partition; the producer places the others again.
             partition = msg.partition() if pinned else None

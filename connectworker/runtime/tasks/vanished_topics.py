@@ -81,7 +81,9 @@ class VanishedTopics:
         now = time.monotonic()
         if now > self._deadline(topic, now):
             raise TaskFailure(
-                f"Topic {topic!r} vanished while in use and was still not usable after topic.creation.timeout.ms"
+                f"Topic {topic!r} vanished while in use and was still not usable after topic.creation.timeout.ms "
+                f"({self._timeout_s * 1000:.0f} ms): check that the broker can create it (the worker log says "
+                f"what it answered), or raise topic.creation.timeout.ms"
             )
 
     def expire(self) -> None:
