@@ -410,6 +410,11 @@ def _kill_mid_table_with_exactly_once(
     return seen, rows
 
 
+@pytest.mark.requires_apache_kafka(
+    "on Tansu a killed instance's unfinished transaction can surface: its offsets record is read back by the "
+    "next instance while data batches of the same transaction never arrived (seen in one CI run: 150 of the "
+    "200 rows of the killed poll missing, the offsets past them); Apache Kafka aborts it whole"
+)
 def test_exactly_once_killed_mid_table_loses_no_row(
     broker: Broker, database: tuple[Postgres, str], tmp_path: Path
 ) -> None:
