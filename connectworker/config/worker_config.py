@@ -197,7 +197,10 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
         "rules. Kafka ships `true`; connectworker creates topics only when asked.",
     )
     topic_creation_timeout_ms: int = Field(
-        30_000, ge=1, description="Bound on retrying retriable Admin errors before the task fails."
+        30_000,
+        ge=1,
+        description="Bound on retrying retriable Admin errors before the task fails, and on waiting for a "
+        "topic deleted at run time to be usable again (created anew) before its records are re-sent.",
     )
     topic_creation_policy_class: str | None = Field(
         None,
