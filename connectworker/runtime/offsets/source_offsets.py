@@ -30,6 +30,15 @@ V = TypeVar("V")
 _SOURCE_PARTITION = attrgetter("source_partition")
 
 
+def name_one_partition(records: Sequence[SourceRecord]) -> bool:
+    """Whether every record names the same `source_partition` object (connectors usually reuse one
+    dict), asked in C loops."""
+    if not records:
+        return True
+    first = records[0].source_partition
+    return all(map(is_, map(_SOURCE_PARTITION, records), repeat(first, len(records))))
+
+
 class InvalidSourceOffsetError(ConnectError):
     pass
 
@@ -61,9 +70,9 @@ def _shared_partition_newest(records: Sequence[SourceRecord], known: bool) -> di
     records name more than one object. `known`: the caller checked that they name one."""
     if not records:
         return {}
-    partition = records[0].source_partition
-    if not known and not all(map(is_, map(_SOURCE_PARTITION, records), repeat(partition, len(records)))):
+    if not known and not name_one_partition(records):
         return None
+    partition = records[0].source_partition
     for record in reversed(records):
         if record.source_offset is not None:  # None: delivered, but nothing to resume from
             return {_key_of(partition): record.source_offset}

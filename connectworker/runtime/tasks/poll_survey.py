@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter, is_
 
 from connectworker.api.record import SourceRecord
-
-_SOURCE_PARTITION = attrgetter("source_partition")
+from connectworker.runtime.offsets.source_offsets import name_one_partition
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +50,7 @@ def survey(records: Sequence[SourceRecord]) -> PollSurvey:
     else:
         return PollSurvey(plain=True, with_headers=False, one_partition=True, topic=topic)
     plain, with_headers = scan(records)
-    one_partition = all(map(is_, map(_SOURCE_PARTITION, records), repeat(first, len(records))))
-    return PollSurvey(plain, with_headers, one_partition)
+    return PollSurvey(plain, with_headers, name_one_partition(records))
 
 
 def scan(records: Sequence[SourceRecord]) -> tuple[bool, bool]:

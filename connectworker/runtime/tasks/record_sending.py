@@ -175,19 +175,18 @@ class RecordSending:
         all_headers = converted.headers
         for i, (record, key, value) in enumerate(zip(records, converted.keys, converted.values, strict=True)):
             partition = record.partition
-            callback: DeliveryCallback | None = (
-                RecordAck(batch, self._as_polled(i, converted, record), partition is not None) if per_record else None
-            )
+            callback: DeliveryCallback | None
+            if per_record:
+                callback = RecordAck(batch, self._as_polled(i, converted, record), partition is not None)
+            else:  # the producer-wide report, but for a pinned partition (see _on_pinned_error)
+                callback = None if partition is None else self._on_pinned_error
             headers = all_headers[i] if all_headers is not None else None
-            if callback is None:
-                if partition is None and record.timestamp is None and headers is None:
-                    try:
-                        produce(record.topic, value, key)  # the common case: positional arguments only, fastest
-                        continue
-                    except (BufferError, KafkaException):
-                        pass  # a full queue or a vanished topic: the patient path below waits it out
-                elif partition is not None:
-                    callback = self._on_pinned_error
+            if callback is None and record.timestamp is None and headers is None:
+                try:
+                    produce(record.topic, value, key)  # the common case: positional arguments only, fastest
+                    continue
+                except (BufferError, KafkaException):
+                    pass  # a full queue or a vanished topic: the patient path below waits it out
             try:
                 self._produce_patiently(
                     producer, record.topic, value, key, partition, callback, record.timestamp, headers
@@ -327,9 +326,7 @@ class RecordSending:
             ts_type, ts = msg.timestamp()
             # A record the task pinned goes back to its partition; the producer places the others again.
             partition = msg.partition() if pinned else None
-            callback: DeliveryCallback | None = ack
-            if callback is None and pinned:
-                callback = self._on_pinned_error
+            callback: DeliveryCallback | None = ack if ack is not None or not pinned else self._on_pinned_error
             try:
                 self._produce_patiently(
                     producer, topic, msg.value(), msg.key(), partition, callback, ts if ts_type else None, msg.headers()
