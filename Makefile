@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-busy lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,11 +31,18 @@ POSTGRES_SERVER = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) /usr/
 $(POSTGRES_SERVER):
 	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'
 
+# Two test processes per core: most tests wait on a broker, a database or a child process, and the tests
+# that keep a core busy run in lanes of their own (tests/conftest.py), so the load stays near the cores.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+
 test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
 	$(BIN)/ruff format --check connectworker connectors tests bench
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors
-	$(BIN)/python -m pytest -n 6 --dist worksteal
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+test-busy:  ## `make test` while another process keeps one core busy, as on a user's laptop
+	$(PYTHON) -c 'while True: pass' & busy=$$!; trap 'kill $$busy' EXIT; $(MAKE) test
 
 bench: $(VENV)/.test-deps  ## benchmarks; results in bench/results.md
 	$(BIN)/python -m bench.run_all

@@ -22,6 +22,7 @@ BENCHMARKS = [
     "bench.bench_postgres_cdc",
     "bench.bench_config_parse",
     "bench.bench_first_ack",
+    "bench.bench_task_start",
 ]
 
 

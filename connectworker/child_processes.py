@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-__all__ = ["DIES_WITH_PARENT", "die_with_parent", "spawn", "spawn_python"]
+__all__ = ["DIES_WITH_PARENT", "die_with_parent", "die_with_parent_pid", "spawn", "spawn_python"]
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -145,7 +145,13 @@ def die_with_parent(argv: Sequence[str]) -> None:
     once if it already has (the parent's pid is in `argv`, after `--parent-pid`)."""
     if PARENT_PID_ARG not in argv:
         return
-    parent = int(argv[list(argv).index(PARENT_PID_ARG) + 1])
+    die_with_parent_pid(int(argv[list(argv).index(PARENT_PID_ARG) + 1]))
+
+
+def die_with_parent_pid(parent: int) -> None:
+    """Be sent SIGKILL when `parent`, the process that forked this one, dies (Linux); exit at once if it
+    already has. Called first thing by a child that a single-threaded parent forked (a task process of
+    the fork server), or through `die_with_parent`."""
     if _PRCTL is not None and _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
     if os.getppid() != parent:  # it died before the call above: nobody would signal us

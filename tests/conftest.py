@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 import uuid
@@ -27,47 +26,46 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
 
-@pytest.hookimpl(trylast=True)
+DEFAULT_TIMEOUT_S = 300
+"""pytest-timeout's bound for one test (setup and teardown included): a hang fails that test by name. A
+`long` test gets four times its expected seconds, if that is more."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which names each test's group in its node id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under xdist, the modules holding tests marked `long` start first, one share each, heaviest first,
-    and the other tests come after them.
-
-    `--dist worksteal` hands each worker a contiguous share of the collection (equal counts, in order)
-    and lets an idle worker steal the back half of the busiest share. So this lays the collection out
-    as those shares: the modules holding long tests dealt heaviest first to the share with the least
-    long work, each share opening with them, then the other tests in collection order. What is left
-    at the end is short tests, which stealing balances; no worker runs a long test alone while the
-    others idle. Without xdist the order stays as collected."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        items[:] = [item for share in _shares(items, workers) for item in share]
-
-
-def _shares(items: list[pytest.Item], workers: int) -> list[list[pytest.Item]]:
-    sizes = []
-    left = len(items)
-    for n in range(workers, 0, -1):  # the counts xdist's first hand-out gives each worker
-        sizes.append(left // n)
-        left -= sizes[-1]
+    """Under xdist (`--dist loadgroup`, `make test`): each `lane`'s tests run one after another on one
+    worker, so that tests which each keep a core busy (JVMs, a browser, a fuzzer, kill loops) never stack
+    on a 2-core machine; the lanes start first, the heaviest first. Every other module runs whole on one
+    worker (its module fixtures start once), modules with `long` tests first, so none of them is left
+    running alone at the end. Every test gets its pytest-timeout bound."""
+    for item in items:
+        long_s = _long_seconds(item)
+        if long_s and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(max(DEFAULT_TIMEOUT_S, 4 * long_s)))
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) <= 1:
+        return
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    # A module with long tests goes whole to one share, in its own order: its module and session
-    # fixtures (a Spark cluster, a SparkSession) then start once, not once per worker it lands on.
-    units = [tests for tests in modules.values() if any(map(_long_seconds, tests))]
-    shares: list[list[pytest.Item]] = [[] for _ in sizes]
-    load = [0.0] * len(sizes)
-    for unit in sorted(units, key=lambda u: -sum(map(_long_seconds, u))):
-        fits = [n for n in range(len(shares)) if sizes[n] - len(shares[n]) >= len(unit)]
-        target = min(fits or range(len(shares)), key=lambda n: load[n])
-        shares[target].extend(unit)
-        load[target] += sum(map(_long_seconds, unit))
-    placed = {id(item) for share in shares for item in share}
-    short = iter([item for item in items if id(item) not in placed])
-    for n, share in enumerate(shares):
-        share.extend(itertools.islice(short, max(0, sizes[n] - len(share))))
-    shares[-1].extend(short)  # only if a unit overfilled its share: nothing is ever dropped
-    return shares
+    lanes: dict[str, list[pytest.Item]] = {}
+    rest: list[list[pytest.Item]] = []
+    for module, tests in modules.items():
+        lane = _lane(tests[0])
+        group = f"lane-{lane}" if lane else module
+        for item in tests:
+            item.add_marker(pytest.mark.xdist_group(group))
+        if lane:
+            lanes.setdefault(lane, []).extend(tests)
+        else:
+            rest.append(tests)
+    ordered = sorted(lanes.values(), key=lambda tests: -sum(map(_expected_seconds, tests)))
+    ordered += sorted(rest, key=lambda tests: -sum(map(_long_seconds, tests)))  # stable: the rest in order
+    items[:] = [item for tests in ordered for item in tests]
+
+
+def _lane(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("lane")
+    return str(marker.args[0]) if marker is not None else None
 
 
 def _long_seconds(item: pytest.Item) -> float:
@@ -75,6 +73,10 @@ def _long_seconds(item: pytest.Item) -> float:
     0 for the rest."""
     marker = item.get_closest_marker("long")
     return float(marker.kwargs.get("seconds", 30)) if marker is not None else 0.0
+
+
+def _expected_seconds(item: pytest.Item) -> float:
+    return _long_seconds(item) or 1.0
 
 
 @pytest.fixture(scope="session")

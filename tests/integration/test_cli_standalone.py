@@ -8,13 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from confluent_kafka.admin import AdminClient
 
 from connectworker.runtime.offsets.file_store import partition_key
 from tests.broker import Broker
+from tests.integration.test_cli_signals import running_cli
 from tests.kafka_helpers import consume, delete_topics
 
 
@@ -98,22 +98,13 @@ def test_sigterm_mid_run_flushes_and_commits_a_gap_free_prefix(
         f"name=gen-{unique}\nconnector.class=DataGen\ntopic.pattern={topic}\ntopic.count=1\n"
         "rate=2000\nbatch.size=100\nformat=string\n"
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        time.sleep(4)  # the flush interval is 60 s: only the shutdown commit can write offsets
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err
+    with running_cli(worker, connector) as cli:
+        # Up and producing: its signal handlers are in place, and records are in flight or delivered. The
+        # flush interval is 60 s, so only the shutdown commit can write offsets.
+        cli.wait_for(rf"Task gen-{unique}-0 runs in a task process")
+        assert consume(broker.bootstrap_servers, [topic], 1), f"no record reached {topic}:\n{cli.stderr}"
+        cli.proc.send_signal(signal.SIGTERM)
+        assert cli.exit_status(timeout=60) == 0, cli.stderr
     committed = json.loads((tmp_path / "offsets.json").read_text())[f"gen-{unique}"][partition_key({"task": 0})]
     seq = committed["seq"]
     assert seq > 0

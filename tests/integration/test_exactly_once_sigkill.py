@@ -34,6 +34,8 @@ from tests.integration.test_repeated_sigkill import (
 )
 from tests.kafka_helpers import delete_topics
 
+pytestmark = pytest.mark.lane("cpu")
+
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
 

@@ -20,6 +20,8 @@ from tests.integration.harness import wait_until
 from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
 from tests.kafka_helpers import delete_topics
 
+pytestmark = pytest.mark.lane("cpu")
+
 RECORDS = 50_000
 KILLS = 10
 KILL_DELAY_S = (0.0, 0.6)  # after the run's first commit, so every kill lands mid-stream
@@ -36,11 +38,21 @@ def start_worker(worker: Path, connector: Path, log: Path) -> subprocess.Popen[b
         )
 
 
+UP = b"Worker running with"  # logged once the worker has started its connectors, its signal handlers in place
+
+
 def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[], bool], timeout: float = 60) -> None:
-    """Start the worker, wait until `done()` (or it exits), stop it with SIGTERM: it must exit with 0."""
+    """Start the worker, wait until it is up and `done()` (or it exits), stop it with SIGTERM: it must exit
+    with 0. (`done()` may hold from the start, the earlier runs having committed everything: the signal must
+    still reach a worker that has started, not one still importing, which it would kill.)"""
+    logged_before = log.stat().st_size if log.exists() else 0
     proc = start_worker(worker, connector, log)
     try:
-        wait_until(lambda: done() or proc.poll() is not None, timeout, "the last run to commit every record")
+        wait_until(
+            lambda: (UP in log.read_bytes()[logged_before:] and done()) or proc.poll() is not None,
+            timeout,
+            "the last run to start and commit every record",
+        )
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, log.read_text()[-3000:]
     finally:
@@ -50,7 +62,7 @@ def run_to_completion(worker: Path, connector: Path, log: Path, done: Callable[[
 
 
 def wait_for_commit(
-    proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path, timeout: float = 30
+    proc: subprocess.Popen[bytes], offsets: Path, connector: str, *, beyond: int, log: Path, timeout: float = 120
 ) -> None:
     """Wait until the worker committed a DataGen seq above `beyond`; fail at once if it exited."""
     wait_until(

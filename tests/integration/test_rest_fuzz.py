@@ -22,6 +22,8 @@ from tests.broker import Broker
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config
 from tests.kafka_helpers import delete_topics, existing_topics
 
+pytestmark = pytest.mark.lane("cpu")
+
 EXAMPLE = "datagen-example"  # the connector name the OpenAPI document uses in its examples
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance")
 MAX_EXAMPLES = 20
@@ -78,7 +80,7 @@ def test_fuzzing_finds_no_5xx_and_no_answer_off_the_document(served: RestWorker,
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=300,  # within the test's own bound (tests/conftest.py: four times its `long` seconds)
     )
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-4000:]
     assert "No issues found" in result.stdout or "passed" in result.stdout, result.stdout[-4000:]

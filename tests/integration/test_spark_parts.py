@@ -45,6 +45,8 @@ from connectworker.spark.formats.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 
+pytestmark = pytest.mark.lane("spark-local")
+
 P0, P1 = partition_key({"task": 0}), partition_key({"task": 1})
 
 

@@ -29,15 +29,16 @@ RUNS_IN = r"Task {name}-{task} runs in a task process on \S+ \(pid (\d+)\)"
 
 
 def task_process_pids(worker_pid: int) -> list[int]:
-    """The worker's children that are task processes (not the embedded broker, say)."""
+    """The worker's task processes: the children of its fork server (the worker's child that runs
+    `connectworker.runtime.runners.fork_server`; not the embedded broker, say)."""
     pids = []
     for pid in children_of(worker_pid):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except FileNotFoundError:
             continue
-        if b"connectworker.runtime.runners.task_host" in command:
-            pids.append(pid)
+        if b"connectworker.runtime.runners.fork_server" in command:
+            pids.extend(children_of(pid))
     return pids
 
 
@@ -216,7 +217,7 @@ import sys
 from connectors.datagen import DataGenConnector, DataGenTask
 
 main = getattr(sys.modules["__main__"], "__spec__", None)
-if main is not None and main.name == "connectworker.runtime.runners.task_host":
+if main is not None and main.name == "connectworker.runtime.runners.fork_server":
     raise ImportError("libsensor.so.3: cannot open shared object file: No such file or directory")
 
 

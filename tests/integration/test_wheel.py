@@ -13,9 +13,12 @@ import zipfile
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.broker import Broker
 from tests.integration.test_cli_signals import Cli
+
+pytestmark = pytest.mark.lane("cpu")
 
 REPO = Path(__file__).resolve().parents[2]
 

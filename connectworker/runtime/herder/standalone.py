@@ -7,6 +7,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
@@ -28,6 +29,7 @@ from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.offsets.storage_settings import offset_storage_settings
+from connectworker.runtime.runners.fork_server import TaskForkServer
 from connectworker.runtime.runners.process_runner import ProcessTaskRunner
 from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
@@ -44,6 +46,8 @@ LOOPBACK = "127.0.0.1"  # where task processes reach the worker's task channel
 
 class StandaloneRuntime:
     """Everything a standalone worker runs; `start()` then `stop()` (or use as a context manager)."""
+
+    runs_task_processes: ClassVar[bool] = True  # False where `_task_runner` places tasks elsewhere (Spark)
 
     def __init__(self, config: WorkerConfig, file_connectors: Sequence[ConnectorConfig] = ()) -> None:
         """`file_connectors`: those the command line will start, for checks made before any starts."""
@@ -62,6 +66,7 @@ class StandaloneRuntime:
         self.gates: TopicGateFactory | None = None  # each connector's topic gate, once start() made the service
         self.task_processes: ProcessTaskRunner | None = None  # task.processes > 0
         self._channel: TaskChannel | None = None
+        self._forks: TaskForkServer | None = None  # started first thing, handed to the task processes' runner
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
@@ -72,6 +77,9 @@ class StandaloneRuntime:
         if not self.config.offset_storage_topic:
             assert self.config.offset_storage_file_filename is not None
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
+        if self.runs_task_processes and self.config.task_process_count > 0:
+            # Now: it imports the task runtime while the broker and the cluster check take their time.
+            self._forks = TaskForkServer()
         if self.config.uses_embedded_broker:
             if self.config.exactly_once_enabled:
                 log.warning("%s", EMBEDDED_BROKER_CAVEAT)
@@ -137,8 +145,14 @@ class StandaloneRuntime:
         assert self.gates is not None
         self._channel = TaskChannel(LOOPBACK)
         self.task_processes = ProcessTaskRunner(
-            self.config, offset_storage_settings(self.config), self._channel, self.gates, self.metrics.for_task
+            self.config,
+            offset_storage_settings(self.config),
+            self._channel,
+            self.gates,
+            self.metrics.for_task,
+            forks=self._forks,
         )
+        self._forks = None  # the runner's now
         log.info("Tasks run in up to %d task process(es) (task.processes)", self.task_processes.limit)
         return self.task_processes
 
@@ -147,6 +161,7 @@ class StandaloneRuntime:
         runner, self.task_processes = self.task_processes, None
         if runner is not None:
             runner.close()
+
         channel, self._channel = self._channel, None
         if channel is not None:
             channel.close()
@@ -258,6 +273,9 @@ class StandaloneRuntime:
         if herder is not None and herder.store is not None:
             herder.store.close()
         self._release_runner()
+        forks, self._forks = self._forks, None
+        if forks is not None:  # start-up failed before the runner took it
+            forks.close(0)
         if self.policy is not None:
             try:
                 self.policy.close()

@@ -7,11 +7,12 @@ one and every process already hosts a task, else to the process with the fewest 
 the remote task loop (`remote_task.py`) and reports to the worker over the task channel; the worker
 keeps the herder, REST, metrics, the offsets' owner and the topic-creation cache.
 
-Processes are started by the one long-lived spawner thread of `child_processes.py` with fork-and-exec
-and no Python code in between (never a bare `fork()` of this process, which runs librdkafka's and
-uvicorn's threads), and die with the worker (`PR_SET_PDEATHSIG`, which each sets for itself first). A
-process that dies makes its tasks FAILED, with a trace saying so; as in Kafka Connect they stay FAILED
-until restarted through the REST API, and then resume from their committed offsets.
+Processes are forked by the fork server (`fork_server.py`), which the worker starts with itself and
+which imports the task runtime once: a task process is ready in milliseconds, not after a second of
+imports (never a bare `fork()` of this process, which runs librdkafka's and uvicorn's threads). They die
+with the worker (the fork server dies with it, and they with the fork server). A process that dies makes
+its tasks FAILED, with a trace saying so; as in Kafka Connect they stay FAILED until restarted through
+the REST API, and then resume from their committed offsets.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ import threading
 from collections.abc import Callable
 
 from connectworker.api.errors import ConnectError
-from connectworker.child_processes import spawn_python
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
+from connectworker.runtime.runners.fork_server import ForkedProcess, TaskForkServer
 from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
 from connectworker.runtime.runners.remote_start import RemoteStarts
 from connectworker.runtime.runners.remote_task import python_path
@@ -45,16 +46,14 @@ class TaskProcess:
     """One task process: the tasks it hosts, the pipe that sends it tasks, and the thread that hears
     which ended (or that the process died)."""
 
-    def __init__(self, number: int, on_exit: Callable[[TaskProcess, str], bool]) -> None:
+    def __init__(self, number: int, forks: TaskForkServer, on_exit: Callable[[TaskProcess, str], bool]) -> None:
         """`on_exit` is told when the process ended, and why; it answers whether the worker is closing."""
         self.number = number
         self.handles: dict[str, RemoteTaskHandle] = {}
         self._lock = threading.Lock()
         self._on_exit = on_exit
-        self.popen: subprocess.Popen[bytes] = spawn_python(
-            "connectworker.runtime.runners.task_host", stdin=subprocess.PIPE, stdout=subprocess.PIPE
-        )
-        self.pid = self.popen.pid
+        self.process: ForkedProcess = forks.fork()
+        self.pid = self.process.pid
         threading.Thread(target=self._listen, name=f"task-process-{number}", daemon=True).start()
         log.info("Started task process %d (pid %d)", number, self.pid)
 
@@ -67,11 +66,9 @@ class TaskProcess:
         header = {"attempt": handle.attempt, "name": handle.name, "size": len(payload), "sys_path": python_path()}
         with self._lock:
             self.handles[handle.attempt] = handle
-            stdin = self.popen.stdin
-            assert stdin is not None
             try:
-                stdin.write(json.dumps(header).encode() + b"\n" + payload)
-                stdin.flush()
+                self.process.commands.write(json.dumps(header).encode() + b"\n" + payload)
+                self.process.commands.flush()
             except OSError as exc:
                 raise ConnectError(
                     f"Task process {self.number} (pid {self.pid}) cannot take task {handle.name}: {exc}"
@@ -80,17 +77,15 @@ class TaskProcess:
     def close_input(self) -> None:
         """No more tasks: the process exits once its tasks have ended."""
         with self._lock:
-            stdin = self.popen.stdin
-            if stdin is not None and not stdin.closed:
+            commands = self.process.commands
+            if not commands.closed:
                 try:
-                    stdin.close()
+                    commands.close()
                 except OSError as exc:
                     log.debug("Task process %d's input was closed already: %s", self.number, exc)
 
     def _listen(self) -> None:
-        stdout = self.popen.stdout
-        assert stdout is not None
-        for line in stdout:
+        for line in self.process.control:
             try:
                 message = json.loads(line)
                 if not isinstance(message, dict):
@@ -105,7 +100,8 @@ class TaskProcess:
                 if failure:
                     log.error("%s", str(failure).splitlines()[0])
                 handle.ended_with(failure)
-        code = self.popen.wait()
+        self.process.control.close()
+        code = self.process.wait()
         closing = self._on_exit(self, _exit_reason(code))
         with self._lock:
             orphans, self.handles = list(self.handles.values()), {}
@@ -121,7 +117,9 @@ class TaskProcess:
                 )
 
 
-def _exit_reason(code: int) -> str:
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "ended with its fork server"
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -139,9 +137,13 @@ class ProcessTaskRunner:
         channel: TaskChannel,
         topic_gates: TopicGateFactory,
         task_metrics: TaskMetricsFactory | None = None,
+        forks: TaskForkServer | None = None,
     ) -> None:
+        """`forks`: the fork server, when the caller started it earlier (so that its imports overlap the
+        rest of the worker's start); one is started now otherwise."""
         self.channel = channel
         self.limit = worker.task_process_count
+        self._forks = forks if forks is not None else TaskForkServer()
         self._starts = RemoteStarts(worker, offsets, channel, topic_gates, task_metrics, PLACEMENT, shows_host=False)
         self._processes: list[TaskProcess] = []
         self._started = 0
@@ -178,8 +180,12 @@ class ProcessTaskRunner:
             least = min(loads, key=lambda pair: pair[0], default=None)
             if least is not None and (least[0] == 0 or len(self._processes) >= self.limit):
                 return least[1]
+            if not self._forks.alive:
+                log.warning("The task processes' fork server (pid %d) is gone: starting another", self._forks.pid)
+                self._forks.close(0)
+                self._forks = TaskForkServer()
             self._started += 1
-            process = TaskProcess(self._started, self._exited)
+            process = TaskProcess(self._started, self._forks, self._exited)
             self._processes.append(process)
             return process
 
@@ -215,8 +221,9 @@ class ProcessTaskRunner:
             process.close_input()
         for process in processes:
             try:
-                process.popen.wait(0 if process.load else EXIT_WAIT_S)
+                process.process.wait(0 if process.load else EXIT_WAIT_S)
             except subprocess.TimeoutExpired:
                 log.warning("Task process %d (pid %d) did not exit in time: killing it", process.number, process.pid)
-                process.popen.kill()
-                process.popen.wait()
+                process.process.kill()
+                process.process.wait(EXIT_WAIT_S)
+        self._forks.close(EXIT_WAIT_S)

@@ -60,6 +60,7 @@ class RemoteTaskHandle:
         self._metrics = metrics
         self._startups = (0, 0, 0)
         self._command = "pause" if paused else "run"
+        self._send: Callable[[str], None] | None = None  # sends a command at once, while the task is connected
         self._forget_topics = False
         self._stats = TaskStats()
         self._lock = threading.Lock()
@@ -67,10 +68,11 @@ class RemoteTaskHandle:
 
     # -- TaskHandle ----------------------------------------------------------------------------
     def pause(self) -> None:
-        """Asked of the task at its next report (within `REPORT_INTERVAL_S`); shown and logged now."""
+        """Sent to the task at once (and repeated in the answer to each report); shown and logged now."""
         with self._lock:
             if self._command == "run":
                 self._command = "pause"
+        self._tell()
         if self.status.state is State.RUNNING:
             self.status.set(State.PAUSED)
             log.info("Task %s paused", self.name, extra=log_fields(connector=self.connector, task=self.task_id))
@@ -79,6 +81,7 @@ class RemoteTaskHandle:
         with self._lock:
             if self._command == "pause":
                 self._command = "run"
+        self._tell()
         if self.status.state is State.PAUSED:
             self.status.set(State.RUNNING)
             log.info("Task %s resumed", self.name, extra=log_fields(connector=self.connector, task=self.task_id))
@@ -86,6 +89,14 @@ class RemoteTaskHandle:
     def stop(self) -> None:
         with self._lock:
             self._command = "stop"
+        self._tell()
+
+    def _tell(self) -> None:
+        """Send the task its command now, if it is connected (else it gets it in answer to its first report)."""
+        with self._lock:
+            send, command = self._send, self._command
+        if send is not None:
+            send(command)
 
     @property
     def stopping(self) -> bool:
@@ -163,6 +174,10 @@ class RemoteTaskHandle:
                 counts.succeeded()
             for _ in range(now[2] - before[2]):
                 counts.failed()
+
+    def attach(self, send: Callable[[str], None] | None) -> None:
+        with self._lock:
+            self._send = send
 
     def on_disconnect(self) -> None:
         """Nothing to do: the placement sees a task's process die (`ended`), and a Spark task whose

@@ -144,7 +144,8 @@ class RecordingTaskMetrics(TaskMetrics):
 
 
 class WorkerLink:
-    """The task's connection to the worker: reports out, commands in."""
+    """The task's connection to the worker: reports out (from the thread that follows the task), commands
+    in (on a thread of their own, applied as they arrive: a stop asked for reaches the task at once)."""
 
     def __init__(self, payload: RemoteTask) -> None:
         self.payload = payload
@@ -152,17 +153,27 @@ class WorkerLink:
         self._topics: set[str] = set()
         self._topics_lock = threading.Lock()
         self._reported: tuple[State, int] = (State.UNASSIGNED, 0)  # the state and committed records last reported
+        self._connected = threading.Event()  # set while the worker is there
+        self._losing = threading.Lock()  # the reader and the reporter may both find the worker gone
+        self._closing = False
         self.metrics = RecordingTaskMetrics()
         self.gate = RemoteTopicGate(payload.address, {"token": payload.token, "attempt": payload.attempt})
 
     def __enter__(self) -> WorkerLink:
         self._sock = socket.create_connection(self.payload.address, timeout=CONNECT_TIMEOUT_S)
-        self._file = self._sock.makefile("rwb")
+        self._sock.settimeout(None)
+        self._reader = self._sock.makefile("rb")
+        self._writer = self._sock.makefile("wb")
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing = True
         self.gate.close()
         if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)  # wakes the command reader, which then ends quietly
+            except OSError as exc:
+                log.debug("The connection to the worker was closed already: %s", exc)
             self._sock.close()
 
     def topics_met(self, topics: set[str]) -> None:
@@ -171,8 +182,8 @@ class WorkerLink:
             self._topics |= topics
 
     def follow(self, task: WorkerSourceTask, runner: threading.Thread) -> None:
-        """Report and obey until the task's thread ends; if the worker goes away, stop the task (it
-        commits what Kafka acknowledged) and wait for it."""
+        """Report until the task's thread ends; commands are applied by the reader thread started here. If
+        the worker goes away, the task is stopped (it commits what Kafka acknowledged) and waited for."""
         host = socket.gethostname()
         first: dict[str, Any] = {
             "token": self.payload.token,
@@ -180,15 +191,17 @@ class WorkerLink:
             "executor": f"{host} (pid {os.getpid()})",
             "host": host,
         }
-        connected = self._exchange(task, first)
+        self._connected.set()
+        threading.Thread(target=self._obey, args=(task,), name=f"task-commands-{task.name}", daemon=True).start()
+        self._report(task, first)
         due = time.monotonic() + REPORT_INTERVAL_S
         while runner.is_alive():
             runner.join(NEWS_CHECK_INTERVAL_S)
-            if connected and (time.monotonic() >= due or self._news(task)):
-                connected = self._exchange(task, {})
+            if self._connected.is_set() and (time.monotonic() >= due or self._news(task)):
+                self._report(task, {})
                 due = time.monotonic() + REPORT_INTERVAL_S
-        if connected:
-            self._exchange(task, {"done": True})
+        if self._connected.is_set():
+            self._report(task, {"done": True})
 
     def _news(self, task: WorkerSourceTask) -> bool:
         """What the worker should hear before the next regular report: a new state, a commit, a topic met
@@ -199,7 +212,7 @@ class WorkerLink:
                 return True
         return task.status.snapshot()[0] != self._reported[0] or task.committed_records != self._reported[1]
 
-    def _exchange(self, task: WorkerSourceTask, extra: dict[str, Any]) -> bool:
+    def _report(self, task: WorkerSourceTask, extra: dict[str, Any]) -> None:
         with self._topics_lock:
             topics, self._topics = self._topics, set()
         state, trace = task.status.snapshot()
@@ -215,31 +228,45 @@ class WorkerLink:
             **self.metrics.drain(),
         }
         try:
-            self._file.write(json.dumps(report).encode() + b"\n")
-            self._file.flush()
-            line = self._file.readline(MAX_LINE_BYTES)
+            self._writer.write(json.dumps(report).encode() + b"\n")
+            self._writer.flush()
         except OSError as exc:
-            line, reason = b"", str(exc)
-        else:
-            reason = "the worker closed the connection"
-        if not line:
-            log.warning(
-                "Task %s lost the worker it reports to (%s): stopping it; it commits what Kafka acknowledged",
-                task.name,
-                reason,
-            )
-            task.stop()
-            return False
-        command = json.loads(line).get("command")
-        if command == "stop":
-            task.stop()
-        elif command == "pause":
-            task.pause(announce=False)  # the worker announced it when it asked
-        elif command == "run" and state is State.PAUSED:
-            task.resume(announce=False)
-        elif command == "forget_topics":
-            task.forget_reported_topics()
-        return True
+            self._lost(task, str(exc))
+
+    def _obey(self, task: WorkerSourceTask) -> None:
+        """Apply each command the worker sends: the answer to every report, and what it pushes at once (a
+        stop, a pause, a resume)."""
+        reason = "the worker closed the connection"
+        while True:
+            try:
+                line = self._reader.readline(MAX_LINE_BYTES)
+            except (OSError, ValueError) as exc:
+                line, reason = b"", str(exc)
+            if not line:
+                if not self._closing:
+                    self._lost(task, reason)
+                return
+            command = json.loads(line).get("command")
+            if command == "stop":
+                task.stop()
+            elif command == "pause":
+                task.pause(announce=False)  # the worker announced it when it asked
+            elif command == "run" and task.status.state is State.PAUSED:
+                task.resume(announce=False)
+            elif command == "forget_topics":
+                task.forget_reported_topics()
+
+    def _lost(self, task: WorkerSourceTask, reason: str) -> None:
+        with self._losing:
+            if not self._connected.is_set():
+                return
+            self._connected.clear()
+        log.warning(
+            "Task %s lost the worker it reports to (%s): stopping it; it commits what Kafka acknowledged",
+            task.name,
+            reason,
+        )
+        task.stop()
 
 
 FORWARDED_LOGGERS = "connectworker"

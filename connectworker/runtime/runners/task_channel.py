@@ -4,8 +4,9 @@ or Spark tasks on executors): the remote-task protocol's transport.
 Each remote task opens a TCP connection to this server and, every `REPORT_INTERVAL_S` (and at once when
 something changed), sends one JSON line: the task's state and trace, its counters, the topics it met,
 its metric observations and its log lines. The worker answers each line with what the task should do
-(`run`, `pause`, `stop`, `forget_topics`), so a pause reaches a running task within a report interval,
-and a task whose worker is gone (the connection drops) stops and commits on its own.
+(`run`, `pause`, `stop`, `forget_topics`), and sends a command at once when one is asked for (a stop
+reaches the task in well under a millisecond, not at its next report); a task whose worker is gone (the
+connection drops) stops and commits on its own.
 
 A task opens a second connection for topic creation (`"kind": "topics"` in its first line): the
 worker's topic-creation service, with its one known-topic cache, checks and creates the task's new
@@ -25,6 +26,7 @@ import logging
 import secrets
 import socketserver
 import threading
+from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ class LineIO:
 
     def __init__(self, rfile: IO[bytes] | io.BufferedIOBase, wfile: IO[bytes] | io.BufferedIOBase) -> None:
         self._rfile, self._wfile = rfile, wfile
+        self._writing = threading.Lock()  # an answer and a command sent at once must not interleave
 
     def read(self) -> dict[str, Any] | None:
         """The next message; None when the other side closed the connection."""
@@ -48,8 +51,10 @@ class LineIO:
         return message if isinstance(message, dict) else None
 
     def write(self, message: dict[str, Any]) -> None:
-        self._wfile.write(json.dumps(message).encode() + b"\n")
-        self._wfile.flush()
+        line = json.dumps(message).encode() + b"\n"
+        with self._writing:
+            self._wfile.write(line)
+            self._wfile.flush()
 
 
 class ReportSink(Protocol):
@@ -57,6 +62,10 @@ class ReportSink(Protocol):
 
     def on_report(self, report: dict[str, Any]) -> str:
         """Take one report; return the command for the task (`run`, `pause`, `stop`, `forget_topics`)."""
+        ...
+
+    def attach(self, send: Callable[[str], None] | None) -> None:
+        """How to send the task a command at once, while its report connection is open (None once closed)."""
         ...
 
     def on_disconnect(self) -> None:
@@ -127,8 +136,16 @@ class TaskChannel:
             except OSError as exc:
                 log.debug("Topic connection of a task ended: %s", exc)
             return
+
+        def send(command: str) -> None:
+            try:
+                io.write({"command": command})
+            except OSError as exc:  # the connection is ending: its reader sees it too
+                log.debug("A command for a task could not be sent: %s", exc)
+
         try:
             command = sink.on_report(hello)
+            sink.attach(send)
             while True:
                 io.write({"command": command})
                 report = io.read()
@@ -138,4 +155,5 @@ class TaskChannel:
         except OSError as exc:
             log.debug("Task channel connection ended: %s", exc)
         finally:
+            sink.attach(None)
             sink.on_disconnect()

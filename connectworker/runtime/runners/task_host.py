@@ -1,16 +1,16 @@
 """A task process: hosts some of the worker's tasks, each on a thread, each running the remote task loop
 (`remote_task.py`) that reports to the worker over its task channel.
 
-Started by the worker's `ProcessTaskRunner` as ``python -m connectworker.runtime.runners.task_host``.
-The worker sends each task down this process's standard input, a JSON header line and the pickled
-`RemoteTask` (so nothing of a task's config, secrets included, is ever in a command line or an
-environment that `ps` shows); this process answers on a control pipe, a JSON line per task that ended.
+Forked by the worker's fork server (`fork_server.py`) when the worker's `ProcessTaskRunner` asks for a
+new process. The worker sends each task down the process's command pipe, a JSON header line and the
+pickled `RemoteTask` (so nothing of a task's config, secrets included, is ever in a command line or an
+environment that `ps` shows); the process answers on its control pipe, a JSON line per task that ended.
 A connector's `print()` goes to the worker's standard error, never into that pipe.
 
-Ctrl-C in a terminal reaches every process of the group: this one ignores SIGINT and SIGTERM, because
-the worker stops its tasks itself (they flush and commit), then closes standard input, and this
-process exits once its tasks have ended. If the worker dies, `PR_SET_PDEATHSIG` (which this process
-sets first thing, see `child_processes.py`) ends it at once.
+Ctrl-C in a terminal reaches every process of the group: task processes ignore SIGINT and SIGTERM (as
+the fork server does), because the worker stops its tasks itself (they flush and commit), then closes
+the command pipe, and the process exits once its tasks have ended. If the worker dies, the fork server
+dies with it and the task processes with the fork server (`PR_SET_PDEATHSIG`, `child_processes.py`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,11 @@ import json
 import logging
 import os
 import pickle
-import signal
 import sys
 import threading
 import traceback
 from typing import Any, BinaryIO
 
-from connectworker.child_processes import die_with_parent
-from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, run_remote_task
 
 EXIT_WAIT_S = 5.0  # after standard input closed, how long tasks still running may take before we exit
@@ -95,19 +92,3 @@ def _first_line(exc: BaseException) -> str:
 def _failure(summary: str, exc: BaseException) -> str:
     """A FAILED task's trace: what happened, then the traceback (as Kafka Connect shows a task's)."""
     return f"{summary}\n{''.join(traceback.format_exception(exc))}"
-
-
-def main() -> None:
-    die_with_parent(sys.argv)
-    tune_gc_for_throughput()  # as the worker command does: this process runs record paths only
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    control = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # print() of a connector goes to the worker's stderr, not into the control pipe
-    sys.stdout = sys.stderr
-    TaskHost(control).serve(sys.stdin.buffer)
-    control.close()
-
-
-if __name__ == "__main__":
-    main()

@@ -38,6 +38,7 @@ LOOPBACK = "127.0.0.1"
 
 
 class SparkRuntime(StandaloneRuntime):
+    runs_task_processes = False  # its tasks are Spark tasks
     context: SparkContext | None = None
     _owns_session = False
     _runner: SparkTaskRunner | None = None
