@@ -31,9 +31,9 @@ POSTGRES_SERVER = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) /usr/
 $(POSTGRES_SERVER):
 	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'
 
-# Two test processes per core: most tests wait on a broker, a database or a child process, and the tests
-# that keep a core busy run in lanes of their own (tests/conftest.py), so the load stays near the cores.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+# Three test processes per core: most tests wait on a broker, a database or a child process; the modules
+# that keep a core busy run in one lane per core (tests/conftest.py), so that they never stack.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
 
 test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
 	$(BIN)/ruff format --check connectworker connectors tests bench

@@ -33,11 +33,11 @@ DEFAULT_TIMEOUT_S = 300
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which names each test's group in its node id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under xdist (`--dist loadgroup`, `make test`): each `lane`'s tests run one after another on one
-    worker, so that tests which each keep a core busy (JVMs, a browser, a fuzzer, kill loops) never stack
-    on a 2-core machine; the lanes start first, the heaviest first. Every other module runs whole on one
-    worker (its module fixtures start once), modules with `long` tests first, so none of them is left
-    running alone at the end. Every test gets its pytest-timeout bound."""
+    """Every test gets its pytest-timeout bound. Under xdist (`--dist loadgroup`, `make test`), the modules
+    marked `heavy` (each keeps a core busy: JVMs, a browser, a fuzzer, kill loops) are dealt into one lane
+    per core, heaviest first to the lightest lane, and each lane runs on one worker, its modules one after
+    another: no more of them run at once than there are cores. The lanes start first. Every other module
+    runs whole on one worker (its module fixtures start once), modules with `long` tests first."""
     for item in items:
         long_s = _long_seconds(item)
         if long_s and item.get_closest_marker("timeout") is None:
@@ -47,25 +47,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    lanes: dict[str, list[pytest.Item]] = {}
-    rest: list[list[pytest.Item]] = []
-    for module, tests in modules.items():
-        lane = _lane(tests[0])
-        group = f"lane-{lane}" if lane else module
+    heavy = sorted((m for m in modules.values() if _heavy_seconds(m[0])), key=lambda m: -_heavy_seconds(m[0]))
+    lanes: list[list[pytest.Item]] = [[] for _ in range(min(os.cpu_count() or 1, len(heavy)))]
+    load = [0.0] * len(lanes)
+    for tests in heavy:
+        lane = min(range(len(lanes)), key=lambda n: load[n])
+        lanes[lane].extend(tests)
+        load[lane] += _heavy_seconds(tests[0])
+    for n, tests in enumerate(lanes):
         for item in tests:
-            item.add_marker(pytest.mark.xdist_group(group))
-        if lane:
-            lanes.setdefault(lane, []).extend(tests)
-        else:
-            rest.append(tests)
-    ordered = sorted(lanes.values(), key=lambda tests: -sum(map(_expected_seconds, tests)))
-    ordered += sorted(rest, key=lambda tests: -sum(map(_long_seconds, tests)))  # stable: the rest in order
-    items[:] = [item for tests in ordered for item in tests]
+            item.add_marker(pytest.mark.xdist_group(f"heavy-lane-{n}"))
+    rest = [tests for tests in modules.values() if not _heavy_seconds(tests[0])]
+    for tests in rest:
+        for item in tests:
+            item.add_marker(pytest.mark.xdist_group(tests[0].nodeid.split("::")[0]))
+    rest.sort(key=lambda tests: -sum(map(_long_seconds, tests)))  # stable: the others stay in order
+    items[:] = [item for tests in [*lanes, *rest] for item in tests]
 
 
-def _lane(item: pytest.Item) -> str | None:
-    marker = item.get_closest_marker("lane")
-    return str(marker.args[0]) if marker is not None else None
+def _heavy_seconds(item: pytest.Item) -> float:
+    """A `heavy` module's run time, alone on a 2-core machine (`@pytest.mark.heavy(seconds=…)`); 0 for the rest."""
+    marker = item.get_closest_marker("heavy")
+    return float(marker.kwargs.get("seconds", 60)) if marker is not None else 0.0
 
 
 def _long_seconds(item: pytest.Item) -> float:
@@ -73,10 +76,6 @@ def _long_seconds(item: pytest.Item) -> float:
     0 for the rest."""
     marker = item.get_closest_marker("long")
     return float(marker.kwargs.get("seconds", 30)) if marker is not None else 0.0
-
-
-def _expected_seconds(item: pytest.Item) -> float:
-    return _long_seconds(item) or 1.0
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ by default); a REPEATABLE READ transaction imports it (`SET TRANSACTION SNAPSHOT
 the state as of the slot's consistent point and the stream carries every change after it: nothing is read
 twice and nothing is missed. Rows are read through a server-side cursor, `max.batch.size` at a time, each
 value in its text form (a typecaster per column type that returns the text), as pgoutput sends them.
+The typecaster is the cursor's own: registered on the shared connection, it turned the next table's
+catalog query (type modifiers, nullability, key flags) into text, and rows into zeros and empty strings.
 """
 
 from __future__ import annotations
@@ -61,11 +63,11 @@ class SnapshotReader:
                 self._settings.types,
             )
             oids = tuple({c.type_oid for c in catalog})
-            if oids:
-                raw = psycopg2.extensions.new_type(oids, f"CDC_TEXT_{number}", _text)
-                psycopg2.extensions.register_type(raw, self._connection)
             columns = ", ".join(quote(c.name) for c in catalog) or "NULL"
             with self._connection.cursor(name=f"cdc_snapshot_{number}") as cursor:
+                if oids:  # on this cursor only: on the connection, the next table's catalog query read text too
+                    raw = psycopg2.extensions.new_type(oids, f"CDC_TEXT_{number}", _text)
+                    psycopg2.extensions.register_type(raw, cursor)
                 cursor.itersize = self._settings.max_batch
                 cursor.execute(f"SELECT {columns} FROM {quote(schema)}.{quote(table)}")
                 while True:

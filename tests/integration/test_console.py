@@ -22,7 +22,7 @@ from tests.integration.harness import wait_until
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config, status_of
 from tests.integration.test_status_page import CHROMIUM_FLAGS, MARKUP_NAME, chromium  # noqa: F401 (a fixture)
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=45)
 
 FLAKY = "tests.integration.fixture_connectors.FlakyStartDataGen"
 SCREENSHOT = Path(os.environ.get("CONSOLE_SCREENSHOT", "/tmp/connectworker-console.png"))

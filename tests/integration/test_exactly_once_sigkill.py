@@ -34,7 +34,7 @@ from tests.integration.test_repeated_sigkill import (
 )
 from tests.kafka_helpers import delete_topics
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=10)
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 

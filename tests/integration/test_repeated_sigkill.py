@@ -20,7 +20,7 @@ from tests.integration.harness import wait_until
 from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
 from tests.kafka_helpers import delete_topics
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=45)
 
 RECORDS = 50_000
 KILLS = 10

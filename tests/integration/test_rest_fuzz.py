@@ -22,7 +22,7 @@ from tests.broker import Broker
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config
 from tests.kafka_helpers import delete_topics, existing_topics
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=45)
 
 EXAMPLE = "datagen-example"  # the connector name the OpenAPI document uses in its examples
 CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance")

@@ -50,7 +50,7 @@ from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
 
-pytestmark = [pytest.mark.spark, pytest.mark.lane("spark-local")]
+pytestmark = [pytest.mark.spark, pytest.mark.heavy(seconds=115)]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

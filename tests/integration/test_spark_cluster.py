@@ -28,7 +28,7 @@ from tests.integration.harness import wait_until
 from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
 from tests.kafka_helpers import consume, delete_topics
 
-pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.lane("spark-cluster")]
+pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.heavy(seconds=100)]
 
 PLUGIN = Path(__file__).parent / "spark_plugin" / "paced_source.py"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

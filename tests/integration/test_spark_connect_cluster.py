@@ -35,7 +35,7 @@ from tests.integration.numbered_records import consume_keys
 from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
 from tests.kafka_helpers import delete_topics
 
-pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.lane("spark-cluster")]
+pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.heavy(seconds=90)]
 
 PLUGIN = Path(__file__).parent / "spark_plugin" / "paced_source.py"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

@@ -45,7 +45,7 @@ from connectworker.spark.formats.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
 
-pytestmark = pytest.mark.lane("spark-local")
+pytestmark = pytest.mark.heavy(seconds=15)
 
 P0, P1 = partition_key({"task": 0}), partition_key({"task": 1})
 

@@ -28,7 +28,7 @@ from tests.integration.spark_cluster import command_line
 from tests.integration.test_cli_signals import running_cli, write_properties
 from tests.kafka_helpers import delete_topics
 
-pytestmark = [pytest.mark.spark, pytest.mark.lane("spark-local")]
+pytestmark = [pytest.mark.spark, pytest.mark.heavy(seconds=45)]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"

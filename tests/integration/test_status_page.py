@@ -16,7 +16,7 @@ from tests.broker import Broker
 from tests.integration.harness import wait_committed, wait_until
 from tests.integration.test_rest_harness import RestWorker, datagen, rest_worker, rest_worker_config
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=20)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOT = Path(__file__).resolve().parents[2] / ".artifacts" / "status-page.png"

@@ -6,7 +6,6 @@ and changes nothing."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from confluent_kafka.admin._config import ConfigResource
 from confluent_kafka.admin._resource import ResourceType
 
 from tests.broker import Broker
-from tests.integration.harness import wait_committed
+from tests.integration.harness import wait_committed, wait_until
 from tests.integration.test_cli_standalone import run_cli, write_worker
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
 from tests.kafka_helpers import delete_topics
@@ -30,7 +29,11 @@ RULES = {
 def create_by_hand(admin: AdminClient, topic: str, partitions: int, configs: dict[str, str]) -> None:
     for future in admin.create_topics([NewTopic(topic, partitions, 1, config=configs)]).values():
         future.result()
-    time.sleep(0.3)  # visible to the worker's own metadata requests
+    wait_until(  # visible to the worker's own metadata requests, with all its partitions
+        lambda: len(getattr(admin.list_topics(timeout=10).topics.get(topic), "partitions", ())) == partitions,
+        30,
+        f"{topic} listed with {partitions} partition(s)",
+    )
 
 
 def configs_of(admin: AdminClient, topic: str) -> dict[str, str]:

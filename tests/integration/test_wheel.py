@@ -18,7 +18,7 @@ import pytest
 from tests.broker import Broker
 from tests.integration.test_cli_signals import Cli
 
-pytestmark = pytest.mark.lane("cpu")
+pytestmark = pytest.mark.heavy(seconds=25)
 
 REPO = Path(__file__).resolve().parents[2]
 
