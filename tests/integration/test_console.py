@@ -29,8 +29,9 @@ SCREENSHOT = Path(os.environ.get("CONSOLE_SCREENSHOT", "/tmp/connectworker-conso
 WAIT_MS = 30_000
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Any]:  # noqa: F811 (the fixture above)
+    """One browser for the module (its start costs a few CPU-seconds); each test opens its own contexts."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -61,7 +61,7 @@ def page_worker(broker: Broker, tmp_path: Path, unique: str) -> Iterator[tuple[R
         yield api, running, failing
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def chromium() -> str:
     """Debian's chromium; checked before a worker is started for it."""
     if not os.path.exists(CHROMIUM):
