@@ -66,7 +66,7 @@ class StandaloneRuntime:
         self.gates: TopicGateFactory | None = None  # each connector's topic gate, once start() made the service
         self.task_processes: ProcessTaskRunner | None = None  # task.processes > 0
         self._channel: TaskChannel | None = None
-        self._forks: TaskForkServer | None = None  # started first thing, handed to the task processes' runner
+        self._forks: TaskForkServer | None = None  # started early in start(), then the task processes' runner's
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
@@ -161,7 +161,6 @@ class StandaloneRuntime:
         runner, self.task_processes = self.task_processes, None
         if runner is not None:
             runner.close()
-
         channel, self._channel = self._channel, None
         if channel is not None:
             channel.close()
