@@ -63,7 +63,7 @@ def committed_offset(worker: Worker | None, connector: str, partition: SourcePar
     return read_committed(worker.offset_store, connector).get(partition_key(partition))
 
 
-def wait_committed(worker: Worker, connector: str, records: int, timeout: float = 30.0) -> None:
+def wait_committed(worker: Worker, connector: str, records: int, timeout: float = 90.0) -> None:
     """Wait until the connector's tasks committed `records` in all; a FAILED task fails at once."""
 
     def done() -> bool:
