@@ -60,7 +60,7 @@ class RemoteTaskHandle:
         self._metrics = metrics
         self._startups = (0, 0, 0)
         self._command = "pause" if paused else "run"
-        self._send: Callable[[str], None] | None = None  # sends a command at once, while the task is connected
+        self._send: Callable[[], None] | None = None  # sends the current command at once, while connected
         self._forget_topics = False
         self._stats = TaskStats()
         self._lock = threading.Lock()
@@ -94,9 +94,9 @@ class RemoteTaskHandle:
     def _tell(self) -> None:
         """Send the task its command now, if it is connected (else it gets it in answer to its first report)."""
         with self._lock:
-            send, command = self._send, self._command
+            send = self._send
         if send is not None:
-            send(command)
+            send()
 
     @property
     def stopping(self) -> bool:
@@ -175,7 +175,13 @@ class RemoteTaskHandle:
             for _ in range(now[2] - before[2]):
                 counts.failed()
 
-    def attach(self, send: Callable[[str], None] | None) -> None:
+    def command_now(self, answer: str | None) -> str:
+        if answer == "forget_topics":
+            return answer
+        with self._lock:
+            return self._command
+
+    def attach(self, send: Callable[[], None] | None) -> None:
         with self._lock:
             self._send = send
 

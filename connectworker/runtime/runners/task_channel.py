@@ -20,6 +20,7 @@ token the worker handed it, so only the worker's own tasks are heard.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -51,9 +52,13 @@ class LineIO:
         return message if isinstance(message, dict) else None
 
     def write(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message).encode() + b"\n"
+        self.write_latest(lambda: message)
+
+    def write_latest(self, make: Callable[[], dict[str, Any]]) -> None:
+        """Write the message `make` builds, built while no other write can come between: of two writers
+        sending a task its current command, the one that writes last sends the newer command."""
         with self._writing:
-            self._wfile.write(line)
+            self._wfile.write(json.dumps(make()).encode() + b"\n")
             self._wfile.flush()
 
 
@@ -64,8 +69,14 @@ class ReportSink(Protocol):
         """Take one report; return the command for the task (`run`, `pause`, `stop`, `forget_topics`)."""
         ...
 
-    def attach(self, send: Callable[[str], None] | None) -> None:
-        """How to send the task a command at once, while its report connection is open (None once closed)."""
+    def command_now(self, answer: str | None) -> str:
+        """The command to write now: a one-shot `answer` (`forget_topics`) as it is, else the current one
+        (`run`, `pause`, `stop`), which may have changed since `on_report` returned."""
+        ...
+
+    def attach(self, send: Callable[[], None] | None) -> None:
+        """How to send the task its current command at once, while its report connection is open (None
+        once closed)."""
         ...
 
     def on_disconnect(self) -> None:
@@ -137,23 +148,27 @@ class TaskChannel:
                 log.debug("Topic connection of a task ended: %s", exc)
             return
 
-        def send(command: str) -> None:
+        def send() -> None:
             try:
-                io.write({"command": command})
+                io.write_latest(functools.partial(_command_message, sink, None))
             except OSError as exc:  # the connection is ending: its reader sees it too
                 log.debug("A command for a task could not be sent: %s", exc)
 
         try:
-            command = sink.on_report(hello)
+            answer = sink.on_report(hello)
             sink.attach(send)
             while True:
-                io.write({"command": command})
+                io.write_latest(functools.partial(_command_message, sink, answer))
                 report = io.read()
                 if report is None:
                     return
-                command = sink.on_report(report)
+                answer = sink.on_report(report)
         except OSError as exc:
             log.debug("Task channel connection ended: %s", exc)
         finally:
             sink.attach(None)
             sink.on_disconnect()
+
+
+def _command_message(sink: ReportSink, answer: str | None) -> dict[str, Any]:
+    return {"command": sink.command_now(answer)}
