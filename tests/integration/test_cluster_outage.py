@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from tests.tcp_proxy import ProxiedBroker
 
 OUTAGE_S = 30.0  # the figure: the cluster is gone for 30 s while a connector produces
 START_UP_BOUND_MS = 3000
-START_UP_MARGIN_S = 20.0  # interpreter start and imports on a loaded 2-core machine, on top of the bound
+STOP_MARGIN_S = 10.0  # giving up and exiting on a loaded 2-core machine, on top of the bound
 
 
 # -- unreachable at start-up ---------------------------------------------------------------------
@@ -41,7 +42,6 @@ def test_an_unreachable_cluster_at_start_up_exits_1_within_the_bound_with_one_li
     connector = tmp_path / "gen.properties"
     connector.write_text("name=gen\nconnector.class=DataGen\nrate=1000\n")
 
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(connector)],
         capture_output=True,
@@ -49,11 +49,16 @@ def test_an_unreachable_cluster_at_start_up_exits_1_within_the_bound_with_one_li
         timeout=120,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    elapsed = time.monotonic() - started
+    ended = time.time()
 
     err = result.stderr
     assert result.returncode == 1, err
-    assert elapsed < START_UP_BOUND_MS / 1000 + START_UP_MARGIN_S, f"took {elapsed:.1f} s"
+    # From the worker's own line saying it contacts the cluster (its interpreter start and imports, which a
+    # loaded machine stretched to 30 s, are not the bound's business) to its exit.
+    contacting = re.search(r"^\[([\d-]+ [\d:]+),(\d+)\] INFO Contacting the Kafka cluster at ", err, re.MULTILINE)
+    assert contacting is not None, err
+    began = datetime.strptime(contacting.group(1), "%Y-%m-%d %H:%M:%S").timestamp() + int(contacting.group(2)) / 1000
+    assert ended - began < START_UP_BOUND_MS / 1000 + STOP_MARGIN_S, f"took {ended - began:.1f} s after contacting"
     naming = [line for line in err.splitlines() if f"bootstrap.servers={servers}" in line]
     assert len(naming) == 1 and naming[0].startswith("connectworker: Cannot reach the Kafka cluster"), err
     assert f"bootstrap.timeout.ms={START_UP_BOUND_MS}" in naming[0] and "Connection refused" in naming[0]

@@ -88,6 +88,11 @@ class StandaloneRuntime:
             log.info(
                 "bootstrap.servers=embedded: started a memory-only Tansu broker on %s", self.config.bootstrap_servers
             )
+        log.info(
+            "Contacting the Kafka cluster at %s (waiting up to bootstrap.timeout.ms=%d)",
+            self.config.bootstrap_servers,
+            self.config.bootstrap_timeout_ms,
+        )
         try:  # no connector starts against a cluster that does not answer
             self.cluster_id = check_cluster(
                 self.config.bootstrap_servers,

@@ -91,6 +91,7 @@ class TaskForkServer:
         self._forks: dict[int, Future[int]] = {}
         self._exits: dict[int, int] = {}
         self._gone = False
+        self._forked = False
         threading.Thread(target=self._listen, name="task-fork-server", daemon=True).start()
         log.debug("Started the task processes' fork server (pid %d)", self.pid)
 
@@ -100,6 +101,7 @@ class TaskForkServer:
         control_read, control_write = os.pipe()
         try:
             with self._lock:
+                self._forked = True
                 number = next(self._numbers)
                 forked: Future[int] = Future()
                 with self._state:
@@ -132,9 +134,12 @@ class TaskForkServer:
             return self._exits.get(pid)
 
     def close(self, timeout: float) -> None:
-        """No more forks: the server exits once its task processes have (the caller ended them)."""
+        """No more forks: the server exits once its task processes have (the caller ended them). One that
+        never forked (the worker's start failed, say) is ended at once: it holds nothing."""
         with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)
+        if not self._forked:
+            self.popen.kill()
         try:
             self.popen.wait(timeout)
         except subprocess.TimeoutExpired:
