@@ -138,10 +138,12 @@ class TaskForkServer:
         never forked (the worker's start failed, say) is ended at once: it holds nothing."""
         with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)
-        if not self._forked:
-            self.popen.kill()
         try:
-            self.popen.wait(timeout)
+            if not self._forked:
+                self.popen.kill()
+                self.popen.wait()
+            else:
+                self.popen.wait(timeout)
         except subprocess.TimeoutExpired:
             log.warning("The task processes' fork server (pid %d) did not exit in time: killing it", self.pid)
             self.popen.kill()
