@@ -147,15 +147,15 @@ class StandaloneRuntime:
         `task.processes=0` None, the Worker's threads."""
         if self.config.task_process_count == 0:
             return None
-        assert self.gates is not None
+        assert self.gates is not None and self._forks is not None
         self._channel = TaskChannel(LOOPBACK)
         self.task_processes = ProcessTaskRunner(
             self.config,
             offset_storage_settings(self.config),
             self._channel,
             self.gates,
+            self._forks,
             self.metrics.for_task,
-            forks=self._forks,
         )
         self._forks = None  # the runner's now
         log.info("Tasks run in up to %d task process(es) (task.processes)", self.task_processes.limit)

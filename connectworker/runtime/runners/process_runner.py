@@ -136,14 +136,14 @@ class ProcessTaskRunner:
         offsets: OffsetStorageSettings,
         channel: TaskChannel,
         topic_gates: TopicGateFactory,
+        forks: TaskForkServer,
         task_metrics: TaskMetricsFactory | None = None,
-        forks: TaskForkServer | None = None,
     ) -> None:
-        """`forks`: the fork server, when the caller started it earlier (so that its imports overlap the
-        rest of the worker's start); one is started now otherwise."""
+        """`forks`: the fork server, started by the caller early (its imports overlap the worker's start);
+        the runner closes it."""
         self.channel = channel
         self.limit = worker.task_process_count
-        self._forks = forks if forks is not None else TaskForkServer()
+        self._forks = forks
         self._starts = RemoteStarts(worker, offsets, channel, topic_gates, task_metrics, PLACEMENT, shows_host=False)
         self._processes: list[TaskProcess] = []
         self._started = 0
