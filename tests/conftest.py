@@ -4,19 +4,23 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from confluent_kafka.admin import AdminClient
+from hypothesis import settings
 
+from tests import spark_class_archive
 from tests.broker import Broker, running_broker
 from tests.postgres import Postgres, running_postgres
 from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
-# Every JVM the tests start (Spark's drivers, executors, standalone masters and workers) lives for seconds
-# and runs little of its own code: JIT-compiling only with C1 and one GC thread cuts the CPU a Spark
-# session costs to start by about 40 % (12 -> 7 CPU-seconds measured), which the suite pays some twenty
-# times on two cores. `java` reads JDK_JAVA_OPTIONS itself; a value the environment sets already is kept.
-os.environ.setdefault("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+# Every JVM the tests start (Spark's drivers, executors, standalone masters and workers) compiles with C1
+# only, uses one GC thread, and maps Spark's classes from one shared archive (tests/spark_class_archive.py):
+# together they cut the CPU a Spark JVM costs to start by about half, which the suite pays some thirty times
+# on two cores. `java` reads JDK_JAVA_OPTIONS itself; a value the environment sets already is kept.
+SPARK_CLASS_ARCHIVE = spark_class_archive.archive_path()
+os.environ.setdefault("JDK_JAVA_OPTIONS", spark_class_archive.java_options(SPARK_CLASS_ARCHIVE))
 
 # With PYTHONDONTWRITEBYTECODE set (some images and CI runners set it), nothing caches compiled code:
 # every xdist worker rewrites and compiles all test modules again (10 s of CPU instead of 5), and every
@@ -25,6 +29,11 @@ os.environ.setdefault("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSeria
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# Hypothesis fails an example that takes longer than 200 ms by default: a timed assertion, which a loaded
+# machine trips (seen: 309 ms for one JSON value under a full suite on two cores, 0.1 ms when re-run). The
+# properties are about values, not speed; a hang is still bounded by pytest-timeout.
+settings.register_profile("connectworker", deadline=None)
+settings.load_profile("connectworker")
 
 DEFAULT_TIMEOUT_S = 300
 """pytest-timeout's bound for one test (setup and teardown included): a hang fails that test by name. A
@@ -47,14 +56,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::")[0], []).append(item)
-    heavy = sorted((m for m in modules.values() if _heavy_seconds(m[0])), key=lambda m: -_heavy_seconds(m[0]))
+    # The modules on the shared Spark standalone cluster (tests/integration/conftest.py) go to one lane together.
+    units: dict[str, list[list[pytest.Item]]] = {}
+    for path, tests in modules.items():
+        if _heavy_seconds(tests[0]):
+            shared = tests[0].get_closest_marker("spark_cluster") is not None
+            units.setdefault("spark_cluster" if shared else path, []).append(tests)
+    heavy = sorted(units.values(), key=lambda unit: -sum(_heavy_seconds(tests[0]) for tests in unit))
     lanes: list[list[pytest.Item]] = [[] for _ in range(min(os.cpu_count() or 1, len(heavy)))]
     load = [0.0] * len(lanes)
-    for tests in heavy:
+    for unit in heavy:
         lane = min(range(len(lanes)), key=lambda n: load[n])
-        lanes[lane].extend(tests)
-        load[lane] += _heavy_seconds(tests[0])
+        for tests in unit:
+            lanes[lane].extend(tests)
+            load[lane] += _heavy_seconds(tests[0])
     for n, tests in enumerate(lanes):
+        tests.sort(key=lambda item: item.get_closest_marker("spark") is not None)  # stable: the class archive
+        # (tests/spark_class_archive.py) is made while a lane's other modules run
         for item in tests:
             item.add_marker(pytest.mark.xdist_group(f"heavy-lane-{n}"))
     rest = [tests for tests in modules.values() if not _heavy_seconds(tests[0])]
@@ -63,6 +81,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(tests[0].nodeid.split("::")[0]))
     rest.sort(key=lambda tests: -sum(map(_long_seconds, tests)))  # stable: the others stay in order
     items[:] = [item for tests in [*lanes, *rest] for item in tests]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if SPARK_CLASS_ARCHIVE is not None and any(item.get_closest_marker("spark") for item in session.items):
+        spark_class_archive.prepare_in_background(SPARK_CLASS_ARCHIVE)
+
+
+@pytest.hookimpl(tryfirst=True)  # before any fixture of the test: a session-scoped SparkSession included
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that starts Spark JVMs first has the class archive made (by whichever test process comes first)."""
+    if item.get_closest_marker("spark") and SPARK_CLASS_ARCHIVE is not None:
+        spark_class_archive.ensure(SPARK_CLASS_ARCHIVE)
+
+
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under `--dist loadgroup` every test carries a group, which xdist appends to the ids a worker collected:
+    without it (pytest 9.2 with pytest-xdist 3.8, pytest-dev/pytest-xdist#1386) xdist would deal the tests one
+    by one, and the heavy lanes and module fixtures would run on every worker at once. Refuse, saying why."""
+    if node.config.getoption("dist") == "loadgroup" and ids and "@" not in ids[0]:
+        pytest.exit(
+            f"--dist loadgroup does not group tests with pytest {pytest.__version__} and this pytest-xdist "
+            "(pytest-dev/pytest-xdist#1386): install the versions that pyproject.toml's `test` extra names",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
 
 
 def _heavy_seconds(item: pytest.Item) -> float:

@@ -1,9 +1,10 @@
-"""`connectworker spark` on a Spark standalone cluster (a master and two one-core workers from the
+"""`connectworker spark` on a Spark standalone cluster (a master and two two-core workers from the
 pyspark wheel, `spark_cluster.py`), offsets in a Kafka topic, a connector from `plugin.path`.
 
-One cluster for the module; each test runs the command in its own process (its own driver JVM):
-the pipeline survives an executor killed mid-stream and a driver killed mid-stream, losing nothing;
-executors whose Python lacks connectworker stop the command with one message saying how to fix it.
+One cluster for the run (tests/integration/conftest.py), one-core executors on it; each test runs the
+command in its own process (its own driver JVM): the pipeline survives an executor killed mid-stream and
+a driver killed mid-stream, losing nothing; executors whose Python lacks connectworker stop the command
+with one message saying how to fix it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
-from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
+from tests.integration.spark_cluster import SparkCluster, alive, descendants
 from tests.kafka_helpers import consume, delete_topics
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.heavy(seconds=100)]
@@ -40,12 +41,6 @@ STALL_AT = 250  # each task attempt that reaches this record stalls for 3 s: its
 def write_files(work: Path, worker: Mapping[str, str], connector: Mapping[str, str]) -> None:
     for name, props in (("worker.properties", worker), ("connector.properties", connector)):
         (work / name).write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
-    with spark_cluster(tmp_path_factory.mktemp("spark-cluster")) as running:
-        yield running
 
 
 def cluster_worker(cluster: SparkCluster, broker: Broker, offsets_topic: str, work: Path) -> dict[str, str]:
@@ -65,6 +60,8 @@ def cluster_worker(cluster: SparkCluster, broker: Broker, offsets_topic: str, wo
         "spark.conf.spark.ui.enabled": "false",
         "spark.conf.spark.driver.host": "127.0.0.1",
         "spark.conf.spark.executor.memory": "512m",
+        "spark.conf.spark.executor.cores": "1",  # one task per executor: a killed executor loses one task
+        "spark.conf.spark.cores.max": "2",  # spread over both workers
     }
 
 

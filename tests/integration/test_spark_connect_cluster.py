@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.integration.numbered_records import consume_keys
-from tests.integration.spark_cluster import SparkCluster, alive, descendants, spark_cluster
+from tests.integration.spark_cluster import SparkCluster, alive, descendants
 from tests.kafka_helpers import delete_topics
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.heavy(seconds=90)]
@@ -40,12 +39,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.spark_cluster, pytest.mark.heavy(se
 PLUGIN = Path(__file__).parent / "spark_plugin" / "paced_source.py"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 PAUSED_RECORDS, GROWN_RECORDS = 3000, 1500  # per task
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
-    with spark_cluster(tmp_path_factory.mktemp("connect-cluster"), workers=2, cores=2) as running:
-        yield running
 
 
 def start_driver(work: Path, worker: dict[str, str]) -> subprocess.Popen[bytes]:
