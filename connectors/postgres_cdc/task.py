@@ -51,7 +51,11 @@ class PostgresCdcTask(SourceTask):
         self._snapshot: SnapshotReader | None = None
         self._snapshot_lsn = 0
         self._snapshot_started = datetime_now_us()
-        self._pending: SourceRecord | None = None  # the snapshot's newest record, held back to mark it last
+        # The snapshot's newest record, held back until its marker is known: (record, first of the snapshot,
+        # first of its table, its table).
+        self._held: tuple[SourceRecord, bool, bool, tuple[str, str]] | None = None
+        self._snapshot_emitted = False  # a snapshot record was made: the next is not the first
+        self._snapshot_table: tuple[str, str] | None = None  # (schema, table) of the last batch's rows
         self._stream: ChangeStream | None = None
         self._slot_connection: Any = None  # keeps the exported snapshot alive until it is imported
 
@@ -128,18 +132,27 @@ class PostgresCdcTask(SourceTask):
             return self._stream.read(self._stopping) or None
 
     def _snapshot_batch(self) -> list[SourceRecord]:
+        """The next rows of the snapshot as read (`op` r) records. Each batch's newest record is held back until
+        the next batch shows whether it ended its table or the snapshot, for its `source.snapshot` marker."""
         assert self._snapshot is not None and self._settings is not None
         settings = self._settings
         batch = self._snapshot.next_batch()
-        out: list[SourceRecord] = [] if self._pending is None else [self._pending]
-        self._pending = None
+        out: list[SourceRecord] = []
+        if self._held is not None:
+            record, first, first_in_table, table = self._held
+            self._held = None
+            record.value["source"]["snapshot"] = snapshot_marker(
+                first=first,
+                last=batch is None,
+                first_in_table=first_in_table,
+                last_in_table=batch is None or (batch[0].schema_name, batch[0].table) != table,
+            )
+            if batch is None:
+                record.source_offset = {**(record.source_offset or {}), "last_snapshot_record": True}
+            out.append(record)
         if batch is None:
             self._snapshot.close()
             self._snapshot = None
-            if out:
-                last = out[-1]
-                last.source_offset = {**(last.source_offset or {}), "last_snapshot_record": True}
-                last.value["source"]["snapshot"] = "last"
             if settings.snapshot_mode == "initial_only":  # a slot nobody reads would keep WAL for ever
                 connection = connect(settings)
                 try:
@@ -163,22 +176,30 @@ class PostgresCdcTask(SourceTask):
             settings, shape, ts_ms=ts_ms, snapshot="true", tx_id=None, lsn=self._snapshot_lsn, sequence=None
         )
         now = int(time.time() * 1000)
-        for row in rows:
+        table = (shape.schema_name, shape.table)
+        table_starts = table != self._snapshot_table
+        self._snapshot_table = table
+        for number, row in enumerate(rows):
             after = shape.row(row)
-            out.append(
-                SourceRecord(
-                    source_partition(settings),
-                    offset,
-                    shape.topic,
-                    envelope(None, after, dict(source), "r", now),
-                    shape.key(after),
-                    key_schema=shape.key_schema,
-                    value_schema=shape.envelope_schema,
-                )
+            record = SourceRecord(
+                source_partition(settings),
+                offset,
+                shape.topic,
+                envelope(None, after, dict(source), "r", now),
+                shape.key(after),
+                key_schema=shape.key_schema,
+                value_schema=shape.envelope_schema,
             )
+            first, first_in_table = not self._snapshot_emitted, table_starts and number == 0
+            self._snapshot_emitted = True
+            if number == len(rows) - 1:
+                self._held = (record, first, first_in_table, table)
+            else:
+                marker = snapshot_marker(first=first, last=False, first_in_table=first_in_table, last_in_table=False)
+                record.value["source"]["snapshot"] = marker
+                out.append(record)
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)
-        self._pending = out.pop()
         return out
 
     def commit(self) -> None:
@@ -221,6 +242,20 @@ class PostgresCdcTask(SourceTask):
         if self._settings is not None and self._settings.compact_keyed and settings.name in keyed:
             return settings.with_cleanup_policy(CleanupPolicy.COMPACT)
         return settings
+
+
+def snapshot_marker(*, first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
+    """`source.snapshot` of a snapshot record as Debezium 2.x writes it: the snapshot's last record `last`, its first
+    `first`, then a table's last `last_in_data_collection`, its first `first_in_data_collection`, the rest `true`."""
+    if last:
+        return "last"
+    if first:
+        return "first"
+    if last_in_table:
+        return "last_in_data_collection"
+    if first_in_table:
+        return "first_in_data_collection"
+    return "true"
 
 
 def datetime_now_us() -> int:

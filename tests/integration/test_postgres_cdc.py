@@ -113,7 +113,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
             "public",
             "orders",
         )
-        assert source["snapshot"] == "true" and last.value["source"]["snapshot"] == "last"
+        assert source["snapshot"] == "first" and last.value["source"]["snapshot"] == "last"
         assert first.source_partition == {"server": db.name}
         assert first.source_offset["snapshot"] is True and last.source_offset["last_snapshot_record"] is True
         schema = first.value_schema
@@ -201,6 +201,36 @@ def test_a_snapshot_of_many_tables_of_mixed_types_gives_the_rows_the_stream_give
         assert read.key == {"pk": 2} and changed.key == {"pk": 3}
         assert {**read.value["after"], "pk": 3} == changed.value["after"], table
         assert read.key_schema == changed.key_schema and read.value_schema == changed.value_schema, table
+
+
+def debezium_marker(position: int, total: int, in_table: int, table_rows: int) -> str:
+    """`source.snapshot` by a record's place, as Debezium's own tests expect it
+    (`AbstractRecordsProducerTest.expectedSnapshotRecordFromPosition`; positions from 1)."""
+    if position == total:
+        return "last"
+    if position == 1:
+        return "first"
+    if in_table == table_rows:
+        return "last_in_data_collection"
+    return "first_in_data_collection" if in_table == 1 else "true"
+
+
+def test_snapshot_records_are_marked_first_last_and_by_table_as_debezium_marks_them(db: CdcDatabase) -> None:
+    """Tables of 3, 1, 0 and 4 rows read 2 rows at a time: a table's last row ends a batch or shares one."""
+    sizes = {"m1": 3, "m2": 1, "m3": 0, "m4": 4}
+    db.execute(
+        *(f"CREATE TABLE {table} (id int PRIMARY KEY)" for table in sizes),
+        *(f"INSERT INTO {table} SELECT generate_series(1, {rows})" for table, rows in sizes.items() if rows),
+    )
+    total = sum(sizes.values())
+    with harness(db, **{"max.batch.size": "2"}) as h:
+        records = _poll(h, total)
+    seen = [(r.topic.rsplit(".", 1)[1], r.key["id"]) for r in records]
+    assert seen == [(table, n) for table, rows in sizes.items() for n in range(1, rows + 1)]
+    expected = [debezium_marker(position, total, n, sizes[table]) for position, (table, n) in enumerate(seen, start=1)]
+    assert [r.value["source"]["snapshot"] for r in records] == expected
+    assert expected[:4] == ["first", "true", "last_in_data_collection", "last_in_data_collection"]
+    assert [r.source_offset["last_snapshot_record"] for r in records] == [False] * (total - 1) + [True]
 
 
 def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db: CdcDatabase) -> None:
