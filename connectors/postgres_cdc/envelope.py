@@ -1,4 +1,5 @@
-"""Debezium's change event: the key struct, the `{before, after, source, op, ts_ms, transaction}` envelope.
+"""Debezium's change event: the key struct, the `{before, after, source, op, ts_ms, ts_us, ts_ns, transaction}`
+envelope.
 
 A `TableShape` is built for each captured table (from the catalog for the snapshot, from pgoutput's
 Relation message while streaming): the kept columns, their Connect types, the primary key, the topic and
@@ -36,6 +37,8 @@ SOURCE_SCHEMA = Schema.struct(
     ("snapshot", Schema(SchemaType.STRING, optional=True, name="io.debezium.data.Enum", version=1)),
     ("db", Schema(SchemaType.STRING)),
     ("sequence", _OPT_STRING),
+    ("ts_us", _OPT_INT64),
+    ("ts_ns", _OPT_INT64),
     ("schema", Schema(SchemaType.STRING)),
     ("table", Schema(SchemaType.STRING)),
     ("txId", _OPT_INT64),
@@ -87,6 +90,8 @@ class TableShape:
                 ("source", SOURCE_SCHEMA),
                 ("op", Schema(SchemaType.STRING)),
                 ("ts_ms", _OPT_INT64),
+                ("ts_us", _OPT_INT64),
+                ("ts_ns", _OPT_INT64),
                 ("transaction", TRANSACTION_SCHEMA),
             ).fields,
         )
@@ -206,20 +211,24 @@ def source_struct(
     settings: CdcSettings,
     shape: TableShape,
     *,
-    ts_ms: int,
+    ts_us: int,
     snapshot: str,
     tx_id: int | None,
     lsn: int | None,
     sequence: str | None,
 ) -> dict[str, Any]:
+    """`source`, as Debezium 2.6+ writes it: `ts_ms`, `ts_us` and `ts_ns` are one instant (the commit's, or the
+    snapshot's start), which PostgreSQL gives in microseconds."""
     return {
         "version": VERSION,
         "connector": "postgresql",
         "name": settings.topic_prefix,
-        "ts_ms": ts_ms,
+        "ts_ms": ts_us // 1000,
         "snapshot": snapshot,
         "db": settings.dbname,
         "sequence": sequence,
+        "ts_us": ts_us,
+        "ts_ns": ts_us * 1000,
         "schema": shape.schema_name,
         "table": shape.table,
         "txId": tx_id,
@@ -229,6 +238,16 @@ def source_struct(
 
 
 def envelope(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str, ts_ms: int
+    before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str, ts_ns: int
 ) -> dict[str, Any]:
-    return {"before": before, "after": after, "source": source, "op": op, "ts_ms": ts_ms, "transaction": None}
+    """The change event; `ts_ms`, `ts_us`, `ts_ns`: when the connector made it (Debezium 2.6+)."""
+    return {
+        "before": before,
+        "after": after,
+        "source": source,
+        "op": op,
+        "ts_ms": ts_ns // 1_000_000,
+        "ts_us": ts_ns // 1000,
+        "ts_ns": ts_ns,
+        "transaction": None,
+    }

@@ -26,7 +26,7 @@ from connectworker.api.schema import Schema, SchemaType
 
 from . import pgoutput as pg
 from .database import connect, enum_type_oids, first_line, visible_table_columns
-from .envelope import VERSION, Route, TableShape, envelope, shape_of
+from .envelope import Route, TableShape, envelope, shape_of, source_struct
 from .pending import PendingRecords
 from .settings import CdcSettings
 
@@ -216,21 +216,16 @@ class ChangeStream:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
         ts_usec = self._begin_usec
         offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
-        source = {
-            "version": VERSION,
-            "connector": "postgresql",
-            "name": self._settings.topic_prefix,
-            "ts_ms": ts_usec // 1000,
-            "snapshot": "false",
-            "db": self._settings.dbname,
-            "sequence": f'{self._sequence_head}{lsn}"]',
-            "schema": shape.schema_name,
-            "table": shape.table,
-            "txId": begin.xid,
-            "lsn": lsn,
-            "xmin": None,
-        }
-        now = int(time.time() * 1000)
+        source = source_struct(
+            self._settings,
+            shape,
+            ts_us=ts_usec,
+            snapshot="false",
+            tx_id=begin.xid,
+            lsn=lsn,
+            sequence=f'{self._sequence_head}{lsn}"]',
+        )
+        now = time.time_ns()
         self._serial = 0
         if kind == _INSERT:
             assert new is not None

@@ -164,7 +164,6 @@ class PostgresCdcTask(SourceTask):
                 log.info("Snapshot done; streaming from %s", pg.format_lsn(self._snapshot_lsn))
             return out
         shape, rows = batch
-        ts_ms = self._snapshot_started // 1000
         offset = {
             "lsn": self._snapshot_lsn,
             "txId": None,
@@ -173,9 +172,15 @@ class PostgresCdcTask(SourceTask):
             "last_snapshot_record": False,
         }
         source = source_struct(
-            settings, shape, ts_ms=ts_ms, snapshot="true", tx_id=None, lsn=self._snapshot_lsn, sequence=None
+            settings,
+            shape,
+            ts_us=self._snapshot_started,
+            snapshot="true",
+            tx_id=None,
+            lsn=self._snapshot_lsn,
+            sequence=None,
         )
-        now = int(time.time() * 1000)
+        now = time.time_ns()
         table = (shape.schema_name, shape.table)
         table_starts = table != self._snapshot_table
         self._snapshot_table = table

@@ -88,7 +88,8 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
             ("id", SchemaType.INT32, False)
         ]
         value = first.value
-        assert list(value) == ["before", "after", "source", "op", "ts_ms", "transaction"]
+        assert list(value) == ["before", "after", "source", "op", "ts_ms", "ts_us", "ts_ns", "transaction"]
+        assert value["ts_us"] // 1000 == value["ts_ms"] and value["ts_ns"] // 1000 == value["ts_us"]
         assert value["op"] == "r" and value["before"] is None and value["transaction"] is None
         assert value["after"] == {"id": 1, "item": "tea", "qty": 2}
         source = value["source"]
@@ -100,12 +101,16 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
             "snapshot",
             "db",
             "sequence",
+            "ts_us",
+            "ts_ns",
             "schema",
             "table",
             "txId",
             "lsn",
             "xmin",
         ]
+        # One instant (the snapshot's start) in three units, as Debezium 2.6+ writes it (SourceInfoTest).
+        assert source["ts_ns"] == source["ts_us"] * 1000 and source["ts_us"] // 1000 == source["ts_ms"]
         assert (source["connector"], source["name"], source["db"], source["schema"], source["table"]) == (
             "postgresql",
             db.name,
@@ -118,7 +123,16 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         assert first.source_offset["snapshot"] is True and last.source_offset["last_snapshot_record"] is True
         schema = first.value_schema
         assert schema is not None and schema.name == f"{topic}.Envelope"
-        assert [f.name for f in schema.fields] == ["before", "after", "source", "op", "ts_ms", "transaction"]
+        assert [f.name for f in schema.fields] == [
+            "before",
+            "after",
+            "source",
+            "op",
+            "ts_ms",
+            "ts_us",
+            "ts_ns",
+            "transaction",
+        ]
         row = schema.fields[1].schema
         assert row.name == f"{topic}.Value" and row.optional
         assert [(f.name, f.schema.type, f.schema.optional) for f in row.fields] == [
@@ -133,6 +147,9 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         created, updated, deleted, tombstone = _poll(h, 4)
         assert created.value["op"] == "c" and created.value["after"] == {"id": 3, "item": "jam", "qty": 1}
         assert created.value["source"]["snapshot"] == "false"
+        # The commit's time (pgoutput's BEGIN, in microseconds) in the three units.
+        commit_us = created.source_offset["ts_usec"]
+        assert (created.value["source"]["ts_us"], created.value["source"]["ts_ns"]) == (commit_us, commit_us * 1000)
         assert created.value["source"]["txId"] == updated.value["source"]["txId"] != deleted.value["source"]["txId"]
         assert created.value["source"]["lsn"] < updated.value["source"]["lsn"] < deleted.value["source"]["lsn"]
         assert updated.value["op"] == "u" and updated.key == {"id": 1}

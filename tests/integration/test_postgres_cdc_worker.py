@@ -143,6 +143,8 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
                 "source",
                 "op",
                 "ts_ms",
+                "ts_us",
+                "ts_ns",
                 "transaction",
             ]
 
