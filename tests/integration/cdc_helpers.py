@@ -16,6 +16,9 @@ from confluent_kafka import Consumer, TopicPartition
 from tests.integration.harness import wait_until
 from tests.postgres import Postgres
 
+ENVELOPE_FIELDS = ["before", "after", "source", "op", "ts_ms", "ts_us", "ts_ns", "transaction"]
+"""The fields of Debezium's (2.6+) change event envelope, in its order."""
+
 
 class CdcDatabase:
     def __init__(self, server: Postgres, name: str) -> None:

@@ -18,7 +18,7 @@ from connectworker.api.schema import SchemaType
 from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
 from connectworker.plugins import resolve_connector_class
 from connectworker.testing import TaskHarness, connector_task_props, parse_rules
-from tests.integration.cdc_helpers import CdcDatabase, cdc_database
+from tests.integration.cdc_helpers import ENVELOPE_FIELDS, CdcDatabase, cdc_database
 from tests.integration.test_cli_bad_input import assert_refused, run_cli, write_worker
 from tests.postgres import Postgres, running_postgres
 
@@ -88,7 +88,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
             ("id", SchemaType.INT32, False)
         ]
         value = first.value
-        assert list(value) == ["before", "after", "source", "op", "ts_ms", "ts_us", "ts_ns", "transaction"]
+        assert list(value) == ENVELOPE_FIELDS
         assert value["ts_us"] // 1000 == value["ts_ms"] and value["ts_ns"] // 1000 == value["ts_us"]
         assert value["op"] == "r" and value["before"] is None and value["transaction"] is None
         assert value["after"] == {"id": 1, "item": "tea", "qty": 2}
@@ -123,16 +123,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         assert first.source_offset["snapshot"] is True and last.source_offset["last_snapshot_record"] is True
         schema = first.value_schema
         assert schema is not None and schema.name == f"{topic}.Envelope"
-        assert [f.name for f in schema.fields] == [
-            "before",
-            "after",
-            "source",
-            "op",
-            "ts_ms",
-            "ts_us",
-            "ts_ns",
-            "transaction",
-        ]
+        assert [f.name for f in schema.fields] == ENVELOPE_FIELDS
         row = schema.fields[1].schema
         assert row.name == f"{topic}.Value" and row.optional
         assert [(f.name, f.schema.type, f.schema.optional) for f in row.fields] == [

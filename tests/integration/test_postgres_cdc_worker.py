@@ -20,7 +20,14 @@ from confluent_kafka.admin import AdminClient
 
 from connectworker.runtime.status import State
 from tests.broker import Broker
-from tests.integration.cdc_helpers import CdcDatabase, assign_all, cdc_database, read_all, read_until
+from tests.integration.cdc_helpers import (
+    ENVELOPE_FIELDS,
+    CdcDatabase,
+    assign_all,
+    cdc_database,
+    read_all,
+    read_until,
+)
 from tests.integration.harness import running_worker, task_state, wait_until, worker_config
 from tests.integration.test_repeated_sigkill import run_to_completion, start_worker
 from tests.integration.topic_checks import partition_count, topic_configs
@@ -137,16 +144,7 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
 
             _, first = messages[0]
             assert first["schema"]["name"] == f"{topic}.Envelope"
-            assert [f["field"] for f in first["schema"]["fields"]] == [
-                "before",
-                "after",
-                "source",
-                "op",
-                "ts_ms",
-                "ts_us",
-                "ts_ns",
-                "transaction",
-            ]
+            assert [f["field"] for f in first["schema"]["fields"]] == ENVELOPE_FIELDS
 
             db.execute(
                 "CREATE TABLE refunds (id int PRIMARY KEY, amount numeric(8, 2))",
