@@ -97,6 +97,7 @@ class TableShape:
         )
         self.route: Route = (self.topic, self.key_schema, self.envelope_schema)
         self.tombstone_route: Route = (self.topic, self.key_schema, None)
+        self.truncate_route: Route = (self.topic, None, self.envelope_schema)  # a TRUNCATE's event has no key
         self._parsers = parsers = tuple(
             (
                 c.position,

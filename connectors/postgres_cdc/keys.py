@@ -23,6 +23,7 @@ DECIMAL_MODE, TIME_MODE, BINARY_MODE = "decimal.handling.mode", "time.precision.
 HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefix"
 SLOT_DROP, MAX_BATCH, POLL_MS = "slot.drop.on.stop", "max.batch.size", "poll.interval.ms"
 COMPACT_KEYED = "compact.keyed.table.topics"
+SKIPPED_OPERATIONS = "skipped.operations"
 
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 SNAPSHOT_MODES = ("initial", "no_data", "never", "initial_only", "always")
@@ -30,6 +31,7 @@ AUTOCREATE_MODES = ("all_tables", "filtered", "disabled")
 DECIMAL_MODES = ("precise", "double", "string")
 TIME_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
 BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
+OPERATIONS = ("c", "u", "d", "t")  # create, update, delete, truncate: Debezium's `op` codes
 
 # Debezium PostgreSQL keys (exact, or a prefix ending in '.') this connector does not implement.
 DEBEZIUM_KEYS = (
@@ -66,7 +68,6 @@ DEBEZIUM_KEYS = (
     "slot.failover",
     "status.update.interval.ms",
     "provide.transaction.metadata",
-    "skipped.operations",
     "signal.data.collection",
     "signal.enabled.channels",
     "event.processing.failure.handling.mode",
@@ -276,6 +277,15 @@ CONFIG_DEF = (
         "snapshot, then stop streaming; always: snapshot on every start.",
     )
     .define(
+        SKIPPED_OPERATIONS,
+        ConfigType.LIST,
+        "t",
+        validator=lambda key, value: _operations(value),
+        group=_CONNECTOR,
+        documentation="Operations whose change events are not sent, as Debezium's: a list of c (insert), u "
+        "(update), d (delete), t (truncate), or none. Default t: a TRUNCATE is sent only when this leaves it out.",
+    )
+    .define(
         TOMBSTONES,
         ConfigType.BOOLEAN,
         True,
@@ -361,6 +371,15 @@ CONFIG_DEF = (
         "(cleanup.policy=compact), as KIP-158's settings_for_new_topic allows.",
     )
 )
+
+
+def _operations(value: list[str] | None) -> None:
+    items = [v.strip().lower() for v in value or []]
+    if items == ["none"]:
+        return
+    wrong = [v for v in items if v not in OPERATIONS]
+    if wrong:
+        raise ValueError(f"Value must be a list of {', '.join(OPERATIONS)}, or none; got {', '.join(wrong)}")
 
 
 def unimplemented_keys(props: Mapping[str, str]) -> list[str]:

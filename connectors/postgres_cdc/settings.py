@@ -27,6 +27,7 @@ from .keys import (
     PORT,
     PUBLICATION_AUTOCREATE,
     PUBLICATION_NAME,
+    SKIPPED_OPERATIONS,
     SLOT_DROP,
     SLOT_NAME,
     SNAPSHOT_MODE,
@@ -65,6 +66,7 @@ class CdcSettings:
     max_batch: int
     poll_s: float
     compact_keyed: bool
+    skipped: frozenset[str]  # Debezium `op` codes whose events are not sent (skipped.operations)
 
     def captures(self, schema: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: anchored matches on schema.table)."""
@@ -126,4 +128,5 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         max_batch=values[MAX_BATCH],
         poll_s=values[POLL_MS] / 1000,
         compact_keyed=values[COMPACT_KEYED],
+        skipped=frozenset(op.strip().lower() for op in values[SKIPPED_OPERATIONS]) - {"none"},
     )

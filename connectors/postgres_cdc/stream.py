@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_INSERT, _UPDATE = 73, 85  # first bytes of pgoutput's Insert and Update messages
+_INSERT, _UPDATE, _DELETE = 73, 85, 68  # first bytes of pgoutput's Insert, Update and Delete messages
 _MORE_S = 0.002  # how long a poll with records waits for more before returning them
 
 HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
@@ -189,7 +189,13 @@ class ChangeStream:
         elif isinstance(decoded, pg.Relation):
             self._shapes[decoded.relid] = self._shape(decoded)
         elif isinstance(decoded, pg.Truncate):
-            log.info("TRUNCATE of relation(s) %s not sent (Debezium skips truncates by default)", decoded.relids)
+            if "t" in self._settings.skipped:
+                log.info("TRUNCATE of relation(s) %s not sent (skipped.operations has t, its default)", decoded.relids)
+            else:
+                for relid in decoded.relids:
+                    shape = self._shapes.get(relid)
+                    if shape is not None:
+                        self._truncate(shape, message.data_start)
 
     def _shape(self, relation: pg.Relation) -> TableShape | None:
         if not self._settings.captures(relation.namespace, relation.name):
@@ -209,8 +215,8 @@ class ChangeStream:
             self.topics_keyed.add(shape.topic)
         return shape
 
-    def _change(self, shape: TableShape, kind: int, old: pg.Tuple | None, new: pg.Tuple | None, lsn: int) -> None:
-        """The records of one change: `kind` is the message's first byte, `old` and `new` its tuples."""
+    def _where(self, shape: TableShape, lsn: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The offset and the `source` of an event at `lsn` in the open transaction."""
         begin = self._begin
         if begin is None:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
@@ -225,8 +231,21 @@ class ChangeStream:
             lsn=lsn,
             sequence=f'{self._sequence_head}{lsn}"]',
         )
-        now = time.time_ns()
         self._serial = 0
+        return offset, source
+
+    def _truncate(self, shape: TableShape, lsn: int) -> None:
+        """A TRUNCATE of a captured table, as Debezium sends it: `op` t, no row, a null key."""
+        offset, source = self._where(shape, lsn)
+        self._emit(shape.truncate_route, offset, None, envelope(None, None, source, "t", time.time_ns()))
+
+    def _change(self, shape: TableShape, kind: int, old: pg.Tuple | None, new: pg.Tuple | None, lsn: int) -> None:
+        """The records of one change: `kind` is the message's first byte, `old` and `new` its tuples."""
+        skipped = self._settings.skipped
+        if (kind == _INSERT and "c" in skipped) or (kind == _DELETE and "d" in skipped):
+            return  # skipped.operations (decoding the row would be wasted)
+        offset, source = self._where(shape, lsn)
+        now = time.time_ns()
         if kind == _INSERT:
             assert new is not None
             after = shape.row(new)
@@ -236,20 +255,24 @@ class ChangeStream:
             before = shape.row(old) if old is not None else None
             after = shape.row(new, old)
             old_key, new_key = (shape.key(before) if before is not None else None), shape.key(after)
-            if shape.keyed and old_key is not None and old_key != new_key:  # as Debezium: delete, then create
-                self._emit(shape.route, offset, old_key, envelope(before, None, source, "d", now))
-                if self._settings.tombstones:
-                    self._emit(shape.tombstone_route, offset, old_key, None)
-                self._emit(shape.route, offset, new_key, envelope(None, after, source, "c", now))
-            else:
+            if shape.keyed and old_key is not None and old_key != new_key:
+                # As Debezium: a delete (and its tombstone), then a create; skipped.operations applies to each
+                # of them as to any delete or create, so `u` does not skip a key change.
+                if "d" not in skipped:
+                    self._delete(shape, offset, old_key, envelope(before, None, source, "d", now))
+                if "c" not in skipped:
+                    self._emit(shape.route, offset, new_key, envelope(None, after, source, "c", now))
+            elif "u" not in skipped:
                 self._emit(shape.route, offset, new_key, envelope(before, after, source, "u", now))
         else:
             assert old is not None
             before = shape.row(old)
-            key = shape.key(before)
-            self._emit(shape.route, offset, key, envelope(before, None, source, "d", now))
-            if self._settings.tombstones:
-                self._emit(shape.tombstone_route, offset, key, None)
+            self._delete(shape, offset, shape.key(before), envelope(before, None, source, "d", now))
+
+    def _delete(self, shape: TableShape, offset: dict[str, Any], key: Any, value: dict[str, Any]) -> None:
+        self._emit(shape.route, offset, key, value)
+        if self._settings.tombstones:
+            self._emit(shape.tombstone_route, offset, key, None)
 
     def _emit(self, route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
         self._serial += 1

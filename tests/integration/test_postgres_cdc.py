@@ -50,9 +50,19 @@ def test_debezium_class_and_alias_resolve_to_the_connector() -> None:
 
 def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
     values = PostgresCdcConnector().validate(
-        db.props(**{"plugin.name": "decoderbufs", "snapshot.mode": "when_needed", "database.port": "x"})
+        db.props(
+            **{
+                "plugin.name": "decoderbufs",
+                "snapshot.mode": "when_needed",
+                "database.port": "x",
+                "skipped.operations": "c,x",
+            }
+        )
     )
     assert "pgoutput" in values["plugin.name"].errors[0]
+    assert values["skipped.operations"].errors == [
+        "Invalid value 'c,x' for configuration skipped.operations: Value must be a list of c, u, d, t, or none; got x"
+    ]
     assert "when_needed" in values["snapshot.mode"].errors[0]
     assert values["database.port"].errors
     with pytest.raises(ConfigError, match=r"plugin\.name"):
@@ -209,6 +219,60 @@ def test_a_snapshot_of_many_tables_of_mixed_types_gives_the_rows_the_stream_give
         assert read.key == {"pk": 2} and changed.key == {"pk": 3}
         assert {**read.value["after"], "pk": 3} == changed.value["after"], table
         assert read.key_schema == changed.key_schema and read.value_schema == changed.value_schema, table
+
+
+def test_skipped_operations_none_sends_a_truncate_as_debezium_does_and_by_default_it_is_not_sent(
+    db: CdcDatabase,
+) -> None:
+    db.execute("CREATE TABLE tr (id int PRIMARY KEY)", "CREATE TABLE kept (id int PRIMARY KEY)")
+    with harness(db, **{"snapshot.mode": "no_data", "skipped.operations": "none"}) as h:
+        h.poll()
+        db.execute("INSERT INTO tr VALUES (1)", "TRUNCATE tr, kept", "INSERT INTO kept VALUES (2)")
+        created, *truncates, last = _poll(h, 4)
+    assert (created.value["op"], created.key, last.value["op"], last.key) == ("c", {"id": 1}, "c", {"id": 2})
+    assert sorted(r.value["source"]["table"] for r in truncates) == ["kept", "tr"]
+    for truncate in truncates:
+        assert truncate.topic == f"{db.name}.public.{truncate.value['source']['table']}"
+        assert truncate.key is None and truncate.key_schema is None
+        assert truncate.value_schema is not None and truncate.value_schema.name == f"{truncate.topic}.Envelope"
+        value = truncate.value
+        assert (value["op"], value["before"], value["after"]) == ("t", None, None)
+        assert value["source"]["snapshot"] == "false" and value["source"]["txId"] == created.value["source"]["txId"]
+
+    # skipped.operations=t, Debezium's default (a slot of its own: the first one was never told to go on)
+    with harness(db, **{"snapshot.mode": "no_data", "slot.name": f"{db.props()['slot.name']}_t"}) as h:
+        h.poll()
+        db.execute("INSERT INTO tr VALUES (3)", "TRUNCATE tr", "INSERT INTO tr VALUES (4)")
+        records = _poll(h, 2)
+        h.poll()
+    assert (
+        [(r.value["op"], r.key) for r in h.records]
+        == [("c", {"id": 3}), ("c", {"id": 4})]
+        == [(r.value["op"], r.key) for r in records]
+    )
+
+
+def test_skipped_operations_leave_out_each_event_of_their_kind_as_debezium_does(db: CdcDatabase) -> None:
+    """Debezium applies skipped.operations to each event it emits: a key change is a delete (with its tombstone)
+    and a create, so `u` does not skip it, and `d` skips its delete and the tombstone but not its create."""
+    db.execute("CREATE TABLE ops (id int PRIMARY KEY, n int)", "INSERT INTO ops VALUES (1, 1), (2, 2)")
+    with harness(db, **{"snapshot.mode": "no_data", "skipped.operations": "u,d"}) as h:
+        h.poll()
+        db.execute(
+            "INSERT INTO ops VALUES (3, 3)",
+            "UPDATE ops SET n = 10 WHERE id = 1",
+            "UPDATE ops SET id = 20 WHERE id = 2",
+            "DELETE FROM ops WHERE id = 3",
+            "INSERT INTO ops VALUES (4, 4)",
+        )
+        records = _poll(h, 3)
+        h.poll()
+    assert [(r.value["op"], r.key, r.value["after"]) for r in h.records] == [
+        ("c", {"id": 3}, {"id": 3, "n": 3}),
+        ("c", {"id": 20}, {"id": 20, "n": 2}),
+        ("c", {"id": 4}, {"id": 4, "n": 4}),
+    ]
+    assert records == h.records
 
 
 def debezium_marker(position: int, total: int, in_table: int, table_rows: int) -> str:
