@@ -191,7 +191,8 @@ class ChangeStream:
         elif isinstance(decoded, pg.Truncate):
             if "t" in self._settings.skipped:
                 log.info("TRUNCATE of relation(s) %s not sent (skipped.operations has t, its default)", decoded.relids)
-            else:
+            else:  # one message for every table the statement truncated: its events numbered as one change's
+                self._serial = 0
                 for relid in decoded.relids:
                     shape = self._shapes.get(relid)
                     if shape is not None:
@@ -216,7 +217,9 @@ class ChangeStream:
         return shape
 
     def _where(self, shape: TableShape, lsn: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The offset and the `source` of an event at `lsn` in the open transaction."""
+        """The offset and the `source` of an event at `lsn` in the open transaction. The events of one message
+        share its LSN: `_emit` numbers them (`event_serial_no`) from where the caller reset `_serial`, so that
+        a restart skips exactly those committed before it."""
         begin = self._begin
         if begin is None:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
@@ -231,7 +234,6 @@ class ChangeStream:
             lsn=lsn,
             sequence=f'{self._sequence_head}{lsn}"]',
         )
-        self._serial = 0
         return offset, source
 
     def _truncate(self, shape: TableShape, lsn: int) -> None:
@@ -246,6 +248,7 @@ class ChangeStream:
             return  # skipped.operations (decoding the row would be wasted)
         offset, source = self._where(shape, lsn)
         now = time.time_ns()
+        self._serial = 0
         if kind == _INSERT:
             assert new is not None
             after = shape.row(new)
