@@ -26,6 +26,11 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 15.0
 GRACEFUL_SHUTDOWN_S = 5
+IDLE_TIMEOUT_S = 30
+"""How long an idle keep-alive connection stays open: Jetty's default idle timeout, which Kafka Connect's REST
+server keeps. uvicorn's own default (5 s) equals the keep-alive expiry of common clients (httpx's is 5 s): a
+request sent on a pooled connection just as the server closes it is reset (seen in a test on a loaded machine);
+with the server waiting longer, such clients close their idle connections first."""
 
 
 class ListenerError(ConnectError):
@@ -64,6 +69,7 @@ def _uvicorn_config(app: FastAPI, listener: Listener) -> uvicorn.Config:
         log_config=None,
         lifespan="off",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        timeout_keep_alive=IDLE_TIMEOUT_S,
         ssl_certfile=tls.certfile if tls else None,
         ssl_keyfile=tls.keyfile if tls else None,
         ssl_keyfile_password=tls.key_password if tls else None,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -285,3 +287,17 @@ def test_an_unexpected_error_answers_500_in_kafkas_shape_with_secrets_hidden(
     monkeypatch.undo()
     assert api.client.get("/connectors").json() == [name]
     assert api.client.delete(f"/connectors/{name}").status_code == 204
+
+
+def test_an_idle_keep_alive_connection_outlives_a_clients_own_five_second_expiry(api: RestWorker) -> None:
+    """The server keeps an idle connection 30 s, as Kafka Connect's does: a client whose pool forgets idle
+    connections after 5 s (httpx) never sends on one the server is closing at that moment."""
+    host, port = api.url.removeprefix("http://").rsplit(":", 1)
+    request = f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(request)
+        assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+        time.sleep(6)  # idle past uvicorn's default keep-alive timeout (5 s)
+        conn.sendall(request)
+        answer = conn.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200] or "the server closed the idle connection"
