@@ -6,9 +6,9 @@ answers 500 in Kafka's error shape, without a traceback."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -293,11 +293,15 @@ def test_an_idle_keep_alive_connection_outlives_a_clients_own_five_second_expiry
     """The server keeps an idle connection 30 s, as Kafka Connect's does: a client whose pool forgets idle
     connections after 5 s (httpx) never sends on one the server is closing at that moment."""
     host, port = api.url.removeprefix("http://").rsplit(":", 1)
-    request = f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
-    with socket.create_connection((host, int(port)), timeout=30) as conn:
-        conn.sendall(request)
-        assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        conn.request("GET", "/")
+        first = conn.getresponse()
+        assert first.status == 200 and first.read()
+        sock = conn.sock
         time.sleep(6)  # idle past uvicorn's default keep-alive timeout (5 s)
-        conn.sendall(request)
-        answer = conn.recv(65536)
-        assert answer.startswith(b"HTTP/1.1 200"), answer[:200] or "the server closed the idle connection"
+        conn.request("GET", "/")  # on the same connection; a closed one fails with RemoteDisconnected
+        second = conn.getresponse()
+        assert second.status == 200 and second.read() and conn.sock is sock
+    finally:
+        conn.close()
