@@ -54,7 +54,6 @@ class PostgresCdcTask(SourceTask):
         # The snapshot's newest record, held back until its marker is known: (record, first of the snapshot,
         # first of its table, its table).
         self._held: tuple[SourceRecord, bool, bool, tuple[str, str]] | None = None
-        self._snapshot_emitted = False  # a snapshot record was made: the next is not the first
         self._snapshot_table: tuple[str, str] | None = None  # (schema, table) of the last batch's rows
         self._stream: ChangeStream | None = None
         self._slot_connection: Any = None  # keeps the exported snapshot alive until it is imported
@@ -182,7 +181,7 @@ class PostgresCdcTask(SourceTask):
         )
         now = time.time_ns()
         table = (shape.schema_name, shape.table)
-        table_starts = table != self._snapshot_table
+        snapshot_starts, table_starts = self._snapshot_table is None, table != self._snapshot_table  # batches hold rows
         self._snapshot_table = table
         for number, row in enumerate(rows):
             after = shape.row(row)
@@ -195,8 +194,7 @@ class PostgresCdcTask(SourceTask):
                 key_schema=shape.key_schema,
                 value_schema=shape.envelope_schema,
             )
-            first, first_in_table = not self._snapshot_emitted, table_starts and number == 0
-            self._snapshot_emitted = True
+            first, first_in_table = snapshot_starts and number == 0, table_starts and number == 0
             if number == len(rows) - 1:
                 self._held = (record, first, first_in_table, table)
             else:
