@@ -44,9 +44,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-__all__ = ["DIES_WITH_PARENT", "die_with_parent", "die_with_parent_pid", "spawn", "spawn_python"]
+__all__ = ["DIES_WITH_PARENT", "die_with_parent", "die_with_parent_pid", "name_this_process", "spawn", "spawn_python"]
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_PR_SET_NAME = 15
 
 
 def _prctl() -> Callable[..., int] | None:
@@ -156,3 +157,12 @@ def die_with_parent_pid(parent: int) -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
     if os.getppid() != parent:  # it died before the call above: nobody would signal us
         os._exit(125)
+
+
+def name_this_process(name: str) -> None:
+    """Give this process the short name `ps`, `top` and ``/proc/PID/comm`` show (Linux; at most 15
+    bytes kept): forks of the worker would otherwise all carry the worker's name."""
+    if _PRCTL is None:
+        return
+    buffer = ctypes.create_string_buffer(name.encode()[:15])
+    _PRCTL(_PR_SET_NAME, ctypes.addressof(buffer), 0, 0, 0)

@@ -112,20 +112,30 @@ def cmd_spark(args: argparse.Namespace) -> int:
 def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime]) -> int:
     from connectworker.config.loading import load_worker_files
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+    from connectworker.runtime.runners.fork_server import TaskForkServer
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 
-    # every file validated before anything starts
-    config, connectors = load_worker_files(
-        args.worker, args.connectors, configured=lambda worker: _log_format_from(args, worker)
-    )
-    runtime = runtime_class(config, connectors)
-    metrics = _metrics_listener(config, runtime)
+    # First, while this process has one thread and has loaded no plugin: the task processes' fork server
+    # is then a fork of it, with the task runtime imported already (fork_server.py).
+    forks = TaskForkServer() if runtime_class.runs_task_processes else None
+    try:  # every file validated before anything starts
+        config, connectors = load_worker_files(
+            args.worker, args.connectors, configured=lambda worker: _log_format_from(args, worker)
+        )
+    except BaseException:
+        if forks is not None:
+            forks.close(0)
+        raise
+    runtime = runtime_class(config, connectors, task_process_server=forks)
+    metrics = None
     try:
+        metrics = _metrics_listener(config, runtime)
         rest = _rest_server(config)
     except BaseException:
         if metrics is not None:
             metrics.stop()
+        runtime.stop()
         raise
     tune_gc_for_throughput()
     progress = ShutdownProgress()

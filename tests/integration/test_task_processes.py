@@ -18,6 +18,7 @@ import httpx
 import pytest
 from confluent_kafka.admin import AdminClient
 
+from connectworker.runtime.runners.fork_server import SERVER_NAME
 from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_committed, wait_until, worker_config
 from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
@@ -29,15 +30,15 @@ RUNS_IN = r"Task {name}-{task} runs in a task process on \S+ \(pid (\d+)\)"
 
 
 def task_process_pids(worker_pid: int) -> list[int]:
-    """The worker's task processes: the children of its fork server (the worker's child that runs
-    `connectworker.runtime.runners.fork_server`; not the embedded broker, say)."""
+    """The worker's task processes: the children of its fork server (the worker's child that `ps` names
+    `cw-task-forks`; not the embedded broker, say)."""
     pids = []
     for pid in children_of(worker_pid):
         try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
         except FileNotFoundError:
             continue
-        if b"connectworker.runtime.runners.fork_server" in command:
+        if name == SERVER_NAME:
             pids.extend(children_of(pid))
     return pids
 
@@ -212,12 +213,11 @@ def test_sigterm_stops_every_task_process_after_committing_what_was_produced(
 # Imports in the worker (which validates the connector), not in a task process: as a plugin whose native
 # library exists only on the machine the worker was checked on.
 BROKEN_IN_TASK_PROCESS = """
-import sys
+from pathlib import Path
 
 from connectors.datagen import DataGenConnector, DataGenTask
 
-main = getattr(sys.modules["__main__"], "__spec__", None)
-if main is not None and main.name == "connectworker.runtime.runners.fork_server":
+if Path("/proc/self/comm").read_text().strip() == "cw-tasks":
     raise ImportError("libsensor.so.3: cannot open shared object file: No such file or directory")
 
 

@@ -49,8 +49,16 @@ class StandaloneRuntime:
 
     runs_task_processes: ClassVar[bool] = True  # False where `_task_runner` places tasks elsewhere (Spark)
 
-    def __init__(self, config: WorkerConfig, file_connectors: Sequence[ConnectorConfig] = ()) -> None:
-        """`file_connectors`: those the command line will start, for checks made before any starts."""
+    def __init__(
+        self,
+        config: WorkerConfig,
+        file_connectors: Sequence[ConnectorConfig] = (),
+        task_process_server: TaskForkServer | None = None,
+    ) -> None:
+        """`file_connectors`: those the command line will start, for checks made before any starts.
+        `task_process_server`: a fork server started before the configuration was read (the command line
+        forks it from itself first thing: `fork_server.py`); it is the runtime's from now on, and closed
+        at once if this worker runs no task processes."""
         self.config = config
         self.file_connectors = list(file_connectors)
         self.embedded: EmbeddedBroker | None = None
@@ -67,6 +75,11 @@ class StandaloneRuntime:
         self.task_processes: ProcessTaskRunner | None = None  # task.processes > 0
         self._channel: TaskChannel | None = None
         self._forks: TaskForkServer | None = None  # started early in start(), then the task processes' runner's
+        if task_process_server is not None:
+            if self.runs_task_processes and config.task_process_count > 0:
+                self._forks = task_process_server
+            else:
+                task_process_server.close(0)
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
@@ -77,8 +90,8 @@ class StandaloneRuntime:
         if not self.config.offset_storage_topic:
             assert self.config.offset_storage_file_filename is not None
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
-        if self.runs_task_processes and self.config.task_process_count > 0:
-            # Now: it imports the task runtime while the broker and the cluster check take their time.
+        if self._forks is None and self.runs_task_processes and self.config.task_process_count > 0:
+            # Now: a spawned server imports the task runtime while the broker and the cluster answer.
             self._forks = TaskForkServer()
         if self.config.uses_embedded_broker:
             if self.config.exactly_once_enabled:

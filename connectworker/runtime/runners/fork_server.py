@@ -7,6 +7,12 @@ started. The fork server pays it once, while the worker is still starting, and a
 milliseconds. It is safe to fork because it never starts a thread: it only imports, then waits on its
 socket in its main thread (no librdkafka client, no logging handler, nothing running).
 
+The server itself is a fork of the worker when the worker has one thread as it starts the server (the
+command line starts it first thing): the worker imported the task runtime already, so the server costs
+neither an interpreter nor imports. Elsewhere (a worker embedded in a program with threads, a test) it
+is spawned as ``python -m`` this module. `ps` shows it as ``cw-task-forks`` and its task processes as
+``cw-tasks``.
+
 The protocol, over a Unix `SOCK_SEQPACKET` socket pair (the server's end is its standard input):
 - worker -> server: ``fork N`` with two descriptors attached (`socket.send_fds`): the read end of the new
   process's command pipe and the write end of its control pipe (`task_host.py` reads tasks from the
@@ -35,10 +41,16 @@ import sys
 import threading
 import traceback
 from concurrent.futures import Future
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn, Protocol
 
 from connectworker.api.errors import ConnectError
-from connectworker.child_processes import die_with_parent, die_with_parent_pid, spawn_python
+from connectworker.child_processes import (
+    DIES_WITH_PARENT,
+    die_with_parent,
+    die_with_parent_pid,
+    name_this_process,
+    spawn_python,
+)
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.runners.task_host import TaskHost
 
@@ -47,6 +59,8 @@ log = logging.getLogger(__name__)
 MODULE = "connectworker.runtime.runners.fork_server"
 FORK_TIMEOUT_S = 60.0  # the first fork waits for the server's imports: seconds on a loaded machine
 MAX_MESSAGE = 256
+SERVER_NAME = "cw-task-forks"  # what `ps` shows for the fork server
+TASK_PROCESS_NAME = "cw-tasks"  # and for each task process
 
 
 class ForkServerGone(ConnectError):
@@ -80,8 +94,7 @@ class TaskForkServer:
     def __init__(self) -> None:
         self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            # Its standard output is our standard error: a connector's print() in a task process lands there.
-            self.popen = spawn_python(MODULE, stdin=theirs.fileno(), stdout=2)
+            self.popen: ServerProcess = _start_server(theirs)
         finally:
             theirs.close()
         self.pid = self.popen.pid
@@ -181,17 +194,118 @@ class TaskForkServer:
             forked.set_exception(ForkServerGone(self._gone_message()))
 
 
+class ServerProcess(Protocol):
+    """What `TaskForkServer` needs of the server's process: `subprocess.Popen`'s names for it."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+def _start_server(channel: socket.socket) -> ServerProcess:
+    """The server, its end of the socket `channel`. A worker with one thread (the command line's, when
+    the worker starts) forks it from itself: it has imported the task runtime already, so the server
+    costs no interpreter start and no imports (most of a CPU second, paid again for every worker). A
+    process with other threads spawns it afresh instead, since a fork copies only the calling thread
+    and a lock another thread held would stay held in the copy."""
+    if DIES_WITH_PARENT and threading.active_count() == 1:
+        return ForkedServer(channel)
+    # Its standard output is our standard error: a connector's print() in a task process lands there.
+    return spawn_python(MODULE, stdin=channel.fileno(), stdout=2)
+
+
+class ForkedServer:
+    """The server as a fork of this (single-threaded) process; waited for through a pidfd."""
+
+    def __init__(self, channel: socket.socket) -> None:
+        parent = os.getpid()
+        for stream in (sys.stdout, sys.stderr):  # else what they buffered would be written twice
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            _become_server(channel, parent)
+        self.pid = pid
+        self._pidfd = os.pidfd_open(pid)
+        self._returncode: int | None = None
+        self._lock = threading.Lock()
+
+    def poll(self) -> int | None:
+        with self._lock:
+            if self._returncode is None:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self._returncode = os.waitstatus_to_exitcode(status)
+                    os.close(self._pidfd)
+            return self._returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self._returncode is None and not select.select([self._pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(f"task fork server {self.pid}", timeout or 0.0)
+        code = self.poll()
+        assert code is not None  # the pidfd is readable once the process has exited
+        return code
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def _become_server(channel: socket.socket, parent: int) -> NoReturn:
+    """In the forked child: leave nothing of the worker open but the server's socket and the standard
+    streams (the REST and metrics ports, the offsets file, the worker's end of the socket are closed),
+    drop the worker's log handlers and signal handlers, then serve. Never returns."""
+    code = 1
+    try:
+        die_with_parent_pid(parent)
+        keep = channel.fileno()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)  # as when spawned: a connector's print() in a task process lands on stderr
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        signal.set_wakeup_fd(-1)
+        for number in signal.valid_signals():
+            with contextlib.suppress(OSError, ValueError):
+                if callable(signal.getsignal(number)):
+                    signal.signal(number, signal.SIG_DFL)
+        root = logging.getLogger()
+        for handler in root.handlers[:]:
+            root.removeHandler(handler)  # not closed: its stream is the process's stderr
+        root.setLevel(logging.WARNING)
+        _serve(channel)
+        code = 0
+    except BaseException:
+        with contextlib.suppress(OSError):
+            traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+
+
 # -- the server process --------------------------------------------------------------------------------
 
 
 def main() -> None:
+    """The server spawned as ``python -m`` this module, its socket as its standard input."""
     die_with_parent(sys.argv)
+    channel = socket.socket(fileno=os.dup(0))
+    os.close(0)
+    _serve(channel)
+
+
+def _serve(channel: socket.socket) -> None:
+    name_this_process(SERVER_NAME)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     # Importing this module imported the task runtime (task_host.py and what it needs): the forks inherit it.
     tune_gc_for_throughput()  # also freezes what was imported: forks share those pages with the server
-    channel = socket.socket(fileno=os.dup(0))
-    os.close(0)
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -242,6 +356,7 @@ def _serve_forked(server: int, channel: socket.socket, wake: tuple[int, int], fd
     code = 1
     try:
         die_with_parent_pid(server)
+        name_this_process(TASK_PROCESS_NAME)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         channel.close()
