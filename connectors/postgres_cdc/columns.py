@@ -10,8 +10,10 @@ types (`connect`), `timestamptz` as an ISO-8601 `ZonedTimestamp` string, uuid an
 from __future__ import annotations
 
 import base64
+import hashlib
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -19,10 +21,9 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-Parse = Callable[[str], Any]
+from .temporal import days, epoch_micros, micros_of_day, zoned_time, zoned_timestamp
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_EPOCH_DAY = date(1970, 1, 1).toordinal()
+Parse = Callable[[str], Any]
 
 # Type OIDs of pg_catalog's built-in types (fixed across PostgreSQL versions).
 BOOL, BYTEA, CHAR, NAME, INT8, INT2, INT4, TEXT, OID = 16, 17, 18, 19, 20, 21, 23, 25, 26
@@ -42,7 +43,15 @@ ARRAYS = {
     1231: NUMERIC,
     2951: UUID,
     1182: DATE_OID,
+    1001: BYTEA,
+    199: JSON,
+    3807: JSONB,
+    1115: TIMESTAMP_OID,
+    1185: TIMESTAMPTZ,
+    1183: TIME_OID,
+    1270: TIMETZ,
 }
+DEFAULT_UNAVAILABLE = b"__debezium_unavailable_value"
 
 
 class UnsupportedTypeError(ConnectError):
@@ -54,12 +63,35 @@ class TypeOptions:
     decimal_handling: str = "precise"  # precise | double | string
     time_precision: str = "adaptive"  # adaptive | adaptive_time_microseconds | connect
     binary_handling: str = "bytes"  # bytes | base64 | base64-url-safe | hex
+    unavailable: bytes = DEFAULT_UNAVAILABLE  # unavailable.value.placeholder, as bytes
 
 
 @dataclass(frozen=True)
 class ColumnType:
     schema: Schema  # not optional; the column's nullability makes it so
     parse: Parse
+    unavailable: Any = None  # the value of an unchanged TOASTed value; None: this type has no placeholder
+
+
+def _unavailable(oid: int, schema: Schema, placeholder: bytes) -> Any:
+    """Debezium's stand-in for a value PostgreSQL left out of an update because it is TOASTed and did not
+    change (`UnchangedToastedPlaceholder`): the placeholder as text, as bytes, or, for arrays of text,
+    bytea, integers and dates, a list made of it (integers: its bytes, signed, as Java's). Other types
+    have none (Debezium writes null there)."""
+    text = placeholder.decode(errors="replace")
+    element = ARRAYS.get(oid)
+    if element is None:
+        return text if schema.type is SchemaType.STRING else placeholder if schema.type is SchemaType.BYTES else None
+    element_type = schema.value_schema.type if schema.value_schema is not None else None
+    if element in (TEXT, VARCHAR, BPCHAR, JSON, JSONB):
+        return [text]
+    if element == BYTEA:
+        return [placeholder if element_type is SchemaType.BYTES else text]
+    if element in (INT4, INT8, DATE_OID) and element_type in (SchemaType.INT32, SchemaType.INT64):
+        return [byte - 256 if byte > 127 else byte for byte in placeholder]
+    if element == UUID:
+        return [str(uuid.UUID(bytes=hashlib.md5(placeholder).digest(), version=3))]
+    return None
 
 
 def _bool(text: str) -> bool:
@@ -68,43 +100,6 @@ def _bool(text: str) -> bool:
 
 def _numeric_text(text: str) -> str:
     return text
-
-
-def _days(text: str) -> int:
-    return date.fromisoformat(text).toordinal() - _EPOCH_DAY
-
-
-def _micros_of_day(text: str) -> int:
-    t = time.fromisoformat(text)
-    return ((t.hour * 60 + t.minute) * 60 + t.second) * 1_000_000 + t.microsecond
-
-
-def _epoch_micros(text: str) -> int:
-    moment = datetime.fromisoformat(text)
-    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    delta = moment - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def _zoned(text: str) -> str:
-    """Debezium's ZonedTimestamp: the instant in UTC, ISO-8601, fraction without trailing zeros."""
-    moment = datetime.fromisoformat(text).astimezone(UTC)
-    out = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    if moment.microsecond:
-        out += f".{moment.microsecond:06d}".rstrip("0")
-    return out + "Z"
-
-
-def _zoned_time(text: str) -> str:
-    clock, sign, zone = text.rpartition("+") if "+" in text else text.rpartition("-")
-    offset = int(zone.split(":")[0]) * 60 + (int(zone.split(":")[1]) if ":" in zone else 0)
-    offset = offset if sign == "+" else -offset
-    micros = (_micros_of_day(clock) - offset * 60_000_000) % 86_400_000_000
-    hours, rest = divmod(micros, 3_600_000_000)
-    minutes, rest = divmod(rest, 60_000_000)
-    seconds, fraction = divmod(rest, 1_000_000)
-    out = f"{hours:02d}:{minutes:02d}:{seconds:02d}"
-    return out + (f".{fraction:06d}".rstrip("0") if fraction else "") + "Z"
 
 
 def _bytea(text: str) -> bytes:
@@ -137,18 +132,18 @@ def _temporal(oid: int, modifier: int, mode: str) -> ColumnType:
             Schema(SchemaType.INT64, name=TIMESTAMP), lambda text: datetime.fromisoformat(text).replace(tzinfo=UTC)
         )
     if oid == DATE_OID:
-        return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Date"), _days)
+        return ColumnType(Schema(SchemaType.INT32, name="io.debezium.time.Date"), days)
     if oid == TIME_OID:
         if mode == "adaptive" and _precision(modifier) <= 3:
             return ColumnType(
-                Schema(SchemaType.INT32, name="io.debezium.time.Time"), lambda text: _micros_of_day(text) // 1000
+                Schema(SchemaType.INT32, name="io.debezium.time.Time"), lambda text: micros_of_day(text) // 1000
             )
-        return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTime"), _micros_of_day)
+        return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTime"), micros_of_day)
     if _precision(modifier) <= 3:
         return ColumnType(
-            Schema(SchemaType.INT64, name="io.debezium.time.Timestamp"), lambda text: _epoch_micros(text) // 1000
+            Schema(SchemaType.INT64, name="io.debezium.time.Timestamp"), lambda text: epoch_micros(text) // 1000
         )
-    return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTimestamp"), _epoch_micros)
+    return ColumnType(Schema(SchemaType.INT64, name="io.debezium.time.MicroTimestamp"), epoch_micros)
 
 
 def _scalar(oid: int, modifier: int, options: TypeOptions) -> ColumnType | None:
@@ -182,9 +177,13 @@ def _scalar(oid: int, modifier: int, options: TypeOptions) -> ColumnType | None:
     if oid in (DATE_OID, TIME_OID, TIMESTAMP_OID):
         return _temporal(oid, modifier, options.time_precision)
     if oid == TIMESTAMPTZ:
-        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.time.ZonedTimestamp"), _zoned)
+        width = _precision(modifier)
+        return ColumnType(
+            Schema(SchemaType.STRING, name="io.debezium.time.ZonedTimestamp"),
+            lambda text: zoned_timestamp(text, width),
+        )
     if oid == TIMETZ:
-        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.time.ZonedTime"), _zoned_time)
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.time.ZonedTime"), zoned_time)
     return None
 
 
@@ -223,9 +222,10 @@ def column_type(
 ) -> ColumnType | None:
     """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping."""
     if oid in enum_oids:
-        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Enum"), str)
+        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Enum"), str, options.unavailable.decode())
+    found: ColumnType | None
     if oid in ARRAYS:
-        element = _scalar(ARRAYS[oid], -1, options)
+        element = _scalar(ARRAYS[oid], modifier, options)
         if element is None:
             return None
         parse_element = element.parse
@@ -233,8 +233,12 @@ def column_type(
         def parse(text: str) -> list[Any]:
             return [None if item is None else parse_element(item) for item in parse_array(text)]
 
-        return ColumnType(Schema.array(element.schema.as_optional()), parse)
-    return _scalar(oid, modifier, options)
+        found = ColumnType(Schema.array(element.schema.as_optional()), parse)
+    else:
+        found = _scalar(oid, modifier, options)
+    if found is None:
+        return None
+    return replace(found, unavailable=_unavailable(oid, found.schema, options.unavailable))
 
 
 def require_type(

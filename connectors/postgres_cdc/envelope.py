@@ -8,23 +8,22 @@ the three schemas Debezium names `<topic>.Key`, `<topic>.Value` and `<topic>.Env
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from operator import itemgetter
 from typing import Any
 
 import connectworker
+from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-from .columns import ColumnType, Parse, TypeOptions, require_type
+from .columns import ColumnType, TypeOptions, require_type
 from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST
 from .rows import Row, RowColumn, compile_row
 from .settings import CdcSettings
-
-UNAVAILABLE = "__debezium_unavailable_value"  # Debezium's placeholder for an unchanged TOASTed value
 
 _OPT_STRING = Schema(SchemaType.STRING, optional=True)
 _OPT_INT64 = Schema(SchemaType.INT64, optional=True)
@@ -52,6 +51,7 @@ TRANSACTION_SCHEMA = Schema.struct(
     ("data_collection_order", Schema(SchemaType.INT64)),
     optional=True,
 )
+log = logging.getLogger(__name__)
 VERSION = f"connectworker-{connectworker.__version__}"
 
 Route = tuple[str, Schema | None, Schema | None]
@@ -65,6 +65,12 @@ class Column:
     type: ColumnType
     optional: bool
     key: bool
+    type_name: str = ""  # as the catalog names it, for messages
+
+
+class UnmappableValueError(ConnectError):
+    """A column's value that the connector cannot write under its settings: the task fails on it, before the
+    slot is confirmed past it."""
 
 
 class TableShape:
@@ -98,23 +104,18 @@ class TableShape:
         self.route: Route = (self.topic, self.key_schema, self.envelope_schema)
         self.tombstone_route: Route = (self.topic, self.key_schema, None)
         self.truncate_route: Route = (self.topic, None, self.envelope_schema)  # a TRUNCATE's event has no key
-        self._parsers = parsers = tuple(
-            (
-                c.position,
-                c.name,
-                None if c.type.parse is str else c.type.parse,
-                c.type.schema.type,
-                None if c.optional else _fallback(c.type.schema),
-            )
-            for c in columns
-        )
+        self._unavailable_warned: set[str] = set()
         # row(values, previous=None): the struct value of a tuple of text values; an unchanged TOASTed value
         # is taken from `previous` (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT
         # NULL column a tuple leaves out (the old key of a delete without REPLICA IDENTITY FULL holds the key
-        # only) gets its type's zero value, as Debezium fills it, since its schema does not allow null.
+        # only) gets its type's zero value, as Debezium fills it, since its schema does not allow null. A
+        # value that cannot be mapped raises UnmappableValueError naming the table, column and type.
         self.row: Row = compile_row(
-            [RowColumn(position, name, parse, fallback) for position, name, parse, _kind, fallback in parsers],
-            partial(_row_by_columns, parsers),
+            [
+                RowColumn(c.position, c.name, None if c.type.parse is str else c.type.parse, _null_value(c))
+                for c in columns
+            ],
+            self._row_by_columns,
         )
         self._key_names = tuple(c.name for c in self.key_columns)
         self._key_of = itemgetter(*self._key_names) if len(self._key_names) > 1 else None
@@ -131,29 +132,62 @@ class TableShape:
             return {name: row[name]}
         return None
 
-
-def _row_by_columns(
-    parsers: Sequence[tuple[int, str, Parse | None, SchemaType, Any]],
-    values: Sequence[Any],
-    previous: Sequence[Any] | None = None,
-) -> dict[str, Any]:
-    """`TableShape.row` column by column: for a tuple with an unchanged TOASTed value."""
-    out: dict[str, Any] = {}
-    for position, name, parse, kind, fallback in parsers:
-        text = values[position]
-        if text is UNCHANGED_TOAST:
-            text = previous[position] if previous is not None else UNCHANGED_TOAST
+    def _row_by_columns(self, values: Sequence[Any], previous: Sequence[Any] | None = None) -> dict[str, Any]:
+        """`row` column by column: for a tuple with an unchanged TOASTed value, and to name the column whose
+        value the compiled `row` could not map."""
+        out: dict[str, Any] = {}
+        for column in self.columns:
+            text = values[column.position]
             if text is UNCHANGED_TOAST:
-                out[name] = (
-                    UNAVAILABLE
-                    if kind is SchemaType.STRING
-                    else UNAVAILABLE.encode()
-                    if kind is SchemaType.BYTES
-                    else None
-                )
+                text = previous[column.position] if previous is not None else UNCHANGED_TOAST
+                if text is UNCHANGED_TOAST:
+                    out[column.name] = self._unavailable(column)
+                    continue
+            if text is None:
+                out[column.name] = _null_value(column)
                 continue
-        out[name] = fallback if text is None else text if parse is None else parse(text)
-    return out
+            try:
+                out[column.name] = column.type.parse(text)
+            except (ValueError, TypeError, ArithmeticError, IndexError) as exc:
+                raise UnmappableValueError(
+                    f"Column {column.name!r} of table {self.schema_name}.{self.table} (type {column.type_name}) "
+                    f"holds {text[:80]!r}, which the connector cannot map to {_schema_label(column)}: {exc}. "
+                    "Leave the column out (column.exclude.list) or change the value."
+                ) from exc
+        return out
+
+    def _unavailable(self, column: Column) -> Any:
+        """The value of an unchanged TOASTed value PostgreSQL did not send: Debezium's placeholder for the
+        column's type; null (warned once) for a nullable column whose type has none, as Debezium writes it;
+        a NOT NULL one fails, as null would break its schema."""
+        if column.type.unavailable is not None:
+            return column.type.unavailable
+        where = f"column {column.name!r} of table {self.schema_name}.{self.table} (type {column.type_name})"
+        fix = f"ALTER TABLE {self.schema_name}.{self.table} REPLICA IDENTITY FULL makes PostgreSQL send it"
+        if not column.optional:
+            raise UnmappableValueError(
+                f"An update left out the unchanged TOASTed value of {where}, NOT NULL, and its type has no "
+                f"placeholder (unavailable.value.placeholder covers text, bytea, json and their arrays, and "
+                f"integer and date arrays): {fix}."
+            )
+        if column.name not in self._unavailable_warned:
+            self._unavailable_warned.add(column.name)
+            log.warning(
+                "Updates leave out the unchanged TOASTed value of %s, and its type has no placeholder: those "
+                "events carry null there (as Debezium's do); %s.",
+                where,
+                fix,
+            )
+        return None
+
+
+def _null_value(column: Column) -> Any:
+    return None if column.optional else _fallback(column.type.schema)
+
+
+def _schema_label(column: Column) -> str:
+    schema = column.type.schema
+    return schema.name or schema.type.value
 
 
 _FALLBACK: dict[SchemaType, Any] = {
@@ -202,9 +236,8 @@ def shape_of(
         type_name = known.type_name if known is not None else f"oid {oid}"
         kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enum_oids)
         primary = known is not None and known.primary_key
-        columns.append(
-            Column(position, name, kind, optional=known is None or (known.nullable and not primary), key=primary)
-        )
+        optional = known is None or (known.nullable and not primary)
+        columns.append(Column(position, name, kind, optional=optional, key=primary, type_name=type_name))
     return TableShape(settings, schema, table, columns)
 
 

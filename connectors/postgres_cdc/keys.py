@@ -24,6 +24,7 @@ HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefi
 SLOT_DROP, MAX_BATCH, POLL_MS = "slot.drop.on.stop", "max.batch.size", "poll.interval.ms"
 COMPACT_KEYED = "compact.keyed.table.topics"
 SKIPPED_OPERATIONS = "skipped.operations"
+UNAVAILABLE_PLACEHOLDER = "unavailable.value.placeholder"
 
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 SNAPSHOT_MODES = ("initial", "no_data", "never", "initial_only", "always")
@@ -81,7 +82,6 @@ DEBEZIUM_KEYS = (
     "field.name.adjustment.mode",
     "schema.name.adjustment.mode",
     "incremental.snapshot.chunk.size",
-    "unavailable.value.placeholder",
     "flush.lsn.source",
     "retriable.restart.connector.wait.ms",
     "notification.enabled.channels",
@@ -106,6 +106,20 @@ DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
 )
 
 _DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
+
+
+def placeholder_bytes(value: str) -> bytes:
+    """unavailable.value.placeholder as bytes: its UTF-8 encoding, or the hex digits after 'hex:'."""
+    if value.startswith("hex:"):
+        try:
+            return bytes.fromhex(value[4:])
+        except ValueError:
+            raise ValueError(f"'hex:' must be followed by an even number of hex digits, got {value[4:]!r}") from None
+    return value.encode()
+
+
+def _placeholder(value: str) -> None:
+    placeholder_bytes(value)
 
 
 def _regex_list(key: str, value: Any) -> None:
@@ -320,6 +334,16 @@ CONFIG_DEF = (
         group=_TYPES,
         recommended_values=BINARY_MODES,
         documentation="bytea columns: bytes, or base64, base64-url-safe, hex strings.",
+    )
+    .define(
+        UNAVAILABLE_PLACEHOLDER,
+        ConfigType.STRING,
+        "__debezium_unavailable_value",
+        validator=lambda key, value: _placeholder(value),
+        group=_TYPES,
+        documentation="What an update carries for an unchanged TOASTed value that PostgreSQL did not send (a "
+        "table without REPLICA IDENTITY FULL): this text in a text or json column, its UTF-8 bytes in a bytea "
+        "column, a list of it in an array; 'hex:' followed by hex digits gives the bytes directly.",
     )
     .define(
         HEARTBEAT_MS,

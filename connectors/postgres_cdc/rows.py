@@ -6,7 +6,8 @@ a Python step per column (about 1 µs for three columns); the compiled function 
 with each column's parse inlined (a third of that), as `collections.namedtuple` and `dataclasses`
 compile theirs. Its source holds nothing but generated names, tuple positions and the column names as
 `repr()` literals; parsers and fallbacks are bound by name. A tuple with an unchanged TOASTed value
-goes to the column loop (`slow`), which knows where to take the value from.
+goes to the column loop (`slow`), which knows where to take the value from; so does a tuple whose value
+a parser refused, and the column loop raises naming that column.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def compile_row(columns: Sequence[RowColumn], slow: Row) -> Row:
     bound: dict[str, Any] = {"_TOAST": UNCHANGED_TOAST, "_slow": slow}
     picks, items = [], []
     for i, column in enumerate(columns):
-        picks.append(f"    v{i} = values[{column.position}]")
+        picks.append(f"        v{i} = values[{column.position}]")
         bound[f"_f{i}"] = column.fallback
         value = f"v{i}"
         if column.parse is not None:
@@ -47,8 +48,11 @@ def compile_row(columns: Sequence[RowColumn], slow: Row) -> Row:
             "def row(values, previous=None):",
             "    if _TOAST in values:",
             "        return _slow(values, previous)",
+            "    try:",
             *picks,
-            "    return {" + ", ".join(items) + "}",
+            "        return {" + ", ".join(items) + "}",
+            "    except Exception:",  # a value no parser takes: the slow path names its column
+            "        return _slow(values, previous)",
         ]
     )
     exec(compile(source, "<postgres_cdc row>", "exec"), bound)

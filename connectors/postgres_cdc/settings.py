@@ -37,7 +37,9 @@ from .keys import (
     TIME_MODE,
     TOMBSTONES,
     TOPIC_PREFIX,
+    UNAVAILABLE_PLACEHOLDER,
     USER,
+    placeholder_bytes,
 )
 
 
@@ -121,7 +123,12 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         column_exclude=patterns(COLUMN_EXCLUDE),
         snapshot_mode=values[SNAPSHOT_MODE].lower(),
         tombstones=values[TOMBSTONES],
-        types=TypeOptions(values[DECIMAL_MODE].lower(), values[TIME_MODE].lower(), values[BINARY_MODE].lower()),
+        types=TypeOptions(
+            values[DECIMAL_MODE].lower(),
+            values[TIME_MODE].lower(),
+            values[BINARY_MODE].lower(),
+            placeholder_bytes(values[UNAVAILABLE_PLACEHOLDER]),
+        ),
         heartbeat_s=values[HEARTBEAT_MS] / 1000,
         heartbeat_topic=f"{values[HEARTBEAT_PREFIX]}.{values[TOPIC_PREFIX]}",
         slot_drop_on_stop=values[SLOT_DROP],

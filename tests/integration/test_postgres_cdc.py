@@ -337,7 +337,7 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         "clock_ms": 14706789,
         "happened": 1770091506789012,
         "happened_ms": 1770091506789,
-        "instant": "2026-02-03T02:05:06.789Z",
+        "instant": "2026-02-03T02:05:06.789000Z",  # the column's precision (6): Debezium 2.2+
         "ident": "0b5e8f7a-1b2c-4d5e-8f90-123456789abc",
         "doc": '{"a": [1, 2]}',
         "plain": '{"b":1}',
@@ -373,6 +373,109 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         "counts": (SchemaType.ARRAY, None),
         "nothing": (SchemaType.INT32, None),
     }
+
+
+def test_temporal_values_python_cannot_hold_are_written_as_debezium_writes_them_in_snapshot_and_stream(
+    db: CdcDatabase,
+) -> None:
+    """Debezium's AbstractRecordsProducerTest.schemaAndValuesForDateTimeTypes: infinity, BC, years after
+    9999 and 24:00, which the task failed on before ("Invalid isoformat string: 'infinity'")."""
+    db.execute("""CREATE TABLE far (id int PRIMARY KEY, ts timestamp(6), tz timestamptz, tz_ms timestamptz(3),
+        day date, clock time, clock_tz timetz)""")
+    rows = [
+        "(1, 'infinity', 'infinity', '2016-11-04 06:51:30+00', 'infinity', '24:00:00', '24:00:00+00')",
+        "(2, '-infinity', '-infinity', '2016-11-04 06:51:30.5+00', '-infinity', '13:51:30', '13:51:30.123+02')",
+        "(3, '4713-12-31 23:59:59.999999 BC', '4714-12-31 23:59:59.999999+00 BC', NULL, '0002-12-01 BC', NULL, NULL)",
+        "(4, '294247-01-01 23:59:59.999999', '21016-11-04 13:51:30+07', NULL, '20160-11-04', NULL, NULL)",
+    ]
+    expected = [
+        (9223372036825200000, "infinity", "2016-11-04T06:51:30.000Z", -2147472692, 86400000000, "24:00:00Z"),
+        (-9223372036832400000, "-infinity", "2016-11-04T06:51:30.500Z", -2147472691, 49890000000, "11:51:30.123Z"),
+        (-210831897600000001, "-4713-12-31T23:59:59.999999Z", None, -719559, None, None),
+        (9223371331199999999, "+21016-11-04T06:51:30.000000Z", None, 6644069, None, None),
+    ]
+    names = ("ts", "tz", "tz_ms", "day", "clock", "clock_tz")
+    db.execute(f"INSERT INTO far VALUES {rows[0]}, {rows[1]}")
+    with harness(db) as h:
+        snapped = _poll(h, 2)
+        db.execute(f"INSERT INTO far VALUES {rows[2]}", f"INSERT INTO far VALUES {rows[3]}")
+        streamed = _poll(h, 2)
+        db.execute("UPDATE far SET id = id + 10 WHERE id <= 2")  # the snapshot's rows, streamed
+        again = [r for r in _poll(h, 6) if r.value is not None and r.value["op"] == "c"]
+    got = [tuple(r.value["after"][n] for n in names) for r in snapped + streamed]
+    assert got == expected
+    assert [tuple(r.value["after"][n] for n in names) for r in again] == expected[:2]
+    assert [r.value["source"]["snapshot"] for r in snapped] == ["first", "last"]
+
+
+def test_unchanged_toasted_values_carry_debeziums_placeholder_by_type_and_the_old_value_with_replica_identity_full(
+    db: CdcDatabase, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RecordsStreamProducerIT.shouldNotPropagateUnchangedToastedData / shouldHandleToastedArrayColumn: an
+    update that leaves a TOASTed column unchanged does not carry its value; the task failed on a NOT NULL
+    array before ("after.mandatory_text_array is required")."""
+    columns = """(id int PRIMARY KEY, n int, note text, mandatory_text text NOT NULL, tags text[] NOT NULL,
+        counts int[], blob bytea, small smallint[])"""
+    db.execute(f"CREATE TABLE toasty {columns}", f"CREATE TABLE toasty_full {columns}")
+    db.execute("ALTER TABLE toasty_full REPLICA IDENTITY FULL")
+    big = "(SELECT string_agg(md5(i::text), '') FROM generate_series(1, 400) i)"  # 12,800 characters
+    for table in ("toasty", "toasty_full"):
+        for column in ("note", "mandatory_text", "tags", "counts", "blob", "small"):
+            db.execute(f"ALTER TABLE {table} ALTER COLUMN {column} SET STORAGE EXTERNAL")  # out of line, as is
+        db.execute(f"""INSERT INTO {table} VALUES (1, 0, {big}, {big}, ARRAY[{big}], (SELECT array_agg(i)
+            FROM generate_series(1, 3000) i), convert_to({big}, 'UTF8'), (SELECT array_agg(i::smallint)
+            FROM generate_series(1, 3000) i))""")
+    full_row = db.query("SELECT note, counts FROM toasty WHERE id = 1")[0]
+    placeholder = "__debezium_unavailable_value"
+    with harness(db, **{"snapshot.mode": "no_data"}) as h, caplog.at_level(logging.WARNING):
+        _poll(h, 0)
+        db.execute("UPDATE toasty SET n = 1", "UPDATE toasty_full SET n = 1")
+        plain, full = _poll(h, 2)
+    assert plain.value["after"] == {
+        "id": 1,
+        "n": 1,
+        "note": placeholder,
+        "mandatory_text": placeholder,  # NOT NULL alike
+        "tags": [placeholder],
+        "counts": list(placeholder.encode()),  # an int array: the placeholder's bytes, as Debezium's
+        "blob": placeholder.encode(),
+        "small": None,  # a smallint array has no placeholder in Debezium: null, warned about once
+    }
+    assert full.value["after"]["note"] == full_row[0] and full.value["after"]["counts"] == full_row[1]
+    assert full.value["before"]["note"] == full_row[0]  # with REPLICA IDENTITY FULL: the value itself
+    warnings = [r.getMessage() for r in caplog.records if "TOASTed" in r.getMessage()]
+    assert len(warnings) == 1 and "column 'small' of table public.toasty" in warnings[0]
+    assert "REPLICA IDENTITY FULL" in warnings[0]
+
+
+def test_a_not_null_toasted_column_without_placeholder_and_an_unmappable_value_fail_naming_the_column(
+    db: CdcDatabase,
+) -> None:
+    db.execute(
+        "CREATE TABLE strict (id int PRIMARY KEY, n int, small smallint[] NOT NULL)",
+        "ALTER TABLE strict ALTER COLUMN small SET STORAGE EXTERNAL",
+        "INSERT INTO strict VALUES (1, 0, (SELECT array_agg(i::smallint) FROM generate_series(1, 3000) i))",
+        "CREATE TABLE dated (id int PRIMARY KEY, day date)",
+    )
+    with harness(db, **{"snapshot.mode": "no_data"}) as h:
+        _poll(h, 0)
+        at_start = db.confirmed_flush_lsn()
+        db.execute("UPDATE strict SET n = 1")
+        with pytest.raises(
+            ConnectError, match=r"column 'small' of table public\.strict \(type smallint\[\]\), NOT NULL"
+        ):
+            _poll(h, 1)
+        assert db.confirmed_flush_lsn() == at_start
+    db.execute("INSERT INTO dated VALUES (1, 'infinity')")
+    with (
+        pytest.raises(
+            ConnectError, match=r"Column 'day' of table public\.dated \(type date\) holds 'infinity', which the"
+        ),
+        harness(
+            db, **{"time.precision.mode": "connect", "slot.name": db.slot + "_2", "table.include.list": "public.dated"}
+        ) as h,
+    ):
+        _poll(h, 1)
 
 
 def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:

@@ -67,8 +67,13 @@ def test_arrays_parse_with_quotes_escapes_and_nulls() -> None:
 def test_temporal_text_becomes_debeziums_values() -> None:
     options = c.TypeOptions()
     zoned = c.column_type(c.TIMESTAMPTZ, -1, options)
-    assert zoned is not None and zoned.parse("2026-02-03 04:05:06.5+02") == "2026-02-03T02:05:06.5Z"
-    assert zoned.parse("2026-02-03 04:05:06+00") == "2026-02-03T04:05:06Z"
+    # Debezium 2.2+: as many fraction digits as the column's precision (6 without one), always written
+    assert zoned is not None and zoned.parse("2026-02-03 04:05:06.5+02") == "2026-02-03T02:05:06.500000Z"
+    assert zoned.parse("2026-02-03 04:05:06+00") == "2026-02-03T04:05:06.000000Z"
+    millis = c.column_type(c.TIMESTAMPTZ, 3, options)
+    assert millis is not None and millis.parse("2026-02-03 04:05:06+00") == "2026-02-03T04:05:06.000Z"
+    whole = c.column_type(c.TIMESTAMPTZ, 0, options)
+    assert whole is not None and whole.parse("2026-02-03 04:05:06+00") == "2026-02-03T04:05:06Z"
     timetz = c.column_type(c.TIMETZ, -1, options)
     assert timetz is not None and timetz.parse("01:00:00+02") == "23:00:00Z"
     micro = c.column_type(c.TIMESTAMP_OID, -1, options)
@@ -82,3 +87,71 @@ def test_modes_and_an_unknown_type() -> None:
     assert c.column_type(600, -1, c.TypeOptions()) is None  # point
     with pytest.raises(c.UnsupportedTypeError, match=r"Column 'p' of table public.t has the type point"):
         c.require_type("public.t", "p", 600, -1, "point", c.TypeOptions())
+
+
+# Debezium's AbstractRecordsProducerTest.schemaAndValuesForDateTimeTypes: (type oid, typmod, PostgreSQL's
+# text, the value Debezium writes), with the values Python's datetime cannot hold
+DEBEZIUM_TEMPORAL = [
+    (c.TIMESTAMP_OID, -1, "2016-11-04 13:51:30.123456", 1478267490123456),
+    (c.TIMESTAMP_OID, 6, "1936-10-25 22:10:12.608", -1047174587392000),
+    (c.TIMESTAMP_OID, 3, "2016-11-04 13:51:30.123", 1478267490123),
+    (c.TIMESTAMPTZ, -1, "2016-11-04 11:51:30.123456+00", "2016-11-04T11:51:30.123456Z"),
+    (c.DATE_OID, -1, "2016-11-04", 17109),
+    (c.TIME_OID, -1, "13:51:30", 49890000000),
+    (c.TIME_OID, 3, "13:51:30.123", 49890123),
+    (c.TIME_OID, -1, "24:00:00", 86400000000),
+    (c.TIMETZ, -1, "13:51:30.123789+02", "11:51:30.123789Z"),
+    (c.TIMETZ, 3, "13:51:30.123+02", "11:51:30.123Z"),
+    (c.TIMETZ, -1, "24:00:00+00", "24:00:00Z"),
+    (c.TIMESTAMP_OID, -1, "21016-11-04 13:51:30.123456", 601060312290123456),
+    (c.TIMESTAMP_OID, 3, "21016-11-04 13:51:30.124", 601060312290124),
+    (c.TIMESTAMPTZ, -1, "21016-11-04 06:51:30.123456+00", "+21016-11-04T06:51:30.123456Z"),
+    (c.TIMESTAMP_OID, 6, "294247-01-01 23:59:59.999999", 9223371331199999999),
+    (c.TIMESTAMP_OID, 6, "4713-12-31 23:59:59.999999 BC", -210831897600000001),
+    (c.TIMESTAMPTZ, -1, "294247-01-01 23:59:59.999999+00", "+294247-01-01T23:59:59.999999Z"),
+    (c.TIMESTAMPTZ, -1, "4714-12-31 23:59:59.999999+00 BC", "-4713-12-31T23:59:59.999999Z"),
+    (c.TIMESTAMP_OID, 6, "infinity", 9223372036825200000),
+    (c.TIMESTAMP_OID, 6, "-infinity", -9223372036832400000),
+    (c.TIMESTAMP_OID, 3, "infinity", 9223372036825200),
+    (c.TIMESTAMPTZ, -1, "infinity", "infinity"),
+    (c.TIMESTAMPTZ, -1, "-infinity", "-infinity"),
+    (c.TIMESTAMPTZ, -1, "21016-11-04 06:51:30+00", "+21016-11-04T06:51:30.000000Z"),
+    (c.DATE_OID, -1, "0002-12-01 BC", -719559),
+    (c.DATE_OID, -1, "20160-11-04", 6644069),
+    (c.DATE_OID, -1, "infinity", -2147472692),  # Debezium's LocalDate sentinel, as its streaming writes it
+    (c.DATE_OID, -1, "-infinity", -2147472691),
+]
+
+
+@pytest.mark.parametrize(("oid", "modifier", "text", "expected"), DEBEZIUM_TEMPORAL)
+def test_temporal_values_beyond_pythons_datetime_are_written_as_debezium_writes_them(
+    oid: int, modifier: int, text: str, expected: object
+) -> None:
+    column = c.column_type(oid, modifier, c.TypeOptions())
+    assert column is not None and column.parse(text) == expected
+
+
+def test_unchanged_toast_placeholders_follow_the_column_type_as_debeziums() -> None:
+    options, placeholder = c.TypeOptions(), "__debezium_unavailable_value"
+    by_type = {name: c.column_type(oid, -1, options) for name, oid in [("text", c.TEXT), ("bytea", c.BYTEA)]}
+    by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("text[]", 1009), ("int4[]", 1007)]}
+    by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("int8[]", 1016), ("uuid[]", 2951)]}
+    by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("bytea[]", 1001), ("int2[]", 1005)]}
+    unavailable = {name: column.unavailable for name, column in by_type.items() if column is not None}
+    assert unavailable["text"] == placeholder and unavailable["bytea"] == placeholder.encode()
+    assert unavailable["text[]"] == [placeholder] and unavailable["bytea[]"] == [placeholder.encode()]
+    assert unavailable["int4[]"] == list(placeholder.encode()) == unavailable["int8[]"]
+    assert unavailable["uuid[]"] == ["b68a35a7-17ad-35b3-af2a-ae46edb4545a"]  # Java's UUID.nameUUIDFromBytes
+    assert unavailable["int2[]"] is None  # Debezium has none: null where the column allows it
+    hexed = c.column_type(c.BYTEA, -1, c.TypeOptions(binary_handling="hex"))
+    assert hexed is not None and hexed.unavailable == placeholder  # not hex-encoded, as Debezium's
+
+
+def test_array_text_forms_of_json_bytea_and_timestamptz_parse_to_their_elements() -> None:
+    options = c.TypeOptions()
+    json_array = c.column_type(3807, -1, options)  # jsonb[]
+    assert json_array is not None and json_array.parse('{"{\\"a\\": 1}","[1, 2]",NULL}') == ['{"a": 1}', "[1, 2]", None]
+    bytea_array = c.column_type(1001, -1, options)
+    assert bytea_array is not None and bytea_array.parse('{"\\\\x00ff"}') == [b"\x00\xff"]
+    zoned = c.column_type(1185, -1, options)  # timestamptz[]
+    assert zoned is not None and zoned.parse('{"2020-04-01 11:51:02+00"}') == ["2020-04-01T11:51:02.000000Z"]
