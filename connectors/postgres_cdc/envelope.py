@@ -54,8 +54,9 @@ TRANSACTION_SCHEMA = Schema.struct(
 log = logging.getLogger(__name__)
 VERSION = f"connectworker-{connectworker.__version__}"
 
-Route = tuple[str, Schema | None, Schema | None]
-"""Where a record goes and how it is described: its topic, key schema and value schema."""
+Route = tuple[str, Schema | None, Schema | None, tuple[tuple[str, Any], ...]]
+"""Where a record goes and how it is described: its topic, key schema, value schema and headers (only the
+events of a primary-key change have any)."""
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,9 @@ class TableShape:
                 ("transaction", TRANSACTION_SCHEMA),
             ).fields,
         )
-        self.route: Route = (self.topic, self.key_schema, self.envelope_schema)
-        self.tombstone_route: Route = (self.topic, self.key_schema, None)
-        self.truncate_route: Route = (self.topic, None, self.envelope_schema)  # a TRUNCATE's event has no key
+        self.route: Route = (self.topic, self.key_schema, self.envelope_schema, ())
+        self.tombstone_route: Route = (self.topic, self.key_schema, None, ())
+        self.truncate_route: Route = (self.topic, None, self.envelope_schema, ())  # a TRUNCATE's event has no key
         self._unavailable_warned: set[str] = set()
         # row(values, previous=None): the struct value of a tuple of text values; an unchanged TOASTed value
         # is taken from `previous` (the old row, with REPLICA IDENTITY FULL) or Debezium's placeholder. A NOT

@@ -49,12 +49,14 @@ class PendingRecords:
         if size >= 2:
             offsets, keys, values, routes = map(list, zip(*taken, strict=True))
             first = routes[0]
-            topic, key_schema, value_schema = first
-            if value_schema is not None and all(map(is_, routes, repeat(first, size))):
+            topic, key_schema, value_schema, headers = first
+            if value_schema is not None and not headers and all(map(is_, routes, repeat(first, size))):
                 return SourceRecordBatch(
                     partition, offsets, [topic] * size, keys, values, key_schema=key_schema, value_schema=value_schema
                 )
         return [
-            SourceRecord(partition, offset, route[0], value, key, key_schema=route[1], value_schema=route[2])
+            SourceRecord(
+                partition, offset, route[0], value, key, key_schema=route[1], value_schema=route[2], headers=[*route[3]]
+            )
             for offset, key, value, route in taken
         ]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
-from connectworker.api.schema import Schema, SchemaType
+from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 
 from . import pgoutput as pg
 from .database import connect, enum_type_oids, first_line, visible_table_columns
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
 _INSERT, _UPDATE, _DELETE = 73, 85, 68  # first bytes of pgoutput's Insert, Update and Delete messages
 _MORE_S = 0.002  # how long a poll with records waits for more before returning them
 
@@ -68,7 +69,7 @@ class ChangeStream:
             self._skip = (int(committed["txId"]), int(committed["lsn_proc"]), int(committed.get("event_serial_no", 1)))
         self._open = PendingRecords()  # records of the open transaction not handed on yet
         self._ready = PendingRecords()
-        self._heartbeat_route: Route = (settings.heartbeat_topic, HEARTBEAT_KEY, HEARTBEAT_VALUE)
+        self._heartbeat_route: Route = (settings.heartbeat_topic, HEARTBEAT_KEY, HEARTBEAT_VALUE, ())
         self._flush_lock = threading.Lock()
         self._to_flush = 0  # set by commit(), sent by the polling thread
         self._flushed = 0
@@ -259,12 +260,16 @@ class ChangeStream:
             after = shape.row(new, old)
             old_key, new_key = (shape.key(before) if before is not None else None), shape.key(after)
             if shape.keyed and old_key is not None and old_key != new_key:
-                # As Debezium: a delete (and its tombstone), then a create; skipped.operations applies to each
-                # of them as to any delete or create, so `u` does not skip a key change.
+                # As Debezium: a delete (and its tombstone) carrying the new key in a header, then a create
+                # carrying the old one; skipped.operations applies to each of them as to any delete or
+                # create, so `u` does not skip a key change.
                 if "d" not in skipped:
-                    self._delete(shape, offset, old_key, envelope(before, None, source, "d", now))
+                    moved_to = ((NEW_KEY_HEADER, SchemaAndValue(shape.key_schema, new_key)),)
+                    self._delete(shape, offset, old_key, envelope(before, None, source, "d", now), moved_to)
                 if "c" not in skipped:
-                    self._emit(shape.route, offset, new_key, envelope(None, after, source, "c", now))
+                    moved_from = ((OLD_KEY_HEADER, SchemaAndValue(shape.key_schema, old_key)),)
+                    route = (*shape.route[:3], moved_from)
+                    self._emit(route, offset, new_key, envelope(None, after, source, "c", now))
             elif "u" not in skipped:
                 self._emit(shape.route, offset, new_key, envelope(before, after, source, "u", now))
         else:
@@ -272,10 +277,19 @@ class ChangeStream:
             before = shape.row(old)
             self._delete(shape, offset, shape.key(before), envelope(before, None, source, "d", now))
 
-    def _delete(self, shape: TableShape, offset: dict[str, Any], key: Any, value: dict[str, Any]) -> None:
-        self._emit(shape.route, offset, key, value)
+    def _delete(
+        self,
+        shape: TableShape,
+        offset: dict[str, Any],
+        key: Any,
+        value: dict[str, Any],
+        headers: tuple[tuple[str, Any], ...] = (),
+    ) -> None:
+        """A delete, and its tombstone unless tombstones.on.delete=false; both carry `headers`."""
+        self._emit((*shape.route[:3], headers) if headers else shape.route, offset, key, value)
         if self._settings.tombstones:
-            self._emit(shape.tombstone_route, offset, key, None)
+            tombstone = (*shape.tombstone_route[:3], headers) if headers else shape.tombstone_route
+            self._emit(tombstone, offset, key, None)
 
     def _emit(self, route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
         self._serial += 1

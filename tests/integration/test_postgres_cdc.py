@@ -14,7 +14,7 @@ import pytest
 
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
-from connectworker.api.schema import SchemaType
+from connectworker.api.schema import SchemaAndValue, SchemaType
 from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
 from connectworker.plugins import resolve_connector_class
 from connectworker.testing import TaskHarness, connector_task_props, parse_rules
@@ -661,6 +661,11 @@ def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -
             "c",
             {"id": 2},
         )
+        # Debezium's headers of a key change: the new key on the delete and its tombstone, the old on the create
+        moved_to = [("__debezium.newkey", SchemaAndValue(deleted.key_schema, {"id": 2}))]
+        assert deleted.headers == moved_to and tombstone.headers == moved_to
+        assert recreated.headers == [("__debezium.oldkey", SchemaAndValue(deleted.key_schema, {"id": 1}))]
+        assert created.headers == []
         db.execute("INSERT INTO other VALUES (2)")  # not captured: only a heartbeat tells the slot to move on
         [lsn] = db.query("SELECT pg_current_wal_lsn() - '0/0'")[0]
         for _ in range(100):
