@@ -110,14 +110,21 @@ class CatalogColumn:
     type_modifier: int
     type_name: str
     nullable: bool
-    primary_key: bool
+    key_position: int  # its place in the key (1, 2, ...); 0: not part of it
 
 
+# The key, as Debezium finds it: the primary key, or else the first unique index by name whose columns are
+# all plain columns (no expression); each key column numbered by its place in the index.
 _COLUMNS = """
 SELECT a.attname, a.atttypid, a.atttypmod, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
-       COALESCE(a.attnum = ANY(i.indkey), false)
+       COALESCE((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n) WHERE k.attnum = a.attnum), 0)
 FROM pg_attribute a
-LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+LEFT JOIN LATERAL (
+    SELECT x.indkey FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+    WHERE x.indrelid = a.attrelid AND (x.indisprimary OR (x.indisunique AND NOT 0 = ANY(x.indkey::int2[])))
+    ORDER BY x.indisprimary DESC, c.relname
+    LIMIT 1
+) i ON true
 WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 ORDER BY a.attnum"""
 

@@ -65,7 +65,7 @@ class Column:
     name: str
     type: ColumnType
     optional: bool
-    key: bool
+    key_position: int  # in the key: the primary key, or else the first unique index (0: not in it)
     type_name: str = ""  # as the catalog names it, for messages
 
 
@@ -79,7 +79,7 @@ class TableShape:
         self.schema_name, self.table = schema, table
         self.topic = settings.topic(schema, table)
         self.columns = tuple(columns)
-        self.key_columns = tuple(c for c in columns if c.key)
+        self.key_columns = tuple(sorted((c for c in columns if c.key_position), key=lambda c: c.key_position))
         self.key_schema = (
             Schema.struct(f"{self.topic}.Key", *((c.name, _field(c)) for c in self.key_columns))
             if self.key_columns
@@ -236,9 +236,9 @@ def shape_of(
         known = by_name.get(name)
         type_name = known.type_name if known is not None else f"oid {oid}"
         kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enum_oids)
-        primary = known is not None and known.primary_key
-        optional = known is None or (known.nullable and not primary)
-        columns.append(Column(position, name, kind, optional=optional, key=primary, type_name=type_name))
+        key_position = known.key_position if known is not None else 0
+        optional = known is None or known.nullable
+        columns.append(Column(position, name, kind, optional, key_position, type_name))
     return TableShape(settings, schema, table, columns)
 
 

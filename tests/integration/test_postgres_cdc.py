@@ -478,6 +478,40 @@ def test_a_not_null_toasted_column_without_placeholder_and_an_unmappable_value_f
         _poll(h, 1)
 
 
+def test_a_table_without_primary_key_is_keyed_by_its_first_unique_index_and_key_fields_follow_the_key_order(
+    db: CdcDatabase,
+) -> None:
+    """Debezium's TablesWithoutPrimaryKeyIT: the primary key, else the first unique index (by name) of
+    plain columns, else a null key; a key's fields in the key's order, not the table's."""
+    db.execute(
+        "CREATE TABLE t1 (pk int PRIMARY KEY, val int)",
+        "CREATE TABLE t2 (pk int NOT NULL, val int, other int)",
+        "CREATE UNIQUE INDEX t2_b_other ON t2 (other)",
+        "CREATE UNIQUE INDEX t2_a_pk ON t2 (pk)",  # first by name
+        "CREATE UNIQUE INDEX t2_0_expression ON t2 ((val + 1))",  # an expression: not a key
+        "CREATE TABLE t3 (pk int, val int)",
+        "CREATE TABLE t4 (a int, b int, c int, PRIMARY KEY (c, a))",
+        "INSERT INTO t1 VALUES (1, 10)",
+        "INSERT INTO t2 VALUES (2, 20, 200)",
+        "INSERT INTO t3 VALUES (3, 30)",
+        "INSERT INTO t4 VALUES (4, 40, 400)",
+    )
+    with harness(db) as h:
+        snapped = {r.topic.rsplit(".", 1)[1]: r for r in _poll(h, 4)}
+        db.execute("ALTER TABLE t2 REPLICA IDENTITY USING INDEX t2_a_pk", "UPDATE t2 SET val = 21")
+        [streamed] = _poll(h, 1)
+    assert {table: record.key for table, record in snapped.items()} == {
+        "t1": {"pk": 1},
+        "t2": {"pk": 2},
+        "t3": None,
+        "t4": {"c": 400, "a": 4},
+    }
+    assert [f.name for f in snapped["t4"].key_schema.fields] == ["c", "a"]
+    assert snapped["t3"].key_schema is None
+    assert [(f.name, f.schema.optional) for f in snapped["t2"].key_schema.fields] == [("pk", False)]
+    assert streamed.key == {"pk": 2} and streamed.value["op"] == "u"
+
+
 def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
     db.execute(
         "CREATE TABLE m (id int PRIMARY KEY, price numeric(10, 2), raw bytea, day date, at timestamp)",

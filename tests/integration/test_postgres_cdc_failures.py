@@ -257,4 +257,4 @@ def test_a_table_whose_creation_is_decoded_before_it_is_visible_still_gets_its_k
         commit.join()
         creator.close()
         catalog.close()
-    assert [(c.name, c.primary_key, c.nullable) for c in columns] == [("id", True, False), ("note", False, False)]
+    assert [(c.name, c.key_position, c.nullable) for c in columns] == [("id", 1, False), ("note", 0, False)]
