@@ -79,7 +79,7 @@ class TableShape:
         self.schema_name, self.table = schema, table
         self.topic = settings.topic(schema, table)
         self.columns = tuple(columns)
-        self.key_columns = tuple(sorted((c for c in columns if c.key_position), key=lambda c: c.key_position))
+        self.key_columns = _key_columns(settings, schema, table, self.columns)
         self.key_schema = (
             Schema.struct(f"{self.topic}.Key", *((c.name, _field(c)) for c in self.key_columns))
             if self.key_columns
@@ -180,6 +180,23 @@ class TableShape:
                 fix,
             )
         return None
+
+
+def _key_columns(settings: CdcSettings, schema: str, table: str, columns: Sequence[Column]) -> tuple[Column, ...]:
+    """The key's columns: those message.key.columns names for the table, in its order, or else the primary
+    key's (or first unique index's) in the index's order."""
+    named = settings.message_key(schema, table)
+    if named is None:
+        return tuple(sorted((c for c in columns if c.key_position), key=lambda c: c.key_position))
+    by_name = {c.name: c for c in columns}
+    missing = [name for name in named if name not in by_name]
+    if missing:
+        raise ConnectError(
+            f"message.key.columns keys table {schema}.{table} by {', '.join(missing)}, which it does not have "
+            f"(or which column.include.list / column.exclude.list leave out); its columns: "
+            f"{', '.join(by_name) or 'none'}"
+        )
+    return tuple(by_name[name] for name in named)
 
 
 def _null_value(column: Column) -> Any:

@@ -18,6 +18,8 @@ TOPIC_PREFIX, PLUGIN_NAME, SLOT_NAME = "topic.prefix", "plugin.name", "slot.name
 PUBLICATION_NAME, PUBLICATION_AUTOCREATE = "publication.name", "publication.autocreate.mode"
 TABLE_INCLUDE, TABLE_EXCLUDE = "table.include.list", "table.exclude.list"
 COLUMN_INCLUDE, COLUMN_EXCLUDE = "column.include.list", "column.exclude.list"
+SCHEMA_INCLUDE, SCHEMA_EXCLUDE = "schema.include.list", "schema.exclude.list"
+MESSAGE_KEY_COLUMNS = "message.key.columns"
 SNAPSHOT_MODE, TOMBSTONES = "snapshot.mode", "tombstones.on.delete"
 DECIMAL_MODE, TIME_MODE, BINARY_MODE = "decimal.handling.mode", "time.precision.mode", "binary.handling.mode"
 HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefix"
@@ -45,9 +47,6 @@ DEBEZIUM_KEYS = (
     "database.sslrootcert",
     "database.sslfactory",
     "database.query.timeout.ms",
-    "schema.include.list",
-    "schema.exclude.list",
-    "message.key.columns",
     "snapshot.select.statement.overrides",
     "snapshot.fetch.size",
     "snapshot.lock.timeout.ms",
@@ -116,6 +115,25 @@ def placeholder_bytes(value: str) -> bytes:
         except ValueError:
             raise ValueError(f"'hex:' must be followed by an even number of hex digits, got {value[4:]!r}") from None
     return value.encode()
+
+
+def parse_message_key_columns(value: str) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """message.key.columns as (table regex, key columns) pairs, in order."""
+    pairs = []
+    for entry in filter(None, (part.strip() for part in (value or "").split(";"))):
+        pattern, colon, columns = entry.rpartition(":")
+        names = tuple(filter(None, (name.strip() for name in columns.split(","))))
+        if not colon or not pattern.strip() or not names:
+            raise ValueError(f"{entry!r} is not <schema.table regex>:<column>[,<column>...]")
+        try:
+            pairs.append((re.compile(pattern.strip()), names))
+        except re.error as exc:
+            raise ValueError(f"{pattern.strip()!r} is not a valid regular expression: {exc}") from None
+    return tuple(pairs)
+
+
+def _message_key_columns(value: str) -> None:
+    parse_message_key_columns(value)
 
 
 def _placeholder(value: str) -> None:
@@ -247,6 +265,33 @@ CONFIG_DEF = (
         recommended_values=AUTOCREATE_MODES,
         documentation="all_tables: create the publication FOR ALL TABLES (needs superuser); filtered: FOR "
         "the included tables; disabled: the publication must exist.",
+    )
+    .define(
+        SCHEMA_INCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions matched against whole schema names; empty: every schema. The table "
+        "lists then apply within the captured schemas.",
+    )
+    .define(
+        SCHEMA_EXCLUDE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_CONNECTOR,
+        documentation="Regular expressions matched against whole schema names: their tables are not captured.",
+    )
+    .define(
+        MESSAGE_KEY_COLUMNS,
+        ConfigType.STRING,
+        "",
+        validator=lambda key, value: _message_key_columns(value),
+        group=_CONNECTOR,
+        documentation="Keys other than the primary key, as Debezium's: <schema.table regex>:<column>[,<column>...], "
+        "several separated by ';' (e.g. 'public.orders:customer_id,order_no;(.*).audit:id'). A table matching "
+        "a regular expression (the first that does) is keyed by those columns, in that order.",
     )
     .define(
         TABLE_INCLUDE,

@@ -22,11 +22,14 @@ from .keys import (
     HEARTBEAT_PREFIX,
     HOSTNAME,
     MAX_BATCH,
+    MESSAGE_KEY_COLUMNS,
     PASSWORD,
     POLL_MS,
     PORT,
     PUBLICATION_AUTOCREATE,
     PUBLICATION_NAME,
+    SCHEMA_EXCLUDE,
+    SCHEMA_INCLUDE,
     SKIPPED_OPERATIONS,
     SLOT_DROP,
     SLOT_NAME,
@@ -39,6 +42,7 @@ from .keys import (
     TOPIC_PREFIX,
     UNAVAILABLE_PLACEHOLDER,
     USER,
+    parse_message_key_columns,
     placeholder_bytes,
 )
 
@@ -55,6 +59,8 @@ class CdcSettings:
     slot: str
     publication: str
     publication_autocreate: str
+    schema_include: tuple[re.Pattern[str], ...]
+    schema_exclude: tuple[re.Pattern[str], ...]
     table_include: tuple[re.Pattern[str], ...]
     table_exclude: tuple[re.Pattern[str], ...]
     column_include: tuple[re.Pattern[str], ...]
@@ -69,9 +75,14 @@ class CdcSettings:
     poll_s: float
     compact_keyed: bool
     skipped: frozenset[str]  # Debezium `op` codes whose events are not sent (skipped.operations)
+    message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = ()  # message.key.columns
 
     def captures(self, schema: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: anchored matches on schema.table)."""
+        if self.schema_include and not any(p.fullmatch(schema) for p in self.schema_include):
+            return False
+        if any(p.fullmatch(schema) for p in self.schema_exclude):
+            return False
         name = f"{schema}.{table}"
         if self.table_include:
             return any(p.fullmatch(name) for p in self.table_include)
@@ -83,6 +94,11 @@ class CdcSettings:
             return any(p.fullmatch(name) for p in self.column_include)
         return not any(p.fullmatch(name) for p in self.column_exclude)
 
+    def message_key(self, schema: str, table: str) -> tuple[str, ...] | None:
+        """The key columns message.key.columns sets for a table, or None (its primary key, or unique index)."""
+        name = f"{schema}.{table}"
+        return next((columns for pattern, columns in self.message_keys if pattern.fullmatch(name)), None)
+
     def topic(self, schema: str, table: str) -> str:
         return f"{self.topic_prefix}.{schema}.{table}"
 
@@ -91,6 +107,8 @@ def problems_across_keys(values: Mapping[str, Any]) -> dict[str, str]:
     problems = {}
     if values.get(TABLE_INCLUDE) and values.get(TABLE_EXCLUDE):
         problems[TABLE_EXCLUDE] = f"set {TABLE_INCLUDE} or {TABLE_EXCLUDE}, not both"
+    if values.get(SCHEMA_INCLUDE) and values.get(SCHEMA_EXCLUDE):
+        problems[SCHEMA_EXCLUDE] = f"set {SCHEMA_INCLUDE} or {SCHEMA_EXCLUDE}, not both"
     if values.get(COLUMN_INCLUDE) and values.get(COLUMN_EXCLUDE):
         problems[COLUMN_EXCLUDE] = f"set {COLUMN_INCLUDE} or {COLUMN_EXCLUDE}, not both"
     return problems
@@ -117,6 +135,8 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         slot=values[SLOT_NAME],
         publication=values[PUBLICATION_NAME],
         publication_autocreate=values[PUBLICATION_AUTOCREATE].lower(),
+        schema_include=patterns(SCHEMA_INCLUDE),
+        schema_exclude=patterns(SCHEMA_EXCLUDE),
         table_include=patterns(TABLE_INCLUDE),
         table_exclude=patterns(TABLE_EXCLUDE),
         column_include=patterns(COLUMN_INCLUDE),
@@ -135,5 +155,6 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         max_batch=values[MAX_BATCH],
         poll_s=values[POLL_MS] / 1000,
         compact_keyed=values[COMPACT_KEYED],
+        message_keys=parse_message_key_columns(values[MESSAGE_KEY_COLUMNS]),
         skipped=frozenset(op.strip().lower() for op in values[SKIPPED_OPERATIONS]) - {"none"},
     )

@@ -73,13 +73,13 @@ def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
 def test_unknown_debezium_keys_are_listed_once_as_not_implemented(
     db: CdcDatabase, caplog: pytest.LogCaptureFixture
 ) -> None:
-    props = db.props(**{"schema.include.list": "public", "provide.transaction.metadata": "true"})
+    props = db.props(**{"snapshot.fetch.size": "100", "provide.transaction.metadata": "true"})
     with caplog.at_level(logging.WARNING):
         connector_task_props(PostgresCdcConnector, props)
         connector_task_props(PostgresCdcConnector, props)
     lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
     assert len(lines) == 1
-    assert "provide.transaction.metadata, schema.include.list are Debezium PostgreSQL connector keys" in lines[0]
+    assert "provide.transaction.metadata, snapshot.fetch.size are Debezium PostgreSQL connector keys" in lines[0]
 
 
 def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDatabase) -> None:
@@ -510,6 +510,40 @@ def test_a_table_without_primary_key_is_keyed_by_its_first_unique_index_and_key_
     assert snapped["t3"].key_schema is None
     assert [(f.name, f.schema.optional) for f in snapped["t2"].key_schema.fields] == [("pk", False)]
     assert streamed.key == {"pk": 2} and streamed.value["op"] == "u"
+
+
+def test_schema_lists_and_message_key_columns_as_debezium_honours_them(db: CdcDatabase) -> None:
+    """PostgresConnectorIT.shouldRewriteIdentityKey and shouldTakeExcludeListFiltersIntoAccount."""
+    db.execute(
+        "CREATE SCHEMA s1",
+        "CREATE SCHEMA s2",
+        "CREATE SCHEMA s3",
+        "CREATE TABLE s1.a (pk int PRIMARY KEY, aa int)",
+        "CREATE TABLE s2.a (pk int PRIMARY KEY, aa int)",
+        "CREATE TABLE s3.a (pk int PRIMARY KEY, aa int)",
+        "INSERT INTO s1.a VALUES (1, 10)",
+        "INSERT INTO s2.a VALUES (2, 20)",
+        "INSERT INTO s3.a VALUES (3, 30)",
+    )
+    with harness(db, **{"schema.exclude.list": "s3,public", "message.key.columns": "(.*)1.a:aa,pk"}) as h:
+        snapped = _poll(h, 2)
+        db.execute("INSERT INTO s3.a VALUES (4, 40)", "INSERT INTO s1.a VALUES (5, 50)")
+        [streamed] = _poll(h, 1)
+    assert sorted((r.topic.split(".", 1)[1], r.key) for r in snapped) == [
+        ("s1.a", {"aa": 10, "pk": 1}),
+        ("s2.a", {"pk": 2}),
+    ]
+    assert (streamed.topic.split(".", 1)[1], streamed.key) == ("s1.a", {"aa": 50, "pk": 5})
+    assert [f.name for f in streamed.key_schema.fields] == ["aa", "pk"]
+    both = PostgresCdcConnector().validate(db.props(**{"schema.include.list": "s1", "schema.exclude.list": "s3"}))
+    assert both["schema.exclude.list"].errors == ["set schema.include.list or schema.exclude.list, not both"]
+    no_columns = PostgresCdcConnector().validate(db.props(**{"message.key.columns": "s1.a"}))
+    assert "'s1.a' is not <schema.table regex>:<column>" in no_columns["message.key.columns"].errors[0]
+    with (
+        pytest.raises(ConnectError, match=r"message.key.columns keys table s1.a by nope, which it does not have"),
+        harness(db, **{"message.key.columns": "s1.a:nope", "slot.name": db.slot + "_2"}) as h,
+    ):
+        _poll(h, 1)
 
 
 def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
