@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -21,6 +21,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
+from . import decimals
 from .temporal import days, epoch_micros, micros_of_day, zoned_time, zoned_timestamp
 
 Parse = Callable[[str], Any]
@@ -81,7 +82,9 @@ def _unavailable(oid: int, schema: Schema, placeholder: bytes) -> Any:
     text = placeholder.decode(errors="replace")
     element = ARRAYS.get(oid)
     if element is None:
-        return text if schema.type is SchemaType.STRING else placeholder if schema.type is SchemaType.BYTES else None
+        if schema.type is SchemaType.STRING:
+            return text
+        return placeholder if oid == BYTEA and schema.type is SchemaType.BYTES else None  # not a Decimal's bytes
     element_type = schema.value_schema.type if schema.value_schema is not None else None
     if element in (TEXT, VARCHAR, BPCHAR, JSON, JSONB):
         return [text]
@@ -96,10 +99,6 @@ def _unavailable(oid: int, schema: Schema, placeholder: bytes) -> Any:
 
 def _bool(text: str) -> bool:
     return text == "t"
-
-
-def _numeric_text(text: str) -> str:
-    return text
 
 
 def _bytea(text: str) -> bytes:
@@ -162,7 +161,12 @@ def _scalar(oid: int, modifier: int, options: TypeOptions) -> ColumnType | None:
     if oid == NUMERIC:
         if options.decimal_handling == "double":
             return ColumnType(Schema(SchemaType.FLOAT64), float)
-        return ColumnType(Schema(SchemaType.STRING), _numeric_text)
+        if options.decimal_handling == "string":
+            return ColumnType(Schema(SchemaType.STRING), decimals.string_mode)
+        fixed = decimals.scale_and_precision(modifier)
+        if fixed is None:
+            return ColumnType(decimals.VARIABLE_SCALE_SCHEMA, decimals.variable_scale)
+        return ColumnType(decimals.decimal_schema(*fixed), decimals.fixed_scale(fixed[0]))
     if oid in (TEXT, VARCHAR, BPCHAR, NAME, CHAR):
         return ColumnType(Schema(SchemaType.STRING), str)
     if oid == UUID:
@@ -218,11 +222,15 @@ def parse_array(text: str) -> list[str | None]:
 
 
 def column_type(
-    oid: int, modifier: int, options: TypeOptions, enum_oids: frozenset[int] = frozenset()
+    oid: int, modifier: int, options: TypeOptions, enums: Mapping[int, tuple[str, ...]] | None = None
 ) -> ColumnType | None:
-    """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping."""
-    if oid in enum_oids:
-        return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Enum"), str, options.unavailable.decode())
+    """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping. `enums`:
+    the labels of each enum type, by oid."""
+    enums = enums or {}
+    if oid in enums:
+        allowed = (("allowed", ",".join(enums[oid])),)
+        enum = Schema(SchemaType.STRING, name="io.debezium.data.Enum", version=1, parameters=allowed)
+        return ColumnType(enum, str, options.unavailable.decode())
     found: ColumnType | None
     if oid in ARRAYS:
         element = _scalar(ARRAYS[oid], modifier, options)
@@ -248,9 +256,9 @@ def require_type(
     modifier: int,
     type_name: str,
     options: TypeOptions,
-    enum_oids: frozenset[int] = frozenset(),
+    enums: Mapping[int, tuple[str, ...]] | None = None,
 ) -> ColumnType:
-    found = column_type(oid, modifier, options, enum_oids)
+    found = column_type(oid, modifier, options, enums)
     if found is None:
         raise UnsupportedTypeError(
             f"Column {column!r} of table {table} has the type {type_name} (oid {oid}) that the PostgreSQL CDC "

@@ -8,7 +8,7 @@ parsers of `columns.py` rely on.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -163,10 +163,17 @@ def relation_id(connection: psycopg2.extensions.connection, schema: str, table: 
         return int(row[0]) if row else None
 
 
-def enum_type_oids(connection: psycopg2.extensions.connection) -> frozenset[int]:
+EnumLabels = Mapping[int, tuple[str, ...]]
+"""Each enum type's labels, in their declared order, by type oid."""
+
+
+def enum_types(connection: psycopg2.extensions.connection) -> EnumLabels:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT oid FROM pg_type WHERE typtype = 'e'")
-        return frozenset(int(oid) for (oid,) in cursor.fetchall())
+        cursor.execute(
+            "SELECT t.oid, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_type t "
+            "JOIN pg_enum e ON e.enumtypid = t.oid WHERE t.typtype = 'e' GROUP BY t.oid"
+        )
+        return {int(oid): tuple(labels) for oid, labels in cursor.fetchall()}
 
 
 def list_tables(connection: psycopg2.extensions.connection, settings: CdcSettings) -> list[tuple[int, str, str]]:

@@ -19,8 +19,9 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
+from . import decimals
 from .columns import ColumnType, TypeOptions, require_type
-from .database import CatalogColumn
+from .database import CatalogColumn, EnumLabels
 from .pgoutput import UNCHANGED_TOAST
 from .rows import Row, RowColumn, compile_row
 from .settings import CdcSettings
@@ -223,10 +224,20 @@ _FALLBACK: dict[SchemaType, Any] = {
 
 
 def _fallback(schema: Schema) -> Any:
+    """The value of a NOT NULL column a tuple leaves out: its type's zero, as Debezium's converters fall
+    back to it (the epoch for temporal types, zero for decimals)."""
     from datetime import UTC, date, datetime, time
 
-    logical = {DATE: date(1970, 1, 1), TIME: time(0), TIMESTAMP: datetime(1970, 1, 1, tzinfo=UTC)}
-    return logical[schema.name] if schema.name in logical else _FALLBACK.get(schema.type)
+    named = {
+        DATE: date(1970, 1, 1),
+        TIME: time(0),
+        TIMESTAMP: datetime(1970, 1, 1, tzinfo=UTC),
+        "io.debezium.time.ZonedTimestamp": "1970-01-01T00:00:00Z",
+        "io.debezium.time.ZonedTime": "00:00:00Z",
+        decimals.DECIMAL: b"\x00",
+        decimals.VARIABLE_SCALE_DECIMAL: {"scale": 0, "value": b"\x00"},
+    }
+    return named[schema.name] if schema.name in named else _FALLBACK.get(schema.type)
 
 
 def _field(column: Column) -> Schema:
@@ -239,7 +250,7 @@ def shape_of(
     table: str,
     names: Sequence[tuple[str, int, int]],
     catalog: Sequence[CatalogColumn],
-    enum_oids: frozenset[int],
+    enums: EnumLabels,
     options: TypeOptions,
 ) -> TableShape:
     """The shape of a table whose tuples hold the columns `names` ((name, type oid, typmod) in order), with
@@ -252,7 +263,7 @@ def shape_of(
             continue
         known = by_name.get(name)
         type_name = known.type_name if known is not None else f"oid {oid}"
-        kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enum_oids)
+        kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enums)
         key_position = known.key_position if known is not None else 0
         optional = known is None or known.nullable
         columns.append(Column(position, name, kind, optional, key_position, type_name))

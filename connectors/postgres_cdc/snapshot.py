@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .database import connect, enum_type_oids, list_tables, quote, table_columns
+from .database import connect, enum_types, list_tables, quote, table_columns
 from .envelope import TableShape, shape_of
 from .settings import CdcSettings
 
@@ -38,7 +38,7 @@ class SnapshotReader:
         with self._connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
         self.tables = list_tables(self._connection, settings)
-        self._enums = enum_type_oids(self._connection)
+        self._enums = enum_types(self._connection)
         self._batches = self._read()
         log.info(
             "Snapshot of %d table(s): %s", len(self.tables), ", ".join(f"{s}.{t}" for _, s, t in self.tables) or "none"

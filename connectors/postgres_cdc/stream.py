@@ -25,7 +25,7 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 
 from . import pgoutput as pg
-from .database import connect, enum_type_oids, first_line, visible_table_columns
+from .database import connect, enum_types, first_line, visible_table_columns
 from .envelope import Route, TableShape, envelope, shape_of, source_struct
 from .pending import PendingRecords
 from .settings import CdcSettings
@@ -210,7 +210,7 @@ class ChangeStream:
             relation.name,
             [(c.name, c.type_oid, c.type_modifier) for c in relation.columns],
             catalog,
-            enum_type_oids(self._catalog),
+            enum_types(self._catalog),
             self._settings.types,
         )
         if shape.keyed:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -40,11 +40,10 @@ class Schema:
     fields: tuple[Field, ...] = field(default_factory=tuple)
     key_schema: Schema | None = None
     value_schema: Schema | None = None
+    parameters: tuple[tuple[str, str], ...] = ()  # Connect's schema parameters, in order (Decimal's `scale`)
 
     def as_optional(self) -> Schema:
-        return Schema(
-            self.type, True, self.name, self.version, self.doc, self.fields, self.key_schema, self.value_schema
-        )
+        return replace(self, optional=True)
 
     @staticmethod
     def struct(name: str | None, *fields: tuple[str, Schema], optional: bool = False) -> Schema:

@@ -97,6 +97,8 @@ class _ToAvro:
                 node["connect.doc"] = schema.doc
             if schema.version is not None:
                 node["connect.version"] = schema.version
+            if schema.parameters:
+                node["connect.parameters"] = dict(schema.parameters)
             if schema.name is not None:
                 node["connect.name"] = schema.name
             if schema.type in (SchemaType.INT8, SchemaType.INT16):

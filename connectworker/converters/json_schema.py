@@ -1,7 +1,7 @@
 """Connect schemas as JSON, in the exact shape of Kafka's `JsonConverter` (`asJsonSchema`/`asConnectSchema`).
 
 Key order matters for byte-identical output: `type`, then `items` / `keys`,`values` / `fields`, then
-`optional`, `name`, `version`, `doc`; a struct field is its schema's JSON with `field` appended last.
+`optional`, `name`, `version`, `doc`, `parameters`; a struct field is its schema's JSON with `field` appended last.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def schema_to_json(schema: Schema) -> dict[str, Any]:
         node["version"] = schema.version
     if schema.doc is not None:
         node["doc"] = schema.doc
+    if schema.parameters:
+        node["parameters"] = dict(schema.parameters)
     return node
 
 
@@ -91,6 +93,7 @@ def schema_from_json(node: Any) -> Schema | None:
     name = node.get("name")
     version = node.get("version")
     doc = node.get("doc")
+    parameters = node.get("parameters")
     return Schema(
         schema_type,
         optional=node.get("optional") is True,
@@ -100,4 +103,5 @@ def schema_from_json(node: Any) -> Schema | None:
         fields=fields,
         key_schema=key_schema,
         value_schema=value_schema,
+        parameters=tuple((k, str(v)) for k, v in parameters.items()) if isinstance(parameters, dict) else (),
     )

@@ -3,7 +3,9 @@
 A logical type is a primitive schema with a reserved name; the wire carries the primitive (days since the
 epoch, milliseconds since midnight, milliseconds since the epoch). Naive datetimes are taken to be UTC,
 because Kafka's `java.util.Date` is an instant and the host's local zone must not leak into the data.
-`Decimal` is not supported: it needs a `scale` schema parameter that `Schema` does not carry.
+`Decimal` is not one of them here: a source that writes one (the PostgreSQL CDC connector) hands on its
+wire form, the unscaled value's bytes, with the `scale` schema parameter, and the converters write those
+bytes as Kafka writes a `BigDecimal`.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ before it), statements run on it, and the connector's props."""
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
@@ -216,3 +217,10 @@ def read_ids(bootstrap: str, topic: str, ids: range, timeout: float = 60) -> set
 
     read_until(bootstrap, topic, done, timeout)
     return seen
+
+
+def decimal_json(unscaled: int) -> str:
+    """A Connect `Decimal` as Kafka's JsonConverter writes it (decimal.format=BASE64): the unscaled value's
+    big-endian two's-complement bytes, as few as hold it, in base64."""
+    length = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
+    return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode()

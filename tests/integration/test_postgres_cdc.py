@@ -4,6 +4,8 @@ confirmed only after commit(), a restart resuming without a snapshot, and the fa
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import time
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaAndValue, SchemaType
 from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
+from connectworker.converters import JsonConverter
 from connectworker.plugins import resolve_connector_class
 from connectworker.testing import TaskHarness, connector_task_props, parse_rules
 from tests.integration.cdc_helpers import ENVELOPE_FIELDS, CdcDatabase, cdc_database
@@ -170,7 +173,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
 
         db.execute("ALTER TABLE orders ADD COLUMN price numeric(6, 2)", "INSERT INTO orders VALUES (4, 'oil', 1, 2.5)")
         [widened] = _poll(h, 1)
-        assert widened.value["after"] == {"id": 4, "item": "oil", "qty": 1, "price": "2.50"}
+        assert widened.value["after"] == {"id": 4, "item": "oil", "qty": 1, "price": (250).to_bytes(2, "big")}
         assert [f.name for f in widened.value_schema.fields[1].schema.fields] == ["id", "item", "qty", "price"]
 
 
@@ -328,7 +331,7 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         "regular": 70000,
         "single": 1.5,
         "double": 2.25,
-        "price": "99.95",
+        "price": (9995).to_bytes(2, "big"),  # Connect's Decimal at scale 2: the unscaled value's bytes
         "label": "label",
         "body": "body",
         "flag": True,
@@ -355,7 +358,7 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         "regular": (SchemaType.INT32, None),
         "single": (SchemaType.FLOAT32, None),
         "double": (SchemaType.FLOAT64, None),
-        "price": (SchemaType.STRING, None),
+        "price": (SchemaType.BYTES, "org.apache.kafka.connect.data.Decimal"),
         "label": (SchemaType.STRING, None),
         "body": (SchemaType.STRING, None),
         "flag": (SchemaType.BOOLEAN, None),
@@ -543,6 +546,73 @@ def test_schema_lists_and_message_key_columns_as_debezium_honours_them(db: CdcDa
         pytest.raises(ConnectError, match=r"message.key.columns keys table s1.a by nope, which it does not have"),
         harness(db, **{"message.key.columns": "s1.a:nope", "slot.name": db.slot + "_2"}) as h,
     ):
+        _poll(h, 1)
+
+
+def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_through_the_json_converter(
+    db: CdcDatabase,
+) -> None:
+    """AbstractRecordsProducerTest.schemasAndValuesForBigDecimalEncodedNumericTypes (precise, the default)
+    and ...ForStringEncodedNumericTypes, RecordsStreamProducerIT.shouldStreamEnumAsKnownType; as Kafka's
+    JsonConverter writes them with schemas on."""
+    db.execute(
+        "CREATE TYPE mood AS ENUM ('V1', 'V2')",
+        "ALTER TYPE mood ADD VALUE 'V0' BEFORE 'V1'",  # the declared order, not the creation order
+        """CREATE TABLE n (pk int PRIMARY KEY, d numeric(3, 2), dzs numeric(4), dvs numeric,
+            d_nn numeric(3, 2) NOT NULL, n numeric(6, 4), nvs numeric, neg numeric, big numeric(30, 2), nan numeric,
+            m mood)""",
+        "INSERT INTO n VALUES (1, 1.1, 10.11, 10.1111, 3.30, 22.22, 22.2222, -0.50, 1234567890123456789012345678.91,"
+        " 'NaN', 'V2')",
+    )
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "true"}, is_key=False)
+    with harness(db, **{"column.exclude.list": r"public\.n\.nan"}) as h:
+        [record] = _poll(h, 1)
+    message = json.loads(converter.from_connect_data("t", record.value_schema, record.value))
+    after = message["payload"]["after"]
+    fields = {f["field"]: f for f in message["schema"]["fields"][1]["fields"]}
+
+    def unscaled(number: int) -> str:
+        return base64.b64encode(number.to_bytes(max(1, (number.bit_length() + 8) // 8), "big", signed=True)).decode()
+
+    for name, scale, precision in [("d", 2, 3), ("dzs", 0, 4), ("d_nn", 2, 3), ("n", 4, 6), ("big", 2, 30)]:
+        parameters = {"scale": str(scale), "connect.decimal.precision": str(precision)}
+        got = {k: fields[name].get(k) for k in ("type", "name", "version", "parameters")}
+        assert got == {
+            "type": "bytes",
+            "name": "org.apache.kafka.connect.data.Decimal",
+            "version": 1,
+            "parameters": parameters,
+        }, name
+    assert fields["d_nn"]["optional"] is False and fields["d"]["optional"] is True
+    assert [after[name] for name in ("d", "dzs", "d_nn", "n")] == [unscaled(v) for v in (110, 10, 330, 222200)]
+    assert after["big"] == unscaled(123456789012345678901234567891)
+    variable = {k: fields["dvs"][k] for k in ("type", "name", "version", "doc")}
+    assert variable == {
+        "type": "struct",
+        "name": "io.debezium.data.VariableScaleDecimal",
+        "version": 1,
+        "doc": "Variable scaled decimal",
+    }
+    parts = [(f["field"], f["type"], f["optional"]) for f in fields["dvs"]["fields"]]
+    assert parts == [("scale", "int32", False), ("value", "bytes", False)]
+    assert after["dvs"] == {"scale": 4, "value": base64.b64encode(bytes([0x01, 0x8A, 0xF7])).decode()}
+    assert after["nvs"] == {"scale": 4, "value": base64.b64encode(bytes([0x03, 0x64, 0x0E])).decode()}
+    assert after["neg"] == {"scale": 1, "value": base64.b64encode(b"\xfb").decode()}
+    enum = {k: fields["m"][k] for k in ("type", "name", "version", "parameters")}
+    allowed = {"allowed": "V0,V1,V2"}
+    assert enum == {"type": "string", "name": "io.debezium.data.Enum", "version": 1, "parameters": allowed}
+    assert after["m"] == "V2"
+
+    with harness(db, **{"decimal.handling.mode": "string", "slot.name": db.slot + "_2"}) as h:
+        [snapped] = _poll(h, 1)
+        db.execute("UPDATE n SET nan = 'Infinity'")
+        [updated] = _poll(h, 1)
+    texts = {k: snapped.value["after"][k] for k in ("d", "dzs", "dvs", "n", "nan")}
+    assert texts == {"d": "1.10", "dzs": "10", "dvs": "10.1111", "n": "22.2200", "nan": "NAN"}
+    assert updated.value["after"]["nan"] == "POSITIVE_INFINITY"
+    refused = r"Column 'nan' of table public\.n \(type numeric\) holds 'Infinity'.*decimal\.handling\.mode=string"
+    with pytest.raises(ConnectError, match=refused), harness(db, **{"slot.name": db.slot + "_3"}) as h:
         _poll(h, 1)
 
 
