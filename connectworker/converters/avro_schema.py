@@ -256,7 +256,9 @@ class _ToConnect:
             schema_type = _AVRO_PRIMITIVES[kind]
             if kind == "int":
                 schema_type = _CONNECT_TYPE_PROP.get(avro.get("connect.type", ""), schema_type)
-            return Schema(schema_type, name=logical_name or name, version=version, doc=doc), None
+            raw = avro.get("connect.parameters")
+            parameters = tuple((k, str(v)) for k, v in raw.items()) if isinstance(raw, dict) else ()
+            return Schema(schema_type, name=logical_name or name, version=version, doc=doc, parameters=parameters), None
         raise AvroSchemaError(f"Avro type {kind!r} has no Connect equivalent")
 
     @staticmethod

@@ -450,3 +450,18 @@ def test_resolve_converter_prefers_the_connector_class_and_its_own_settings() ->
     assert isinstance(key, StringConverter) and key.is_key is True
     with pytest.raises(ConfigError, match=r"key\.converter"):
         resolve_converter("key.converter", {}, {})
+
+
+def test_schema_parameters_are_written_after_doc_and_read_back_as_kafkas_json_converter_does() -> None:
+    decimal = Schema(
+        SchemaType.BYTES,
+        name="org.apache.kafka.connect.data.Decimal",
+        version=1,
+        doc="a price",
+        parameters=(("scale", "2"), ("connect.decimal.precision", "10")),
+    )
+    node = schema_to_json(decimal.as_optional())
+    assert list(node) == ["type", "optional", "name", "version", "doc", "parameters"]
+    assert node["parameters"] == {"scale": "2", "connect.decimal.precision": "10"}
+    assert schema_from_json(node) == decimal.as_optional()
+    assert "parameters" not in schema_to_json(Schema(SchemaType.BYTES))

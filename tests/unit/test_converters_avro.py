@@ -392,3 +392,18 @@ def test_use_latest_version_without_any_version_names_the_subject_and_the_key() 
         r"\(use.latest.version=true\): Subject 'orders-value' not found",
     ):
         converter.from_connect_data("orders", SMALL_ORDER, {"id": 1})
+
+
+def test_schema_parameters_travel_as_connect_parameters_and_come_back() -> None:
+    registry = InMemoryRegistry()
+    converter = avro_converter(registry)
+    decimal = Schema(
+        SchemaType.BYTES,
+        name="org.apache.kafka.connect.data.Decimal",
+        version=1,
+        parameters=(("scale", "2"), ("connect.decimal.precision", "10")),
+    )
+    data = converter.from_connect_data("prices", decimal, b"\x00\xfa")
+    written = json.loads(registry.schemas[max(registry.schemas)])
+    assert written["connect.parameters"] == {"scale": "2", "connect.decimal.precision": "10"}
+    assert converter.to_connect_data("prices", data) == (decimal, b"\x00\xfa")
