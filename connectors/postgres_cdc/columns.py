@@ -13,7 +13,7 @@ import base64
 import hashlib
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -53,6 +53,14 @@ ARRAYS = {
     1270: TIMETZ,
 }
 DEFAULT_UNAVAILABLE = b"__debezium_unavailable_value"
+
+
+@dataclass(frozen=True)
+class EnumTypes:
+    """The database's enum types: each one's labels in their declared order, and its array type."""
+
+    labels: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # by enum type oid
+    arrays: Mapping[int, int] = field(default_factory=dict)  # array type oid -> enum type oid
 
 
 class UnsupportedTypeError(ConnectError):
@@ -221,16 +229,14 @@ def parse_array(text: str) -> list[str | None]:
     return items
 
 
-def column_type(
-    oid: int, modifier: int, options: TypeOptions, enums: Mapping[int, tuple[str, ...]] | None = None
-) -> ColumnType | None:
+def column_type(oid: int, modifier: int, options: TypeOptions, enums: EnumTypes | None = None) -> ColumnType | None:
     """The Connect type of a column of type `oid` (and typmod), or None when there is no mapping. `enums`:
-    the labels of each enum type, by oid."""
-    enums = enums or {}
-    if oid in enums:
-        allowed = (("allowed", ",".join(enums[oid])),)
-        enum = Schema(SchemaType.STRING, name="io.debezium.data.Enum", version=1, parameters=allowed)
-        return ColumnType(enum, str, options.unavailable.decode())
+    the database's enum types."""
+    enums = enums or EnumTypes()
+    if oid in enums.labels:
+        return ColumnType(_enum_schema(enums.labels[oid]), str, options.unavailable.decode())
+    if oid in enums.arrays:  # as Debezium: an array of (required) Enum strings
+        return ColumnType(Schema.array(_enum_schema(enums.labels[enums.arrays[oid]])), parse_array)
     found: ColumnType | None
     if oid in ARRAYS:
         element = _scalar(ARRAYS[oid], modifier, options)
@@ -249,6 +255,11 @@ def column_type(
     return replace(found, unavailable=_unavailable(oid, found.schema, options.unavailable))
 
 
+def _enum_schema(labels: tuple[str, ...]) -> Schema:
+    allowed = (("allowed", ",".join(labels)),)
+    return Schema(SchemaType.STRING, name="io.debezium.data.Enum", version=1, parameters=allowed)
+
+
 def require_type(
     table: str,
     column: str,
@@ -256,7 +267,7 @@ def require_type(
     modifier: int,
     type_name: str,
     options: TypeOptions,
-    enums: Mapping[int, tuple[str, ...]] | None = None,
+    enums: EnumTypes | None = None,
 ) -> ColumnType:
     found = column_type(oid, modifier, options, enums)
     if found is None:

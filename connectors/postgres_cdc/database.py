@@ -8,12 +8,13 @@ parsers of `columns.py` rely on.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from connectworker.api.errors import ConnectError
 
+from .columns import EnumTypes
 from .settings import CdcSettings
 
 if TYPE_CHECKING:
@@ -163,17 +164,16 @@ def relation_id(connection: psycopg2.extensions.connection, schema: str, table: 
         return int(row[0]) if row else None
 
 
-EnumLabels = Mapping[int, tuple[str, ...]]
-"""Each enum type's labels, in their declared order, by type oid."""
-
-
-def enum_types(connection: psycopg2.extensions.connection) -> EnumLabels:
+def enum_types(connection: psycopg2.extensions.connection) -> EnumTypes:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT t.oid, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_type t "
-            "JOIN pg_enum e ON e.enumtypid = t.oid WHERE t.typtype = 'e' GROUP BY t.oid"
+            "SELECT t.oid, t.typarray, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_type t "
+            "JOIN pg_enum e ON e.enumtypid = t.oid WHERE t.typtype = 'e' GROUP BY t.oid, t.typarray"
         )
-        return {int(oid): tuple(labels) for oid, labels in cursor.fetchall()}
+        rows = cursor.fetchall()
+    return EnumTypes(
+        {int(oid): tuple(labels) for oid, _, labels in rows}, {int(array): int(oid) for oid, array, _ in rows}
+    )
 
 
 def list_tables(connection: psycopg2.extensions.connection, settings: CdcSettings) -> list[tuple[int, str, str]]:

@@ -20,8 +20,8 @@ from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
 from . import decimals
-from .columns import ColumnType, TypeOptions, require_type
-from .database import CatalogColumn, EnumLabels
+from .columns import ColumnType, EnumTypes, TypeOptions, require_type
+from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST
 from .rows import Row, RowColumn, compile_row
 from .settings import CdcSettings
@@ -250,7 +250,7 @@ def shape_of(
     table: str,
     names: Sequence[tuple[str, int, int]],
     catalog: Sequence[CatalogColumn],
-    enums: EnumLabels,
+    enums: EnumTypes,
     options: TypeOptions,
 ) -> TableShape:
     """The shape of a table whose tuples hold the columns `names` ((name, type oid, typmod) in order), with

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import javaproperties
 import pytest
@@ -558,11 +559,13 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
     db.execute(
         "CREATE TYPE mood AS ENUM ('V1', 'V2')",
         "ALTER TYPE mood ADD VALUE 'V0' BEFORE 'V1'",  # the declared order, not the creation order
+    )
+    db.execute(  # (a new enum label is usable once committed)
         """CREATE TABLE n (pk int PRIMARY KEY, d numeric(3, 2), dzs numeric(4), dvs numeric,
             d_nn numeric(3, 2) NOT NULL, n numeric(6, 4), nvs numeric, neg numeric, big numeric(30, 2), nan numeric,
-            m mood)""",
+            m mood, moods mood[])""",
         "INSERT INTO n VALUES (1, 1.1, 10.11, 10.1111, 3.30, 22.22, 22.2222, -0.50, 1234567890123456789012345678.91,"
-        " 'NaN', 'V2')",
+        " 'NaN', 'V2', '{V1, V0}')",
     )
     converter = JsonConverter()
     converter.configure({"schemas.enable": "true"}, is_key=False)
@@ -571,6 +574,9 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
     message = json.loads(converter.from_connect_data("t", record.value_schema, record.value))
     after = message["payload"]["after"]
     fields = {f["field"]: f for f in message["schema"]["fields"][1]["fields"]}
+
+    def enum_fields(node: dict[str, Any]) -> dict[str, Any]:
+        return {k: node[k] for k in ("name", "version", "parameters")}
 
     def unscaled(number: int) -> str:
         return base64.b64encode(number.to_bytes(max(1, (number.bit_length() + 8) // 8), "big", signed=True)).decode()
@@ -603,6 +609,9 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
     allowed = {"allowed": "V0,V1,V2"}
     assert enum == {"type": "string", "name": "io.debezium.data.Enum", "version": 1, "parameters": allowed}
     assert after["m"] == "V2"
+    # shouldStreamEnumArrayAsKnownType: an array of (required) Enum strings
+    assert fields["moods"]["items"] == {"type": "string", "optional": False, **enum_fields(fields["m"])}
+    assert fields["moods"]["optional"] is True and after["moods"] == ["V1", "V0"]
 
     with harness(db, **{"decimal.handling.mode": "string", "slot.name": db.slot + "_2"}) as h:
         [snapped] = _poll(h, 1)

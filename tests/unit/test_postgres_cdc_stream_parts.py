@@ -78,7 +78,7 @@ def shape(excluded: str = "") -> TableShape:
     settings = parse_settings(SETTINGS | ({"column.exclude.list": excluded} if excluded else {}))
     catalog = [CatalogColumn(name, oid, mod, f"t{oid}", nullable, key) for name, oid, mod, nullable, key in COLUMNS]
     names = [(name, oid, mod) for name, oid, mod, _, _ in COLUMNS]
-    return shape_of(settings, "public", "t", names, catalog, frozenset(), c.TypeOptions())
+    return shape_of(settings, "public", "t", names, catalog, c.EnumTypes(), c.TypeOptions())
 
 
 TOASTABLE = {c.TEXT, c.VARCHAR, c.BYTEA, 1009}  # variable-length types: PostgreSQL never TOASTs the others
