@@ -68,8 +68,16 @@ def days(text: str) -> int:
     match = _DATE_TEXT.fullmatch(text)
     if match is None:
         raise ValueError(f"not a date: {text!r}")
-    year, month, day, bc = match.groups()
+    return _day_number(*match.groups())
+
+
+def _day_number(year: str, month: str, day: str, bc: str | None) -> int:
     return epoch_day(1 - int(year) if bc else int(year), int(month), int(day))
+
+
+def _clock_micros(hours: str, minutes: str, seconds: str, fraction: str | None) -> int:
+    micros = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1_000_000
+    return micros + (int(fraction.ljust(6, "0")) if fraction else 0)
 
 
 def micros_of_day(text: str) -> int:
@@ -77,9 +85,7 @@ def micros_of_day(text: str) -> int:
     match = _CLOCK_TEXT.fullmatch(text)
     if match is None:
         raise ValueError(f"not a time of day: {text!r}")
-    hours, minutes, seconds, fraction = match.groups()
-    micros = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1_000_000
-    return micros + (int(fraction.ljust(6, "0")) if fraction else 0)
+    return _clock_micros(*match.groups())
 
 
 def epoch_micros(text: str) -> int:
@@ -104,9 +110,8 @@ def _general_epoch_micros(text: str) -> int:
     if match is None:
         raise ValueError(f"not a timestamp: {text!r}")
     year, month, day, hours, minutes, seconds, fraction, sign, off_h, off_m, off_s, bc = match.groups()
-    day_number = epoch_day(1 - int(year) if bc else int(year), int(month), int(day))
-    clock = ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1_000_000
-    clock += int(fraction.ljust(6, "0")) if fraction else 0
+    day_number = _day_number(year, month, day, bc)
+    clock = _clock_micros(hours, minutes, seconds, fraction)
     offset = 0
     if sign is not None:
         offset = (int(off_h) * 3600 + int(off_m or 0) * 60 + int(off_s or 0)) * 1_000_000

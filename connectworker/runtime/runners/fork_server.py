@@ -40,6 +40,7 @@ import subprocess
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import BinaryIO, NoReturn, Protocol
 
@@ -259,8 +260,8 @@ def _become_server(channel: socket.socket, parent: int) -> NoReturn:
     """In the forked child: leave nothing of the worker open but the server's socket and the standard
     streams (the REST and metrics ports, the offsets file, the worker's end of the socket are closed),
     drop the worker's log handlers and signal handlers, then serve. Never returns."""
-    code = 1
-    try:
+
+    def become() -> None:
         die_with_parent_pid(parent)
         keep = channel.fileno()
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -278,6 +279,16 @@ def _become_server(channel: socket.socket, parent: int) -> NoReturn:
             root.removeHandler(handler)  # not closed: its stream is the process's stderr
         root.setLevel(logging.WARNING)
         _serve(channel)
+
+    _exit_after(become)
+
+
+def _exit_after(body: Callable[[], None]) -> NoReturn:
+    """Run `body` in a forked child, then end the child with `os._exit` (0, or 1 with the traceback on
+    stderr): never the parent's `atexit` handlers, never back into the parent's code."""
+    code = 1
+    try:
+        body()
         code = 0
     except BaseException:
         with contextlib.suppress(OSError):
@@ -351,10 +362,10 @@ def _reap(channel: socket.socket, children: set[int]) -> None:
             channel.sendall(f"exited {pid} {os.waitstatus_to_exitcode(status)}".encode())
 
 
-def _serve_forked(server: int, channel: socket.socket, wake: tuple[int, int], fds: list[int]) -> None:
+def _serve_forked(server: int, channel: socket.socket, wake: tuple[int, int], fds: list[int]) -> NoReturn:
     """In the forked child of `server`: become a task process (`task_host.py`). Never returns."""
-    code = 1
-    try:
+
+    def serve() -> None:
         die_with_parent_pid(server)
         name_this_process(TASK_PROCESS_NAME)
         signal.set_wakeup_fd(-1)
@@ -366,15 +377,8 @@ def _serve_forked(server: int, channel: socket.socket, wake: tuple[int, int], fd
         TaskHost(control).serve(commands)
         with contextlib.suppress(OSError):
             control.close()
-        code = 0
-    except BaseException:
-        with contextlib.suppress(OSError):
-            traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        os._exit(code)
+
+    _exit_after(serve)
 
 
 if __name__ == "__main__":
