@@ -23,6 +23,7 @@ BENCHMARKS = [
     "bench.bench_config_parse",
     "bench.bench_first_ack",
     "bench.bench_task_start",
+    "bench.bench_worker_start_cpu",
 ]
 
 
