@@ -112,14 +112,17 @@ class CatalogColumn:
     type_name: str
     nullable: bool
     key_position: int  # its place in the key (1, 2, ...); 0: not part of it
+    type_short_name: str = ""  # pg_type's name of the type: numeric, varchar, _int4
 
 
 # The key, as Debezium finds it: the primary key, or else the first unique index by name whose columns are
 # all plain columns (no expression); each key column numbered by its place in the index.
 _COLUMNS = """
 SELECT a.attname, a.atttypid, a.atttypmod, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
-       COALESCE((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n) WHERE k.attnum = a.attnum), 0)
+       COALESCE((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n) WHERE k.attnum = a.attnum), 0),
+       t.typname
 FROM pg_attribute a
+JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN LATERAL (
     SELECT x.indkey FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
     WHERE x.indrelid = a.attrelid AND (x.indisprimary OR (x.indisunique AND NOT 0 = ANY(x.indkey::int2[])))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
@@ -19,7 +19,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-from . import decimals
+from . import decimals, source_type
 from .columns import ColumnType, EnumTypes, TypeOptions, require_type
 from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST
@@ -264,6 +264,10 @@ def shape_of(
         known = by_name.get(name)
         type_name = known.type_name if known is not None else f"oid {oid}"
         kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enums)
+        short_name = known.type_short_name if known is not None else ""
+        if short_name and settings.propagates_type(schema, table, name, short_name):
+            extra = source_type.parameters(name, oid, modifier, short_name)
+            kind = replace(kind, schema=replace(kind.schema, parameters=kind.schema.parameters + extra))
         key_position = known.key_position if known is not None else 0
         optional = known is None or known.nullable
         columns.append(Column(position, name, kind, optional, key_position, type_name))

@@ -20,6 +20,7 @@ TABLE_INCLUDE, TABLE_EXCLUDE = "table.include.list", "table.exclude.list"
 COLUMN_INCLUDE, COLUMN_EXCLUDE = "column.include.list", "column.exclude.list"
 SCHEMA_INCLUDE, SCHEMA_EXCLUDE = "schema.include.list", "schema.exclude.list"
 MESSAGE_KEY_COLUMNS = "message.key.columns"
+COLUMN_PROPAGATE, DATATYPE_PROPAGATE = "column.propagate.source.type", "datatype.propagate.source.type"
 SNAPSHOT_MODE, TOMBSTONES = "snapshot.mode", "tombstones.on.delete"
 DECIMAL_MODE, TIME_MODE, BINARY_MODE = "decimal.handling.mode", "time.precision.mode", "binary.handling.mode"
 HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefix"
@@ -76,8 +77,6 @@ DEBEZIUM_KEYS = (
     "publish.via.partition.root",
     "xmin.fetch.interval.ms",
     "include.schema.changes",
-    "datatype.propagate.source.type",
-    "column.propagate.source.type",
     "field.name.adjustment.mode",
     "schema.name.adjustment.mode",
     "incremental.snapshot.chunk.size",
@@ -282,6 +281,25 @@ CONFIG_DEF = (
         validator=_regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole schema names: their tables are not captured.",
+    )
+    .define(
+        COLUMN_PROPAGATE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_TYPES,
+        documentation="Regular expressions matched (ignoring case) against whole schema.table.column names: "
+        "those columns' schemas carry their PostgreSQL type in Debezium's __debezium.source.column.type, "
+        ".length, .scale and .name parameters.",
+    )
+    .define(
+        DATATYPE_PROPAGATE,
+        ConfigType.LIST,
+        "",
+        validator=_regex_list,
+        group=_TYPES,
+        documentation="The same, for the columns whose schema.table.TYPE matches (ignoring case; the type as "
+        "PostgreSQL names it: .+\\.NUMERIC, .+\\.VARCHAR).",
     )
     .define(
         MESSAGE_KEY_COLUMNS,

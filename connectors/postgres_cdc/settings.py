@@ -14,8 +14,10 @@ from .keys import (
     BINARY_MODE,
     COLUMN_EXCLUDE,
     COLUMN_INCLUDE,
+    COLUMN_PROPAGATE,
     COMPACT_KEYED,
     CONFIG_DEF,
+    DATATYPE_PROPAGATE,
     DBNAME,
     DECIMAL_MODE,
     HEARTBEAT_MS,
@@ -76,6 +78,8 @@ class CdcSettings:
     compact_keyed: bool
     skipped: frozenset[str]  # Debezium `op` codes whose events are not sent (skipped.operations)
     message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = ()  # message.key.columns
+    propagate_columns: tuple[re.Pattern[str], ...] = ()  # column.propagate.source.type
+    propagate_datatypes: tuple[re.Pattern[str], ...] = ()  # datatype.propagate.source.type
 
     def captures(self, schema: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: anchored matches on schema.table)."""
@@ -98,6 +102,12 @@ class CdcSettings:
         """The key columns message.key.columns sets for a table, or None (its primary key, or unique index)."""
         name = f"{schema}.{table}"
         return next((columns for pattern, columns in self.message_keys if pattern.fullmatch(name)), None)
+
+    def propagates_type(self, schema: str, table: str, column: str, type_name: str) -> bool:
+        """Whether a column's schema carries its source type (Debezium: case-insensitive whole matches)."""
+        return any(p.fullmatch(f"{schema}.{table}.{column}") for p in self.propagate_columns) or any(
+            p.fullmatch(f"{schema}.{table}.{type_name}") for p in self.propagate_datatypes
+        )
 
     def topic(self, schema: str, table: str) -> str:
         return f"{self.topic_prefix}.{schema}.{table}"
@@ -156,5 +166,7 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         poll_s=values[POLL_MS] / 1000,
         compact_keyed=values[COMPACT_KEYED],
         message_keys=parse_message_key_columns(values[MESSAGE_KEY_COLUMNS]),
+        propagate_columns=tuple(re.compile(p, re.IGNORECASE) for p in values[COLUMN_PROPAGATE] if p),
+        propagate_datatypes=tuple(re.compile(p, re.IGNORECASE) for p in values[DATATYPE_PROPAGATE] if p),
         skipped=frozenset(op.strip().lower() for op in values[SKIPPED_OPERATIONS]) - {"none"},
     )

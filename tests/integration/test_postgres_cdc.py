@@ -625,6 +625,45 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
         _poll(h, 1)
 
 
+def test_source_types_propagate_to_schema_parameters_by_datatype_and_by_column_as_debeziums(db: CdcDatabase) -> None:
+    """RecordsStreamProducerIT.shouldPropagateSourceTypeByDatatype, and the column-name spelling."""
+    db.execute(
+        "CREATE TABLE test_table (id SERIAL, c1 INT, c2 INT, c3a NUMERIC(5,2), c3b VARCHAR(128), f1 float(10),"
+        " f2 decimal(8,4), at timestamptz(3), tags text[], primary key (id))"
+    )
+    props = {
+        "snapshot.mode": "no_data",
+        "datatype.propagate.source.type": r".+\.NUMERIC,.+\.VARCHAR,.+\.FLOAT4",
+        "column.propagate.source.type": r"public\.test_table\.(AT|tags)",  # ignoring case, as Debezium
+    }
+    with harness(db, **props) as h:
+        _poll(h, 0)
+        db.execute(
+            "INSERT INTO test_table (id, c1, c2, c3a, c3b, f1, f2, at, tags)"
+            " VALUES (1, 123, 456, 789.01, 'test', 1.228, 234.56, now(), '{a}')"
+        )
+        [record] = _poll(h, 1)
+    fields = {f.name: dict(f.schema.parameters) for f in record.value_schema.fields[0].schema.fields}
+
+    def source(kind: str, length: str, scale: str, name: str) -> dict[str, str]:
+        return {
+            "__debezium.source.column.type": kind,
+            "__debezium.source.column.length": length,
+            "__debezium.source.column.scale": scale,
+            "__debezium.source.column.name": name,
+        }
+
+    assert fields["id"] == fields["c1"] == fields["c2"] == {}  # no type info asked for
+    decimal = {"scale": "2", "connect.decimal.precision": "5"}
+    assert fields["c3a"] == {**decimal, **source("NUMERIC", "5", "2", "c3a")}
+    assert list(fields["c3a"]) == [*decimal, *source("NUMERIC", "5", "2", "c3a")]  # Debezium's order
+    assert fields["c3b"] == source("VARCHAR", "128", "0", "c3b")
+    assert fields["f1"] == source("FLOAT4", "8", "8", "f1")
+    assert fields["f2"] == {"scale": "4", "connect.decimal.precision": "8", **source("NUMERIC", "8", "4", "f2")}
+    assert fields["at"] == source("TIMESTAMPTZ", "32", "3", "at")
+    assert fields["tags"] == source("_TEXT", "2147483647", "0", "tags")
+
+
 def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
     db.execute(
         "CREATE TABLE m (id int PRIMARY KEY, price numeric(10, 2), raw bytea, day date, at timestamp)",
