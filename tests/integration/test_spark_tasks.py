@@ -167,6 +167,11 @@ def test_a_killed_python_worker_is_re_run_and_resumes_and_a_failing_task_exits_1
 
 
 @pytest.mark.long(seconds=22)
+@pytest.mark.requires_apache_kafka(
+    "on Tansu a killed instance's unfinished transaction can surface: the re-run task reads back offsets past "
+    "a data batch of the killed transaction that never arrived (seen once in a clean-clone run: 10 of 6,000 "
+    "records, half of one 20-record batch, missing, no duplicate); Apache Kafka aborts it whole"
+)
 def test_exactly_once_on_spark_survives_a_killed_python_worker(
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
@@ -250,13 +255,10 @@ def test_exactly_once_on_spark_survives_a_killed_python_worker(
             proc.wait()
     err = log.read_text()
     assert proc.returncode == 0, err[-3000:]
-    if broker.is_tansu:  # Tansu's read_committed view of a killed producer's transaction is not Kafka's
-        assert_none_lost(consume_keys(broker.bootstrap_servers, name, RECORDS), RECORDS)
-    else:
-        values = read_values(broker.bootstrap_servers, name, until=RECORDS)  # read_committed
-        seen = Counter(int(v.split(":")[1]) for v in values)
-        assert_none_lost(seen, RECORDS)
-        assert sum(n - 1 for n in seen.values()) == 0  # every record once
+    values = read_values(broker.bootstrap_servers, name, until=RECORDS)  # read_committed
+    seen = Counter(int(v.split(":")[1]) for v in values)
+    assert_none_lost(seen, RECORDS)
+    assert sum(n - 1 for n in seen.values()) == 0  # every record once
     delete_topics(admin, [name, offsets_topic])
 
 
