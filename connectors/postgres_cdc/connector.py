@@ -17,8 +17,9 @@ from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 from .database import SetupError, check_setup, connect
-from .keys import CONFIG_DEF, DEBEZIUM_KEY_WARNINGS, HOSTNAME, unimplemented_keys
+from .keys import CONFIG_DEF, HOSTNAME
 from .settings import parse_settings, problems_across_keys
+from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
 
 class PostgresCdcConnector(SourceConnector):

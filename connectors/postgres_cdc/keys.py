@@ -1,16 +1,13 @@
 """The PostgreSQL CDC connector's keys, Debezium's names, so a Debezium connector file runs unchanged:
-their definitions and checks (`CONFIG_DEF`), and the Debezium keys this connector does not implement,
-listed once as not implemented (`unimplemented_keys`), the way Kafka keys the worker ignores are.
-settings.py parses them once into `CdcSettings`."""
+their definitions and checks (`CONFIG_DEF`). The Debezium keys it does not implement are in
+unimplemented_keys.py; settings.py parses these once into `CdcSettings`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, in_range, one_of
-from connectworker.config.unsupported_keys import ConnectorKeyWarnings
 
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 DBNAME, SSLMODE = "database.dbname", "database.sslmode"
@@ -36,72 +33,6 @@ DECIMAL_MODES = ("precise", "double", "string")
 TIME_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
 BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
 OPERATIONS = ("c", "u", "d", "t")  # create, update, delete, truncate: Debezium's `op` codes
-
-# Debezium PostgreSQL keys (exact, or a prefix ending in '.') this connector does not implement.
-DEBEZIUM_KEYS = (
-    "database.server.name",
-    "database.initial.statements",
-    "database.tcpKeepAlive",
-    "database.sslcert",
-    "database.sslkey",
-    "database.sslpassword",
-    "database.sslrootcert",
-    "database.sslfactory",
-    "database.query.timeout.ms",
-    "snapshot.select.statement.overrides",
-    "snapshot.fetch.size",
-    "snapshot.lock.timeout.ms",
-    "snapshot.max.threads",
-    "snapshot.include.collection.list",
-    "snapshot.delay.ms",
-    "snapshot.isolation.mode",
-    "snapshot.locking.mode",
-    "snapshot.query.mode",
-    "max.queue.size",
-    "max.queue.size.in.bytes",
-    "include.unknown.datatypes",
-    "hstore.handling.mode",
-    "interval.handling.mode",
-    "money.fraction.digits",
-    "slot.stream.params",
-    "slot.max.retries",
-    "slot.retry.delay.ms",
-    "slot.failover",
-    "status.update.interval.ms",
-    "provide.transaction.metadata",
-    "signal.data.collection",
-    "signal.enabled.channels",
-    "event.processing.failure.handling.mode",
-    "schema.refresh.mode",
-    "converters",
-    "publish.via.partition.root",
-    "xmin.fetch.interval.ms",
-    "include.schema.changes",
-    "field.name.adjustment.mode",
-    "schema.name.adjustment.mode",
-    "incremental.snapshot.chunk.size",
-    "flush.lsn.source",
-    "retriable.restart.connector.wait.ms",
-    "notification.enabled.channels",
-    "lsn.flush.timeout.ms",
-    "topic.naming.strategy",
-    "topic.delimiter",
-    "topic.transaction",
-    "custom.metric.tags",
-    "heartbeat.action.query",
-    "table.ignore.builtin",
-    "tombstones.on.delete.",
-    "column.mask.",
-    "column.truncate.",
-    "column.mask.hash.",
-    "message.prefix.include.list",
-    "message.prefix.exclude.list",
-    "errors.max.retries",
-    "decimal.handling.",
-)
-DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
-    "Debezium PostgreSQL connector keys that this connector does not implement; {verb} ignored (see docs/cdc.md)"
-)
 
 _DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
 
@@ -467,12 +398,3 @@ def _operations(value: list[str] | None) -> None:
     wrong = [v for v in items if v not in OPERATIONS]
     if wrong:
         raise ValueError(f"Value must be a list of {', '.join(OPERATIONS)}, or none; got {', '.join(wrong)}")
-
-
-def unimplemented_keys(props: Mapping[str, str]) -> list[str]:
-    return sorted(
-        key
-        for key in props
-        if key not in CONFIG_DEF.keys
-        and any(key == k or (k.endswith(".") and key.startswith(k)) for k in DEBEZIUM_KEYS)
-    )
