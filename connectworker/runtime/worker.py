@@ -291,11 +291,17 @@ class Worker:
             return UnstartedTask(spec, exc)
 
     def _stop_tasks(
-        self, running: RunningConnector, deadline: float | None = None, *, stop_connector: bool = True
+        self,
+        running: RunningConnector,
+        deadline: float | None = None,
+        *,
+        stop_connector: bool = True,
+        release: bool = True,
     ) -> None:
         """Stop `running`'s tasks, waiting for them until `deadline` (monotonic; by default the stop wait
         from now): one bound for them all, not one each, or stuck tasks would add up. Then the connector,
-        unless `stop_connector` is false (a task reconfiguration keeps it running)."""
+        unless `stop_connector` is false (a task reconfiguration keeps it running). `release=False` leaves
+        freeing the stopped tasks to the caller (the worker's stop frees all connectors' at once)."""
         if deadline is None:
             deadline = time.monotonic() + self._stop_wait_s
         stop_within(running.tasks, deadline, self.config.task_shutdown_graceful_timeout_ms)
@@ -308,7 +314,8 @@ class Worker:
                     log.exception("Connector %s raised from stop()", running.config.name)
             running.connector = None
             running.resolved = None
-        release_stopped_tasks()
+        if release:
+            release_stopped_tasks()
 
     def remove_connector(self, name: str) -> None:
         """Stop the connector and its tasks and forget it (offsets stay in the store)."""
@@ -424,7 +431,8 @@ class Worker:
         deadline = time.monotonic() + self._stop_wait_s  # for all of them together
         with self._lock:
             for running in self._snapshot():
-                self._stop_tasks(running, deadline)
+                self._stop_tasks(running, deadline, release=False)
+            release_stopped_tasks()
             self._flusher.close()
             try:
                 self.offset_store.flush()

@@ -4,6 +4,7 @@ settings through `settings_for_new_topic`, and a source that writes to topics na
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -161,3 +162,27 @@ class FlakyStartDataGen(DataGenConnector):
 def starts(path: Path) -> list[float]:
     """When `FlakyStartTask` started, from its `starts.file`."""
     return [float(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+class WhereAmITask(NamedTopicsTask):
+    """Sends one record to each topic of `topics`: the task's working directory and the value of the
+    environment variable `variable`, as JSON, then idles."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self.done:
+            return None
+        self.done = True
+        value = json.dumps({"cwd": os.getcwd(), "variable": os.environ.get(self.variable)})
+        return [SourceRecord(None, None, topic, value) for topic in self.topics]
+
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        self.variable = props["variable"]
+
+
+class WhereAmISource(NamedTopicsSource):
+    def config_def(self) -> ConfigDef:
+        return super().config_def().define("variable", ConfigType.STRING)
+
+    def task_class(self) -> type[SourceTask]:
+        return WhereAmITask

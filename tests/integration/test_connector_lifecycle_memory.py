@@ -23,11 +23,13 @@ from tests.integration.harness import wait_until
 def command_gc_settings() -> Iterator[None]:
     """The collector as `connectworker standalone` sets it, restored after the test."""
     thresholds = gc.get_threshold()
+    frozen_before = gc.get_freeze_count() > 0  # tests/conftest.py freezes what collection left
     tune_gc_for_throughput()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()
         gc.set_threshold(*thresholds)
 
 

@@ -23,7 +23,7 @@ from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_committed, wait_until, worker_config
 from tests.integration.numbered_records import assert_none_lost, committed_seq, consume_keys
 from tests.integration.test_cli_signals import Cli, running_cli, write_properties
-from tests.kafka_helpers import delete_topics
+from tests.kafka_helpers import consume, delete_topics
 from tests.process_checks import children_of, ended, wait_ended
 
 RUNS_IN = r"Task {name}-{task} runs in a task process on \S+ \(pid (\d+)\)"
@@ -396,3 +396,37 @@ def test_exactly_once_in_a_task_process_killed_mid_stream_is_fenced_and_resumed_
     """The task process dies with a transaction open; the restarted task's producer takes over its
     transactional id, fencing the dead one's (whose open transaction is aborted), and resumes."""
     _eos_run(broker, admin, tmp_path, unique, kill=True)
+
+
+def test_workers_started_one_after_another_share_a_fork_server_and_tasks_see_the_workers_directory_and_environment(
+    broker: Broker, tmp_path: Path, unique: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program embedding workers (this test process: it has threads, so it cannot fork one) spawns one fork
+    server and lends it to each worker; a task of a later worker sees that worker's working directory and
+    environment as they are when the task starts, not as they were when the server started."""
+    config = worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "1"})
+    variable = f"CW_WHERE_{unique.upper().replace('-', '_')}"
+
+    def where(topic: str) -> tuple[dict[str, str | None], int]:
+        connector = {
+            "name": topic,
+            "connector.class": "tests.integration.fixture_connectors.WhereAmISource",
+            "topics": topic,
+            "variable": variable,
+        }
+        with running_worker(config, connector) as runtime:
+            assert runtime.task_processes is not None
+            wait_until(lambda: len(runtime.task_processes.pids) == 1, 30, "the task process")  # type: ignore[union-attr]
+            server = int(Path(f"/proc/{runtime.task_processes.pids[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            (record,) = consume(broker.bootstrap_servers, [topic], 1)
+            return json.loads(record.value()), server
+
+    first, first_server = where(f"where-{unique}-1")
+    assert first == {"cwd": os.getcwd(), "variable": None}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv(variable, "today's value")
+    second, second_server = where(f"where-{unique}-2")
+    assert second == {"cwd": str(elsewhere), "variable": "today's value"}
+    assert second_server == first_server and Path(f"/proc/{first_server}/comm").read_text().strip() == SERVER_NAME

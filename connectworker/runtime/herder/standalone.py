@@ -92,7 +92,7 @@ class StandaloneRuntime:
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
         if self._forks is None and self.runs_task_processes and self.config.task_process_count > 0:
             # Now: a spawned server imports the task runtime while the broker and the cluster answer.
-            self._forks = TaskForkServer()
+            self._forks = TaskForkServer.for_worker()
         if self.config.uses_embedded_broker:
             if self.config.exactly_once_enabled:
                 log.warning("%s", EMBEDDED_BROKER_CAVEAT)

@@ -30,6 +30,7 @@ process group, and the worker stops its tasks itself, committing what they produ
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import os
@@ -92,6 +93,28 @@ class TaskForkServer:
     """The worker's side of the fork server. The server process starts at once and imports the task
     runtime in the background; the first `fork()` waits for those imports, the others take milliseconds."""
 
+    @classmethod
+    def for_worker(cls) -> TaskForkServer:
+        """A fork server for a worker starting in this process. A process with one thread forks its own
+        (it costs nothing). A process with other threads (a program embedding workers, a test) spawns one
+        server and lends it to every worker it starts: a spawned server costs most of a CPU second of
+        imports. Each task start carries the worker's working directory and environment to its task
+        process (`task_host.py`), so a lent server serves a later worker as a new one would. It outlives
+        the workers it served, idle, and dies with this process."""
+        if DIES_WITH_PARENT and threading.active_count() == 1:
+            return cls()
+        with _LENT_LOCK:
+            global _lent
+            if _lent is not None and not _lent.server.alive and not _lent.leases:
+                _lent.server._shut(0, idle=True)
+                _lent = None
+            if _lent is None:
+                _lent = _Lent(cls())
+            elif not _lent.server.alive:  # gone while lent to a running worker: a new one of its own
+                return cls()
+            _lent.leases += 1
+            return _lent.server
+
     def __init__(self) -> None:
         self._socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -149,11 +172,20 @@ class TaskForkServer:
 
     def close(self, timeout: float) -> None:
         """No more forks: the server exits once its task processes have (the caller ended them). One that
-        never forked (the worker's start failed, say) is ended at once: it holds nothing."""
+        never forked (the worker's start failed, say) is ended at once: it holds nothing. A lent server
+        (`for_worker`) is given back instead, for the next worker."""
+        with _LENT_LOCK:
+            if _lent is not None and _lent.server is self and _lent.leases:
+                _lent.leases -= 1
+                return
+        self._shut(timeout)
+
+    def _shut(self, timeout: float, *, idle: bool = False) -> None:
+        """`idle`: none of its task processes runs any more; end it at once."""
         with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)
         try:
-            if not self._forked:
+            if idle or not self._forked:
                 self.popen.kill()
                 self.popen.wait()
             else:
@@ -193,6 +225,18 @@ class TaskForkServer:
             self._state.notify_all()
         for forked in waiting:
             forked.set_exception(ForkServerGone(self._gone_message()))
+
+
+@dataclasses.dataclass
+class _Lent:
+    """The fork server this process lends its workers, and how many hold it now."""
+
+    server: TaskForkServer
+    leases: int = 0
+
+
+_LENT_LOCK = threading.Lock()
+_lent: _Lent | None = None
 
 
 class ServerProcess(Protocol):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import pickle
 import signal
 import subprocess
@@ -63,7 +64,14 @@ class TaskProcess:
             return sum(1 for handle in self.handles.values() if not handle.ended)
 
     def start(self, handle: RemoteTaskHandle, payload: bytes) -> None:
-        header = {"attempt": handle.attempt, "name": handle.name, "size": len(payload), "sys_path": python_path()}
+        header = {
+            "attempt": handle.attempt,
+            "name": handle.name,
+            "size": len(payload),
+            "sys_path": python_path(),
+            "cwd": os.getcwd(),  # the worker's today: its fork server may have started earlier (`for_worker`)
+            "environ": dict(os.environ),
+        }
         with self._lock:
             self.handles[handle.attempt] = handle
             try:
@@ -183,7 +191,7 @@ class ProcessTaskRunner:
             if not self._forks.alive:
                 log.warning("The task processes' fork server (pid %d) is gone: starting another", self._forks.pid)
                 self._forks.close(0)
-                self._forks = TaskForkServer()
+                self._forks = TaskForkServer.for_worker()
             self._started += 1
             process = TaskProcess(self._started, self._forks, self._exited)
             self._processes.append(process)

@@ -43,6 +43,7 @@ class TaskHost:
             for entry in reversed(header.get("sys_path", ())):
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
+            _take_worker_environment(header.get("cwd"), header.get("environ"))
             thread = threading.Thread(
                 target=self._run,
                 args=(str(header["attempt"]), str(header["name"]), data),
@@ -83,6 +84,21 @@ class TaskHost:
                 self._control.flush()
             except OSError as exc:  # the worker is gone; PR_SET_PDEATHSIG ends us, if it has not yet
                 logging.getLogger(__name__).debug("Control pipe to the worker closed: %s", exc)
+
+
+def _take_worker_environment(cwd: str | None, environ: dict[str, str] | None) -> None:
+    """The worker's working directory and environment as it starts a task: relative paths in a connector's
+    config and variables a connector reads mean what they mean in the worker. Only what differs is
+    changed, so tasks already running here see no variable vanish for a moment."""
+    if cwd is not None and cwd != os.getcwd():
+        os.chdir(cwd)
+    if environ is None:
+        return
+    for name in set(os.environ) - set(environ):
+        del os.environ[name]
+    for name, value in environ.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 def _first_line(exc: BaseException) -> str:

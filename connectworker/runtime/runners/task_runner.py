@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from connectworker.runtime.clients.gc_tuning import collects_rarely
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
@@ -97,5 +98,8 @@ def release_stopped_tasks() -> None:
     bound to the task, in the producer's config), which only a full collection frees; the worker
     command raises the collector's thresholds for throughput (`gc_tuning.py`), so without this each
     connector created and deleted left its librdkafka producer behind for hours (about 0.5 MB each:
-    `python -m bench.bench_soak`). Lifecycle changes are rare; a full collection takes milliseconds."""
-    gc.collect()
+    `python -m bench.bench_soak`). Lifecycle changes are rare, and with start-up frozen a full collection
+    takes milliseconds. A process with the collector's default settings (an application embedding the
+    worker) frees them on its collector's schedule: there a full collection scans the whole heap."""
+    if collects_rarely():
+        gc.collect()
