@@ -335,7 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     standalone.add_argument("worker", help="worker .properties file")
     standalone.add_argument(
-        "connectors", nargs="*", help="connector .properties or .json files (none: manage connectors through REST)"
+        "connectors",
+        nargs="*",
+        default=[],  # else argparse lists it as required when the worker file is missing
+        help="connector .properties or .json files (none: manage connectors through REST)",
     )
     standalone.set_defaults(func=cmd_standalone)
 
@@ -396,7 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=help_epilog(SPARK_EXAMPLES),
     )
     spark.add_argument("worker", help="worker .properties file (spark.master etc.)")
-    spark.add_argument("connectors", nargs="*", help="connector .properties or .json files (none: REST only)")
+    spark.add_argument(
+        "connectors", nargs="*", default=[], help="connector .properties or .json files (none: REST only)"
+    )
     spark.set_defaults(func=cmd_spark)
     return parser
 

@@ -6,6 +6,7 @@ every invalid key at once, and to answer the REST validate endpoint.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,30 @@ def read_config(
     if minimum is not None and value < minimum:
         raise ConfigError({key: f"Value must be at least {minimum}, got {value}"})
     return value
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The name in `known` that `name` most likely misspells, or None: for a "did you mean" hint next to an
+    unknown key. One typing slip apart (a letter added, dropped, changed, or two swapped: `ue` for `eu`),
+    else difflib's similarity at least 0.8 (`retention.msec` for `retention.ms`)."""
+    candidates = [k for k in known if k != name]
+    slips = [k for k in candidates if len(name) > 1 and _one_slip_apart(name, k)]
+    if slips:
+        return min(slips)
+    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.8)
+    return matches[0] if matches else None
+
+
+def _one_slip_apart(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
 def config_text(value: Any) -> str:

@@ -7,10 +7,11 @@ the same reading's reports, for the REST validate endpoint.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from connectworker.api.config_def import closest_name
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_keys import DECLARED_CONFIG_DEF, KeyReport
@@ -23,6 +24,7 @@ from connectworker.config.transforms import TransformsConfig
 from connectworker.config.unsupported_keys import (
     CONNECTOR_KEY_WARNINGS,
     JAVA_ONLY_KEY_WARNINGS,
+    MISSPELT_KEY_WARNINGS,
     UNUSED_ADMIN_OVERRIDE_WARNINGS,
     unimplemented_connector_keys,
 )
@@ -69,6 +71,7 @@ def parse_connector_config(
     source: str | None = None,
     providers: ConfigProviders | None = None,
     worker: WorkerConfig | None = None,
+    extra_topic_configs: Iterable[str] = (),
 ) -> ConnectorConfig:
     """Validate and type a connector config; raises ConfigError naming every offending key.
 
@@ -87,7 +90,7 @@ def parse_connector_config(
         checked = resolution.props  # a reference that cannot be resolved is left as written
     unresolved = resolution.problems if resolution is not None else {}
     deferred = set(unresolved) - NEEDED_TO_PARSE
-    reading = read_connector_config(checked, worker=worker)
+    reading = read_connector_config(checked, worker=worker, extra_topic_configs=extra_topic_configs)
     problems = {name: "; ".join(errors) for name, errors in reading.problems().items() if name not in deferred}
     if resolution is not None:
         problems = {
@@ -140,6 +143,32 @@ def _warn_about_ignored_keys(name: str, props: Mapping[str, str], reading: Conne
     )
     if not reading.topic_creation.present:
         UNUSED_ADMIN_OVERRIDE_WARNINGS.report(name, sorted(k for k in props if k.startswith(ADMIN_OVERRIDE_PREFIX)))
+    MISSPELT_KEY_WARNINGS.report(name, _misspelt_keys(props, {*declared, *reading.reports}))
+
+
+# Families of keys whose members are read by name elsewhere (client overrides, a converter's own keys) or
+# are checked by their own reader (topic creation rules, which name near misses themselves).
+_KEY_FAMILIES = (
+    "topic.creation",
+    PRODUCER_OVERRIDE_PREFIX,
+    ADMIN_OVERRIDE_PREFIX,
+    "key.converter.",
+    "value.converter.",
+    "header.converter.",
+)
+
+
+def _misspelt_keys(props: Mapping[str, str], known: Collection[str]) -> list[str]:
+    """Keys nothing declares that are a near miss of a declared one (`tasks.maxx`), each with that one. A
+    connector may read keys it does not declare, so only near misses are named, and none is refused."""
+    out = []
+    for key in sorted(props):
+        if key in known or key.startswith(_KEY_FAMILIES):
+            continue
+        near = closest_name(key, known)
+        if near is not None:
+            out.append(f"{key} (did you mean {near}?)")
+    return out
 
 
 def _typed(reports: Mapping[str, KeyReport], keys: Iterable[str], deferred: set[str]) -> dict[str, Any]:

@@ -168,7 +168,11 @@ def _client_overrides(reading: ConnectorConfigReading, props: Mapping[str, str],
 
 
 def read_connector_config(
-    props: Mapping[str, str], *, exactly_once_worker: bool | None = None, worker: WorkerConfig | None = None
+    props: Mapping[str, str],
+    *,
+    exactly_once_worker: bool | None = None,
+    worker: WorkerConfig | None = None,
+    extra_topic_configs: Iterable[str] = (),
 ) -> ConnectorConfigReading:
     """Read and validate every key; never raises for a bad value. Keys without declarations are not reported.
 
@@ -177,7 +181,8 @@ def read_connector_config(
     overrides). `exactly_once_worker` is the worker's `exactly.once.source.support` (None: not checked
     against it); `worker`, what the client overrides are checked against: its override policy, and its
     client settings they are merged with (None: Kafka's `All` policy, values not checked); without
-    `exactly_once_worker`, the worker's says it."""
+    `exactly_once_worker`, the worker's says it. The topic configs rules may set beyond Kafka's are the
+    worker's `topic.creation.extra.configs` and `extra_topic_configs` (Spark's option of that name)."""
     if exactly_once_worker is None and worker is not None:
         exactly_once_worker = worker.exactly_once_enabled
     declared = DECLARED_CONFIG_DEF.validate_all(props)
@@ -202,7 +207,8 @@ def read_connector_config(
         else:
             reports.update(own)
     transactions = _typed_if_valid(TransactionSettings.from_values, declared, (BOUNDARY_KEY, INTERVAL_KEY))
-    topic_creation = read_topic_creation(props)
+    extra = [*(worker.topic_creation_extra_configs if worker else ()), *extra_topic_configs]
+    topic_creation = read_topic_creation(props, extra_configs=extra)
     problems = {key: list(messages) for key, messages in topic_creation.problems.items()}
     for definition in topic_creation.definitions:
         value = ConfigValue(definition.name, props.get(definition.name), errors=problems.pop(definition.name, []))

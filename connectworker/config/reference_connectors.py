@@ -145,8 +145,10 @@ def _topic_creation_sections() -> list[str]:
     lines += config_keys_table(topic_creation_config_keys(rules))
     lines += [
         "",
-        f"Topic configs Kafka knows: {known}. Others (except {vendors}) are sent to the broker "
-        "as well, with a warning naming them as a likely typo.",
+        f"Topic configs a rule may set: Apache Kafka's {known}; {vendors}; and those the worker's "
+        "`topic.creation.extra.configs` names (a broker plugin's). Any other name is refused at validation, "
+        "REST create, `plan` and start-up, naming the key and the closest known name (a broker would refuse "
+        "the topic's creation: INVALID_CONFIG).",
         "",
     ]
     return lines

@@ -15,6 +15,8 @@ import logging
 import threading
 from collections.abc import Collection, Iterable, Mapping
 
+from connectworker.api.config_def import closest_name
+
 log = logging.getLogger("connectworker.config")
 
 UNIMPLEMENTED_CONNECTOR_KEYS: tuple[str, ...] = (
@@ -113,15 +115,25 @@ CONNECTOR_KEY_WARNINGS = ConnectorKeyWarnings()
 JAVA_ONLY_KEY_WARNINGS = ConnectorKeyWarnings(
     "read by Java clients only and {verb} ignored (librdkafka has no equivalent)"
 )
+MISSPELT_KEY_WARNINGS = ConnectorKeyWarnings(
+    "declared by neither the connector nor Kafka Connect, and {verb} handed to the connector as written"
+)
 UNUSED_ADMIN_OVERRIDE_WARNINGS = ConnectorKeyWarnings(
     "ignored: the connector has no topic.creation.* keys, so it creates no topics and has no Admin client of its own"
 )
 
 
-def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[str, str] | None = None) -> list[str]:
+def worker_key_warnings(
+    ignored: Mapping[str, str],
+    source: str,
+    shown: Mapping[str, str] | None = None,
+    known: Iterable[str] = (),
+) -> list[str]:
     """The WARN lines for worker keys that have no effect (`ignored`: key → value, from `source`): Kafka keys
     not implemented here (one line), and keys neither Kafka nor connectworker know (one line each, likely
-    misspelt). `shown` names a key differently in the message (e.g. by the variable that set it)."""
+    misspelt: the closest of the `known` keys is named). `shown` names a key differently in the message
+    (e.g. by the variable that set it)."""
+    known = list(known)
     lines: list[str] = []
     unimplemented: list[str] = []
     for key in ignored:
@@ -130,7 +142,9 @@ def worker_key_warnings(ignored: Mapping[str, str], source: str, shown: Mapping[
         name = (shown or {}).get(key, key)
         note = worker_key_note(key)
         if note is None:
-            lines.append(f"Unknown worker configuration key {name!r} in {source} is ignored")
+            near = closest_name(key, known)
+            hint = f"; did you mean {near!r}?" if near is not None else ""
+            lines.append(f"Unknown worker configuration key {name!r} in {source} is ignored{hint}")
         else:
             unimplemented.append(f"{name} ({note})" if note else name)
     if unimplemented:

@@ -196,6 +196,13 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
         description="Whether the worker creates missing topics by the connectors' `topic.creation.*` "
         "rules. Kafka ships `true`; connectworker creates topics only when asked.",
     )
+    topic_creation_extra_configs: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated topic configs this cluster accepts beyond those Apache Kafka defines (a "
+        "broker plugin's, a vendor build's), which connectors' `topic.creation.*` rules may then set. Any "
+        "other name a rule sets is refused at validation, naming the closest known one; `confluent.*` "
+        "names are always allowed.",
+    )
     topic_creation_timeout_ms: int = Field(
         30_000,
         ge=1,
@@ -267,7 +274,13 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return _WorkerEnvSource(settings_cls), init_settings
 
-    @field_validator("plugin_path", "config_providers", "connector_client_config_override_allowlist", mode="before")
+    @field_validator(
+        "plugin_path",
+        "config_providers",
+        "connector_client_config_override_allowlist",
+        "topic_creation_extra_configs",
+        mode="before",
+    )
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -364,7 +377,7 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
                 source=source,
             )
         where = source or "worker config"
-        for line in worker_key_warnings({key: props[key] for key in unknown}, where):
+        for line in worker_key_warnings({key: props[key] for key in unknown}, where, known=declared):
             log.warning("%s", line)
         fields = [f for f in cls.model_fields if f not in INTERNAL_FIELDS]
         env_ignored = variables_setting_nothing(os.environ, fields, PASS_THROUGH_PREFIXES)  # variable -> key
@@ -438,10 +451,28 @@ def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
 
     def problem(err: Any) -> tuple[str, str | None, str]:
         field = str(err["loc"][0]) if err["loc"] else ""
-        return (
-            worker_key(field),
-            variable_for_field(field, os.environ) if field else None,
-            f"{err['msg']} (got {err.get('input')!r})",
-        )
+        key = worker_key(field)
+        return (key, variable_for_field(field, os.environ) if field else None, _kafka_wording(key, err))
 
     return blamed_error(map(problem, exc.errors()), source)
+
+
+def _kafka_wording(key: str, err: Any) -> str:
+    """pydantic's error for `key` in the words Kafka's `ConfigDef` uses for the same mistake ("Invalid value
+    'abc' for configuration offset.flush.interval.ms: Not a number of type LONG"), as connectors' errors are;
+    pydantic's own message for the kinds Kafka has no words for."""
+    if err["type"] == "value_error":  # the key's own validator: its message says what is allowed
+        return f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})"
+    ctx = err.get("ctx") or {}
+    number_type = "LONG" if key.endswith(".ms") else "INT"
+    why = {
+        "int_parsing": f"Not a number of type {number_type}",
+        "int_from_float": f"Not a number of type {number_type}",
+        "float_parsing": "Not a number of type DOUBLE",
+        "bool_parsing": "Expected value to be either true or false",
+        "greater_than_equal": f"Value must be at least {ctx.get('ge')}",
+        "greater_than": f"Value must be greater than {ctx.get('gt')}",
+        "less_than_equal": f"Value must be no more than {ctx.get('le')}",
+        "literal_error": f"String must be one of: {ctx.get('expected')}",
+    }.get(err["type"], err["msg"])
+    return f"Invalid value {err.get('input')!r} for configuration {key}: {why}"

@@ -18,6 +18,12 @@ KIP_RULES_KEY = "topic.creation"
 WORKER_ENABLE_KEY = "topic.creation.enable"
 """A *worker* key. In a connector config it is ignored (it does not name a group called "enable")."""
 
+EXTRA_CONFIGS_KEY = "topic.creation.extra.configs"
+"""A *worker* key: topic configs the cluster accepts beyond `KNOWN_TOPIC_CONFIGS` (a broker plugin's, a
+vendor's), which connectors' rules may then set. In a connector config it is ignored, like the above."""
+
+WORKER_KEYS = frozenset({WORKER_ENABLE_KEY, EXTRA_CONFIGS_KEY})
+
 DEFAULT_GROUP = "default"
 """The group that catches every topic no listed group matched. Always tried last."""
 
@@ -89,12 +95,13 @@ KNOWN_TOPIC_CONFIGS = frozenset(
 )
 """Topic-level configs of Apache Kafka 3.x/4.x (`TopicConfig`), including a few that 4.0 removed.
 
-Used only to *warn* about a likely typo: brokers may accept more (plugins, vendor builds), so an
-unknown name is still sent as is and the broker has the last word.
+A rule that sets any other name is refused (a broker would refuse the topic's creation, INVALID_CONFIG),
+except names starting with `VENDOR_TOPIC_CONFIG_PREFIXES` and those the worker's `EXTRA_CONFIGS_KEY`
+lists (a broker plugin's configs).
 """
 
 VENDOR_TOPIC_CONFIG_PREFIXES = ("confluent.",)
-"""Prefixes of vendor topic configs that are not warned about."""
+"""Prefixes of vendor topic configs that are always allowed."""
 
 
 def is_known_topic_config(name: str) -> bool:

@@ -4,22 +4,49 @@ for the REST validate endpoint. rule_parser.py reads the groups' structure with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, Importance, config_text
+from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, Importance, closest_name, config_text
 from connectworker.api.topic_settings import CLEANUP_POLICY, CleanupPolicy
 from connectworker.topics.config_keys import (
+    EXTRA_CONFIGS_KEY,
+    KNOWN_TOPIC_CONFIGS,
     PARTITIONS,
     REPLICATION_FACTOR,
+    RULE_SETTINGS,
     TOPIC_CREATION_CONFIG_GROUP,
+    TOPIC_CREATION_PREFIX,
     group_key,
     is_known_topic_config,
 )
 from connectworker.topics.rule_values import invalid_message, missing_message, parse_count, parse_patterns
 
-__all__ = ["Entries", "GroupSettingsReader", "GroupSpec"]
+__all__ = ["Entries", "GroupSettingsReader", "GroupSpec", "unknown_topic_config_message"]
+
+
+def _unclaimed_near(key: str, unclaimed: Iterable[str]) -> str | None:
+    """The key of `unclaimed` that is `key` with its group name misspelt (`topic.creation.defualt.partitions`
+    for `topic.creation.default.partitions`): the same setting, a group name close to this one's."""
+    group, setting = key[len(TOPIC_CREATION_PREFIX) :].rsplit(".", 1)
+    same_setting = {
+        k[len(TOPIC_CREATION_PREFIX) : -len(setting) - 1]: k for k in unclaimed if k.endswith("." + setting)
+    }
+    near = closest_name(group, same_setting)
+    return None if near is None else same_setting[near]
+
+
+def unknown_topic_config_message(group: str, suffix: str) -> str:
+    """Why `group`'s key ending in `suffix` is refused: a broker would refuse to create the topic (Apache Kafka
+    answers INVALID_CONFIG), so a misspelt setting fails where the operator sees it, not at run time."""
+    near = closest_name(suffix, RULE_SETTINGS | KNOWN_TOPIC_CONFIGS)
+    hint = f" Did you mean {group_key(group, near)}?" if near else ""
+    return (
+        f"{suffix!r} is neither a setting of the group nor a topic config Apache Kafka defines.{hint} A "
+        f"topic config your cluster accepts beyond Kafka's (a broker plugin's) is allowed once the worker "
+        f"names it in {EXTRA_CONFIGS_KEY}; names starting with 'confluent.' are always allowed."
+    )
 
 
 @dataclass
@@ -40,10 +67,22 @@ Entries = dict[str, tuple[str, Any]]  # suffix -> (full key, raw value)
 class GroupSettingsReader:
     """Problems, warnings and key definitions collected while the settings of groups are read."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra_configs: Iterable[str] = ()) -> None:
+        """`extra_configs`: topic configs allowed beyond Apache Kafka's (the worker's
+        `topic.creation.extra.configs`)."""
         self.problems: dict[str, list[str]] = {}
         self.warnings: list[str] = []
         self.definitions: dict[str, ConfigKey] = {}
+        self.extra_configs = frozenset(extra_configs)
+        self.unclaimed: frozenset[str] = frozenset()  # keys no group owns: what a missing key may be misspelt as
+
+    def _missing(self, key: str) -> None:
+        """A required key is absent: Kafka's message, and the given key that is probably its misspelling."""
+        message = missing_message(key)
+        near = _unclaimed_near(key, self.unclaimed)
+        if near is not None:
+            message += f" {near} is set instead: did you mean {key}?"
+        self._problem(key, message)
 
     def _problem(self, key: str, message: str) -> None:
         messages = self.problems.setdefault(key, [])
@@ -108,7 +147,7 @@ class GroupSettingsReader:
             default = NO_DEFAULT if required else (fallback or {}).get(setting)
             self._define(key, ctypes[setting], doc, default=default, display_name=displays[setting] + group)
             if entry is None:
-                self._problem(key, missing_message(key))
+                self._missing(key)
                 continue
             value = self._count(key, entry[1], setting)
             if setting == REPLICATION_FACTOR:
@@ -121,7 +160,8 @@ class GroupSettingsReader:
             key,
             ConfigType.STRING,
             f"Topic config {suffix!r} of the topics created by the {group!r} group, sent to the "
-            "broker as is. Not inherited by other groups.",
+            "broker as is: one Apache Kafka defines, or one the worker's topic.creation.extra.configs names. "
+            "Not inherited by other groups.",
             default=None,
         )
         if not suffix.strip():
@@ -134,11 +174,9 @@ class GroupSettingsReader:
             except ValueError as exc:
                 self._problem(key, invalid_message(key, raw, str(exc)))
                 return
-        if not is_known_topic_config(suffix):
-            self.warnings.append(
-                f"{key}: {suffix!r} is not a topic config Apache Kafka knows; it is sent to "
-                "the broker as is, which may reject it"
-            )
+        if not is_known_topic_config(suffix) and suffix not in self.extra_configs:
+            self._problem(key, unknown_topic_config_message(group, suffix))
+            return
         configs[suffix] = value
 
     def _patterns(self, key: str, raw: Any, *, single: bool) -> list[str]:

@@ -36,11 +36,11 @@ and the like) are returned, never logged here: the caller decides where they go.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
+from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, closest_name, config_text
 from connectworker.api.errors import ConfigError
 from connectworker.topics.config_keys import (
     DEFAULT_GROUP,
@@ -54,7 +54,7 @@ from connectworker.topics.config_keys import (
     REGEX,
     REPLICATION_FACTOR,
     TOPIC_CREATION_PREFIX,
-    WORKER_ENABLE_KEY,
+    WORKER_KEYS,
     group_key,
 )
 from connectworker.topics.group_settings import Entries, GroupSettingsReader, GroupSpec
@@ -63,7 +63,6 @@ from connectworker.topics.rule_values import (
     PARTITIONS_MESSAGE,
     REPLICATION_FACTOR_MESSAGE,
     invalid_message,
-    missing_message,
     split_list,
 )
 from connectworker.topics.rules import Spelling, TopicCreationRule, TopicCreationRules
@@ -94,21 +93,20 @@ class _Analysis(GroupSettingsReader):
     """One pass over the `topic.creation*` entries of a connector config: problems, warnings, key
     definitions and (if valid) rules."""
 
-    def __init__(self, entries: Mapping[str, Any]) -> None:
-        super().__init__()
+    def __init__(self, entries: Mapping[str, Any], extra_configs: Iterable[str] = ()) -> None:
+        super().__init__(extra_configs)
         self.spelling: Spelling = "none"
         self.rules: list[TopicCreationRule] = []
         self._run(dict(entries))
 
     # -- the pass --------------------------------------------------------------------------------
     def _run(self, entries: dict[str, Any]) -> None:
-        if WORKER_ENABLE_KEY in entries:
-            del entries[WORKER_ENABLE_KEY]
+        for key in sorted(WORKER_KEYS & entries.keys()):
+            del entries[key]
             self.warnings.append(
-                f"{WORKER_ENABLE_KEY} is a worker setting; in a connector config it is "
-                "ignored (set it in the worker config)"
+                f"{key} is a worker setting; in a connector config it is ignored (set it in the worker config)"
             )
-            self._define(WORKER_ENABLE_KEY, ConfigType.BOOLEAN, "A worker setting; ignored in a connector config.")
+            self._define(key, ConfigType.STRING, "A worker setting; ignored in a connector config.")
         if not entries:
             return
         has_kip, has_groups = KIP_RULES_KEY in entries, GROUPS_KEY in entries
@@ -125,9 +123,10 @@ class _Analysis(GroupSettingsReader):
 
         names = self._listed_names(list_key, entries.get(list_key))
         groups, stray = self._assign_keys(entries, names)
+        self.unclaimed = frozenset(key for key, _ in stray)
         default = self._default_group(groups[DEFAULT_GROUP])
         specs = [self._listed_group(name, groups[name], list_key, default) for name in names]
-        self._ignore_stray(stray, list_key)
+        self._ignore_stray(stray, list_key, names)
         if not self.problems:
             self._build(specs, default)
             if self.spelling == "kip" and not self.rules:
@@ -307,21 +306,27 @@ class _Analysis(GroupSettingsReader):
                 default=NO_DEFAULT,
                 display_name=f"Topic Pattern for {name}",
             )
-            self._problem(key, missing_message(key))
+            self._missing(key)
         if not kip and not spec.include:
             self.warnings.append(
                 f"The group {name!r} has no {group_key(name, INCLUDE)} patterns, so it never matches a topic"
             )
         return spec
 
-    def _ignore_stray(self, stray: list[tuple[str, Any]], list_key: str) -> None:
+    def _ignore_stray(self, stray: list[tuple[str, Any]], list_key: str, names: list[str]) -> None:
         for key, _raw in stray:
             rest = key[len(TOPIC_CREATION_PREFIX) :]
             if "." in rest:
                 group = rest.split(".", 1)[0]
                 reason = f"{group!r} is not listed in {list_key}"
+                near = closest_name(group, [*names, DEFAULT_GROUP])
+                if near is not None:
+                    reason += f"; did you mean {TOPIC_CREATION_PREFIX}{near}{rest[len(group) :]}?"
             else:
                 reason = "it is not a topic creation setting"
+                near = closest_name(key, [*WORKER_KEYS, GROUPS_KEY])
+                if near is not None:
+                    reason += f"; did you mean {near}?"
             self.warnings.append(f"{key} is ignored: {reason}")
             self._define(key, ConfigType.STRING, f"Ignored: {reason}.")
 
@@ -371,26 +376,29 @@ class TopicCreationReading:
         return self.rules
 
 
-def read_topic_creation(props: Mapping[str, str]) -> TopicCreationReading:
-    """The `topic.creation*` keys of a connector config: definitions, problems and rules in one pass."""
+def read_topic_creation(props: Mapping[str, str], *, extra_configs: Iterable[str] = ()) -> TopicCreationReading:
+    """The `topic.creation*` keys of a connector config: definitions, problems and rules in one pass.
+    `extra_configs`: topic configs allowed beyond Apache Kafka's (the worker's `topic.creation.extra.configs`)."""
     entries = _topic_creation_props(props)
-    analysis = _Analysis(entries)
+    analysis = _Analysis(entries, extra_configs)
     rules = (
         None
         if analysis.problems
         else TopicCreationRules(analysis.rules, spelling=analysis.spelling, warnings=analysis.warnings)
     )
     return TopicCreationReading(
-        present=any(key != WORKER_ENABLE_KEY for key in entries),
+        present=any(key not in WORKER_KEYS for key in entries),
         definitions=list(analysis.definitions.values()),
         problems=analysis.problems,
         rules=rules,
     )
 
 
-def parse_topic_creation(props: Mapping[str, str], *, source: str | None = None) -> TopicCreationRules:
+def parse_topic_creation(
+    props: Mapping[str, str], *, source: str | None = None, extra_configs: Iterable[str] = ()
+) -> TopicCreationRules:
     """The rules of a connector config; raises `ConfigError` naming every offending key at once."""
-    return read_topic_creation(props).checked_rules(source=source)
+    return read_topic_creation(props, extra_configs=extra_configs).checked_rules(source=source)
 
 
 def topic_creation_problems(props: Mapping[str, str]) -> dict[str, list[str]]:
@@ -403,7 +411,7 @@ def has_topic_creation_keys(props: Mapping[str, str]) -> bool:
 
     `topic.creation.enable` is a worker key and does not count; neither does a None value.
     """
-    return any(key != WORKER_ENABLE_KEY for key in _topic_creation_props(props))
+    return any(key not in WORKER_KEYS for key in _topic_creation_props(props))
 
 
 def topic_creation_config_keys(props: Mapping[str, str]) -> list[ConfigKey]:

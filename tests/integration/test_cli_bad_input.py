@@ -123,7 +123,8 @@ def test_a_bad_environment_value_is_blamed_on_its_variable(tmp_path: Path) -> No
     )
     assert (
         "Invalid configuration in the environment:\n  CONNECT_OFFSET_FLUSH_INTERVAL_MS (sets "
-        "offset.flush.interval.ms): Input should be a valid integer" in err
+        "offset.flush.interval.ms): Invalid value 'abc' for configuration offset.flush.interval.ms: Not a number of "
+        "type LONG" in err
     )
     assert "worker.properties" not in err
 
@@ -197,4 +198,33 @@ def test_rest_listeners_and_credentials_are_refused_with_the_worker_file(
     err = assert_refused(run_cli("standalone", str(worker), str(tmp_path / "missing.properties")))
     assert f"Invalid configuration in {worker}:\n  {key}: " in err and fragment in err, err
     assert "missing.properties" not in err
+    assert not (tmp_path / "offsets.json").exists()  # nothing started
+
+
+def test_standalone_without_arguments_asks_for_the_worker_file_only() -> None:
+    result = run_cli("standalone")
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("error: the following arguments are required: worker")
+
+
+def test_a_misspelt_topic_config_in_a_rule_stops_start_up_and_plan_naming_the_key_and_the_known_one(
+    tmp_path: Path,
+) -> None:
+    connector = write_connector(tmp_path, "eu", "DataGen")
+    with connector.open("a") as out:
+        out.write(
+            "topic.pattern=eu-orders\ntopic.creation.default.replication.factor=1\n"
+            "topic.creation.default.partitions=3\ntopic.creation.groups=eu\n"
+            "topic.creation.eu.include=eu-.*\ntopic.creation.eu.partitons=6\n"
+        )
+    worker = write_worker(tmp_path, **{"topic.creation.enable": "true"})
+    for result in (
+        run_cli("standalone", str(worker), str(connector)),
+        run_cli("plan", str(connector), "--topic", "eu-orders"),
+    ):
+        err = assert_refused(result)
+        assert (
+            "topic.creation.eu.partitons: 'partitons' is neither a setting of the group nor a topic config Apache "
+            "Kafka defines. Did you mean topic.creation.eu.partitions?"
+        ) in err
     assert not (tmp_path / "offsets.json").exists()  # nothing started

@@ -170,6 +170,29 @@ def test_offsets_are_edited_only_when_stopped_and_a_reset_re_reads_the_source(
     delete_topics(admin, [topic])
 
 
+def test_a_misspelt_topic_config_is_an_error_at_validate_and_refused_at_create(api: RestWorker) -> None:
+    config = {
+        "connector.class": "DataGen",
+        "name": "typo",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "3",
+        "topic.creation.groups": "eu",
+        "topic.creation.eu.include": "eu-.*",
+        "topic.creation.eu.partitons": "6",
+    }
+    message = (
+        "'partitons' is neither a setting of the group nor a topic config Apache Kafka defines. Did you mean "
+        "topic.creation.eu.partitions?"
+    )
+    body = api.client.put("/connector-plugins/DataGen/config/validate", json=config).json()
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
+    assert body["error_count"] == 1 and list(errors) == ["topic.creation.eu.partitons"]
+    assert errors["topic.creation.eu.partitons"][0].startswith(message)
+    created = api.client.post("/connectors", json={"name": "typo", "config": config})
+    assert created.status_code == 400 and message in created.json()["message"]
+    assert api.client.get("/connectors/typo").status_code == 404
+
+
 def test_validate_reports_every_bad_key_including_topic_creation_groups(api: RestWorker) -> None:
     bad = {
         "connector.class": "DataGen",

@@ -41,6 +41,7 @@ from connectworker.spark.formats.offset_commit import (
     merge_newest,
 )
 from connectworker.spark.formats.options import SinkSettings, SourceSettings
+from connectworker.spark.formats.sink import plan_write
 from connectworker.spark.formats.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
 from tests.kafka_helpers import consume, delete_topics
@@ -207,6 +208,24 @@ def test_source_and_sink_options_name_each_problem() -> None:
     with pytest.raises(ConfigError) as sink:
         SinkSettings.from_options({"topic": "t"})
     assert "kafka.bootstrap.servers" in sink.value.problems
+
+
+def test_a_write_whose_rule_sets_an_unknown_topic_config_fails_on_the_driver_unless_the_option_allows_it() -> None:
+    options = {
+        "kafka.bootstrap.servers": "127.0.0.1:1",
+        "topic": "t",
+        "topic.creation.enable": "true",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "1",
+        "topic.creation.default.tier.plugin.class": "cold",
+    }
+    schema = _schema(value=StringType())
+    with pytest.raises(ConfigError) as refused:
+        plan_write(options, schema)
+    assert list(refused.value.problems) == ["topic.creation.default.tier.plugin.class"]
+    settings, _ = plan_write({**options, "topic.creation.extra.configs": "tier.plugin.class"}, schema)
+    assert settings.extra_topic_configs == ("tier.plugin.class",)
+    assert "topic.creation.extra.configs" not in settings.creation_props
 
 
 def _schema(**fields: object) -> StructType:

@@ -163,3 +163,64 @@ def test_unimplemented_connector_keys_are_named_once_per_connector(caplog: pytes
     # A config that ignores another key is reported again; one without such keys is not reported.
     assert [w for w in warnings(caplog) if "consumer.override.client.id" in w] == warnings(caplog)
     assert len(warnings(caplog)) == 1
+
+
+def test_an_unknown_worker_key_names_the_key_it_probably_misspells(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        WorkerConfig.from_properties({"topic.creation.enabled": "true"}, source="w.properties")
+    assert warnings(caplog) == [
+        "Unknown worker configuration key 'topic.creation.enabled' in w.properties is ignored; "
+        "did you mean 'topic.creation.enable'?"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        (
+            "offset.flush.interval.ms",
+            "10s",
+            "Invalid value '10s' for configuration offset.flush.interval.ms: Not a number of type LONG",
+        ),
+        ("task.processes", "two", "Invalid value 'two' for configuration task.processes: Not a number of type INT"),
+        (
+            "topic.creation.enable",
+            "yes please",
+            "Invalid value 'yes please' for configuration topic.creation.enable: Expected value to be either true "
+            "or false",
+        ),
+        (
+            "offset.flush.interval.ms",
+            "0",
+            "Invalid value '0' for configuration offset.flush.interval.ms: Value must be at least 1",
+        ),
+        (
+            "log.format",
+            "xml",
+            "Invalid value 'xml' for configuration log.format: String must be one of: 'text' or 'json'",
+        ),
+    ],
+)
+def test_a_bad_worker_value_is_refused_in_kafkas_words(key: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        WorkerConfig.from_properties({key: value}, source="w.properties")
+    assert info.value.problems == {key: message}
+
+
+def test_a_connector_key_near_a_declared_one_is_named_with_it(caplog: pytest.LogCaptureFixture) -> None:
+    name = f"typo-{uuid.uuid4().hex[:8]}"
+    with caplog.at_level(logging.WARNING):
+        config = parse_connector_config(
+            {
+                "name": name,
+                "connector.class": "DataGen",
+                "tasks.maxx": "2",
+                "topic.patern": "t",
+                "my.own.setting": "x",  # a key the connector may read without declaring it: not a near miss
+            }
+        )
+    assert warnings(caplog) == [
+        f"Connector {name}: tasks.maxx (did you mean tasks.max?), topic.patern (did you mean topic.pattern?) are "
+        "declared by neither the connector nor Kafka Connect, and are handed to the connector as written"
+    ]
+    assert config.tasks_max == 1 and config.props["tasks.maxx"] == "2"

@@ -368,19 +368,68 @@ def test_an_empty_topic_config_name_is_an_error() -> None:
     assert list(found) == ["topic.creation.default."]
 
 
-def test_unknown_topic_configs_pass_through_with_a_warning() -> None:
+@pytest.mark.parametrize(
+    ("key", "suggestion"),
+    [
+        ("topic.creation.eu.partitons", "did you mean topic.creation.eu.partitions?"),
+        ("topic.creation.eu.retention.msec", "did you mean topic.creation.eu.retention.ms?"),
+        ("topic.creation.default.cleanup.polcy", "did you mean topic.creation.default.cleanup.policy?"),
+        ("topic.creation.eu.colour", None),
+    ],
+)
+def test_a_topic_config_kafka_does_not_define_is_refused_naming_the_closest_known_one(
+    key: str, suggestion: str | None
+) -> None:
+    props = {**BASE, "topic.creation.groups": "eu", "topic.creation.eu.include": "eu-.*", key: "6"}
+    (message,) = problems_of(props)[key]
+    suffix = key.split(".", 3)[3]
+    assert message.startswith(f"{suffix!r} is neither a setting of the group nor a topic config Apache Kafka defines.")
+    assert (suggestion is not None and suggestion.capitalize() in message) or (
+        suggestion is None and "did you mean" not in message.lower()
+    )
+    assert "topic.creation.extra.configs" in message  # how to use a config the cluster has beyond Kafka's
+
+
+def test_vendor_configs_and_the_configs_the_worker_allows_are_sent_as_written() -> None:
+    props = {
+        **BASE,
+        "topic.creation.default.confluent.placement.constraints": "{}",
+        "topic.creation.default.my.plugin.tier": "cold",
+    }
+    assert list(problems_of(props)) == ["topic.creation.default.my.plugin.tier"]
+    r = parse_topic_creation(props, extra_configs=["my.plugin.tier"])
+    found = r.match("t")
+    assert found is not None
+    assert found.settings.config("my.plugin.tier") == "cold"
+    assert found.settings.config("confluent.placement.constraints") == "{}"
+    assert r.warnings() == []
+
+
+def test_a_missing_required_key_names_the_misspelt_key_given_instead() -> None:
+    props = {"topic.creation.default.replication.factor": "3", "topic.creation.defualt.partitions": "3"}
+    assert problems_of(props) == {
+        DEFAULT_PARTITIONS: [
+            f'Missing required configuration "{DEFAULT_PARTITIONS}" which has no default value. '
+            f"topic.creation.defualt.partitions is set instead: did you mean {DEFAULT_PARTITIONS}?"
+        ]
+    }
+
+
+def test_ignored_keys_name_the_key_they_probably_misspell() -> None:
     r = parse_topic_creation(
         {
             **BASE,
-            "topic.creation.default.retention.msec": "1",
-            "topic.creation.default.confluent.placement.constraints": "{}",
+            "topic.creation.groups": "eu",
+            "topic.creation.eu.include": "eu-.*",
+            "topic.creation.ue.partitions": "2",
+            "topic.creation.enabled": "true",
         }
     )
-    found = r.match("t")
-    assert found is not None and found.settings.config("retention.msec") == "1"
-    warnings = r.warnings()
-    assert any("'retention.msec' is not a topic config" in w for w in warnings)
-    assert not any("confluent" in w for w in warnings)
+    assert sorted(r.warnings()) == [
+        "topic.creation.enabled is ignored: it is not a topic creation setting; did you mean topic.creation.enable?",
+        "topic.creation.ue.partitions is ignored: 'ue' is not listed in topic.creation.groups; "
+        "did you mean topic.creation.eu.partitions?",
+    ]
 
 
 def test_nested_group_names_give_each_key_to_the_longest_name() -> None:

@@ -11,12 +11,15 @@ wait for that work to end before it goes on.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaException, Producer
+
+log = logging.getLogger(__name__)
 
 IDLE_GRACE_S = 0.02  # a task back from poll() sooner serves its own reports
 
@@ -32,6 +35,7 @@ class DeliveryReportPump:
         self._while_polling: Callable[[], None] | None = None
         self._busy = threading.Lock()  # held while the helper does the task's work in its stead
         self._stop = threading.Event()
+        self._name = name
         self._thread = threading.Thread(target=self._run, name=f"acks-{name}", daemon=True)
 
     def start(self, while_polling: Callable[[], None] | None = None) -> DeliveryReportPump:
@@ -89,7 +93,14 @@ class DeliveryReportPump:
             if since is None or time.monotonic() - since < IDLE_GRACE_S:
                 continue
             with self._lock:
-                self._producer.poll(IDLE_GRACE_S)
+                try:
+                    self._producer.poll(IDLE_GRACE_S)
+                except KafkaException as exc:
+                    # A fatal producer error (fenced by a newer instance of the task): the task thread
+                    # meets it at its next send, flush or commit and fails or stops with it; nothing is
+                    # left here to serve. The thread ended with an unhandled exception before.
+                    log.debug("Task %s: delivery reports no longer served while it polls: %s", self._name, exc)
+                    return
             if self._while_polling is not None:
                 with self._busy:
                     if self._polling_since is not None:  # the task thread is still in poll(), and waits

@@ -7,6 +7,7 @@ the rest is `connectworker.topics.plan`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -19,11 +20,19 @@ from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.decisions import NewTopicHook
 from connectworker.topics.plan import PlanEntry, plan_new_topics
 
+log = logging.getLogger(__name__)
+
 
 @contextmanager
 def started_task_hook(config: ConnectorConfig) -> Iterator[NewTopicHook]:
     """The `settings_for_new_topic` of a started instance of the connector's first task (with no
-    committed offsets); the task, then the connector, are stopped on exit."""
+    committed offsets); the task, then the connector, are stopped on exit. What they log as they start
+    ("task 0 starts at seq 0") is announced first as part of a dry run."""
+    log.info(
+        "Dry run: connector %s and its task 0 start only to be asked settings_for_new_topic; nothing is "
+        "polled, produced or committed",
+        config.name,
+    )
     connector = config.connector_class()
     context = DetachedConnectorContext(config.name, "the topic-creation dry run")
     connector.initialize(context)

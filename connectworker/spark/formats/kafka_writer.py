@@ -49,7 +49,9 @@ class KafkaRowWriter:
             timeout_ms=settings.creation_timeout_ms,
             policy=settings.policy,
         )
-        self._gate = topic_gate(service, WRITER_NAME, settings.creation_props)
+        self._gate = topic_gate(
+            service, WRITER_NAME, settings.creation_props, extra_configs=settings.extra_topic_configs
+        )
         self._ready: set[str] = set()
         self.records = 0
         self.newest: Newest = {}

@@ -22,7 +22,7 @@ from connectworker.api.errors import ConfigError
 from connectworker.config.connector_keys import DECLARED_CONFIG_DEF
 from connectworker.plugins import PluginNotFoundError, add_plugin_paths, resolve_connector_class
 from connectworker.runtime.offsets.storage_settings import OFFSET_STORAGE_KEYS, OffsetStorageSettings
-from connectworker.topics.config_keys import GROUPS_KEY, KIP_RULES_KEY, WORKER_ENABLE_KEY
+from connectworker.topics.config_keys import EXTRA_CONFIGS_KEY, GROUPS_KEY, KIP_RULES_KEY, WORKER_ENABLE_KEY
 from connectworker.topics.policy import POLICY_PREFIX
 
 KAFKA_PREFIX = "kafka."
@@ -40,8 +40,21 @@ SPARK_OWN_KEYS = frozenset({"path", "checkpointlocation", "queryname"})
 """Options Spark itself adds; never part of a connector config."""
 
 WORKER_LEVEL_KEYS = frozenset(
-    {WORKER_ENABLE_KEY, CREATION_TIMEOUT_KEY, MAX_RECORDS_KEY, MAX_MS_KEY, PLUGIN_PATH_KEY, *OFFSET_STORAGE_KEYS}
+    {
+        WORKER_ENABLE_KEY,
+        EXTRA_CONFIGS_KEY,
+        CREATION_TIMEOUT_KEY,
+        MAX_RECORDS_KEY,
+        MAX_MS_KEY,
+        PLUGIN_PATH_KEY,
+        *OFFSET_STORAGE_KEYS,
+    }
 )
+
+
+def extra_topic_configs(options: Mapping[str, str]) -> tuple[str, ...]:
+    """`topic.creation.extra.configs`, as the worker key: topic configs the rules may set beyond Kafka's."""
+    return tuple(name.strip() for name in str(options.get(EXTRA_CONFIGS_KEY) or "").split(",") if name.strip())
 
 
 def policy_settings(options: Mapping[str, str]) -> dict[str, str]:
@@ -131,6 +144,7 @@ class SourceSettings:
     max_ms: int = DEFAULT_MAX_MS
     policy: dict[str, str] = field(default_factory=dict)
     plugin_path: tuple[str, ...] = ()
+    extra_topic_configs: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SourceSettings:
@@ -165,6 +179,7 @@ class SourceSettings:
             max_ms=positive_int(options, MAX_MS_KEY, DEFAULT_MAX_MS),
             policy=policy_settings(options),
             plugin_path=plugin_path,
+            extra_topic_configs=extra_topic_configs(options),
         )
 
 
@@ -179,6 +194,7 @@ class SinkSettings:
     creation_props: dict[str, str] = field(default_factory=dict)
     offsets: OffsetStorageSettings | None = None
     policy: dict[str, str] = field(default_factory=dict)
+    extra_topic_configs: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> SinkSettings:
@@ -202,4 +218,5 @@ class SinkSettings:
             creation_props=restore_case(creation, ()),
             offsets=OffsetStorageSettings.from_options(options, kafka, required=False),
             policy=policy_settings(options),
+            extra_topic_configs=extra_topic_configs(options),
         )

@@ -47,7 +47,9 @@ def plan_write(options: Mapping[str, str], schema: StructType) -> tuple[SinkSett
             source=WRITER_NAME,
         )
     if settings.creation_enabled:
-        parse_topic_creation(settings.creation_props, source=WRITER_NAME)  # bad rules fail here
+        parse_topic_creation(  # bad rules fail here
+            settings.creation_props, source=WRITER_NAME, extra_configs=settings.extra_topic_configs
+        )
     return settings, columns
 
 

@@ -49,7 +49,9 @@ class ConnectSource(DataSource):
 
     def schema(self) -> str:
         settings = SourceSettings.from_options(self.options)  # bad options fail at load(), on the driver
-        parse_connector_config(settings.connector, source="connect-source options")
+        parse_connector_config(
+            settings.connector, source="connect-source options", extra_topic_configs=settings.extra_topic_configs
+        )
         return SOURCE_SCHEMA_DDL
 
     def streamReader(self, schema: StructType) -> ConnectStreamReader:
@@ -106,7 +108,11 @@ class ConnectStreamReader(DataSourceStreamReader):
 
     def _started(self) -> tuple[ConnectorConfig, list[dict[str, str]]]:
         if self._config is None:
-            config = parse_connector_config(self._settings.connector, source="connect-source options")
+            config = parse_connector_config(
+                self._settings.connector,
+                source="connect-source options",
+                extra_topic_configs=self._settings.extra_topic_configs,
+            )
             connector = config.connector_class()
             context = DetachedConnectorContext(config.name, "the connect-source DataFrame source")
             connector.initialize(context)

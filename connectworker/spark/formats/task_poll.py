@@ -184,7 +184,9 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
     # An entry missing on this executor was shipped by `connectworker spark` (plugin_shipping.py) or
     # reported by its executor check; warning about it in every worker process would only add noise.
     add_plugin_paths([entry for entry in settings.plugin_path if os.path.exists(entry)])
-    config = parse_connector_config(settings.connector, source="connect-source options")
+    config = parse_connector_config(
+        settings.connector, source="connect-source options", extra_topic_configs=settings.extra_topic_configs
+    )
     name = f"{config.name}-{part.task_id}"
     key_converter = resolve_converter("key.converter", config.props, {}, default=JSON_CONVERTER)
     value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
@@ -194,7 +196,7 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
         timeout_ms=settings.creation_timeout_ms,
         policy=settings.policy,
     )
-    gate = topic_gate(service, config.name, config.props)
+    gate = topic_gate(service, config.name, config.props, extra_configs=settings.extra_topic_configs)
     tolerance = ToleranceOperator(config.error_handling, name, threading.Event())
     chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
     header_converter = resolve_header_converter(config.props, {})

@@ -45,12 +45,20 @@ def creation_service(
 
 
 def topic_gate(
-    service: TopicCreationService, owner: str, props: Mapping[str, str], admin: AdminOpener | None = None
+    service: TopicCreationService,
+    owner: str,
+    props: Mapping[str, str],
+    admin: AdminOpener | None = None,
+    *,
+    extra_configs: tuple[str, ...] = (),
 ) -> TopicGate:
     """The gate of a connector or DataFrame write named `owner` with `props`'s `topic.creation.*` rules
     (cached, so its INFO lines are logged once per process, not per batch); `admin` opens the
     connector's own Admin client (`admin.override.*`) if it has one."""
-    key = (id(service), owner, tuple(sorted(props.items())))
+    key = (id(service), owner, tuple(sorted(props.items())), extra_configs)
     return _gates.get(
-        key, lambda: service.gate_for_rules(owner, props, parse_topic_creation(props, source=owner), admin)
+        key,
+        lambda: service.gate_for_rules(
+            owner, props, parse_topic_creation(props, source=owner, extra_configs=extra_configs), admin
+        ),
     )
