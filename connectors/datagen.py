@@ -128,6 +128,27 @@ class DataGenConnector(SourceConnector):
         """Records are a function of their sequence number: re-read from an offset, they are the same."""
         return ExactlyOnceSupport.SUPPORTED
 
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """A partition is one task's (`{"task": N}`), an offset None or the records emitted (`{"seq": N}`)."""
+        for partition, offset in offsets:
+            task = partition.get(TASK_FIELD)
+            if set(partition) != {TASK_FIELD} or isinstance(task, bool) or not isinstance(task, int) or task < 0:
+                raise ConnectError(
+                    f'A DataGen partition is {{"{TASK_FIELD}": <task id>}} with a non-negative integer (got '
+                    f"{dict(partition)!r})"
+                )
+            if offset is None:
+                continue
+            seq = offset.get(SEQ_FIELD)
+            if set(offset) != {SEQ_FIELD} or isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+                raise ConnectError(
+                    f'A DataGen offset is null or {{"{SEQ_FIELD}": <records emitted>}} with a non-negative '
+                    f"integer (got {dict(offset)!r} for task {task})"
+                )
+        return True
+
 
 class DataGenTask(SourceTask):
     """Generates the deterministic sequence of one task; see the module docstring."""

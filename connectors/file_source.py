@@ -20,10 +20,11 @@ import logging
 import os
 import re
 import select
+import stat
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import connectworker
@@ -120,6 +121,30 @@ class FileStreamSourceConnector(SourceConnector):
         file = props.get(FILE_CONFIG)
         return ExactlyOnceSupport.SUPPORTED if file and file.strip() else ExactlyOnceSupport.UNSUPPORTED
 
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """The offsets Kafka's FileStreamSourceConnector accepts, refused in its words otherwise: a partition
+        names its `filename`, an offset is None or a non-negative byte `position`."""
+        for partition, offset in offsets:
+            if FILENAME_FIELD not in partition:
+                raise ConnectError(f"Partition objects should contain the key '{FILENAME_FIELD}'")
+            if offset is None:  # the partition's offset is removed
+                continue
+            if POSITION_FIELD not in offset:
+                raise ConnectError(f"Offset objects should either be null or contain the key '{POSITION_FIELD}'")
+            position = offset[POSITION_FIELD]
+            if isinstance(position, bool) or not isinstance(position, int):
+                raise ConnectError(
+                    f"The value for the '{POSITION_FIELD}' key in the offset is expected to be a Long value "
+                    f"(got {position!r})"
+                )
+            if position < 0:
+                raise ConnectError(
+                    f"The value for the '{POSITION_FIELD}' key in the offset should be a non-negative value"
+                )
+        return True
+
 
 class FileStreamSourceTask(SourceTask):
     """Emits each complete line of the file as a string record and follows the file as it grows."""
@@ -156,31 +181,40 @@ class FileStreamSourceTask(SourceTask):
         filename = config[FILE_CONFIG]
         if not filename:
             self._open_stdin()
-        else:
-            self._open_file(filename)
-
-    def _open_file(self, filename: str) -> None:
+            return
         self._filename = filename
         self._is_stdin = False
         self._partition = {FILENAME_FIELD: filename}
+        if not self._open_file(filename):
+            log.warning(
+                "FileStreamSourceTask: file %s does not exist yet; waiting for it to be created (it is looked "
+                "for at every poll, as Kafka's task does)",
+                filename,
+            )
+
+    def _open_file(self, filename: str) -> bool:
+        """Open `filename` at its committed position; False while it does not exist."""
         try:
             fd = os.open(filename, os.O_RDONLY)
         except FileNotFoundError:
-            raise ConnectError(
-                f"FileStreamSourceTask: file {filename!r} does not exist (set '{FILE_CONFIG}' to an "
-                f"existing file, or leave it unset to read standard input)"
-            ) from None
+            return False
         except OSError as exc:
             raise ConnectError(f"FileStreamSourceTask: cannot open file {filename!r}: {exc}") from None
         try:
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                raise ConnectError(f"FileStreamSourceTask: {filename!r} is a directory, not a file to read")
             self._position = self._resume_position(fd, filename)
             os.lseek(fd, self._position, os.SEEK_SET)
         except BaseException:
             os.close(fd)
             raise
         with self._lock:
+            if self._stop_event.is_set():  # stopped while this poll opened it: nobody would close it
+                os.close(fd)
+                return False
             self._fd = fd
         log.debug("Opened %s for reading at byte %d", filename, self._position)
+        return True
 
     def _open_stdin(self) -> None:
         self._filename = None
@@ -231,6 +265,11 @@ class FileStreamSourceTask(SourceTask):
             return None
         if self._is_stdin:
             return self._poll_stdin()
+        if self._fd is None and self._filename is not None:  # not created yet when the task started
+            if not self._open_file(self._filename):
+                self._stop_event.wait(self.idle_wait_s)
+                return None
+            log.info("FileStreamSourceTask: file %s exists now; reading it", self._filename)
         with self._lock:
             fd = self._fd
             if fd is None:

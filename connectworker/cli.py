@@ -381,13 +381,22 @@ def build_parser() -> argparse.ArgumentParser:
     drift.add_argument("--worker", required=True, help="worker file: its cluster, admin.* keys and policy")
     drift.add_argument("--topic", action="append", default=[], help="topic name (repeatable)")
     drift.add_argument(
-        "--all-known", action="store_true", help="every topic of the cluster that one of the connector's rules matches"
+        "--all-known",
+        action="store_true",
+        help="the connector's own topics: those it wrote to and those its rules created, asked of its running "
+        "worker's REST API (never the cluster's other topics)",
+    )
+    drift.add_argument(
+        "--rest-url",
+        help="the running worker's REST address for --all-known (default: the worker file's first listener)",
     )
     drift.add_argument(
         "--apply",
         action="store_true",
-        help="add partitions and set configs where that fixes a difference (after printing them)",
+        help="add partitions and set configs where that fixes a difference, after printing the changes (those "
+        "that delete data marked) and a confirmation",
     )
+    drift.add_argument("--yes", action="store_true", help="confirm --apply without a prompt (no terminal: required)")
     drift.add_argument("--json", action="store_true", help="print JSON objects")
     drift.set_defaults(func=cmd_topics_drift)
 

@@ -82,16 +82,19 @@ DRIFT = (
 )
 
 DRIFT_EXAMPLES = f"""
-# every topic of the cluster that one of the connector's rules matches, against a real cluster
+# the connector's own topics (those it wrote to, those its rules created), as its running worker knows them
 {DRIFT} --all-known
-# named topics, as JSON; then fix what can be fixed in place (more partitions, configs)
+# named topics, as JSON; then fix what can be fixed in place (more partitions, configs), after a prompt
 {DRIFT} --topic orders.eu-west --json
 {DRIFT} --topic orders.eu-west --apply
+# without a terminal (CI, a script): --yes confirms
+{DRIFT} --all-known --apply --yes
 """
 
 DRIFT_EXIT = (
-    f"exit status: {EXIT_IN_SYNC} in sync; {EXIT_DRIFT} drift found; {EXIT_ERROR} an error (the "
-    f"cluster, a request the broker does not support);\n{EXIT_CONFIG} for invalid configuration."
+    f"exit status: {EXIT_IN_SYNC} in sync; {EXIT_DRIFT} drift found (also when --apply was not confirmed); "
+    f"{EXIT_ERROR} an error (the\ncluster, the worker's REST API, a request the broker does not support); "
+    f"{EXIT_CONFIG} for invalid configuration."
 )
 
 SPARK_EXAMPLES = f"""

@@ -7,7 +7,8 @@ decodes logically (`wal_level=logical`) and that the user may replicate, so a RE
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
@@ -17,7 +18,7 @@ from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.task import SourceTask
 
 from .database import SetupError, check_setup, connect
-from .keys import CONFIG_DEF, HOSTNAME
+from .keys import CONFIG_DEF, HOSTNAME, TOPIC_PREFIX
 from .settings import parse_settings, problems_across_keys
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
@@ -83,3 +84,27 @@ class PostgresCdcConnector(SourceConnector):
         it); a snapshot cut short is read again from the start, so only modes without one qualify."""
         mode = (props.get("snapshot.mode") or "initial").strip().lower()
         return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """Debezium's shape: the one partition `{"server": <topic.prefix>}`; an offset None (the next start
+        takes a snapshot as `snapshot.mode` says) or one holding the `lsn` (a non-negative integer) to stream
+        from. The slot keeps only changes it has not confirmed: an older LSN than the slot's cannot be
+        replayed, and a later one skips changes."""
+        prefix = props.get(TOPIC_PREFIX, "")
+        for partition, offset in offsets:
+            if dict(partition) != {"server": prefix}:
+                raise ConnectError(
+                    f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); got '
+                    f"{dict(partition)!r}"
+                )
+            if offset is None:
+                continue
+            lsn = offset.get("lsn")
+            if isinstance(lsn, bool) or not isinstance(lsn, int) or lsn < 0:
+                raise ConnectError(
+                    f"An offset is null or holds the LSN to stream from under 'lsn', a non-negative integer (got "
+                    f"{dict(offset)!r})"
+                )
+        return True

@@ -9,8 +9,8 @@ reconfiguration when the list changes; the tasks do the reading (`task.py`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
@@ -103,6 +103,29 @@ class SqlSourceConnector(SourceConnector):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Incrementing and timestamp modes resume exactly from their offsets; bulk re-reads the table."""
         return ExactlyOnceSupport.UNSUPPORTED if props.get("mode") == "bulk" else ExactlyOnceSupport.SUPPORTED
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """Confluent's JDBC source shapes: a partition names a table (`{"protocol": "1", "table": ...}`) or
+        the query (`{"query": "query"}`); an offset is None or holds integers `incrementing`, `timestamp`
+        (epoch ms) and `timestamp_nanos`."""
+        for partition, offset in offsets:
+            if not (set(partition) == {"protocol", "table"} or dict(partition) == {"query": "query"}):
+                raise ConnectError(
+                    'A partition is {"protocol": "1", "table": "<schema>.<table>"} or {"query": "query"} (got '
+                    f"{dict(partition)!r})"
+                )
+            if offset is None:
+                continue
+            unknown = set(offset) - {"incrementing", "timestamp", "timestamp_nanos"}
+            bad = [k for k, v in offset.items() if isinstance(v, bool) or not isinstance(v, int) or v < 0]
+            if unknown or bad or not offset:
+                raise ConnectError(
+                    "An offset is null or holds non-negative integers under incrementing, timestamp (epoch "
+                    f"milliseconds) and timestamp_nanos (got {dict(offset)!r} for {dict(partition)!r})"
+                )
+        return True
 
 
 def _one_attempt(settings: SqlSourceSettings) -> SqlSourceSettings:

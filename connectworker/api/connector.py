@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector_context import ConnectorContext
@@ -62,6 +63,17 @@ class SourceConnector(ABC):
         default, as in Kafka) means unknown: a connector with `exactly.once.support=required` then
         fails validation."""
         return None
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """Asked before the offsets of this (stopped) connector are altered or reset through the REST API, as
+        Kafka's `alterOffsets` (KIP-875): `props` is the connector's config, `offsets` each source partition
+        with its new offset (None: the partition's offset is removed; a reset removes every one). Raise
+        `ConnectError`, saying what is wrong, to refuse them: nothing is written then. Return True when the
+        connector checked them (or applied them to a system of its own), False (the default) when it takes
+        no part; they are written either way."""
+        return False
 
     def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
         """Whether its tasks can use `transaction.boundary=connector` (a `TransactionContext`)."""

@@ -60,8 +60,8 @@ def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | Non
 
 
 def _declare_400_not_422(app: FastAPI) -> None:
-    """Malformed requests answer 400 (as Kafka), not FastAPI's 422, and bodies over the limit 413: say so
-    in the OpenAPI document."""
+    """Malformed requests answer 400 (as Kafka), not FastAPI's 422, bodies over the limit 413, and bodies
+    that are not JSON 415: say so in the OpenAPI document."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -85,6 +85,13 @@ def _declare_400_not_422(app: FastAPI) -> None:
                         "413",
                         {
                             "description": f"Body larger than {MAX_BODY_BYTES} bytes",
+                            "content": {"application/json": {"schema": error_ref}},
+                        },
+                    )
+                    responses.setdefault(
+                        "415",
+                        {
+                            "description": "A body sent as anything but application/json",
                             "content": {"application/json": {"schema": error_ref}},
                         },
                     )

@@ -69,6 +69,26 @@ def _describe(error: Any) -> str:
     return f"{where}: {error.get('msg', 'invalid')}"
 
 
+def _is_json(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+def _malformed_json(exc: RequestValidationError) -> str | None:
+    """Where a body that is not JSON went wrong, by line and column (FastAPI gives a character offset)."""
+    for error in exc.errors():
+        if error.get("type") == "json_invalid" and isinstance(exc.body, str | bytes):
+            doc = exc.body if isinstance(exc.body, str) else exc.body.decode("utf-8", "replace")
+            position = int(error["loc"][1]) if len(error.get("loc", ())) > 1 else 0
+            line = doc.count("\n", 0, position) + 1
+            column = position - (doc.rfind("\n", 0, position) + 1) + 1
+            why = (error.get("ctx") or {}).get("error", "not JSON")
+            return f"Malformed JSON at line {line}, column {column}: {why}"
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RestError)
     async def rest_error(request: Request, exc: RestError) -> JSONResponse:
@@ -92,6 +112,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        body_problem = any(tuple(e.get("loc", ()))[:1] == ("body",) for e in exc.errors())
+        if body_problem and not _is_json(request.headers.get("content-type")):
+            # as Kafka Connect (Jersey) answers a body it cannot read: its endpoints consume JSON only
+            return error_response(415, "HTTP 415 Unsupported Media Type: send the body as application/json")
+        malformed = _malformed_json(exc)
+        if malformed is not None:
+            return error_response(400, malformed)
         problems = "; ".join(_describe(e) for e in exc.errors()[:10])
         return error_response(400, f"Invalid request: {problems}")
 

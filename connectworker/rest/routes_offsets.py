@@ -24,7 +24,7 @@ def alter_offsets(name: ConnectorName, body: AlterOffsetsRequest, herder: Herder
     """Set (or, with a null offset, remove) the offset of each given source partition."""
     if not body.offsets:
         raise BadRequest("The offsets to be altered may not be null or empty")
-    herder.alter_offsets(name, [(o.partition, o.offset) for o in body.offsets])
+    herder.alter_offsets(name, [(o.partition or {}, o.offset) for o in body.offsets])
     return Message(message="The offsets for this connector have been altered successfully")
 
 

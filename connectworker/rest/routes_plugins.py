@@ -9,13 +9,21 @@ from fastapi import APIRouter, Body, Query
 from connectworker import __version__
 from connectworker.api.connector import SourceConnector
 from connectworker.converters.registry import HEADER_KAFKA_CLASS_NAMES, KAFKA_CLASS_NAMES
-from connectworker.plugins import PluginLoadError, PluginNotFoundError, connector_plugins, resolve_connector_class
+from connectworker.plugins import (
+    PluginLoadError,
+    PluginNotFoundError,
+    builtin_aliases,
+    connector_plugins,
+    resolve_connector_class,
+)
 from connectworker.rest.config_infos import key_info, validate
 from connectworker.rest.deps import HerderDep, PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
 from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
+from connectworker.transforms.registry import KAFKA_PREDICATES_PACKAGE, KAFKA_TRANSFORMS_PACKAGE, PREDICATES, TRANSFORMS
 
 router = APIRouter(tags=["connector plugins"])
+JAVA_PACKAGES = ("org.", "io.", "com.")  # the aliases that are another product's Java class name
 
 
 def _dotted(cls: type) -> str:
@@ -31,12 +39,27 @@ def _resolve(name: str) -> type[SourceConnector] | None:
 
 @router.get("/connector-plugins", response_model=list[PluginInfo])
 def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True) -> list[PluginInfo]:
-    """Source connectors; with `connectorsOnly=false` the converters and header converters too (as in Kafka,
-    String, ByteArray and JSON are both)."""
+    """Source connectors, also under the Java class names they accept (Kafka's FileStreamSourceConnector,
+    Confluent's JDBC source, Debezium's PostgreSQL connector); with `connectorsOnly=false` the
+    transformations, predicates, converters and header converters too (KIP-769; as in Kafka, String,
+    ByteArray and JSON are both converters and header converters)."""
     plugins = [
         PluginInfo(class_name=dotted, type="source", version=cls().version()) for dotted, cls in connector_plugins()
     ]
+    plugins += [
+        PluginInfo(class_name=alias, type="source", version=resolve_connector_class(dotted)().version())
+        for alias, dotted in sorted(builtin_aliases().items())
+        if alias.startswith(JAVA_PACKAGES)
+    ]
     if not connectors_only:
+        plugins += [
+            PluginInfo(class_name=KAFKA_TRANSFORMS_PACKAGE + name, type="transformation", version=__version__)
+            for name in sorted(TRANSFORMS)
+        ]
+        plugins += [
+            PluginInfo(class_name=KAFKA_PREDICATES_PACKAGE + name, type="predicate", version=__version__)
+            for name in sorted(PREDICATES)
+        ]
         plugins += [
             PluginInfo(class_name=name, type="converter", version=__version__) for name in sorted(KAFKA_CLASS_NAMES)
         ]
@@ -77,12 +100,13 @@ def validate_config(
     load)."""
     props = request_config(config)
     included = props.get("connector.class")
-    if included is not None and included != plugin:
+    if included is None:  # Kafka's herder refuses it likewise
+        raise BadRequest(f"Connector config contains no connector type: set connector.class (to {plugin})")
+    if included != plugin:
         cls_included, cls_plugin = _resolve(included), _resolve(plugin)
         if cls_included is None or cls_included is not cls_plugin:
             raise BadRequest(f"Included connector type {included} does not match request type {plugin}")
-    props["connector.class"] = included or plugin
-    cls = _resolve(props["connector.class"])
+    cls = _resolve(included)
     return validate(
         _dotted(cls) if cls is not None else plugin,
         props,

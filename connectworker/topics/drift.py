@@ -35,6 +35,20 @@ class Difference:
     wanted: str
     fixable: bool  # in place; else only by re-creating the topic
 
+    @property
+    def deletes_data(self) -> bool:
+        """Whether making the change deletes records the topic holds now: a shorter (or first) retention, or
+        a cleanup policy it did not have (`delete` removes old records, `compact` superseded ones). A
+        config the topic does not report counts as the broker's default, which may be longer."""
+        if self.what in _RETENTION_CONFIGS:
+            wanted, actual = _as_int(self.wanted), _as_int(self.actual)
+            if wanted is None or wanted < 0:
+                return False
+            return actual is None or actual < 0 or wanted < actual
+        if self.what == CLEANUP_POLICY:
+            return bool(_policies(self.wanted) - _policies(self.actual or ""))
+        return False
+
     def __str__(self) -> str:
         how = (
             "fixable in place: partitions are added"
@@ -44,7 +58,8 @@ class Difference:
             else "only by re-creating the topic"
         )
         actual = self.actual if self.actual is not None else "(broker default)"
-        return f"{self.what} {actual} → rule wants {self.wanted} ({how})"
+        warning = "; DELETES DATA the topic holds now" if self.deletes_data else ""
+        return f"{self.what} {actual} → rule wants {self.wanted} ({how}{warning})"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,6 +67,7 @@ class Difference:
             "actual": self.actual,
             "wanted": self.wanted,
             "fixable": self.fixable,
+            "deletes_data": self.deletes_data,
             "text": str(self),
         }
 
@@ -82,6 +98,20 @@ class TopicDrift:
             "note": self.note,
             "differences": [d.to_json() for d in self.differences],
         }
+
+
+_RETENTION_CONFIGS = frozenset({"retention.ms", "retention.bytes", "local.retention.ms", "local.retention.bytes"})
+
+
+def _as_int(value: str | None) -> int | None:
+    try:
+        return None if value is None else int(value.strip())
+    except ValueError:
+        return None
+
+
+def _policies(value: str) -> set[str]:
+    return {p.strip().lower() for p in value.split(",") if p.strip()}
 
 
 def _same(key: str, actual: str | None, wanted: str) -> bool:

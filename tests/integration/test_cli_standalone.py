@@ -22,6 +22,7 @@ def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         [sys.executable, "-m", "connectworker.cli", *args],
         capture_output=True,
+        stdin=subprocess.DEVNULL,  # no terminal, as in CI: nothing waits for a prompt's answer
         text=True,
         timeout=timeout,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -94,13 +94,15 @@ def test_a_failed_task_restarts_and_delivers_once_its_cause_is_fixed(
     api: RestWorker, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
     name, topic, source = f"file-{unique}", f"file-{unique}", tmp_path / "input.txt"
+    source.mkdir()  # the task cannot read it: it fails (a file that does not exist yet is waited for)
     config = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic}
     assert api.client.put(f"/connectors/{name}/config", json=config).status_code == 201
     failed = wait_for_states(api, name, "RUNNING", ["FAILED"])
-    assert "input.txt" in failed["tasks"][0]["trace"]
+    assert "input.txt' is a directory, not a file to read" in failed["tasks"][0]["trace"]
     task_status = api.client.get(f"/connectors/{name}/tasks/0/status").json()
     assert task_status["state"] == "FAILED" and task_status["id"] == 0
 
+    source.rmdir()
     source.write_text("".join(f"line {i}\n" for i in range(20)))
     restarted = api.client.post(f"/connectors/{name}/restart", params={"includeTasks": "true", "onlyFailed": "true"})
     assert restarted.status_code == 202
@@ -191,6 +193,31 @@ def test_a_misspelt_topic_config_is_an_error_at_validate_and_refused_at_create(a
     created = api.client.post("/connectors", json={"name": "typo", "config": config})
     assert created.status_code == 400 and message in created.json()["message"]
     assert api.client.get("/connectors/typo").status_code == 404
+
+
+def test_a_body_not_sent_as_json_gets_415_malformed_json_its_line_and_column(api: RestWorker) -> None:
+    unsupported = {"error_code": 415, "message": "HTTP 415 Unsupported Media Type: send the body as application/json"}
+    form = api.client.post(
+        "/connectors", content=b"name=x", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
+    assert (form.status_code, form.json()) == (415, unsupported)
+    bare = api.client.put("/connectors/bare/config", content=b'{"connector.class": "DataGen"}')  # no content type
+    assert (bare.status_code, bare.json()) == (415, unsupported)
+    broken = api.client.post(
+        "/connectors",
+        content=b'{\n  "name": "x",\n  "config": {"a": "b",}\n}',
+        headers={"content-type": "application/json"},
+    )
+    assert broken.status_code == 400
+    assert broken.json()["message"] == (
+        "Malformed JSON at line 3, column 23: Expecting property name enclosed in double quotes"
+    )
+    no_class = api.client.put("/connector-plugins/DataGen/config/validate", json={"name": "v"})
+    assert no_class.status_code == 400
+    assert no_class.json()["message"] == (
+        "Connector config contains no connector type: set connector.class (to DataGen)"
+    )
+    assert api.client.get("/connectors/x").status_code == 404 and api.client.get("/connectors/bare").status_code == 404
 
 
 def test_validate_reports_every_bad_key_including_topic_creation_groups(api: RestWorker) -> None:
@@ -373,8 +400,22 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
         "version": root["version"],
     }
     assert datagen_plugin in plugins
+    # the Java class names connector files written for Kafka Connect use, as Kafka's clients look them up
+    assert {
+        "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "io.confluent.connect.jdbc.JdbcSourceConnector",
+        "io.debezium.connector.postgresql.PostgresConnector",
+    } <= {p["class"] for p in plugins if p["type"] == "source"}
     everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
     assert any(p["type"] == "converter" for p in everything)
+    by_type = {kind: {p["class"] for p in everything if p["type"] == kind} for kind in ("transformation", "predicate")}
+    assert "org.apache.kafka.connect.transforms.InsertField$Value" in by_type["transformation"]
+    assert len(by_type["transformation"]) == 26
+    assert by_type["predicate"] == {
+        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+        "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+        "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+    }
     assert {p["class"] for p in everything if p["type"] == "header_converter"} == {
         "org.apache.kafka.connect.storage.SimpleHeaderConverter",
         "org.apache.kafka.connect.storage.StringConverter",
@@ -449,3 +490,47 @@ def test_topic_tracking_and_the_creation_plan(api: RestWorker, broker: Broker, a
     assert api.client.get(f"/connectors/{name}/topics/plan").status_code == 400
     assert api.client.delete(f"/connectors/{name}").status_code == 204
     delete_topics(admin, [topic])
+
+
+def test_the_file_connector_refuses_offsets_its_task_could_not_resume_from(api: RestWorker, tmp_path: Path) -> None:
+    source = tmp_path / "lines.txt"
+    source.write_text("a\nb\n")
+    name = "file-offsets"
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": name}
+    assert api.client.put(f"/connectors/{name}/config", json=config).status_code == 201
+    try:
+        assert api.client.put(f"/connectors/{name}/stop").status_code == 204
+        wait_until(lambda: api.client.get(f"/connectors/{name}/status").json()["connector"]["state"] == "STOPPED")
+        before = api.client.get(f"/connectors/{name}/offsets").json()  # what the task committed before the stop
+
+        def alter(partition: dict[str, object], offset: dict[str, object] | None) -> tuple[int, str]:
+            response = api.client.patch(
+                f"/connectors/{name}/offsets", json={"offsets": [{"partition": partition, "offset": offset}]}
+            )
+            return response.status_code, response.json()["message"]
+
+        refused = f"Connector {name} refused the offsets: "
+        assert alter({"filename": str(source)}, {"position": "abc"}) == (
+            400,
+            refused + "The value for the 'position' key in the offset is expected to be a Long value (got 'abc')",
+        )
+        assert alter({"file": str(source)}, {"position": 2}) == (
+            400,
+            refused + "Partition objects should contain the key 'filename'",
+        )
+        assert alter({"filename": str(source)}, {"position": -1}) == (
+            400,
+            refused + "The value for the 'position' key in the offset should be a non-negative value",
+        )
+        assert api.client.get(f"/connectors/{name}/offsets").json() == before  # nothing written
+        assert alter({"filename": str(source)}, {"position": 2}) == (
+            200,
+            "The offsets for this connector have been altered successfully",
+        )
+        assert api.client.get(f"/connectors/{name}/offsets").json() == {
+            "offsets": [{"partition": {"filename": str(source)}, "offset": {"position": 2}}]
+        }
+        assert api.client.delete(f"/connectors/{name}/offsets").status_code == 200  # asked with null offsets
+        assert api.client.get(f"/connectors/{name}/offsets").json() == {"offsets": []}
+    finally:
+        api.client.delete(f"/connectors/{name}")

@@ -91,14 +91,14 @@ def test_task_that_raises_goes_failed_with_the_error_and_commits_what_was_acked(
     connector = {
         "name": f"bad-{unique}",
         "connector.class": "FileStreamSource",
-        "file": str(tmp_path / "missing.txt"),
+        "file": str(tmp_path),  # a directory: its task cannot read it
         "topic": f"never-{unique}",
     }
     config = worker_config(broker.bootstrap_servers, tmp_path)
     with running_worker(config, connector) as runtime:
         wait_until(lambda: task_state(runtime.worker, connector["name"])[0] is State.FAILED, what="task FAILED")
         _, trace = task_state(runtime.worker, connector["name"])
-        assert trace is not None and "missing.txt" in trace
+        assert trace is not None and f"{str(tmp_path)!r} is a directory, not a file to read" in trace
 
 
 def test_commit_record_gets_kafka_metadata_for_every_record(

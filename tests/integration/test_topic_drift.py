@@ -78,7 +78,9 @@ def test_a_topic_made_by_hand_is_drift_and_apply_says_what_the_broker_cannot_do(
             "  retention.ms 1000 → rule wants 3600000 (fixable in place: the config is set)",
         ]
         if broker.is_tansu:  # Tansu has no CreatePartitions: nothing at all may change
-            result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+            result = run_cli(
+                "topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply", "--yes"
+            )
             assert result.returncode == 1
             assert "The broker does not support CreatePartitions" in result.stdout
             assert "nothing was changed." in result.stdout
@@ -93,7 +95,16 @@ def test_apply_sets_the_configs_that_differ(broker: Broker, admin: AdminClient, 
     worker = write_worker(tmp_path, broker.bootstrap_servers)
     connector = connector_file(tmp_path, f"apply-{unique}")
     try:
-        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+        drift = ("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+        unconfirmed = run_cli(*drift)  # no terminal to confirm on, and no --yes
+        assert unconfirmed.returncode == 3, unconfirmed.stdout + unconfirmed.stderr
+        assert unconfirmed.stdout.splitlines()[-3:] == [
+            "--apply changes 1 setting(s) of 1 topic(s):",
+            f"  {topic}: retention.ms 1000 → rule wants 3600000 (fixable in place: the config is set)",
+            "Nothing was changed: without a terminal to confirm on, give --yes to apply these changes.",
+        ]
+        assert configs_of(admin, topic)["retention.ms"] == "1000"
+        result = run_cli(*drift, "--yes")
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"  {topic}: set retention.ms=3600000" in result.stdout.splitlines()
         assert configs_of(admin, topic)["retention.ms"] == "3600000"
@@ -110,32 +121,51 @@ def test_apply_adds_partitions(broker: Broker, admin: AdminClient, tmp_path: Pat
     worker = write_worker(tmp_path, broker.bootstrap_servers)
     connector = connector_file(tmp_path, f"grow-{unique}")
     try:
-        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply")
+        result = run_cli(
+            "topics", "drift", str(connector), "--worker", str(worker), "--topic", topic, "--apply", "--yes"
+        )
         assert result.returncode == 0, result.stdout + result.stderr
         assert len(admin.list_topics(topic, timeout=10).topics[topic].partitions) == 2
     finally:
         delete_topics(admin, [topic])
 
 
-def test_all_known_compares_the_topics_a_rule_matches_and_asks_for_one_way(
+def test_all_known_takes_the_connectors_own_topics_from_its_worker_and_marks_changes_that_delete_data(
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
+    """A default rule matches every topic of the cluster; `--all-known` still compares only the topics the
+    connector wrote to, as its running worker reports them: another connector's topic is never touched."""
+    name, theirs = f"own-{unique}", f"theirs-{unique}"
+    create_by_hand(admin, theirs, 2, {"retention.ms": "86400000"})  # another connector's, matched by `default`
+    create_by_hand(admin, name, 2, {"retention.ms": "600000000"})  # this one's, made by hand before it ran
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
     worker = write_worker(tmp_path, broker.bootstrap_servers)
-    connector = tmp_path / "c.properties"
-    connector.write_text(
-        f"name=known-{unique}\nconnector.class=DataGen\ntopic.creation.groups=mine\n"
-        f"topic.creation.mine.include=mine-{unique}-.*\n"
-        "topic.creation.mine.partitions=2\n" + "".join(f"{k}={v}\n" for k, v in RULES.items())
-    )
-    create_by_hand(admin, f"mine-{unique}-a", 2, {"retention.ms": "3600000"})
+    connector = connector_file(tmp_path, name)
+    with connector.open("a") as out:
+        out.write(f"topic.pattern={name}\ntopic.count=1\nrecords=10\nrate=0\nformat=string\n")
+    drift = ("topics", "drift", str(connector), "--worker", str(worker), "--all-known")
     try:
-        result = run_cli("topics", "drift", str(connector), "--worker", str(worker), "--all-known", "--json")
-        report = json.loads(result.stdout)  # the default rule matches the other tests' topics too
-        assert result.returncode == (3 if any(not d["in_sync"] for d in report) else 0), result.stderr
-        assert not any(d["topic"].startswith("__") for d in report)
-        mine = [d for d in report if d["rule"] == "mine"]
-        assert mine == [{"topic": f"mine-{unique}-a", "rule": "mine", "in_sync": True, "note": None, "differences": []}]
+        with rest_worker(config, datagen(name, name, records="10", rate="0", **RULES)) as api:
+            wait_committed(api.worker, name, 10)
+            report = run_cli(*drift, "--rest-url", api.url, "--json")
+            assert report.returncode == 3, report.stdout + report.stderr
+            assert [(d["topic"], [x["deletes_data"] for x in d["differences"]]) for d in json.loads(report.stdout)] == [
+                (name, [True])  # 600000000 ms back to 3600000: records older than an hour go
+            ]
+            applied = run_cli(*drift, "--rest-url", api.url, "--apply", "--yes")
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert (
+            f"  {name}: retention.ms 600000000 → rule wants 3600000 (fixable in place: the config is set; DELETES "
+            "DATA the topic holds now)"
+        ) in applied.stdout.splitlines()
+        assert configs_of(admin, theirs)["retention.ms"] == "86400000"  # not this connector's: untouched
+        gone = run_cli(*drift, "--rest-url", api.url)  # the worker has stopped
+        assert (
+            gone.returncode == 1
+            and f"--all-known asks the running worker for the connector's own topics, but {api.url} does not answer"
+            in gone.stderr
+        )
         neither = run_cli("topics", "drift", str(connector), "--worker", str(worker))
         assert neither.returncode == 2 and "--topic" in neither.stderr and "--all-known" in neither.stderr
     finally:
-        delete_topics(admin, [f"mine-{unique}-a"])
+        delete_topics(admin, [name, theirs])

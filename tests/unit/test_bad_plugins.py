@@ -125,7 +125,7 @@ def test_rest_validate_reports_the_reason_on_connector_class(case: str, plugin_d
     source, class_name, expected = BROKEN[case]
     plugin = f"{write_plugin(plugin_dir, source)}.{class_name}"
 
-    response = client.put(f"/connector-plugins/{plugin}/config/validate", json={"name": "c"})
+    response = client.put(f"/connector-plugins/{plugin}/config/validate", json={"name": "c", "connector.class": plugin})
 
     assert response.status_code == 200, response.text
     body = response.json()

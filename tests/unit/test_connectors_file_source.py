@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -210,10 +211,26 @@ def test_stop_makes_a_waiting_poll_return_promptly(path: Path) -> None:
     assert task.poll() is None
 
 
-def test_missing_file_raises_naming_the_file(tmp_path: Path) -> None:
-    missing = tmp_path / "nope.txt"
-    with pytest.raises(ConnectError, match=r"nope\.txt"):
-        start_task({"file": str(missing), "topic": "t"})
+def test_a_file_not_created_yet_is_waited_for_as_kafkas_task_does(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    later = tmp_path / "later.txt"
+    with caplog.at_level(logging.INFO, logger="connectworker.connectors.file_source"):
+        task = start_task({"file": str(later), "topic": "t"})
+        try:
+            assert task.poll() is None and task.poll() is None
+            later.write_bytes(b"one\ntwo\n")
+            records = task.poll()
+            assert values(records) == ["one", "two"]
+            assert records is not None and records[-1].source_offset == {"position": 8}
+        finally:
+            task.stop()
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [
+        f"FileStreamSourceTask: file {later} does not exist yet; waiting for it to be created (it is looked for at "
+        "every poll, as Kafka's task does)",
+        f"FileStreamSourceTask: file {later} exists now; reading it",
+    ]
 
 
 def test_stdin_when_file_is_absent(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
@@ -31,6 +32,7 @@ from connectworker.runtime.herder.errors import (
     check_request_name,
     invalid_config,
 )
+from connectworker.runtime.herder.offset_changes import ask_connector
 from connectworker.runtime.herder.supervisor import Supervisor
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
@@ -372,9 +374,10 @@ class StandaloneHerder:
         self.worker.reset_topics(name)
 
     # -- offsets -------------------------------------------------------------------------------
-    def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, object], object]]) -> None:
+    def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> None:
         with self._lock:
             self._require_stopped(name)
+            ask_connector(self.worker, name, offsets)  # it may refuse them: then nothing is written
             store = self.worker.offset_store
             store.put(name, {partition_key(dict(p)): o for p, o in offsets})  # a None offset removes
             store.flush()
@@ -382,6 +385,7 @@ class StandaloneHerder:
     def reset_offsets(self, name: str) -> None:
         with self._lock:
             self._require_stopped(name)
+            ask_connector(self.worker, name, [(p, None) for p, _ in self.offsets(name) if isinstance(p, dict)])
             self.worker.offset_store.remove(name)
             self.worker.offset_store.flush()
 

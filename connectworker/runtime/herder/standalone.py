@@ -26,6 +26,7 @@ from connectworker.runtime.herder.status_publisher import StatusPublisher
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
+from connectworker.runtime.offsets.cluster_binding import bind_to_cluster
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.offsets.storage_settings import offset_storage_settings
@@ -119,6 +120,10 @@ class StandaloneRuntime:
         log.info(
             "Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)", self.config.bootstrap_servers
         )
+        if isinstance(
+            store, FileOffsetStore
+        ):  # offsets of an earlier run of the embedded broker, or of another cluster
+            bind_to_cluster(store, self.cluster_id, embedded=self.embedded is not None)
         self.admin = open_topic_admin(
             self.config.bootstrap_servers, self.config.client_settings("admin"), request_timeout_s=self._admin_timeout_s
         )

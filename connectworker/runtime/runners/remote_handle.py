@@ -68,23 +68,25 @@ class RemoteTaskHandle:
 
     # -- TaskHandle ----------------------------------------------------------------------------
     def pause(self) -> None:
-        """Sent to the task at once (and repeated in the answer to each report); shown and logged now."""
+        """Shown and logged now, then sent to the task at once (and repeated in the answer to each report).
+        In that order: the task's report that it paused can arrive before `_tell` returns, and the line
+        would then never be logged."""
         with self._lock:
             if self._command == "run":
                 self._command = "pause"
-        self._tell()
         if self.status.state is State.RUNNING:
             self.status.set(State.PAUSED)
             log.info("Task %s paused", self.name, extra=log_fields(connector=self.connector, task=self.task_id))
+        self._tell()
 
     def resume(self) -> None:
         with self._lock:
             if self._command == "pause":
                 self._command = "run"
-        self._tell()
         if self.status.state is State.PAUSED:
             self.status.set(State.RUNNING)
             log.info("Task %s resumed", self.name, extra=log_fields(connector=self.connector, task=self.task_id))
+        self._tell()
 
     def stop(self) -> None:
         with self._lock:

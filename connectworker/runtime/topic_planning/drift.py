@@ -18,14 +18,7 @@ from connectworker.topics.decisions import TopicCreationError, decide
 from connectworker.topics.drift import TopicDrift, compare
 from connectworker.topics.names import validate_topic_name
 
-__all__ = ["apply_fixes", "drift_report", "rule_topics"]
-
-
-def rule_topics(config: ConnectorConfig, admin: TopicAdmin) -> list[str]:
-    """The cluster's topics that one of the connector's rules matches (internal `__` topics left out):
-    what `--all-known` compares."""
-    rules = config.topic_rules
-    return sorted(t for t in admin.topic_names() if not t.startswith("__") and rules.match(t) is not None)
+__all__ = ["apply_fixes", "drift_report"]
 
 
 def drift_report(

@@ -1,0 +1,33 @@
+"""Asking a connector about offsets an operator alters or resets through the REST API (KIP-875).
+
+Kafka Connect calls `SourceConnector.alterOffsets` before it writes such offsets: the connector may
+refuse them (a partition it never writes, an offset its task could not resume from) or apply them to a
+system of its own. Here the same hook is `SourceConnector.alter_offsets`, asked on a fresh instance of the
+connector's class (the connector is STOPPED), with its config as its task would receive it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from connectworker.api.errors import ConnectError
+from connectworker.runtime.herder.errors import InvalidRequestError
+from connectworker.runtime.worker import Worker
+
+OffsetChanges = Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+
+
+def ask_connector(worker: Worker, name: str, changes: OffsetChanges) -> None:
+    """Let connector `name` check `changes`; its refusal is an `InvalidRequestError` (REST 400) naming it,
+    with its reason. An exception that is not a refusal (a bug in the hook) is a `ConnectError` (500)."""
+    running = worker.get(name)
+    config = worker.resolver.connector(running.config)
+    try:
+        config.connector_class().alter_offsets(config.props, changes)
+    except ConnectError as exc:
+        raise InvalidRequestError(f"Connector {name} refused the offsets: {exc}") from None
+    except Exception as exc:
+        raise ConnectError(
+            f"Connector {name}'s alter_offsets() raised {type(exc).__name__}: {exc}; no offset was changed"
+        ) from exc
