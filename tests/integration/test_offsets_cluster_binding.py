@@ -13,18 +13,7 @@ import pytest
 from connectworker.runtime.offsets.file_store import partition_key
 from tests.broker import Broker
 from tests.integration.harness import committed_offset, running_worker, wait_until, worker_config
-
-
-def datagen(name: str, records: int) -> dict[str, str]:
-    return {
-        "name": name,
-        "connector.class": "DataGen",
-        "topic.pattern": name,
-        "topic.count": "1",
-        "records": str(records),
-        "rate": "0",
-        "format": "string",
-    }
+from tests.integration.test_rest_harness import datagen
 
 
 def test_a_second_run_on_the_embedded_broker_starts_afresh_and_keeps_the_first_runs_offsets_aside(
@@ -33,7 +22,10 @@ def test_a_second_run_on_the_embedded_broker_starts_afresh_and_keeps_the_first_r
     config = worker_config("embedded", tmp_path, **{"task.processes": "0"})
     offsets = tmp_path / "connect.offsets"
     for run in (1, 2):
-        with caplog.at_level(logging.INFO), running_worker(config, datagen("gen", 40)) as runtime:
+        with (
+            caplog.at_level(logging.INFO),
+            running_worker(config, datagen("gen", "gen", records="40", rate="0")) as runtime,
+        ):
             wait_until(
                 lambda: committed_offset(runtime.worker, "gen", {"task": 0}) == {"seq": 40},
                 30,
