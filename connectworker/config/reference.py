@@ -32,8 +32,8 @@ from connectworker.config.reference_connectors import (
     embedded_broker_caveat,
 )
 from connectworker.config.reference_markdown import cell_code, cell_default, cell_text, table
-from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig, worker_key
-from connectworker.config.worker_env import ENV_PREFIX
+from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig
+from connectworker.config.worker_env import ENV_PREFIX, worker_key
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo

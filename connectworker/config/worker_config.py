@@ -42,11 +42,12 @@ from connectworker.config.unsupported_keys import is_obsolete_worker_key, worker
 from connectworker.config.worker_clients import check_clients, worker_client_settings
 from connectworker.config.worker_env import (
     ENV_PREFIX,
-    blamed_error,
     pass_through_from_env,
     variable_for_field,
     variables_setting_nothing,
+    worker_key,
 )
+from connectworker.config.worker_value_errors import config_error
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +73,6 @@ INTERNAL_FIELDS = ("pass_through", "unknown_keys")
 
 # The references of the config being built, so that values read from `CONNECT_*` variables are resolved.
 _REFERENCES: ContextVar[WorkerReferences | None] = ContextVar("worker_config_references", default=None)
-
-
-def worker_key(field: str) -> str:
-    """The worker key a `WorkerConfig` field reads (`offset_flush_interval_ms` -> `offset.flush.interval.ms`)."""
-    return field.replace("_", ".")
 
 
 class _WorkerEnvSource(EnvSettingsSource):
@@ -356,7 +352,7 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
             config = cls(**values, pass_through=pass_through, unknown_keys=unknown)
         except ValidationError as exc:
             references.check()  # a value left unresolved explains its validation error
-            raise _config_error(exc, source) from None
+            raise config_error(exc, source) from None
         except SettingsError as exc:  # a variable pydantic-settings could not decode at all
             raise ConfigError({"": str(exc)}, source="the environment") from None
         finally:
@@ -444,35 +440,3 @@ class WorkerConfig(StorageTopicKeys, RestListenerKeys):
     @property
     def uses_embedded_broker(self) -> bool:
         return self.bootstrap_servers == "embedded"
-
-
-def _config_error(exc: ValidationError, source: str | None) -> ConfigError:
-    """Each problem against its key, or against the `CONNECT_*` variable that set the value."""
-
-    def problem(err: Any) -> tuple[str, str | None, str]:
-        field = str(err["loc"][0]) if err["loc"] else ""
-        key = worker_key(field)
-        return (key, variable_for_field(field, os.environ) if field else None, _kafka_wording(key, err))
-
-    return blamed_error(map(problem, exc.errors()), source)
-
-
-def _kafka_wording(key: str, err: Any) -> str:
-    """pydantic's error for `key` in the words Kafka's `ConfigDef` uses for the same mistake ("Invalid value
-    'abc' for configuration offset.flush.interval.ms: Not a number of type LONG"), as connectors' errors are;
-    pydantic's own message for the kinds Kafka has no words for."""
-    if err["type"] == "value_error":  # the key's own validator: its message says what is allowed
-        return f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})"
-    ctx = err.get("ctx") or {}
-    number_type = "LONG" if key.endswith(".ms") else "INT"
-    why = {
-        "int_parsing": f"Not a number of type {number_type}",
-        "int_from_float": f"Not a number of type {number_type}",
-        "float_parsing": "Not a number of type DOUBLE",
-        "bool_parsing": "Expected value to be either true or false",
-        "greater_than_equal": f"Value must be at least {ctx.get('ge')}",
-        "greater_than": f"Value must be greater than {ctx.get('gt')}",
-        "less_than_equal": f"Value must be no more than {ctx.get('le')}",
-        "literal_error": f"String must be one of: {ctx.get('expected')}",
-    }.get(err["type"], err["msg"])
-    return f"Invalid value {err.get('input')!r} for configuration {key}: {why}"

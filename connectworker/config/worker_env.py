@@ -16,6 +16,11 @@ from connectworker.api.errors import ConfigError
 ENV_PREFIX = "CONNECT_"
 
 
+def worker_key(field: str) -> str:
+    """The worker key a `WorkerConfig` field reads (`offset_flush_interval_ms` -> `offset.flush.interval.ms`)."""
+    return field.replace("_", ".")
+
+
 def key_for_variable(name: str) -> str:
     """The worker key a `CONNECT_*` variable sets (Confluent's translation)."""
     body = name.upper()[len(ENV_PREFIX) :].lower()

@@ -23,7 +23,8 @@ from connectworker.config.reference import (
     render,
     worker_keys_table,
 )
-from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig, worker_key
+from connectworker.config.worker_config import INTERNAL_FIELDS, PASS_THROUGH_PREFIXES, WorkerConfig
+from connectworker.config.worker_env import worker_key
 from connectworker.connectors import BUILTIN_CONNECTORS, DataGenConnector, FileStreamSourceConnector
 
 ROOT = Path(__file__).resolve().parents[2]
