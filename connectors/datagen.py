@@ -32,7 +32,7 @@ from connectworker.api.config_def import (
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
-from connectworker.api.record import SourceRecord, SourceRecordBatch
+from connectworker.api.record import SourceRecord, SourceRecordBatch, is_offset_count
 from connectworker.api.schema import FLOAT64_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema
 from connectworker.api.task import SourceTask
 from connectworker.connectors.datagen_keys import (
@@ -134,15 +134,14 @@ class DataGenConnector(SourceConnector):
         """A partition is one task's (`{"task": N}`), an offset None or the records emitted (`{"seq": N}`)."""
         for partition, offset in offsets:
             task = partition.get(TASK_FIELD)
-            if set(partition) != {TASK_FIELD} or isinstance(task, bool) or not isinstance(task, int) or task < 0:
+            if set(partition) != {TASK_FIELD} or not is_offset_count(task):
                 raise ConnectError(
                     f'A DataGen partition is {{"{TASK_FIELD}": <task id>}} with a non-negative integer (got '
                     f"{dict(partition)!r})"
                 )
             if offset is None:
                 continue
-            seq = offset.get(SEQ_FIELD)
-            if set(offset) != {SEQ_FIELD} or isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            if set(offset) != {SEQ_FIELD} or not is_offset_count(offset[SEQ_FIELD]):
                 raise ConnectError(
                     f'A DataGen offset is null or {{"{SEQ_FIELD}": <records emitted>}} with a non-negative '
                     f"integer (got {dict(offset)!r} for task {task})"
@@ -239,7 +238,7 @@ class DataGenTask(SourceTask):
         seq = None if offset is None else offset.get(SEQ_FIELD)
         if seq is None:
             return 0
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        if not is_offset_count(seq):
             raise ConnectError(
                 f"DataGen task {self._task_id}: the committed offset {offset!r} has an "
                 f"invalid '{SEQ_FIELD}' (expected a non-negative integer)"

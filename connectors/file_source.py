@@ -32,7 +32,7 @@ from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_l
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
-from connectworker.api.record import SourceRecord
+from connectworker.api.record import SourceRecord, is_offset_count
 from connectworker.api.schema import STRING_SCHEMA
 from connectworker.api.task import SourceTask
 
@@ -242,7 +242,7 @@ class FileStreamSourceTask(SourceTask):
         position = None if offset is None else offset.get(POSITION_FIELD)
         if position is None:
             return 0
-        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        if not is_offset_count(position):
             raise ConnectError(
                 f"FileStreamSourceTask: the committed offset of {filename!r} has an invalid position "
                 f"{position!r} (expected a non-negative integer byte offset)"

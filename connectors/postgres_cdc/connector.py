@@ -15,6 +15,7 @@ from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
 from .database import SetupError, check_setup, connect
@@ -101,8 +102,7 @@ class PostgresCdcConnector(SourceConnector):
                 )
             if offset is None:
                 continue
-            lsn = offset.get("lsn")
-            if isinstance(lsn, bool) or not isinstance(lsn, int) or lsn < 0:
+            if not is_offset_count(offset.get("lsn")):
                 raise ConnectError(
                     f"An offset is null or holds the LSN to stream from under 'lsn', a non-negative integer (got "
                     f"{dict(offset)!r})"

@@ -17,6 +17,7 @@ from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
 from .database import connect_with_retries, create_engine, describe, first_line
@@ -119,7 +120,7 @@ class SqlSourceConnector(SourceConnector):
             if offset is None:
                 continue
             unknown = set(offset) - {"incrementing", "timestamp", "timestamp_nanos"}
-            bad = [k for k, v in offset.items() if isinstance(v, bool) or not isinstance(v, int) or v < 0]
+            bad = [k for k, v in offset.items() if not is_offset_count(v)]
             if unknown or bad or not offset:
                 raise ConnectError(
                     "An offset is null or holds non-negative integers under incrementing, timestamp (epoch "

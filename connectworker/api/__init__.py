@@ -20,7 +20,7 @@ from connectworker.api.connector import SourceConnector
 from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
-from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
+from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch, is_offset_count
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
 from connectworker.api.topic_policy import CreateTopicPolicy, PolicyViolationError, RequestMetadata
@@ -64,6 +64,7 @@ __all__ = [
     "at_least",
     "config_text",
     "in_range",
+    "is_offset_count",
     "non_empty_list",
     "non_empty_string",
     "one_of",

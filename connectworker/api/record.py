@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeGuard, overload
 
 from connectworker.api.schema import Schema
 
@@ -15,6 +15,12 @@ Headers = list[tuple[str, Any]]
 value (`str`, `bytes`, `int`, `float`, `bool`, `list`, `dict`, `date`/`time`/`datetime`, `None`),
 schemaless, or a `SchemaAndValue` that gives its schema; the worker's `header.converter` turns each into
 the bytes Kafka stores (`SimpleHeaderConverter` by default: text, as Kafka writes it)."""
+
+
+def is_offset_count(value: object) -> TypeGuard[int]:
+    """Whether `value` is what an offset holds as a position or a count: a non-negative integer (`True`
+    is not one, though Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 @dataclass(slots=True)

@@ -23,13 +23,14 @@ from connectworker.topics.config_keys import (
 )
 from connectworker.topics.rule_values import invalid_message, missing_message, parse_count, parse_patterns
 
-__all__ = ["Entries", "GroupSettingsReader", "GroupSpec", "unknown_topic_config_message"]
+__all__ = ["Entries", "GroupSettingsReader", "GroupSpec"]
 
 
 def _unclaimed_near(key: str, unclaimed: Iterable[str]) -> str | None:
     """The key of `unclaimed` that is `key` with its group name misspelt (`topic.creation.defualt.partitions`
     for `topic.creation.default.partitions`): the same setting, a group name close to this one's."""
-    group, setting = key[len(TOPIC_CREATION_PREFIX) :].rsplit(".", 1)
+    setting = next((s for s in RULE_SETTINGS if key.endswith("." + s)), key.rsplit(".", 1)[-1])
+    group = key[len(TOPIC_CREATION_PREFIX) : -len(setting) - 1]
     same_setting = {
         k[len(TOPIC_CREATION_PREFIX) : -len(setting) - 1]: k for k in unclaimed if k.endswith("." + setting)
     }
@@ -37,7 +38,7 @@ def _unclaimed_near(key: str, unclaimed: Iterable[str]) -> str | None:
     return None if near is None else same_setting[near]
 
 
-def unknown_topic_config_message(group: str, suffix: str) -> str:
+def _unknown_topic_config_message(group: str, suffix: str) -> str:
     """Why `group`'s key ending in `suffix` is refused: a broker would refuse to create the topic (Apache Kafka
     answers INVALID_CONFIG), so a misspelt setting fails where the operator sees it, not at run time."""
     near = closest_name(suffix, RULE_SETTINGS | KNOWN_TOPIC_CONFIGS)
@@ -175,7 +176,7 @@ class GroupSettingsReader:
                 self._problem(key, invalid_message(key, raw, str(exc)))
                 return
         if not is_known_topic_config(suffix) and suffix not in self.extra_configs:
-            self._problem(key, unknown_topic_config_message(group, suffix))
+            self._problem(key, _unknown_topic_config_message(group, suffix))
             return
         configs[suffix] = value
 

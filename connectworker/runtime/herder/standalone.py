@@ -120,9 +120,8 @@ class StandaloneRuntime:
         log.info(
             "Kafka cluster %s answers at %s", self.cluster_id or "(id not reported)", self.config.bootstrap_servers
         )
-        if isinstance(
-            store, FileOffsetStore
-        ):  # offsets of an earlier run of the embedded broker, or of another cluster
+        # offsets of an earlier run of the embedded broker, or committed against another cluster
+        if isinstance(store, FileOffsetStore):
             bind_to_cluster(store, self.cluster_id, embedded=self.embedded is not None)
         self.admin = open_topic_admin(
             self.config.bootstrap_servers, self.config.client_settings("admin"), request_timeout_s=self._admin_timeout_s
