@@ -29,7 +29,7 @@ from connectworker.api.config_def import (
     ConfigDef,
     ConfigValue,
 )
-from connectworker.api.connector import SourceConnector
+from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import SourceRecord, SourceRecordBatch, is_offset_count
@@ -127,6 +127,21 @@ class DataGenConnector(SourceConnector):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
         """Records are a function of their sequence number: re-read from an offset, they are the same."""
         return ExactlyOnceSupport.SUPPORTED
+
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """An offset of a task the configuration no longer runs (tasks.max lowered), or a malformed one."""
+        if refused := offset_refusal(self, props, partition, offset):
+            return refused
+        try:
+            tasks = max(1, int(props.get("tasks.max", "1")))
+        except ValueError:
+            return None
+        task = partition[TASK_FIELD]
+        if task >= tasks:
+            return f"the connector runs {tasks} task(s) (tasks.max), none numbered {task}"
+        return None
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

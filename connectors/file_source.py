@@ -29,7 +29,7 @@ from typing import Any
 
 import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, non_empty_string
-from connectworker.api.connector import SourceConnector
+from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import SourceRecord, is_offset_count
@@ -120,6 +120,17 @@ class FileStreamSourceConnector(SourceConnector):
         """A file can be re-read from a committed position; standard input cannot (as in Kafka)."""
         file = props.get(FILE_CONFIG)
         return ExactlyOnceSupport.SUPPORTED if file and file.strip() else ExactlyOnceSupport.UNSUPPORTED
+
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """An offset of another file than `file` (or any, when reading standard input), or one Kafka's
+        connector would refuse."""
+        file = (props.get(FILE_CONFIG) or "").strip()
+        if partition.get(FILENAME_FIELD) != file:
+            reading = f"reads {file}" if file else "reads standard input"
+            return f"the connector {reading}; no task resumes from this offset of {partition.get(FILENAME_FIELD)!r}"
+        return offset_refusal(self, props, partition, offset)
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -32,6 +32,7 @@ from connectworker.cli_help import (
 )
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.log_format import LOG_FORMATS, report, setup_logging, use_format
+from connectworker.log_levels import ALLOWED, LEVELS
 
 if TYPE_CHECKING:
     from connectworker.rest.metrics_listener import MetricsListener
@@ -43,28 +44,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("connectworker")
 
-# Kafka's (log4j) level names, and Python's, for --log-level. TRACE is DEBUG here: nothing logs finer.
-LOG_LEVELS = {
-    "TRACE": logging.DEBUG,
-    "DEBUG": logging.DEBUG,
-    "INFO": logging.INFO,
-    "WARN": logging.WARNING,
-    "WARNING": logging.WARNING,
-    "ERROR": logging.ERROR,
-    "FATAL": logging.CRITICAL,
-    "CRITICAL": logging.CRITICAL,
-}
-
 
 def log_level(text: str) -> int:
     """argparse type of --log-level: a level name, any case."""
     try:
-        return LOG_LEVELS[text.strip().upper()]
+        return LEVELS[text.strip().upper()]
     except KeyError:
-        raise argparse.ArgumentTypeError(
-            f"invalid level {text!r}; allowed: TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR, FATAL "
-            f"(any case; WARNING and CRITICAL too)"
-        ) from None
+        raise argparse.ArgumentTypeError(f"invalid level {text!r}; allowed: {ALLOWED}") from None
 
 
 def _log_format_from(args: argparse.Namespace, config: WorkerConfig) -> None:
@@ -315,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         default="INFO",
         type=log_level,
-        help="TRACE (same as DEBUG), DEBUG, INFO, WARN, ERROR or FATAL (default INFO)",
+        help="TRACE, DEBUG, INFO, WARN, ERROR, FATAL or OFF (default INFO)",
     )
     parser.add_argument(
         "--log-format",

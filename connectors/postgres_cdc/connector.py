@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import connectworker
-from connectworker.api.config_def import ConfigDef, ConfigValue
-from connectworker.api.connector import SourceConnector
+from connectworker.api.config_def import ConfigDef, ConfigValue, add_problems, checks_hold
+from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import is_offset_count
@@ -36,19 +36,13 @@ class PostgresCdcConnector(SourceConnector):
 
     def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
         values = super().validate(props)
-        if any(v.errors for v in values.values()):
-            return values
-        for key, problem in problems_across_keys({k: v.value for k, v in values.items()}).items():
-            values[key].errors.append(problem)
-        if any(v.errors for v in values.values()):
+        if not checks_hold(values, problems_across_keys):
             return values
         try:
             settings = parse_settings(props)
             connection = connect(settings)
         except ConfigError as exc:
-            for key, problem in exc.problems.items():
-                values.setdefault(key, ConfigValue(key)).errors.append(problem)
-            return values
+            return add_problems(values, exc)
         except SetupError as exc:
             values[exc.key].errors.append(str(exc))
             return values
@@ -85,6 +79,12 @@ class PostgresCdcConnector(SourceConnector):
         it); a snapshot cut short is read again from the start, so only modes without one qualify."""
         mode = (props.get("snapshot.mode") or "initial").strip().lower()
         return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED
+
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """An offset of another `topic.prefix` (a renamed connector's server), or a malformed one."""
+        return offset_refusal(self, props, partition, offset)
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -156,17 +156,6 @@ def visible_table_columns(
         time.sleep(0.01)
 
 
-def relation_id(connection: psycopg2.extensions.connection, schema: str, table: str) -> int | None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = %s AND c.relname = %s",
-            (schema, table),
-        )
-        row = cursor.fetchone()
-        return int(row[0]) if row else None
-
-
 def enum_types(connection: psycopg2.extensions.connection) -> EnumTypes:
     with connection.cursor() as cursor:
         cursor.execute(

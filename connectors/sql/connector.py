@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import connectworker
-from connectworker.api.config_def import ConfigDef, ConfigValue
-from connectworker.api.connector import SourceConnector
+from connectworker.api.config_def import ConfigDef, ConfigValue, add_problems, checks_hold
+from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
 from .database import connect_with_retries, create_engine, describe, first_line
-from .settings import CONFIG_DEF, CONNECTION_URL, TABLES, SqlSourceSettings, parse_settings, problems_across_keys
+from .settings import CONFIG_DEF, CONNECTION_URL, QUERY, TABLES, SqlSourceSettings, parse_settings, problems_across_keys
 from .tables import TableMonitor, list_tables, spread
 
 if TYPE_CHECKING:
@@ -44,19 +44,13 @@ class SqlSourceConnector(SourceConnector):
         """Each key, the rules across keys, then (when those hold) that the database answers, as
         Confluent's connector checks at validation."""
         values = super().validate(props)
-        if any(v.errors for v in values.values()):
-            return values
-        for key, problem in problems_across_keys({k: v.value for k, v in values.items()}).items():
-            values[key].errors.append(problem)
-        if any(v.errors for v in values.values()):
+        if not checks_hold(values, problems_across_keys):
             return values
         try:
             settings = parse_settings(props)
             engine = create_engine(settings)
         except ConfigError as exc:
-            for key, problem in exc.problems.items():
-                values.setdefault(key, ConfigValue(key)).errors.append(problem)
-            return values
+            return add_problems(values, exc)
         try:
             connect_with_retries(engine, _one_attempt(settings))
         except ConnectError as exc:
@@ -104,6 +98,20 @@ class SqlSourceConnector(SourceConnector):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Incrementing and timestamp modes resume exactly from their offsets; bulk re-reads the table."""
         return ExactlyOnceSupport.UNSUPPORTED if props.get("mode") == "bulk" else ExactlyOnceSupport.SUPPORTED
+
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """A table's offset while the connector reads a query (or the query's while it reads tables), or a
+        malformed one. (Whether a table is still among those read takes the database: not said here.)"""
+        if refused := offset_refusal(self, props, partition, offset):
+            return refused
+        reads_query = bool((props.get(QUERY) or "").strip())
+        if reads_query and "table" in partition:
+            return "the connector reads its query, not tables; no task resumes from a table's offset"
+        if not reads_query and "query" in partition:
+            return "the connector reads tables, not a query; no task resumes from the query's offset"
+        return None
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -16,7 +16,7 @@ from connectworker.api.config_def import (
     read_config,
 )
 from connectworker.api.config_provider import ConfigProvider
-from connectworker.api.connector import SourceConnector
+from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
@@ -67,6 +67,7 @@ __all__ = [
     "is_offset_count",
     "non_empty_list",
     "non_empty_string",
+    "offset_refusal",
     "one_of",
     "read_config",
 ]

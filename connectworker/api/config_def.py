@@ -297,3 +297,24 @@ class ConfigDef:
         if problems:
             raise ConfigError(problems, source=source)
         return {name: r.value for name, r in results.items()}
+
+
+def checks_hold(
+    values: dict[str, ConfigValue], across_keys: Callable[[dict[str, Any]], Mapping[str, str]] | None = None
+) -> bool:
+    """Whether the keys' own checks hold in `values` (a `validate` result) and then, if they do, the
+    rules `across_keys` finds broken among the typed values (added to `values` under their keys):
+    the steps before a connector's `validate` goes on to ask its system."""
+    if any(v.errors for v in values.values()):
+        return False
+    if across_keys is not None:
+        for key, problem in across_keys({k: v.value for k, v in values.items()}).items():
+            values.setdefault(key, ConfigValue(key)).errors.append(problem)
+    return not any(v.errors for v in values.values())
+
+
+def add_problems(values: dict[str, ConfigValue], error: ConfigError) -> dict[str, ConfigValue]:
+    """`values` with each problem of `error` added under its key; returned for `return add_problems(...)`."""
+    for key, problem in error.problems.items():
+        values.setdefault(key, ConfigValue(key)).errors.append(problem)
+    return values

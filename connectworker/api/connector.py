@@ -75,6 +75,27 @@ class SourceConnector(ABC):
         no part; they are written either way."""
         return False
 
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """Why no task of this connector, configured with `props`, would resume from this committed offset
+        (a partition it no longer reads, an offset its task could not read), or None when one would or the
+        connector cannot tell (the default). Asked to flag such offsets on the status page; it must only
+        read, never change anything."""
+        return None
+
     def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
         """Whether its tasks can use `transaction.boundary=connector` (a `TransactionContext`)."""
         return ConnectorTransactionBoundaries.UNSUPPORTED
+
+
+def offset_refusal(
+    connector: SourceConnector, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+) -> str | None:
+    """What `connector.alter_offsets` says against this one offset, or None if it takes it: for a connector
+    whose `alter_offsets` only checks (changes nothing) to reuse its checks in `unused_offset_reason`."""
+    try:
+        connector.alter_offsets(props, [(partition, offset)])
+    except ConnectError as exc:
+        return str(exc)
+    return None

@@ -1,6 +1,8 @@
 """What the status page adds to make it a console: each connector's and task's records per second (a
-number and a sparkline), the time since its last offset commit, its automatic restarts, and the page's
-one script (`GET /ui/console.js`), which refreshes the page's live part and sends the buttons' requests.
+number and a sparkline), the time since its last offset commit, its automatic restarts, its committed
+offsets with those no task would use flagged, the actions its state allows (with why the others are
+not), and the page's one script (`GET /ui/console.js`), which refreshes the page's live part and sends
+the buttons' requests.
 
 The script acts only through the REST API, on the page's own origin: the browser sends the credentials
 it logged in to the page with, so with basic auth on the buttons work for whoever could open the page,
@@ -9,6 +11,7 @@ and for nobody else.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from importlib.resources import files
@@ -21,10 +24,21 @@ from connectworker.config.auto_restart import AutoRestartSettings
 from connectworker.rest.sparkline import Sparkline, sparkline
 from connectworker.runtime.herder.auto_restart import seconds
 from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.herder.offset_changes import unused_offset_reasons
 from connectworker.runtime.observability.rates import RateHistory
 from connectworker.runtime.worker import RunningConnector
 
-__all__ = ["Activity", "auto_restart_summary", "connector_activity", "router", "task_activity"]
+__all__ = [
+    "Activity",
+    "OffsetRow",
+    "auto_restart_summary",
+    "connector_activity",
+    "offset_edit_text",
+    "offset_rows",
+    "router",
+    "task_activity",
+    "unavailable_actions",
+]
 
 router = APIRouter(tags=["status page"])
 SCRIPT = files("connectworker.rest.templates").joinpath("console.js")
@@ -87,6 +101,49 @@ def auto_restart_summary(running: RunningConnector) -> str | None:
     n = settings.max_restarts
     limit = "no limit" if n is None else f"at most {n} restart{'' if n == 1 else 's'}"
     return f"on, {limit}, base {seconds(settings.backoff_base_ms)}"
+
+
+@dataclass(frozen=True)
+class OffsetRow:
+    """A committed offset as the page shows it (JSON text), and why no task would use it, if none would."""
+
+    partition: str
+    offset: str
+    unused: str | None
+
+
+def offset_rows(herder: StandaloneHerder, name: str, offsets: list[tuple[object, object]]) -> list[OffsetRow]:
+    """The connector's committed `offsets` (as `GET …/offsets` shows them), each flagged when the connector
+    says no task of its current config would resume from it."""
+    reasons = unused_offset_reasons(herder.worker, name, offsets)
+    return [
+        OffsetRow(json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True), reason)
+        for (partition, offset), reason in zip(offsets, reasons, strict=True)
+    ]
+
+
+def offset_edit_text(offsets: list[tuple[object, object]]) -> str:
+    """`offsets` as the body of `PATCH /connectors/{name}/offsets` (Kafka's shape), to edit in place."""
+    body = {"offsets": [{"partition": p, "offset": o} for p, o in offsets]}
+    return json.dumps(body, indent=2, sort_keys=True)
+
+
+def unavailable_actions(target_state: str, state: str) -> dict[str, str]:
+    """Why each action the connector's state rules out is unavailable (its button is shown disabled with
+    this as its title), by action; actions missing here are available. As Kafka: offsets change only
+    while the connector is STOPPED, and a restart leaves a STOPPED connector stopped."""
+    why: dict[str, str] = {}
+    if target_state != "RUNNING" or state == "FAILED":
+        why["pause"] = f"Pause applies to a RUNNING connector; this one is {state}"
+    if target_state not in ("PAUSED", "STOPPED"):
+        why["resume"] = f"Resume applies to a PAUSED or STOPPED connector; this one is {state}"
+    if target_state == "STOPPED":
+        why["stop"] = "The connector is already STOPPED"
+        why["restart"] = "A STOPPED connector is not restarted; Resume it to start it again"
+    else:
+        stop_first = "Stop the connector first: offsets are reset or edited only while it is STOPPED"
+        why["reset-offsets"] = why["alter-offsets"] = stop_first
+    return why
 
 
 @router.get("/ui/console.js", include_in_schema=False)

@@ -1,7 +1,7 @@
 """`/admin/loggers`: Python logger levels, named and set the way Kafka's (log4j) endpoint does.
 
-Kafka's level names map onto Python's: TRACE (5), DEBUG, INFO, WARN (= WARNING), ERROR, FATAL
-(= CRITICAL) and OFF (above CRITICAL). The root logger is called ``root``. Setting a level applies to the
+Kafka's level names map onto Python's as `connectworker.log_levels` says (TRACE is 5, OFF above
+CRITICAL), the table `--log-level` uses too. The root logger is called ``root``. Setting a level applies to the
 named logger and to every logger below it in the dotted hierarchy, as in Kafka.
 """
 
@@ -11,37 +11,11 @@ import logging
 import threading
 import time
 
+from connectworker.log_levels import LEVELS, level_name
 from connectworker.rest.errors import BadRequest, NotFound
 from connectworker.rest.models import LoggerLevel
 
 ROOT = "root"
-TRACE = 5
-OFF = logging.CRITICAL + 10
-LEVELS = {
-    "TRACE": TRACE,
-    "DEBUG": logging.DEBUG,
-    "INFO": logging.INFO,
-    "WARN": logging.WARNING,
-    "WARNING": logging.WARNING,
-    "ERROR": logging.ERROR,
-    "FATAL": logging.CRITICAL,
-    "CRITICAL": logging.CRITICAL,
-    "OFF": OFF,
-}
-_NAMES = (
-    (OFF, "OFF"),
-    (logging.CRITICAL, "FATAL"),
-    (logging.ERROR, "ERROR"),
-    (logging.WARNING, "WARN"),
-    (logging.INFO, "INFO"),
-    (logging.DEBUG, "DEBUG"),
-    (TRACE, "TRACE"),
-)
-
-
-def level_name(level: int) -> str:
-    """Kafka's name for a Python level (the nearest named level at or below it)."""
-    return next((name for value, name in _NAMES if level >= value), "TRACE")
 
 
 def _existing() -> dict[str, logging.Logger]:

@@ -1,22 +1,25 @@
 """`GET /ui`: a status page and console for people, rendered on the server from the same herder the REST
 API uses.
 
-It shows every connector with its tasks (a FAILED one's trace, redacted like the API's, opened in
-place), their records per second with a sparkline of the last minutes and the time since their last
-commit (console.py), the topics the worker created for it (settings and the rule that matched), its
-committed offsets and the topics it writes to, and answers a topic-plan form
-(`?connector=NAME&topics=a,b`) in place: bad input (no or an unknown connector, no topics, an illegal
-topic name) is said on the page, with a 4xx status. Its one script (`/ui/console.js`) swaps in the live
-part (`GET /ui/live`, the same HTML) every two seconds and sends the Pause, Resume, Restart and Delete
-buttons' requests to the REST API. Jinja2 escapes everything it shows, the script inserts only that
-escaped HTML and text, a Content-Security-Policy allows no script but the page's own, and the page sits
-behind the API's authentication (the app-wide middleware). Without JavaScript it still shows everything,
-as of its loading.
+It shows every connector with its tasks, those failing (FAILED, or with a FAILED task) first and marked,
+under counts of connectors, failing ones and FAILED tasks (the worker's own health, Kafka's `/health`
+liveness answer, is shown apart); a FAILED trace, redacted like the API's, opens in place. Per connector:
+records per second with a sparkline of the last minutes and the time since the last commit
+(console.py), its config (secrets hidden), the topics the worker created for it (settings and the rule
+that matched), its committed offsets (those no task would use flagged, with the connector's reason) and
+the topics it writes to. It answers a topic-plan form (`?connector=NAME&topics=a,b`) in place: bad input
+(no or an unknown connector, no topics, an illegal topic name) is said on the page, with a 4xx status.
+Its one script (`/ui/console.js`) swaps in the live part (`GET /ui/live`, the same HTML) every two
+seconds and sends the buttons' requests to the REST API: Pause, Resume, Stop, Restart, Delete, Reset
+offsets and Edit offsets, each enabled only in the states it applies to (a disabled one says why).
+Jinja2 escapes everything it shows, the script inserts only that escaped HTML and text, a
+Content-Security-Policy allows no script but the page's own, and the page sits behind the API's
+authentication (the app-wide middleware). Without JavaScript it still shows everything, as of its
+loading.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -28,10 +31,20 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from connectworker import __version__
 from connectworker.api.errors import ConnectError
-from connectworker.rest.console import Activity, auto_restart_summary, connector_activity, task_activity
+from connectworker.rest.console import (
+    Activity,
+    OffsetRow,
+    auto_restart_summary,
+    connector_activity,
+    offset_edit_text,
+    offset_rows,
+    task_activity,
+    unavailable_actions,
+)
 from connectworker.rest.deps import HerderDep
 from connectworker.rest.views import connector_status
 from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.observability.secrets import hide
 from connectworker.runtime.worker import UnknownConnectorError
 from connectworker.topics.creation import CreatedTopic
 from connectworker.topics.names import validate_topic_name
@@ -69,17 +82,29 @@ class ConnectorView:
     trace: str | None
     tasks: list[dict[str, Any]]
     created: list[CreatedTopic]
-    offsets: list[tuple[str, str]]
+    offsets: list[OffsetRow]
+    offsets_text: str  # the offsets as a PATCH body, for the edit form
     topics: list[str]
     activity: Activity
     task_activity: dict[int, Activity]
     auto_restart: str | None  # the automatic restarts' settings, when they are on
     auto_restarts: dict[int | None, int]  # automatic restarts since the count was reset, by task (None: itself)
     given_up: set[int | None]  # the tasks (None: itself) the automatic restarts gave up on
+    config: dict[str, str]  # as written, secrets hidden
+    unavailable: dict[str, str]  # why an action the state rules out is unavailable, by action
 
     @property
     def failed_tasks(self) -> int:
         return sum(1 for task in self.tasks if task["state"] == "FAILED")
+
+    @property
+    def failing(self) -> bool:
+        """FAILED itself or with a FAILED task: shown first, and marked, wherever it is listed."""
+        return self.state == "FAILED" or self.failed_tasks > 0
+
+    @property
+    def unused_offsets(self) -> int:
+        return sum(1 for row in self.offsets if row.unused)
 
 
 @dataclass
@@ -94,10 +119,7 @@ class PlanView:
 def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
     running = herder.get(name)
     status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
-    offsets = [
-        (json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True))
-        for partition, offset in herder.offsets(name, read_again=False)
-    ]  # as GET …/offsets shows them (`_live` read the store again once for all connectors)
+    offsets = herder.offsets(name, read_again=False)  # `_live` read the store again once for all connectors
     tasks = task_activity(herder, running)
     restarts = {task_id: herder.auto_restarts.restarts(name, task_id) for task_id in [None, *tasks]}
     return ConnectorView(
@@ -107,13 +129,16 @@ def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
         status.connector.trace,
         [task.model_dump() for task in status.tasks],
         herder.created_topics(name),
-        offsets,
+        offset_rows(herder, name, offsets),
+        offset_edit_text(offsets),
         sorted(running.topics),
         connector_activity(herder, running, tasks),
         tasks,
         auto_restart_summary(running),
         {task_id: n for task_id, n in restarts.items() if n},
         herder.auto_restarts.given_up(name),
+        hide(running.config.props),
+        unavailable_actions(running.target_state.value, status.connector.state),
     )
 
 
@@ -182,14 +207,30 @@ def _live(herder: StandaloneHerder) -> dict[str, Any]:
             connectors.append(_connector_view(herder, name))
         except UnknownConnectorError:  # deleted while the page was being put together
             continue
+    connectors.sort(key=lambda c: (not c.failing, c.name))  # failing ones first: where the eye lands
     return {
         "version": __version__,
         "now": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "health": herder.health(),
         "connectors": connectors,
+        "summary": _summary(connectors),
         "cluster_id": herder.cluster_id(),
         "format_time": _format_time,
         "epoch": time.time(),
+    }
+
+
+def _summary(connectors: list[ConnectorView]) -> dict[str, int]:
+    """The page's counts: connectors, those failing (FAILED or with a FAILED task), FAILED tasks, ..."""
+    states = [c.state for c in connectors]
+    return {
+        "connectors": len(connectors),
+        "failing": sum(1 for c in connectors if c.failing),
+        "failed_connectors": states.count("FAILED"),
+        "failed_tasks": sum(c.failed_tasks for c in connectors),
+        "tasks": sum(len(c.tasks) for c in connectors),
+        "paused": states.count("PAUSED"),
+        "stopped": states.count("STOPPED"),
     }
 
 

@@ -35,16 +35,27 @@ def connector_info(running: RunningConnector) -> ConnectorInfo:
 
 
 def task_infos(running: RunningConnector) -> list[TaskInfo]:
-    """Each task's config as kept: config provider references unresolved, secrets hidden."""
+    """Each task's own config, as Kafka's `GET /connectors/{name}/tasks` shows it: what the connector's
+    `task_configs()` gave it plus `task.class`, config provider references unresolved, secrets hidden.
+    (The task itself receives the connector's config with its own laid over it.)"""
     name = running.config.name
     kept = running.task_configs
+    task_class = _task_class_name(running)
     return [
         TaskInfo(
             id=ConnectorTaskId(connector=name, task=t.task_id),
-            config=hide(kept[t.task_id] if t.task_id < len(kept) else t.props),
+            config=hide({**(kept[t.task_id] if t.task_id < len(kept) else t.props), **task_class}),
         )
         for t in _tasks(running)
     ]
+
+
+def _task_class_name(running: RunningConnector) -> dict[str, str]:
+    """`{"task.class": <module.Class>}` of the connector's tasks; empty when the connector never started."""
+    if running.connector is None:
+        return {}
+    cls = running.connector.task_class()
+    return {"task.class": f"{cls.__module__}.{cls.__qualname__}"}
 
 
 def task_state(task: TaskHandle, worker_id: str, redact: Redact, restarting: bool = False) -> TaskState:

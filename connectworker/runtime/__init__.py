@@ -1,12 +1,13 @@
 """The worker runtime: tasks, offsets, topic creation at run time, and the herder that owns the lifecycle.
 
-- `Worker` runs connectors and their tasks (`worker_source_task.py` is one task's loop);
+- `Worker` runs connectors and their tasks (`tasks/source_task.py` is one task's loop);
 - `StandaloneHerder` applies lifecycle requests (create, reconfigure, pause, restart, delete) and
   persists them; the REST API and the CLI both drive it; `StandaloneRuntime` assembles a standalone
   worker (broker, offset store, topic creation, herder);
 - offsets: `OffsetBackingStore` with `FileOffsetStore` and `KafkaOffsetStore`;
   `WorkerTaskContext`/`TaskOffsetReader` give tasks their committed offsets;
-- `RecordSerializer` turns a poll into bytes, shared by the task loop and the Spark source.
+- `RecordSerializer` (`tasks/record_conversion.py`) turns a poll into bytes, shared by the task loop
+  and the Spark source.
 
 Names resolve on first use, so importing one module does not import them all.
 """

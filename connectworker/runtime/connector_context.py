@@ -32,10 +32,17 @@ class RunningConnector:
     connector: SourceConnector | None = None
     status: Status = field(default_factory=Status)
     tasks: list[TaskHandle] = field(default_factory=list)
-    task_configs: list[dict[str, str]] = field(default_factory=list)  # as kept and shown (references unresolved)
+    task_configs: list[dict[str, str]] = field(default_factory=list)  # each task's own, references unresolved
     resolved: ConnectorConfig | None = None  # `config` as the running connector received it
     topics: set[str] = field(default_factory=set)
     target_state: State = State.RUNNING
+
+    def kept_task_config(self, task_id: int) -> dict[str, str] | None:
+        """Task `task_id`'s props as kept (references unresolved): the connector's config with the task's
+        own config laid over it, as the task receives them once resolved; None for an unknown task."""
+        if not 0 <= task_id < len(self.task_configs):
+            return None
+        return {**self.config.props, **self.task_configs[task_id]}
 
 
 class ConnectorRequests(Protocol):

@@ -191,8 +191,8 @@ class Worker:
     def _task_props(
         self, running: RunningConnector, connector: SourceConnector
     ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-        """The connector's task configs as kept and shown (references unresolved), and each task's props
-        as it receives them: the resolved connector config with the task's own config laid over it."""
+        """The connector's task configs as kept and shown (each task's own, references unresolved), and
+        each task's props as it receives them: the resolved connector config with its own laid over it."""
         resolved = running.resolved or running.config  # tasks.max may come from a config provider
         taken = self._tasks_taken(but=resolved.name)
         task_configs = bounded_task_configs(resolved, connector.task_configs(resolved.tasks_max), self.config, taken)
@@ -352,7 +352,7 @@ class Worker:
             old.stop()
             old.join(self._stop_wait_s)
             task_class = running.connector.task_class()
-            kept = running.task_configs[task_id] if task_id < len(running.task_configs) else old.props
+            kept = running.kept_task_config(task_id) or old.props
             try:  # resolved again, as the connector's config is at a connector restart
                 resolved = running.resolved = self.resolver.connector(running.config)
                 spec = TaskSpec(resolved, task_id, self.resolver.task(running.config.name, kept), task_class)

@@ -203,17 +203,21 @@ class TopicAdmin:
         with self._lock:
             self.requests += 1
 
-    def broker_count(self) -> int:
-        """Live brokers, from whole-cluster metadata (naming no topic, so nothing is auto-created)."""
+    def _cluster_metadata(self, doing: str) -> Any:
+        """Whole-cluster metadata (naming no topic, so nothing is auto-created); a failure says what it
+        was `doing` ("count brokers")."""
         self._count()
         try:
-            metadata = self._client.list_topics(timeout=self.request_timeout_s)
+            return self._client.list_topics(timeout=self.request_timeout_s)
         except KafkaException as exc:
             err = _kafka_error(exc)
             raise TopicAdminError(
-                f"Cannot reach the Kafka cluster to count brokers: {_broker_text(err)}", code=err.code(), retriable=True
+                f"Cannot reach the Kafka cluster to {doing}: {_broker_text(err)}", code=err.code(), retriable=True
             ) from None
-        return len(metadata.brokers)
+
+    def broker_count(self) -> int:
+        """Live brokers, from whole-cluster metadata."""
+        return len(self._cluster_metadata("count brokers").brokers)
 
     def cluster_id(self) -> str | None:
         self._count()
@@ -296,16 +300,8 @@ class TopicAdmin:
 
     # -- drift: reading and changing existing topics ------------------------------------------------
     def topic_names(self) -> set[str]:
-        """Every topic of the cluster (whole-cluster metadata, naming no topic)."""
-        self._count()
-        try:
-            metadata = self._client.list_topics(timeout=self.request_timeout_s)
-        except KafkaException as exc:
-            err = _kafka_error(exc)
-            raise TopicAdminError(
-                f"Cannot list the cluster's topics: {_broker_text(err)}", code=err.code(), retriable=True
-            ) from None
-        return set(metadata.topics)
+        """Every topic of the cluster, from whole-cluster metadata."""
+        return set(self._cluster_metadata("list its topics").topics)
 
     def describe_states(self, topics: Iterable[str]) -> dict[str, TopicState | None]:
         """Partitions, replication factor and configs of each topic (None: it does not exist): one

@@ -6,6 +6,7 @@ basic auth, buttons that work only with credentials."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -308,3 +309,108 @@ def test_a_task_the_automatic_restarts_gave_up_on_says_so_on_the_page(
         trace = task.locator("pre.trace").inner_text()
         assert "RuntimeError: <b>flaky</b> start 2 failed on purpose" in trace
         assert trace.rstrip().endswith(f"Restart it through the REST API (POST /connectors/{name}/tasks/0/restart).")
+
+
+def test_stop_then_reset_and_edit_offsets_from_the_page_with_buttons_enabled_by_state(
+    browser: Any, broker: Broker, tmp_path: Path, unique: str
+) -> None:
+    name = f"edited-{unique}"
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    with rest_worker(config, datagen(name, f"edited-{unique}", records="30", rate="0")) as api:
+        wait_until(lambda: offsets_of(api, name) == [({"task": 0}, {"seq": 30})], 30, "30 records committed")
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{api.url}/ui")
+        connector = card(page, name)
+
+        # RUNNING: Resume and the offset actions are ruled out, and say why instead of sending a request
+        resume = connector.locator("button[data-action=resume]")
+        assert resume.get_attribute("aria-disabled") == "true"
+        assert connector.locator("button[data-action=pause]").get_attribute("aria-disabled") is None
+        assert connector.locator("button[data-action=reset-offsets]").get_attribute("aria-disabled") == "true"
+        assert connector.locator("details.edit-offsets").count() == 0
+        resume.click()
+        expect(page.locator("#console-message")).to_have_text(
+            f"Resume {name}: not possible now. Resume applies to a PAUSED or STOPPED connector; this one is RUNNING",
+            timeout=WAIT_MS,
+        )
+
+        connector.locator("button[data-action=stop]").click()
+        wait_until(lambda: state_of(api, name) == "STOPPED", 30, "the REST API to report STOPPED")
+        expect(page.locator("#console-message")).to_have_text(f"Stop {name}: done", timeout=WAIT_MS)
+        expect(card(page, name).locator("button[data-action=stop]")).to_have_attribute(
+            "aria-disabled", "true", timeout=WAIT_MS
+        )
+        connector = card(page, name)
+        for enabled in ("resume", "reset-offsets", "delete"):
+            assert connector.locator(f"button[data-action={enabled}]").get_attribute("aria-disabled") is None
+        for ruled_out in ("pause", "stop", "restart"):
+            assert connector.locator(f"button[data-action={ruled_out}]").get_attribute("aria-disabled") == "true"
+
+        # Edit offsets: a body the connector refuses is said and changes nothing; a good one is stored.
+        # The edit survives the page's refreshes while it is being made.
+        connector.locator("details.edit-offsets summary").click()
+        text = connector.locator("textarea.offsets-text")
+        assert json.loads(text.input_value()) == {"offsets": [{"partition": {"task": 0}, "offset": {"seq": 30}}]}
+        text.fill('{"offsets": [{"partition": {"task": 0}, "offset": {"seq": "abc"}}]}')
+        card(page, name).locator("button[data-action=alter-offsets]").click()
+        expect(page.locator("#console-message")).to_contain_text(
+            f"Edit offsets of {name} failed: Connector {name} refused the offsets: A DataGen offset is null or",
+            timeout=WAIT_MS,
+        )
+        assert offsets_of(api, name) == [({"task": 0}, {"seq": 30})]
+        wait_for_refresh(page)
+        text = card(page, name).locator("textarea.offsets-text")
+        assert '"abc"' in text.input_value()  # not overwritten by the refresh
+        body = {
+            "offsets": [
+                {"partition": {"task": 0}, "offset": {"seq": 10}},
+                {"partition": {"task": 3}, "offset": {"seq": 5}},
+            ]
+        }
+        text.fill(json.dumps(body))
+        card(page, name).locator("button[data-action=alter-offsets]").click()
+        expect(page.locator("#console-message")).to_have_text(
+            f"Edit offsets of {name}: done (The offsets for this connector have been altered successfully)",
+            timeout=WAIT_MS,
+        )
+        assert offsets_of(api, name) == [({"task": 0}, {"seq": 10}), ({"task": 3}, {"seq": 5})]
+
+        # an offset no task of this config would use (task 3 of a one-task connector) is flagged
+        unused = card(page, name).locator("table.offsets tr.unused")
+        expect(unused).to_have_count(1, timeout=WAIT_MS)
+        assert unused.inner_text() == (
+            '{"task": 3}\t{"seq": 5}\tunused: the connector runs 1 task(s) (tasks.max), none numbered 3'
+        )
+        assert card(page, name).locator(".unused-summary").inner_text() == (
+            "1 of 2 offsets no task of this configuration would resume from"
+        )
+
+        # Reset asks first; then every offset is gone
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        card(page, name).locator("button[data-action=reset-offsets]").click()
+        expect(page.locator("#console-message")).to_have_text(f"Reset offsets of {name}: cancelled", timeout=WAIT_MS)
+        assert len(offsets_of(api, name)) == 2
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        card(page, name).locator("button[data-action=reset-offsets]").click()
+        wait_until(lambda: offsets_of(api, name) == [], 30, "the offsets to be reset")
+        assert asked and asked[0].startswith(f"Reset the offsets of connector {name}?")
+        expect(card(page, name).locator("table.offsets")).to_have_count(0, timeout=WAIT_MS)
+
+        # Resume: the task starts again from nothing and commits its 30 records again
+        card(page, name).locator("button[data-action=resume]").click()
+        wait_until(lambda: offsets_of(api, name) == [({"task": 0}, {"seq": 30})], 30, "a new start from seq 0")
+
+
+def offsets_of(api: RestWorker, name: str) -> list[tuple[Any, Any]]:
+    answer = api.client.get(f"{path(name)}/offsets")
+    assert answer.status_code == 200, answer.text
+    return [(o["partition"], o["offset"]) for o in answer.json()["offsets"]]
+
+
+def wait_for_refresh(page: Any) -> None:
+    """Until the page's script has swapped in its live part once more."""
+    before = page.evaluate("document.getElementById('live').dataset.refreshed || ''")
+    page.wait_for_function(
+        "before => (document.getElementById('live').dataset.refreshed || '') !== before", arg=before, timeout=WAIT_MS
+    )

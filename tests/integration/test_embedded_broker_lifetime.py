@@ -1,5 +1,6 @@
 """The embedded broker ends with its worker: `kill -9` of `connectworker standalone` with
-`bootstrap.servers=embedded` leaves no Tansu process behind and frees its port (within 2 s)."""
+`bootstrap.servers=embedded` leaves no Tansu process behind and frees its port (within 2 s); Ctrl-C
+stops the worker, then the broker, and says so."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,7 +39,11 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_path: Path) -> None:
+@contextmanager
+def worker_on_embedded_broker(tmp_path: Path) -> Iterator[tuple[Cli, int, int]]:
+    """`connectworker standalone` with `bootstrap.servers=embedded` and a DataGen connector, once it
+    committed offsets through its broker: the command, its broker's port and the broker's pid. Whatever
+    the test did, neither is left running."""
     worker = tmp_path / "worker.properties"
     worker.write_text(
         f"bootstrap.servers=embedded\noffset.storage.file.filename={tmp_path / 'offsets.json'}\n"
@@ -59,12 +66,7 @@ def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_pa
         tansu = [pid for pid in children_of(proc.pid) if "tansu" in Path(f"/proc/{pid}/cmdline").read_text()]
         assert len(tansu) == 1, children_of(proc.pid)
         assert not port_is_free(port)
-
-        proc.send_signal(signal.SIGKILL)
-        assert cli.exit_status(timeout=10) == -signal.SIGKILL
-        took = wait_ended(tansu[0], 2.0)
-        assert took is not None, f"Tansu (pid {tansu[0]}) still runs 2 s after its worker was killed"
-        assert port_is_free(port)
+        yield cli, port, tansu[0]
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -72,3 +74,27 @@ def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_pa
         for pid in tansu:  # never leave it behind, even when the test failed
             if wait_ended(pid, 0) is None:
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_path: Path) -> None:
+    with worker_on_embedded_broker(tmp_path) as (cli, port, tansu):
+        cli.proc.send_signal(signal.SIGKILL)
+        assert cli.exit_status(timeout=10) == -signal.SIGKILL
+        took = wait_ended(tansu, 2.0)
+        assert took is not None, f"Tansu (pid {tansu}) still runs 2 s after its worker was killed"
+        assert port_is_free(port)
+
+
+def test_ctrl_c_stops_the_worker_then_its_embedded_broker_and_says_so(tmp_path: Path) -> None:
+    """How long the broker's end takes is measured by `bench.bench_task_start` (no timing asserted here)."""
+    with worker_on_embedded_broker(tmp_path) as (cli, port, tansu):
+        cli.proc.send_signal(signal.SIGINT)
+        assert cli.exit_status(timeout=60) == 0, cli.stderr
+        assert wait_ended(tansu, 0) is not None, f"Tansu (pid {tansu}) outlived its worker's graceful exit"
+        assert port_is_free(port)
+        said = cli.stderr
+        worker_stopped = said.index("Worker stopped")
+        broker_stopped = said.index(
+            f"Embedded Tansu broker on 127.0.0.1:{port} stopped; it kept its records in memory only"
+        )
+        assert worker_stopped < broker_stopped, said

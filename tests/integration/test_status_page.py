@@ -50,7 +50,7 @@ def page_worker(broker: Broker, tmp_path: Path, unique: str) -> Iterator[tuple[R
     connector name and error are HTML."""
     running, failing = f"orders-{unique}", f"{MARKUP_NAME}{unique}"
     config = rest_worker_config(broker.bootstrap_servers, tmp_path, **{"topic.creation.enable": "true"})
-    generator = datagen(running, f"orders.eu-{unique}", records="50", rate="0", **RULES)
+    generator = datagen(running, f"orders.eu-{unique}", records="50", rate="0", **RULES, **{"db.password": "hunter2"})
     broken = {
         **datagen(failing, f"broken-{unique}"),
         "connector.class": "tests.integration.fixture_connectors.MarkupFailingDataGen",
@@ -103,6 +103,23 @@ def test_the_page_in_a_real_browser_shows_connectors_a_failed_trace_and_a_plan(
             assert "Traceback (most recent call last)" in trace and "RuntimeError" in trace
             overview = page.locator("#overview").inner_text()
             assert running in overview and failing in overview
+            # a connector whose only task FAILED stands out where the eye lands first: first row, marked,
+            # its badge beside the connector's own RUNNING; the counts say so; the worker itself is healthy
+            rows = page.locator("#overview tr.connector-row")
+            assert rows.first.get_attribute("data-connector") == failing
+            assert rows.first.get_attribute("class") == "connector-row failing"
+            assert rows.nth(1).get_attribute("class") == "connector-row"
+            assert rows.first.locator("td").nth(2).inner_text() == "RUNNING 1 of 1 task FAILED"
+            assert broken.locator("h2 .task-badge").inner_text() == "1 of 1 task FAILED"
+            assert page.locator("section.connector").first.get_attribute("data-connector") == failing
+            assert page.locator("#summary").inner_text() == "2 connectors: 1 failing (0 FAILED, 1 of 2 tasks FAILED)"
+            assert page.locator("#health").inner_text() == "worker: healthy"
+            # its config, secrets hidden, opens in place
+            config = ok.locator("details.config")
+            config.locator("summary").click()
+            shown = config.locator("table").inner_text()
+            assert "db.password\t[hidden]" in shown and "hunter2" not in page.content()
+            assert f"topic.pattern\torders.eu-{unique}" in shown
             assert page.evaluate("window.pwned === undefined && document.querySelectorAll('img').length") == 0
             assert page.evaluate("Array.from(document.scripts, s => s.src)") == [f"{api.url}/ui/console.js"]
 

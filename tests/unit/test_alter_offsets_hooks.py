@@ -60,3 +60,54 @@ def test_offsets_a_task_could_not_resume_from_are_refused_saying_why(
     with pytest.raises(ConnectError) as refused:
         connector().alter_offsets(props, [(partition, offset)])
     assert message in str(refused.value)
+
+
+FILE = {"file": "/data/in.txt"}
+USED: list[tuple[type[SourceConnector], Mapping[str, str], dict[str, Any], dict[str, Any]]] = [
+    (FileStreamSourceConnector, FILE, {"filename": "/data/in.txt"}, {"position": 7}),
+    (DataGenConnector, {"tasks.max": "2"}, {"task": 1}, {"seq": 250}),
+    (SqlSourceConnector, {}, {"protocol": "1", "table": "public.orders"}, {"incrementing": 42}),
+    (SqlSourceConnector, {"query": "SELECT 1"}, {"query": "query"}, {"incrementing": 42}),
+    (PostgresCdcConnector, CDC, {"server": "shop"}, {"lsn": 23785528}),
+]
+
+UNUSED: list[tuple[type[SourceConnector], Mapping[str, str], dict[str, Any], dict[str, Any], str]] = [
+    (FileStreamSourceConnector, FILE, {"filename": "/old.txt"}, {"position": 7}, "the connector reads /data/in.txt;"),
+    (FileStreamSourceConnector, {}, {"filename": "/old.txt"}, {"position": 7}, "the connector reads standard input"),
+    (FileStreamSourceConnector, FILE, {"filename": "/data/in.txt"}, {"pos": 7}, "contain the key 'position'"),
+    (DataGenConnector, {"tasks.max": "2"}, {"task": 2}, {"seq": 1}, "runs 2 task(s) (tasks.max), none numbered 2"),
+    (DataGenConnector, {}, {"task": 0}, {"seq": "x"}, "A DataGen offset is null or"),
+    (
+        SqlSourceConnector,
+        {"query": "SELECT 1"},
+        {"protocol": "1", "table": "t"},
+        {"incrementing": 1},
+        "reads its query",
+    ),
+    (SqlSourceConnector, {}, {"query": "query"}, {"incrementing": 1}, "reads tables, not a query"),
+    (
+        PostgresCdcConnector,
+        CDC,
+        {"server": "shop-v1"},
+        {"lsn": 1},
+        'The partition of this connector is {"server": "shop"}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("connector", "props", "partition", "offset"), USED)
+def test_an_offset_a_task_of_the_config_resumes_from_is_not_flagged(
+    connector: type[SourceConnector], props: Mapping[str, str], partition: dict[str, Any], offset: dict[str, Any]
+) -> None:
+    assert connector().unused_offset_reason(props, partition, offset) is None
+
+
+@pytest.mark.parametrize(("connector", "props", "partition", "offset", "reason"), UNUSED)
+def test_an_offset_no_task_of_the_config_would_use_is_flagged_saying_why(
+    connector: type[SourceConnector],
+    props: Mapping[str, str],
+    partition: dict[str, Any],
+    offset: dict[str, Any],
+    reason: str,
+) -> None:
+    assert reason in (connector().unused_offset_reason(props, partition, offset) or "")

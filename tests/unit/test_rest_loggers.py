@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from connectworker.log_levels import OFF, TRACE, level_name
 from connectworker.rest.errors import BadRequest, NotFound
-from connectworker.rest.loggers import OFF, TRACE, LoggerLevels, level_name
+from connectworker.rest.loggers import LoggerLevels
 
 BASE = "tests.rest.loggers"
 

@@ -98,9 +98,10 @@ class ConnectorConfigResolver:
 def shown_task_config(
     raw: Mapping[str, str], resolved: Mapping[str, str], task_props: Mapping[str, str]
 ) -> dict[str, str]:
-    """The connector's config as written with a task's own config on top, each value the task config
-    holds unchanged from a resolved key put back as that key's reference."""
-    shown = dict(raw)
+    """A task's own config (what the connector's `task_configs()` gave it) as kept and shown: each value
+    the task config holds unchanged from a resolved key of the connector put back as that key's
+    reference, so no resolved secret is kept or shown."""
+    shown = {}
     for key, value in task_props.items():
         written = raw.get(key)
         if written is not None and written != resolved.get(key) and value == resolved.get(key):

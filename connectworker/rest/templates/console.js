@@ -19,25 +19,33 @@
     return "connectors/" + encodeURIComponent(name) + rest;
   }
 
-  async function call(method, url, what) {
+  async function messageOf(response) {
+    try {
+      const body = await response.json();
+      if (body && typeof body.message === "string") return body.message;
+    } catch (error) {
+      // no JSON body (a 202 or 204): the caller's words say enough
+    }
+    return null;
+  }
+
+  // `body`, when given, is JSON text sent as it is: the API checks it and says what is wrong.
+  async function call(method, url, what, body) {
+    const headers = { Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
     try {
-      response = await fetch(url, { method: method, credentials: "same-origin", headers: { Accept: "application/json" } });
+      response = await fetch(url, { method: method, credentials: "same-origin", headers: headers, body: body });
     } catch (error) {
       say(what + " failed: the worker did not answer (" + error.message + ")", true);
       return false;
     }
     if (response.ok) {
-      say(what + ": done");
+      const said = await messageOf(response);
+      say(what + ": done" + (said ? " (" + said + ")" : ""));
       return true;
     }
-    let detail = response.status + " " + response.statusText;
-    try {
-      const body = await response.json();
-      if (body && typeof body.message === "string") detail = body.message;
-    } catch (error) {
-      // not JSON: the status line says enough
-    }
+    let detail = (await messageOf(response)) || response.status + " " + response.statusText;
     if (response.status === 401) detail = "the REST API wants credentials: reload the page and log in (" + detail + ")";
     say(what + " failed: " + detail, true);
     return false;
@@ -50,6 +58,21 @@
         return call("PUT", connectorPath(name, "/pause"), "Pause " + name);
       case "resume":
         return call("PUT", connectorPath(name, "/resume"), "Resume " + name);
+      case "stop":
+        return call("PUT", connectorPath(name, "/stop"), "Stop " + name);
+      case "reset-offsets":
+        if (!window.confirm("Reset the offsets of connector " + name + "?\n\nEvery committed offset is removed: " +
+                            "when it is resumed, its tasks start from the beginning as the connector defines it.")) {
+          say("Reset offsets of " + name + ": cancelled");
+          return false;
+        }
+        return call("DELETE", connectorPath(name, "/offsets"), "Reset offsets of " + name);
+      case "alter-offsets": {
+        const text = button.closest("details").querySelector("textarea.offsets-text");
+        const done = await call("PATCH", connectorPath(name, "/offsets"), "Edit offsets of " + name, text.value);
+        if (done) text.defaultValue = text.value;  // saved: the next refresh shows the stored offsets
+        return done;
+      }
       case "restart": {
         const group = button.closest(".actions");
         const scope = group ? group.querySelector("select.restart-scope") : null;
@@ -74,12 +97,17 @@
     }
   }
 
-  // Buttons are never disabled (a disabled button loses the keyboard focus); a second click on a button
-  // whose request is still under way is ignored instead.
+  // Buttons are never `disabled` (a disabled button loses the keyboard focus): one the connector's state
+  // rules out is aria-disabled, and says why when pressed; a second click on a button whose request is
+  // still under way is ignored.
   const pending = new Set();
   live.addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-action]");
     if (!button || !live.contains(button)) return;
+    if (button.getAttribute("aria-disabled") === "true") {  // kept focusable; its title says why
+      say(button.textContent + " " + button.dataset.connector + ": not possible now. " + button.title, true);
+      return;
+    }
     const key = button.dataset.focus;
     if (pending.has(key)) return;
     pending.add(key);
@@ -105,7 +133,12 @@
     const focused = active && live.contains(active) && active.dataset ? active.dataset.focus : undefined;
     const open = new Set(Array.from(live.querySelectorAll("details[open]"), (d) => d.dataset.key));
     const scopes = new Map(Array.from(live.querySelectorAll("select.restart-scope"), (s) => [s.dataset.connector, s.value]));
+    const edited = new Map(Array.from(live.querySelectorAll("textarea"))  // unsaved edits survive a refresh
+      .filter((t) => t.value !== t.defaultValue).map((t) => [t.dataset.key, t.value]));
     live.innerHTML = html;
+    for (const textarea of live.querySelectorAll("textarea")) {
+      if (edited.has(textarea.dataset.key)) textarea.value = edited.get(textarea.dataset.key);
+    }
     for (const details of live.querySelectorAll("details")) {
       if (open.has(details.dataset.key)) details.open = true;
     }
@@ -120,7 +153,8 @@
 
   async function refresh() {
     const active = document.activeElement;
-    if (refreshing || (active && active.tagName === "SELECT" && live.contains(active))) return;  // someone is choosing
+    const choosing = active && (active.tagName === "SELECT" || active.tagName === "TEXTAREA") && live.contains(active);
+    if (refreshing || choosing) return;  // someone is choosing or typing
     refreshing = true;
     try {
       const response = await fetch("ui/live", { credentials: "same-origin", headers: { Accept: "text/html" } });

@@ -32,7 +32,6 @@ class EveryInterval:
     def __init__(self, interval_s: float) -> None:
         self.interval_s = interval_s
         self._next = 0.0
-        self.suppressed = 0
         self._lock = threading.Lock()
 
     def due(self) -> bool:
@@ -41,11 +40,4 @@ class EveryInterval:
             if now >= self._next:
                 self._next = now + self.interval_s
                 return True
-            self.suppressed += 1
             return False
-
-    def take_suppressed(self) -> int:
-        """How many times `due()` said no since the last call (for "repeated N times" summaries)."""
-        with self._lock:
-            count, self.suppressed = self.suppressed, 0
-            return count

@@ -31,3 +31,22 @@ def ask_connector(worker: Worker, name: str, changes: OffsetChanges) -> None:
         raise ConnectError(
             f"Connector {name}'s alter_offsets() raised {type(exc).__name__}: {exc}; no offset was changed"
         ) from exc
+
+
+def unused_offset_reasons(worker: Worker, name: str, offsets: Sequence[tuple[object, object]]) -> list[str | None]:
+    """For each committed `(partition, offset)` of connector `name`, why no task of its current config
+    would resume from it (the connector's `unused_offset_reason`), or None. A hook that raises is said so
+    in the reason: the page shows what it could not check rather than hiding it."""
+    running = worker.get(name)
+    config = running.resolved or running.config
+    connector = config.connector_class()
+    reasons: list[str | None] = []
+    for partition, offset in offsets:
+        if not isinstance(partition, dict) or not isinstance(offset, dict):
+            reasons.append("not a JSON object: no task reads it")
+            continue
+        try:
+            reasons.append(connector.unused_offset_reason(config.props, partition, offset))
+        except Exception as exc:
+            reasons.append(f"not checked: {name}'s unused_offset_reason() raised {type(exc).__name__}: {exc}")
+    return reasons

@@ -2,10 +2,10 @@
 
 Two implementations:
 
-- `FileOffsetStore` (`offset_store.py`): `offset.storage.file.filename`, a JSON file written
+- `FileOffsetStore` (`file_store.py`): `offset.storage.file.filename`, a JSON file written
   atomically; the standalone default, and Spark's choice for local runs (opened ``shared`` there, as
   the driver's reader and committer are separate processes).
-- `KafkaOffsetStore` (`kafka_offset_store.py`): `offset.storage.topic`, a compacted topic in Kafka
+- `KafkaOffsetStore` (`kafka_store.py`): `offset.storage.topic`, a compacted topic in Kafka
   Connect's distributed-mode format; standalone when the key is set, and Spark on a cluster.
 
 Offsets are keyed by connector, then by the canonical JSON of the source partition (`partition_key`);

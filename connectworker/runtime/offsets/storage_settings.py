@@ -84,17 +84,6 @@ class OffsetStorageSettings:
             file=file, topic=topic, topic_partitions=partitions, topic_replication_factor=replication, kafka=dict(kafka)
         )
 
-    def as_options(self) -> dict[str, str]:
-        """The options that name this storage again (for the source and sink options)."""
-        if self.file:
-            return {FILE_KEY: self.file}
-        assert self.topic is not None
-        return {
-            TOPIC_KEY: self.topic,
-            TOPIC_PARTITIONS_KEY: str(self.topic_partitions),
-            TOPIC_REPLICATION_KEY: str(self.topic_replication_factor),
-        }
-
     def describe(self) -> str:
         return f"file {self.file}" if self.file else f"Kafka topic {self.topic}"
 
