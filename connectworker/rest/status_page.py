@@ -45,8 +45,8 @@ from connectworker.rest.deps import HerderDep
 from connectworker.rest.views import connector_status
 from connectworker.runtime.herder.herder import StandaloneHerder
 from connectworker.runtime.observability.secrets import hide
+from connectworker.runtime.topic_creation.service import CreatedTopic
 from connectworker.runtime.worker import UnknownConnectorError
-from connectworker.topics.creation import CreatedTopic
 from connectworker.topics.names import validate_topic_name
 from connectworker.topics.plan import PlanEntry
 

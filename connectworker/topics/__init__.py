@@ -1,5 +1,6 @@
-"""Topic creation: a source connector's `topic.creation.*` rules, the Admin client, the gates that make
-a task's topics ready, and the dry run (plan).
+"""Topic creation: a source connector's `topic.creation.*` rules, the decision for one topic, the Admin
+client, and the dry run (plan). What happens while tasks run (the gates that make a task's topics
+ready, the creation service) is `connectworker.runtime.topic_creation`.
 
 This package depends on `connectworker.api` only (and confluent-kafka, pydantic): what it needs from
 the runtime (the client log settings, a started task's `settings_for_new_topic`) is passed in.
@@ -11,7 +12,7 @@ Modules:
 - `rules`: the rule model and matching (which rule wins for a topic, its `TopicSettings`)
 - `rule_parser`: reading and validating the `topic.creation.*` props into rules
 - `admin`: the Admin API client (describe, create, delete) and its error messages
-- `creation`: the worker-wide creation service and the per-connector gates
+- `decisions`: one topic's settings from its rule, the task's hook and the create-topic policy
 - `plan`: the dry run of topic creation
 """
 
@@ -25,7 +26,6 @@ from connectworker.topics.admin import (
     explain_describe_error,
 )
 from connectworker.topics.config_keys import GROUPS_KEY, KIP_RULES_KEY, TOPIC_CREATION_PREFIX, WORKER_ENABLE_KEY
-from connectworker.topics.creation import AutoCreateGate, CreatingGate, TopicCreationService
 from connectworker.topics.decisions import NewTopicHook, TopicCreationError
 from connectworker.topics.names import MAX_NAME_LENGTH, collides, metric_name, validate_topic_name
 from connectworker.topics.plan import BrokerVerdict, PlanEntry, broker_honours_validate_only, plan_new_topics
@@ -44,10 +44,8 @@ __all__ = [
     "MISSING_CODES",
     "TOPIC_CREATION_PREFIX",
     "WORKER_ENABLE_KEY",
-    "AutoCreateGate",
     "BrokerVerdict",
     "CreateResult",
-    "CreatingGate",
     "NewTopicHook",
     "Outcome",
     "PlanEntry",
@@ -58,7 +56,6 @@ __all__ = [
     "TopicCreationError",
     "TopicCreationRule",
     "TopicCreationRules",
-    "TopicCreationService",
     "broker_honours_validate_only",
     "collides",
     "explain_create_error",

@@ -1,5 +1,5 @@
 """What the worker decides for one missing topic: the connector's rules, then the task's
-`settings_for_new_topic`, then the worker's create-topic policy (topics/creation.py asks, once it knows
+`settings_for_new_topic`, then the worker's create-topic policy (runtime/topic_creation/service.py asks, once it knows
 the topic is missing), and how a failure is named for the metrics."""
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from confluent_kafka import KafkaError
 
 from connectworker.api import TopicSettings
 from connectworker.runtime.clients.admin_client import open_topic_admin
+from connectworker.runtime.topic_creation.service import CreatingGate, TopicCreationService
 from connectworker.topics.admin import CreateResult, Outcome, explain_create_error
-from connectworker.topics.creation import CreatingGate, TopicCreationService
 from connectworker.topics.decisions import TopicCreationError
 from connectworker.topics.rule_parser import parse_topic_creation
 

@@ -16,8 +16,8 @@ from connectworker.runtime.herder.herder import StandaloneHerder
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.secrets import HIDDEN, hide, secret_keys, secret_values
 from connectworker.runtime.offsets.file_store import FileOffsetStore
+from connectworker.runtime.topic_creation.service import AutoCreateGate
 from connectworker.runtime.worker import Worker
-from connectworker.topics.creation import AutoCreateGate
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"

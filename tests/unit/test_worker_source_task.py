@@ -25,7 +25,7 @@ from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import TaskTimeouts, WorkerSourceTask
-from connectworker.topics.creation import AutoCreateGate
+from connectworker.runtime.topic_creation.service import AutoCreateGate
 from tests.integration.harness import wait_until
 from tests.unit.fake_producer import FakeMessage, FakeProducer
 

@@ -43,11 +43,11 @@ from connectworker.runtime.observability.secrets import (
 )
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
+from connectworker.runtime.topic_creation.service import CreatedTopic, TopicCreationService
 from connectworker.runtime.topic_planning.drift import drift_report
 from connectworker.runtime.topic_planning.plan import plan_topics
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import CreatedTopic, TopicCreationService
 from connectworker.topics.drift import TopicDrift
 from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
 

@@ -36,9 +36,9 @@ from connectworker.runtime.runners.task_channel import TaskChannel
 from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.runtime.tasks.task_factory import TopicGateFactory
 from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
+from connectworker.runtime.topic_creation.service import TopicCreationService
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import TopicCreationService
 
 log = logging.getLogger(__name__)
 

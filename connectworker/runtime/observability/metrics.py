@@ -20,7 +20,7 @@ from prometheus_client.registry import Collector
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
-from connectworker.topics.creation import CreatedTopic, TopicCreationService
+from connectworker.runtime.topic_creation.service import CreatedTopic, TopicCreationService
 
 __all__ = ["CONTENT_TYPE", "WorkerMetrics"]
 

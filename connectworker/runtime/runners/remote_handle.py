@@ -13,11 +13,11 @@ from typing import Any
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
-from connectworker.runtime.runners.remote_topic_gate import serve_topic_requests
 from connectworker.runtime.runners.task_channel import LineIO
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.runtime.topic_creation.gate import TopicGate
+from connectworker.runtime.topic_creation.remote_gate import serve_topic_requests
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ by the same `SourceTaskFactory`, producing with librdkafka from this process.
 
 The task runs on a thread of its own while another thread talks to the worker (`task_channel.py`): it
 reports state, counters, topics, metric observations and log lines, and applies the worker's commands.
-Topic creation goes through the worker's service (`remote_topic_gate.py`), so the known-topic cache
+Topic creation goes through the worker's service (`topic_creation/remote_gate.py`), so the known-topic cache
 is the worker's, and the task's `settings_for_new_topic` is asked here. A task that fails ends
 normally with its FAILED state reported (no automatic restart, as in Kafka Connect).
 """
@@ -32,12 +32,12 @@ from connectworker.runtime.observability.task_metrics import StartupCounts, Task
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
-from connectworker.runtime.runners.remote_topic_gate import RemoteTopicGate
 from connectworker.runtime.runners.task_channel import MAX_LINE_BYTES, REPORT_INTERVAL_S
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.runtime.topic_creation.remote_gate import RemoteTopicGate
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ connection drops) stops and commits on its own.
 
 A task opens a second connection for topic creation (`"kind": "topics"` in its first line): the
 worker's topic-creation service, with its one known-topic cache, checks and creates the task's new
-topics, asking the task's own `settings_for_new_topic` over that connection (remote_topic_gate.py).
+topics, asking the task's own `settings_for_new_topic` over that connection (topic_creation/remote_gate.py).
 
 Why not a Kafka status topic (Kafka Connect's `status.storage.topic`)? Commands must reach a task
 within a second or two, and the worker must see a task's death: a connection gives both without a

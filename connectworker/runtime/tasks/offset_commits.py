@@ -20,7 +20,7 @@ from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.submitted_records import SubmittedRecords
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
-from connectworker.runtime.tasks.vanished_topics import VanishedTopics
+from connectworker.runtime.topic_creation.vanished_topics import VanishedTopics
 
 log = logging.getLogger(__name__)
 

@@ -35,8 +35,8 @@ from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordS
 from connectworker.runtime.tasks.send_failures import pinned_partition_hint, placement, send_failure_message
 from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.tasks.transform_chain import TransformationChain
-from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.runtime.topic_creation.gate import TopicGate
+from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)

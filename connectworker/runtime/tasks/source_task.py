@@ -47,8 +47,8 @@ from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTas
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.tasks.transform_chain import TransformationChain
 from connectworker.runtime.tasks.uncommitted_offsets import uncommitted_report
-from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.runtime.topic_creation.gate import TopicGate
+from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
 
 log = logging.getLogger(__name__)
 

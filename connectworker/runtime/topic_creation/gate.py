@@ -2,7 +2,7 @@
 
 Before a task produces to topics it has not used yet, it asks a `TopicGate` to make them ready. The
 gate created for a connector decides what "ready" means: with topic creation off it only notes the
-topics (the broker's auto-create applies); with it on, it checks and creates them (topics/creation.py).
+topics (the broker's auto-create applies); with it on, it checks and creates them (service.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Protocol
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.clients.admin_client import open_topic_admin
+from connectworker.runtime.topic_creation.service import AdminOpener, TopicCreationService
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.creation import AdminOpener, TopicCreationService
 from connectworker.topics.decisions import NewTopicHook
 
 ConnectorAdmins = Callable[[ConnectorConfig], AdminOpener | None]

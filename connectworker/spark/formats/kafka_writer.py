@@ -6,7 +6,7 @@ worker's producers). The task returns only after Kafka acknowledged every row; a
 fails the task, so the batch's source offsets are not committed and its records will be sent again.
 
 Each Python worker process keeps one producer per set of `kafka.*` options (`shared_producer`, see
-`process_cache.py`) instead of connecting, fetching metadata and getting a producer id again for every
+`connectworker/process_cache.py`) instead of connecting, fetching metadata and getting a producer id again for every
 micro-batch. A write that
 ends with any failure closes that producer: the retry starts from a new one.
 """
@@ -22,13 +22,13 @@ import pyarrow.compute as pc
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
+from connectworker.process_cache import ProcessCache
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.offsets.source_offsets import newest_indexed
+from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
 from connectworker.spark.formats.columns import SinkColumns
 from connectworker.spark.formats.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.formats.options import SinkSettings
-from connectworker.spark.formats.process_cache import ProcessCache
-from connectworker.spark.formats.topic_gates import creation_service, topic_gate
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ of that partition in the batch was acknowledged, and every record of earlier bat
 before this batch was planned.
 
 Spark runs every `commit()` of a query in one long-lived Python process on the driver, so that process
-keeps its offset storage open (`committer_storage`, see `process_cache.py`) instead of opening it per
+keeps its offset storage open (`committer_storage`, see `connectworker/process_cache.py`) instead of opening it per
 micro-batch: for an offsets topic, opening means a producer, a consumer and reading the topic to its
 end. A commit that fails closes it; the next one opens it again.
 """
@@ -24,10 +24,10 @@ from pyspark.sql.datasource import WriterCommitMessage
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
+from connectworker.process_cache import ProcessCache
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.source_offsets import newest_indexed
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
-from connectworker.spark.formats.process_cache import ProcessCache
 
 log = logging.getLogger(__name__)
 

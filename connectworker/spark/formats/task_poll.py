@@ -35,9 +35,9 @@ from connectworker.runtime.tasks.poll_results import check_poll_result
 from connectworker.runtime.tasks.record_conversion import ConvertedHeaders, ConvertedPoll, RecordSerializer
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain
+from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
 from connectworker.spark.formats.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
 from connectworker.spark.formats.options import SourceSettings
-from connectworker.spark.formats.topic_gates import creation_service, topic_gate
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 from confluent_kafka import KafkaError, Message
 
 from connectworker.api.errors import ConnectError
-from connectworker.runtime.tasks.submitted_records import RecordAck
 from connectworker.topics.admin import MISSING_CODES
+
+if TYPE_CHECKING:  # a type only: the task's record path uses this room, not the other way round
+    from connectworker.runtime.tasks.submitted_records import RecordAck
 
 __all__ = ["TaskFailure", "VanishedTopics"]
 

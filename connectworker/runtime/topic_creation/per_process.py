@@ -1,7 +1,7 @@
 """Topic creation inside Spark's Python worker processes.
 
 `read()` (a connector's task) and `write()` (the Kafka sink) run in executor processes that Spark
-reuses across tasks and micro-batches. Each process keeps (`process_cache.py`) one
+reuses across tasks and micro-batches. Each process keeps (`connectworker/process_cache.py`) one
 `TopicCreationService` per cluster and setting, whose known-topic cache spans every batch that process
 runs: a topic is described, and created if missing, once per process at most, and the unknown topics
 of one poll (or one Arrow batch of rows) go in one DescribeTopics and one CreateTopics request.
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connectworker.config.topic_policy import policy_from_options
+from connectworker.process_cache import ProcessCache
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.topic_creation.gate import TopicGate
-from connectworker.spark.formats.process_cache import ProcessCache
-from connectworker.topics.creation import AdminOpener, TopicCreationService
+from connectworker.runtime.topic_creation.service import AdminOpener, TopicCreationService
 from connectworker.topics.rule_parser import parse_topic_creation
 
 _services: ProcessCache[TopicCreationService] = ProcessCache()
