@@ -169,6 +169,13 @@ def _kafka_error(exc: BaseException) -> KafkaError:
     return KafkaError(KafkaError._FAIL, str(exc))
 
 
+class _ClosedClient:
+    """Stands in for the AdminClient of a closed `TopicAdmin`: every request fails saying so."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise TopicAdminError(f"The Admin client was closed (its worker stopped); {name}() was not sent")
+
+
 class TopicAdmin:
     """A thin, counted wrapper over confluent-kafka's AdminClient for the topic operations we need."""
 
@@ -183,7 +190,7 @@ class TopicAdmin:
         """`config` holds the operator's client settings (``admin.*``); `client_settings`, the caller's
         own (e.g. the ``logger``), override them. Nobody polls this client unless the caller does
         (see `poll`): a ``logger``'s lines wait for it."""
-        self._client = AdminClient(
+        self._client: AdminClient | _ClosedClient = AdminClient(
             {
                 **(config or {}),
                 **(client_settings or {}),
@@ -194,10 +201,18 @@ class TopicAdmin:
         self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.requests = 0  # Admin requests sent; the benchmark checks it stays 0 on known topics
+        self.closed = False
 
     def poll(self, timeout: float = 0.0) -> int:
         """Serve the client's queued callbacks (log lines, ``error_cb``); returns how many were served."""
-        return self._client.poll(timeout)
+        return 0 if self.closed else self._client.poll(timeout)
+
+    def close(self) -> None:
+        """Let go of the client now: librdkafka stops connecting once nothing holds it, even while this
+        wrapper lives on in a reference cycle (its owner's stop), so no "connection refused" lines follow
+        a stopped worker. Any call after this is a `TopicAdminError`."""
+        self.closed = True
+        self._client = _ClosedClient()
 
     def _count(self) -> None:
         with self._lock:

@@ -304,7 +304,10 @@ class StandaloneRuntime:
                 log.error("The create-topic policy (topic.creation.policy.class) raised from close(): %s", exc)
             self.policy = None
         # Drop the Kafka clients before the embedded broker goes, so none logs a lost connection. Other
-        # holders (the REST app's dependency closures) form cycles: collect them now, not at exit.
+        # holders (the REST app's dependency closures) form cycles: the Admin client is closed at once
+        # (else it would reconnect and log until a collection), the rest collected now, not at exit.
+        if self.admin is not None:
+            self.admin.close()
         self.worker = self.topics = self.admin = None
         if self.embedded is not None:
             gc.collect()

@@ -192,14 +192,14 @@ def serve_logs_in_background(
     client: PollableClient, name: str, interval_s: float = ADMIN_LOG_POLL_INTERVAL_S
 ) -> threading.Thread:
     """Poll `client` (an AdminClient) every `interval_s` so its log lines and error callbacks are
-    served; the thread holds only a weak reference and ends once the client is gone."""
+    served; the thread holds only a weak reference and ends once the client is gone or closed."""
     ref = weakref.ref(client)
     del client
 
     def run() -> None:
         while True:
             target = ref()
-            if target is None:
+            if target is None or getattr(target, "closed", False):
                 return
             target.poll(0)
             del target
