@@ -13,9 +13,10 @@ from connectworker.rest.deps import (
     request_config,
     scalar_string,
 )
-from connectworker.rest.errors import BadRequest, error_responses
+from connectworker.rest.errors import error_responses
 from connectworker.rest.models import ConfigMap, ConfigPatch, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
 from connectworker.rest.views import connector_info, connector_status
+from connectworker.runtime.herder.errors import check_config_name
 from connectworker.runtime.observability.secrets import hide
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import UnknownConnectorError
@@ -32,9 +33,7 @@ ConfigBody = Annotated[
 
 def _with_name(config: dict[str, str], name: str) -> dict[str, str]:
     """Kafka's rule: a `name` in the config must match the connector's name; absent, it is added."""
-    included = config.get("name")
-    if included is not None and included != name:
-        raise BadRequest(f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})")
+    check_config_name(config, name)
     return {**config, "name": name}
 
 

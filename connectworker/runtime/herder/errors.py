@@ -33,6 +33,16 @@ def check_request_name(name: str) -> None:
         raise InvalidRequestError(problem)
 
 
+def check_config_name(config: Mapping[str, str | None], name: str) -> None:
+    """Kafka's `checkAndPutConnectorConfigName`: a `name` a request's config holds must be the connector's
+    name in the URL (absent, the caller puts the URL's name in)."""
+    given = config.get("name")
+    if given is not None and given != name:
+        raise InvalidRequestError(
+            f"Connector name configuration ({given}) doesn't match connector name in the URL ({name})"
+        )
+
+
 def invalid_config(props: Mapping[str, str], error: ConfigError) -> InvalidRequestError:
     """A refused connector config as Kafka Connect's REST API words it: every problem with its key (the
     value of a secret key scrubbed), and where the same list is found."""

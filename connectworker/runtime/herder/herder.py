@@ -29,6 +29,7 @@ from connectworker.runtime.herder.connector_store import (
 from connectworker.runtime.herder.errors import (
     ConnectorExistsError,
     InvalidRequestError,
+    check_config_name,
     check_request_name,
     invalid_config,
 )
@@ -277,10 +278,7 @@ class StandaloneHerder:
         """Kafka's PATCH: merge `patch` into the config; a null value removes the key."""
         with self._lock:
             current = self.worker.get(name).config.props
-            if patch.get("name") is not None and patch["name"] != name:
-                raise InvalidRequestError(
-                    f"Connector name configuration ({patch['name']}) doesn't match connector name in the URL ({name})"
-                )
+            check_config_name(patch, name)
             merged = dict(current)
             for key, value in patch.items():
                 if value is None:
