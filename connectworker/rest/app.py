@@ -1,4 +1,4 @@
-"""The FastAPI application: Kafka Connect's REST resources over a `StandaloneHerder`."""
+"""The FastAPI application: Kafka Connect's REST resources over a `Herder`."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from connectworker.rest.errors import install_error_handlers
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import ErrorMessage
 from connectworker.rest.unexpected_errors import UnexpectedErrorMiddleware
-from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.herder.protocol import Herder
 
 DESCRIPTION = (
     "Manage a connectworker worker with Kafka Connect's REST API: same paths, status codes and "
@@ -34,7 +34,7 @@ DESCRIPTION = (
 )
 
 
-def create_app(herder: StandaloneHerder, *, credentials: Mapping[str, str] | None = None) -> FastAPI:
+def create_app(herder: Herder, *, credentials: Mapping[str, str] | None = None) -> FastAPI:
     app = FastAPI(title="connectworker REST API", version=__version__, description=DESCRIPTION)
     app.state.herder = herder
     app.state.loggers = LoggerLevels()

@@ -19,30 +19,13 @@ from importlib.resources import files
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from connectworker.api.errors import ConfigError
-from connectworker.config.auto_restart import AutoRestartSettings
 from connectworker.rest.sparkline import Sparkline, sparkline
-from connectworker.runtime.herder.auto_restart import seconds
-from connectworker.runtime.herder.herder import StandaloneHerder
-from connectworker.runtime.herder.offset_changes import unused_offset_reasons
-from connectworker.runtime.observability.rates import RateHistory
-from connectworker.runtime.worker import RunningConnector
+from connectworker.runtime.herder import values
 
-__all__ = [
-    "Activity",
-    "OffsetRow",
-    "auto_restart_summary",
-    "connector_activity",
-    "offset_edit_text",
-    "offset_rows",
-    "router",
-    "task_activity",
-    "unavailable_actions",
-]
+__all__ = ["Activity", "OffsetRow", "activity", "offset_edit_text", "offset_rows", "router", "unavailable_actions"]
 
 router = APIRouter(tags=["status page"])
 SCRIPT = files("connectworker.rest.templates").joinpath("console.js")
-SPARKLINE_POINTS = 60
 
 
 @dataclass(frozen=True)
@@ -70,37 +53,8 @@ class Activity:
         return f"{age // 3600:.0f} h {age % 3600 // 60:.0f} min ago"
 
 
-def _activity(rates: RateHistory, name: str, task_id: int | None, last_commit_at: float | None) -> Activity:
-    return Activity(
-        rates.rate(name, task_id),
-        sparkline(rates.series(name, task_id, SPARKLINE_POINTS), rates.keep_s),
-        last_commit_at,
-    )
-
-
-def task_activity(herder: StandaloneHerder, running: RunningConnector) -> dict[int, Activity]:
-    return {
-        task.task_id: _activity(herder.rates, running.config.name, task.task_id, task.stats().last_commit_at)
-        for task in list(running.tasks)
-    }
-
-
-def connector_activity(herder: StandaloneHerder, running: RunningConnector, tasks: dict[int, Activity]) -> Activity:
-    commits = [a.last_commit_at for a in tasks.values() if a.last_commit_at is not None]
-    return _activity(herder.rates, running.config.name, None, max(commits, default=None))
-
-
-def auto_restart_summary(running: RunningConnector) -> str | None:
-    """ "on, at most 5 restarts, base 1 min" when the connector's automatic restarts are on; else None."""
-    try:
-        settings = AutoRestartSettings.from_props(running.config.props)
-    except ConfigError:  # a ${provider:...} reference: shown as off here, the policy reads the resolved value
-        return None
-    if not settings.enabled:
-        return None
-    n = settings.max_restarts
-    limit = "no limit" if n is None else f"at most {n} restart{'' if n == 1 else 's'}"
-    return f"on, {limit}, base {seconds(settings.backoff_base_ms)}"
+def activity(measured: values.Activity) -> Activity:
+    return Activity(measured.rate, sparkline(measured.series, measured.keep_s), measured.last_commit_at)
 
 
 @dataclass(frozen=True)
@@ -112,19 +66,16 @@ class OffsetRow:
     unused: str | None
 
 
-def offset_rows(herder: StandaloneHerder, name: str, offsets: list[tuple[object, object]]) -> list[OffsetRow]:
-    """The connector's committed `offsets` (as `GET …/offsets` shows them), each flagged when the connector
-    says no task of its current config would resume from it."""
-    reasons = unused_offset_reasons(herder.worker, name, offsets)
+def offset_rows(uses: list[values.OffsetUse]) -> list[OffsetRow]:
     return [
-        OffsetRow(json.dumps(partition, sort_keys=True), json.dumps(offset, sort_keys=True), reason)
-        for (partition, offset), reason in zip(offsets, reasons, strict=True)
+        OffsetRow(json.dumps(use.partition, sort_keys=True), json.dumps(use.offset, sort_keys=True), use.unused)
+        for use in uses
     ]
 
 
-def offset_edit_text(offsets: list[tuple[object, object]]) -> str:
-    """`offsets` as the body of `PATCH /connectors/{name}/offsets` (Kafka's shape), to edit in place."""
-    body = {"offsets": [{"partition": p, "offset": o} for p, o in offsets]}
+def offset_edit_text(uses: list[values.OffsetUse]) -> str:
+    """The offsets as the body of `PATCH /connectors/{name}/offsets` (Kafka's shape), to edit in place."""
+    body = {"offsets": [{"partition": use.partition, "offset": use.offset} for use in uses]}
     return json.dumps(body, indent=2, sort_keys=True)
 
 

@@ -10,15 +10,15 @@ from fastapi import Depends, Path, Request
 
 from connectworker.api.config_def import config_text
 from connectworker.rest.models import ConfigScalar
-from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.herder.protocol import Herder
 
 
-def get_herder(request: Request) -> StandaloneHerder:
-    herder: StandaloneHerder = request.app.state.herder
+def get_herder(request: Request) -> Herder:
+    herder: Herder = request.app.state.herder
     return herder
 
 
-HerderDep = Annotated[StandaloneHerder, Depends(get_herder)]
+HerderDep = Annotated[Herder, Depends(get_herder)]
 ConnectorName = Annotated[str, Path(description="The connector's name", examples=["datagen-example"])]
 TaskId = Annotated[int, Path(description="The task's number, from 0", examples=[0])]
 PluginName = Annotated[str, Path(description="A connector class name or alias", examples=["DataGen"])]

@@ -16,8 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.rest.models import ErrorMessage
-from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
-from connectworker.runtime.worker import UnknownConnectorError
+from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError, UnknownConnectorError
 
 log = logging.getLogger(__name__)
 

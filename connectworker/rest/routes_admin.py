@@ -13,7 +13,7 @@ from connectworker.rest.deps import HerderDep
 from connectworker.rest.errors import error_responses
 from connectworker.rest.loggers import LoggerLevels
 from connectworker.rest.models import LevelRequest, LoggerLevel, ServerInfo
-from connectworker.runtime.observability.metrics import CONTENT_TYPE
+from connectworker.runtime.herder.values import METRICS_CONTENT_TYPE
 
 router = APIRouter(tags=["admin"])
 
@@ -41,9 +41,7 @@ def health(herder: HerderDep) -> JSONResponse:
 @router.get("/metrics", response_class=Response)
 def metrics(herder: HerderDep) -> Response:
     """The worker's metrics in Prometheus' text format (docs/metrics.md)."""
-    if herder.metrics is None:
-        return Response(b"", media_type=CONTENT_TYPE)
-    return Response(herder.metrics.exposition(), media_type=CONTENT_TYPE)
+    return Response(herder.metrics_text(), media_type=METRICS_CONTENT_TYPE)
 
 
 @router.get("/admin/loggers", response_model=dict[str, LoggerLevel])

@@ -16,10 +16,8 @@ from connectworker.rest.deps import (
 from connectworker.rest.errors import error_responses
 from connectworker.rest.models import ConfigMap, ConfigPatch, ConnectorExpansion, ConnectorInfo, CreateConnectorRequest
 from connectworker.rest.views import connector_info, connector_status
-from connectworker.runtime.herder.errors import check_config_name
-from connectworker.runtime.observability.secrets import hide
-from connectworker.runtime.status import State
-from connectworker.runtime.worker import UnknownConnectorError
+from connectworker.runtime.herder.errors import UnknownConnectorError, check_config_name
+from connectworker.runtime.herder.values import State
 
 router = APIRouter(tags=["connectors"])
 
@@ -48,13 +46,12 @@ def list_connectors(
     out: dict[str, ConnectorExpansion] = {}
     for name in herder.names():
         try:
-            running = herder.get(name)
+            out[name] = ConnectorExpansion(
+                status=connector_status(herder.connector_status(name)) if "status" in expand else None,
+                info=connector_info(herder.connector_info(name)) if "info" in expand else None,
+            )
         except UnknownConnectorError:  # deleted while we were listing
             continue
-        out[name] = ConnectorExpansion(
-            status=connector_status(running, herder.worker.worker_id, herder.redact) if "status" in expand else None,
-            info=connector_info(running) if "info" in expand else None,
-        )
     return out
 
 
@@ -65,14 +62,14 @@ def create_connector(
     name = (body.name or "").strip()
     config = _with_name(request_config(body.config), name)
     state = State(body.initial_state) if body.initial_state else None
-    running = herder.create(name, config, state)
+    info = herder.create(name, config, state)
     response.headers["Location"] = connector_location(request, name)
-    return connector_info(running)
+    return connector_info(info)
 
 
 @router.get("/connectors/{name}", response_model=ConnectorInfo, responses=error_responses(404))
 def get_connector(name: ConnectorName, herder: HerderDep) -> ConnectorInfo:
-    return connector_info(herder.get(name))
+    return connector_info(herder.connector_info(name))
 
 
 @router.delete("/connectors/{name}", status_code=204, response_class=Response, responses=error_responses(404))
@@ -83,7 +80,7 @@ def delete_connector(name: ConnectorName, herder: HerderDep) -> Response:
 
 @router.get("/connectors/{name}/config", response_model=dict[str, str], responses=error_responses(404))
 def get_connector_config(name: ConnectorName, herder: HerderDep) -> dict[str, str]:
-    return hide(herder.get(name).config.props)
+    return herder.connector_config(name)
 
 
 @router.put(
@@ -95,11 +92,11 @@ def put_connector_config(
     name: ConnectorName, config: ConfigBody, request: Request, response: Response, herder: HerderDep
 ) -> ConnectorInfo:
     """Create the connector (201) or replace its config (200); its tasks restart with the new config."""
-    running, created = herder.put_config(name, _with_name(request_config(config), name))
+    info, created = herder.put_config(name, _with_name(request_config(config), name))
     if created:
         response.status_code = 201
         response.headers["Location"] = connector_location(request, name)
-    return connector_info(running)
+    return connector_info(info)
 
 
 @router.patch("/connectors/{name}/config", response_model=ConnectorInfo, responses=error_responses(400, 404))

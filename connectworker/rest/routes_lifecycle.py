@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from connectworker.rest.deps import ConnectorName, HerderDep, TaskId
 from connectworker.rest.errors import NotFound, error_responses
 from connectworker.rest.models import ConnectorStateInfo, TaskInfo, TaskState
-from connectworker.rest.views import connector_status, find_task, task_infos, task_state
+from connectworker.rest.views import connector_status, task_infos, task_state
 
 router = APIRouter(tags=["status and lifecycle"])
 
@@ -22,12 +22,12 @@ router = APIRouter(tags=["status and lifecycle"])
     responses=error_responses(404),
 )
 def get_status(name: ConnectorName, herder: HerderDep) -> ConnectorStateInfo:
-    return connector_status(herder.get(name), herder.worker.worker_id, herder.redact)
+    return connector_status(herder.connector_status(name))
 
 
 @router.get("/connectors/{name}/tasks", response_model=list[TaskInfo], responses=error_responses(404))
 def get_tasks(name: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
-    return task_infos(herder.get(name))
+    return task_infos(name, herder.task_configs(name))
 
 
 @router.get(
@@ -37,10 +37,10 @@ def get_tasks(name: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
     responses=error_responses(404),
 )
 def get_task_status(name: ConnectorName, task_id: TaskId, herder: HerderDep) -> TaskState:
-    task = find_task(herder.get(name), task_id)
+    task = herder.task_status(name, task_id)
     if task is None:
         raise NotFound(f"No status found for task {name}-{task_id}")
-    return task_state(task, herder.worker.worker_id, herder.redact)
+    return task_state(task)
 
 
 @router.post(
@@ -75,13 +75,7 @@ def restart_connector(
     plan = herder.restart(name, include_tasks, only_failed)
     if not include_tasks and not only_failed:
         return Response(status_code=204)
-    status = connector_status(
-        herder.get(name),
-        herder.worker.worker_id,
-        herder.redact,
-        restarting_connector=plan.connector,
-        restarting_tasks=plan.tasks,
-    )
+    status = connector_status(herder.connector_status(name, restarting=plan))
     return JSONResponse(status.model_dump(exclude_none=True), status_code=202)
 
 

@@ -16,7 +16,7 @@ from connectworker.plugins import (
     connector_plugins,
     resolve_connector_class,
 )
-from connectworker.rest.config_infos import key_info, validate
+from connectworker.rest.config_infos import config_infos, key_info
 from connectworker.rest.deps import HerderDep, PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
 from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
@@ -107,9 +107,4 @@ def validate_config(
         if cls_included is None or cls_included is not cls_plugin:
             raise BadRequest(f"Included connector type {included} does not match request type {plugin}")
     cls = _resolve(included)
-    return validate(
-        _dotted(cls) if cls is not None else plugin,
-        props,
-        policy=herder.policy,
-        worker=herder.config,
-    )
+    return config_infos(herder.validate_connector_config(_dotted(cls) if cls is not None else plugin, props))

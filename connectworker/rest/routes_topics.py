@@ -18,8 +18,7 @@ router = APIRouter(tags=["topics"])
 @router.get("/connectors/{name}/topics", response_model=dict[str, ActiveTopicsInfo], responses=error_responses(404))
 def get_topics(name: ConnectorName, herder: HerderDep) -> dict[str, ActiveTopicsInfo]:
     """The topics the connector's tasks have written to since it started or since the last reset."""
-    running = herder.get(name)
-    return {name: ActiveTopicsInfo(topics=sorted(running.topics))}
+    return {name: ActiveTopicsInfo(topics=herder.active_topics(name))}
 
 
 @router.put("/connectors/{name}/topics/reset", status_code=202, response_class=Response, responses=error_responses(404))

@@ -20,7 +20,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.listeners import CREDENTIALS_KEY, Listener
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.rest.app import create_app
-from connectworker.runtime.herder.herder import StandaloneHerder
+from connectworker.runtime.herder.protocol import Herder
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class RestServer:
             raise
         return self
 
-    def serve(self, herder: StandaloneHerder) -> RestServer:
+    def serve(self, herder: Herder) -> RestServer:
         """Serve Kafka Connect's REST API over `herder`."""
         return self.start(create_app(herder, credentials=self.credentials))
 

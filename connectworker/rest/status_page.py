@@ -34,19 +34,15 @@ from connectworker.api.errors import ConnectError
 from connectworker.rest.console import (
     Activity,
     OffsetRow,
-    auto_restart_summary,
-    connector_activity,
+    activity,
     offset_edit_text,
     offset_rows,
-    task_activity,
     unavailable_actions,
 )
 from connectworker.rest.deps import HerderDep
-from connectworker.rest.views import connector_status
-from connectworker.runtime.herder.herder import StandaloneHerder
-from connectworker.runtime.observability.secrets import hide
-from connectworker.runtime.topic_creation.service import CreatedTopic
-from connectworker.runtime.worker import UnknownConnectorError
+from connectworker.runtime.herder.errors import UnknownConnectorError
+from connectworker.runtime.herder.protocol import Herder
+from connectworker.runtime.herder.values import CreatedTopic, TaskStatus
 from connectworker.topics.names import validate_topic_name
 from connectworker.topics.plan import PlanEntry
 
@@ -80,7 +76,7 @@ class ConnectorView:
     connector_class: str
     state: str
     trace: str | None
-    tasks: list[dict[str, Any]]
+    tasks: list[TaskStatus]
     created: list[CreatedTopic]
     offsets: list[OffsetRow]
     offsets_text: str  # the offsets as a PATCH body, for the edit form
@@ -89,13 +85,13 @@ class ConnectorView:
     task_activity: dict[int, Activity]
     auto_restart: str | None  # the automatic restarts' settings, when they are on
     auto_restarts: dict[int | None, int]  # automatic restarts since the count was reset, by task (None: itself)
-    given_up: set[int | None]  # the tasks (None: itself) the automatic restarts gave up on
+    given_up: frozenset[int | None]  # the tasks (None: itself) the automatic restarts gave up on
     config: dict[str, str]  # as written, secrets hidden
     unavailable: dict[str, str]  # why an action the state rules out is unavailable, by action
 
     @property
     def failed_tasks(self) -> int:
-        return sum(1 for task in self.tasks if task["state"] == "FAILED")
+        return sum(1 for task in self.tasks if task.state == "FAILED")
 
     @property
     def failing(self) -> bool:
@@ -116,41 +112,38 @@ class PlanView:
     problems: list[str] = field(default_factory=list)
 
 
-def _connector_view(herder: StandaloneHerder, name: str) -> ConnectorView:
-    running = herder.get(name)
-    status = connector_status(running, herder.worker.worker_id, herder.redact)  # what GET …/status answers
-    offsets = herder.offsets(name, read_again=False)  # `_live` read the store again once for all connectors
-    tasks = task_activity(herder, running)
-    restarts = {task_id: herder.auto_restarts.restarts(name, task_id) for task_id in [None, *tasks]}
+def _connector_view(herder: Herder, name: str) -> ConnectorView:
+    status = herder.connector_status(name)  # what GET …/status answers
+    info = herder.connector_info(name)
+    measured = herder.activity(name)
+    uses = herder.offset_uses(name)  # as last read: `_live` read the store again once for all connectors
     return ConnectorView(
         name,
-        running.config.props.get("connector.class", ""),
-        status.connector.state,
-        status.connector.trace,
-        [task.model_dump() for task in status.tasks],
+        info.config.get("connector.class", ""),
+        status.state,
+        status.trace,
+        status.tasks,
         herder.created_topics(name),
-        offset_rows(herder, name, offsets),
-        offset_edit_text(offsets),
-        sorted(running.topics),
-        connector_activity(herder, running, tasks),
-        tasks,
-        auto_restart_summary(running),
-        {task_id: n for task_id, n in restarts.items() if n},
-        herder.auto_restarts.given_up(name),
-        hide(running.config.props),
-        unavailable_actions(running.target_state.value, status.connector.state),
+        offset_rows(uses),
+        offset_edit_text(uses),
+        herder.active_topics(name),
+        activity(measured.connector),
+        {task_id: activity(a) for task_id, a in measured.tasks.items()},
+        measured.auto_restart,
+        measured.auto_restarts,
+        measured.given_up,
+        info.config,
+        unavailable_actions(measured.target_state.value, status.state),
     )
 
 
-def _plan(herder: StandaloneHerder, connector: str, topics: str) -> tuple[PlanView, int]:
+def _plan(herder: Herder, connector: str, topics: str) -> tuple[PlanView, int]:
     """The plan form's answer, and the page's status: 400 for bad input, 404 for an unknown connector."""
     view = PlanView(connector, topics[:MAX_TOPICS_TEXT])
     if not connector:
         view.error = "Choose a connector to plan topics for."
         return view, 400
-    try:
-        herder.get(connector)
-    except UnknownConnectorError:
+    if connector not in herder.names():
         view.error = f"Connector {connector} not found."
         return view, 404
     if len(topics) > MAX_TOPICS_TEXT:
@@ -198,7 +191,7 @@ def live_part(herder: HerderDep) -> HTMLResponse:
     return HTMLResponse(_templates.get_template("live.html").render(**_live(herder)), headers=HEADERS)
 
 
-def _live(herder: StandaloneHerder) -> dict[str, Any]:
+def _live(herder: Herder) -> dict[str, Any]:
     """What the live part is rendered from."""
     connectors = []
     herder.read_offsets_again()

@@ -8,7 +8,7 @@ from pathlib import Path
 from confluent_kafka import KafkaError
 from prometheus_client.parser import text_string_to_metric_families
 
-from connectworker.runtime.herder.herder import Health
+from connectworker.runtime.herder.values import Health
 from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.harness import wait_committed, wait_until

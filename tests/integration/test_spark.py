@@ -36,7 +36,6 @@ from connectworker.api.topic_settings import TimeUnit, TopicSettings
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.datagen import DataGenConnector, DataGenTask
-from connectworker.rest.views import task_state
 from connectworker.runtime.offsets.backing_store import read_committed
 from connectworker.runtime.offsets.file_store import FileOffsetStore, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
@@ -251,7 +250,7 @@ def test_the_worker_runs_its_tasks_as_spark_tasks_with_rules_hooks_and_commits(
         )
         tasks = herder.get(name).tasks
         assert [t.status.state for t in tasks] == [State.RUNNING, State.RUNNING]
-        shown = [task_state(t, "the-driver", herder.redact).worker_id for t in tasks]  # REST's task status
+        shown = [t.worker_id for t in herder.connector_status(name).tasks]  # REST's task status
         assert shown == [socket.gethostname()] * 2  # the executor's host, not the driver's worker id
         wait_until(
             lambda: all(t.stats().committed_records == 300 for t in tasks),

@@ -14,8 +14,8 @@ from connectworker.config.connector_config import parse_connector_config, valida
 from connectworker.config.override_policy import OverridePolicy, policy_name
 from connectworker.config.worker_clients import override_policy
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.rest.config_infos import validate
 from tests.tls_certs import make_certificates, pkcs12_truststore
+from tests.validation_answer import validated
 
 TOPIC_CREATION = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"}
 
@@ -158,7 +158,7 @@ def test_override_values_are_translated_and_checked_over_the_workers_settings(ca
 
 def test_the_validate_endpoint_reports_each_override_like_kafka() -> None:
     props = connector(**{"producer.override.linger.ms": "10", "producer.override.security.protocol": "SSL"})
-    infos = validate("DataGen", props, worker=worker("Principal"))
+    infos = validated("DataGen", props, worker=worker("Principal"))
     values = {c.value.name: c.value for c in infos.configs}
     assert values["producer.override.linger.ms"].errors == [
         "The 'Principal' policy does not allow 'linger.ms' to be overridden in the connector configuration."

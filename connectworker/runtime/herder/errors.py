@@ -1,7 +1,8 @@
 """What the herder refuses, as runtime errors; each front door (REST, CLI, tests) says it its own way.
 
 Like Kafka Connect's `AlreadyExistsException` / `NotFoundException` / `BadRequestException`: the REST
-layer maps them to 409 / 404 / 400. An unknown connector is the worker's `UnknownConnectorError`.
+layer maps them to 409 / 404 / 400. An unknown connector is the worker's `UnknownConnectorError`,
+named here too, so a front door needs this module alone.
 """
 
 from __future__ import annotations
@@ -11,6 +12,16 @@ from collections.abc import Mapping
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.config.connector_names import connector_name_problem
 from connectworker.runtime.observability.secrets import scrub, secret_keys
+from connectworker.runtime.worker import UnknownConnectorError
+
+__all__ = [
+    "ConnectorExistsError",
+    "InvalidRequestError",
+    "UnknownConnectorError",
+    "check_config_name",
+    "check_request_name",
+    "invalid_config",
+]
 
 
 class ConnectorExistsError(ConnectError):

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.herder import views
 from connectworker.runtime.herder.auto_restart import AutoRestarter
 from connectworker.runtime.herder.connector_store import (
     ConnectorStoreBase,
@@ -33,15 +33,25 @@ from connectworker.runtime.herder.errors import (
     check_request_name,
     invalid_config,
 )
-from connectworker.runtime.herder.offset_changes import ask_connector
+from connectworker.runtime.herder.offset_changes import ask_connector, unused_offset_reasons
+from connectworker.runtime.herder.redaction import ConnectorSecrets
 from connectworker.runtime.herder.supervisor import Supervisor
+from connectworker.runtime.herder.validation import validate_connector_config
+from connectworker.runtime.herder.values import (
+    ConnectorActivity,
+    ConnectorInfo,
+    ConnectorStatus,
+    Health,
+    OffsetUse,
+    RestartPlan,
+    TaskConfig,
+    TaskStatus,
+    Validation,
+)
 from connectworker.runtime.observability.log_redaction import SecretRedactor
 from connectworker.runtime.observability.metrics import WorkerMetrics
 from connectworker.runtime.observability.rates import RateHistory
-from connectworker.runtime.observability.secrets import (
-    keep_hidden_values,
-    written_secrets,
-)
+from connectworker.runtime.observability.secrets import hide, keep_hidden_values
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.service import CreatedTopic, TopicCreationService
@@ -59,21 +69,6 @@ NOT_STOPPED = (
     "done for the specified connector by issuing a 'PUT' request to the "
     "'/connectors/{name}/stop' endpoint"
 )
-
-
-@dataclass(frozen=True)
-class RestartPlan:
-    """What a restart request restarted (reported as RESTARTING, as Kafka does)."""
-
-    connector: bool
-    tasks: frozenset[int]
-
-
-@dataclass(frozen=True)
-class Health:
-    http_status: int
-    status: str  # "healthy", "starting" or "unhealthy", as Kafka's GET /health
-    message: str
 
 
 class StandaloneHerder:
@@ -98,8 +93,8 @@ class StandaloneHerder:
         # Without an installed redactor the logs are not redacted, but REST responses still are.
         self.redactor = redactor if redactor is not None else SecretRedactor()
         self._lock = threading.RLock()
-        self._secrets_lock = threading.Lock()  # one redaction update at a time: the last one is the latest
-        worker.resolver.on_values = self._refresh_secrets  # a connector's provider values, before it can log them
+        self.secrets = ConnectorSecrets(worker, config, self.redactor)
+        worker.resolver.on_values = self.secrets.refresh  # a connector's provider values, before it can log them
         self._file_digests: dict[str, str] = {}
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
@@ -122,7 +117,7 @@ class StandaloneHerder:
                 entries = self.store.startup_entries([c.props for c in file_configs])
             where = self.store.describe() if self.store is not None else "the connector store"
             wanted = usable_entries(entries, where)
-            self._set_secrets(e.config for e in wanted.values())
+            self.secrets.set(e.config for e in wanted.values())
             for name in self.worker.connector_names():
                 if name not in wanted and name in self._file_digests:
                     self.worker.remove_connector(name)
@@ -144,7 +139,7 @@ class StandaloneHerder:
                     continue
                 if entry.from_store:
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
-            self._refresh_secrets()
+            self.secrets.refresh()
             self._started = True
             if self._supervisor is None:
                 self._supervisor = Supervisor([self.auto_restarts.tick, self.rates.maybe_sample]).start()
@@ -171,6 +166,42 @@ class StandaloneHerder:
     def names(self) -> list[str]:
         return self.worker.connector_names()
 
+    def connector_info(self, name: str) -> ConnectorInfo:
+        return views.connector_info(self.worker.get(name))
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        """As written (provider references unresolved), secrets hidden."""
+        return hide(self.worker.get(name).config.props)
+
+    def connector_status(self, name: str, restarting: RestartPlan | None = None) -> ConnectorStatus:
+        return views.connector_status(self.worker.get(name), self.worker.worker_id, self.redact, restarting)
+
+    def task_configs(self, name: str) -> list[TaskConfig]:
+        return views.task_configs(self.worker.get(name))
+
+    def task_status(self, name: str, task_id: int) -> TaskStatus | None:
+        task = views.find_task(self.worker.get(name), task_id)
+        return None if task is None else views.task_status(task, self.worker.worker_id, self.redact)
+
+    def active_topics(self, name: str) -> list[str]:
+        return sorted(self.worker.get(name).topics)
+
+    def activity(self, name: str) -> ConnectorActivity:
+        """Records per second, last commits and automatic restarts: what the console shows beside the status."""
+        return views.connector_activity(self.worker.get(name), self.rates, self.auto_restarts)
+
+    def offset_uses(self, name: str) -> list[OffsetUse]:
+        """The committed offsets (as last read), each with why no task of the current config would use it."""
+        offsets = self.offsets(name, read_again=False)
+        return views.offset_uses(offsets, unused_offset_reasons(self.worker, name, offsets))
+
+    def validate_connector_config(self, class_name: str, props: Mapping[str, str]) -> Validation:
+        return validate_connector_config(class_name, props, policy=self.policy, worker=self.config)
+
+    def metrics_text(self) -> bytes:
+        """The worker's metrics in Prometheus' text format (`METRICS_CONTENT_TYPE`); empty without metrics."""
+        return self.metrics.exposition() if self.metrics is not None else b""
+
     def get(self, name: str) -> RunningConnector:
         return self.worker.get(name)
 
@@ -180,19 +211,7 @@ class StandaloneHerder:
         return self.redactor.redact(text)
 
     def health(self) -> Health:
-        """Kafka's worker health (KIP-1017), from what the worker knows without asking Kafka: starting
-        until the connectors of the files and the store were started, unhealthy while a task's producer
-        cannot reach the cluster."""
-        if not self._started:
-            return Health(503, "starting", "Worker is still starting up.")
-        unreachable = [
-            f"task {task.name}: {note}"
-            for _, _, task in self.worker.status_snapshot()
-            if task is not None and (note := task.stats().connectivity_note)
-        ]
-        if unreachable:
-            return Health(503, "unhealthy", "Kafka cluster unreachable: " + "; ".join(unreachable))
-        return Health(200, "healthy", "Worker has completed startup and is ready to handle requests.")
+        return views.worker_health(self.worker, started=self._started)
 
     def cluster_id(self) -> str | None:
         if self._cluster_id is None and self.admin is not None:
@@ -250,20 +269,20 @@ class StandaloneHerder:
         return self.topics.policy if self.topics is not None else None
 
     # -- config changes ------------------------------------------------------------------------
-    def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> RunningConnector:
+    def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> ConnectorInfo:
         with self._lock:
             if name in self.worker.connector_names():
                 raise ConnectorExistsError(f"Connector {name} already exists")
             config = self._parse(props)
-            self._refresh_secrets(config.props)  # before its tasks start: they may log a failure at once
+            self.secrets.refresh(config.props)  # before its tasks start: they may log a failure at once
             # started in the background, as Kafka's herder does: the request answers at once, and a
             # connector or task that cannot start shows FAILED with the reason in its status
             self.worker.start_connector(config, initial_state or State.RUNNING, wait=False)
             self._persist(name)
             log.info("Connector %s created through the REST API", name)
-            return self.worker.get(name)
+            return self.connector_info(name)
 
-    def put_config(self, name: str, props: Mapping[str, str]) -> tuple[RunningConnector, bool]:
+    def put_config(self, name: str, props: Mapping[str, str]) -> tuple[ConnectorInfo, bool]:
         """Create or replace; returns the connector and whether it was created."""
         with self._lock:
             current = self._props_or_none(name)
@@ -272,9 +291,9 @@ class StandaloneHerder:
             config = self._parse(keep_hidden_values(props, current))
             self._reconfigure(name, config)
             log.info("Connector %s reconfigured through the REST API", name)
-            return self.worker.get(name), False
+            return self.connector_info(name), False
 
-    def patch_config(self, name: str, patch: Mapping[str, str | None]) -> RunningConnector:
+    def patch_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
         """Kafka's PATCH: merge `patch` into the config; a null value removes the key."""
         with self._lock:
             current = self.worker.get(name).config.props
@@ -289,7 +308,7 @@ class StandaloneHerder:
             config = self._parse(keep_hidden_values(merged, current))
             self._reconfigure(name, config)
             log.info("Connector %s reconfigured (PATCH) through the REST API", name)
-            return self.worker.get(name)
+            return self.connector_info(name)
 
     def delete(self, name: str) -> None:
         with self._lock:
@@ -301,7 +320,7 @@ class StandaloneHerder:
     def _reconfigure(self, name: str, config: ConnectorConfig) -> None:
         running = self.worker.get(name)
         self.auto_restarts.reset(name)  # a config change starts the counts again
-        self._refresh_secrets(config.props)  # before the tasks restart with the new values
+        self.secrets.refresh(config.props)  # before the tasks restart with the new values
         if running.target_state is State.STOPPED:
             # Kafka keeps a stopped connector stopped when its config changes; Worker.restart_connector
             # would start it, so replace it in the STOPPED state instead.
@@ -426,23 +445,4 @@ class StandaloneHerder:
                 self.store.put(name, StoredConnector(None, State.RUNNING, digest))  # keep it deleted
             else:
                 self.store.remove(name)
-        self._refresh_secrets()
-
-    def _refresh_secrets(self, *starting: Mapping[str, str]) -> None:
-        """Redact the secrets of every running connector, and of the configs in `starting`."""
-        configs = list(starting)
-        for name in self.worker.connector_names():
-            try:
-                configs.append(self.worker.get(name).config.props)
-            except UnknownConnectorError:
-                continue
-        self._set_secrets(configs)
-
-    def _set_secrets(self, configs: Iterable[Mapping[str, str]]) -> None:
-        """The redaction's secrets: those written in the connectors' configs and the worker's client keys,
-        and every value a config provider gave the worker config or a connector."""
-        if self.redactor is None:
-            return
-        with self._secrets_lock:
-            written = written_secrets(configs, self.config.pass_through)
-            self.redactor.set_secrets(written | self.config.provider_values | self.worker.resolver.values())
+        self.secrets.refresh()

@@ -1,0 +1,151 @@
+"""The values the `Herder` answers with: what the REST API and the console show, free of the runtime's
+live objects (no running connector, task handle or store leaves the herder).
+
+Secrets are hidden and traces redacted before a value is made: a value may be shown as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
+from connectworker.runtime.observability.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from connectworker.runtime.observability.secrets import HIDDEN
+from connectworker.runtime.status import State
+from connectworker.runtime.topic_creation.service import CreatedTopic
+
+__all__ = [
+    "HIDDEN",
+    "METRICS_CONTENT_TYPE",
+    "Activity",
+    "ConnectorActivity",
+    "ConnectorInfo",
+    "ConnectorStatus",
+    "CreatedTopic",
+    "Health",
+    "OffsetUse",
+    "RestartPlan",
+    "State",
+    "TaskConfig",
+    "TaskStatus",
+    "ValidatedKey",
+    "Validation",
+]
+
+
+@dataclass(frozen=True)
+class Health:
+    http_status: int
+    status: str  # "healthy", "starting" or "unhealthy", as Kafka's GET /health
+    message: str
+
+
+@dataclass(frozen=True)
+class RestartPlan:
+    """What a restart request restarted (reported as RESTARTING, as Kafka does)."""
+
+    connector: bool
+    tasks: frozenset[int]
+
+
+@dataclass(frozen=True)
+class TaskStatus:
+    id: int
+    state: str
+    worker_id: str
+    trace: str | None = None  # redacted
+    transactional_id: str | None = None  # the task's producer, on an exactly-once worker
+
+
+@dataclass(frozen=True)
+class ConnectorStatus:
+    """Kafka's `ConnectorStateInfo`: the connector's state and its tasks'."""
+
+    name: str
+    state: str
+    worker_id: str
+    trace: str | None  # redacted
+    tasks: list[TaskStatus]
+
+
+@dataclass(frozen=True)
+class ConnectorInfo:
+    name: str
+    config: dict[str, str]  # as written, secrets hidden
+    tasks: list[int]
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """A task's own config (what `task_configs()` gave it, plus `task.class`), secrets hidden."""
+
+    id: int
+    config: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Activity:
+    """A connector's or task's records per second and last commit."""
+
+    rate: float | None  # over the last samples; None before there were two
+    series: list[float | None]  # records/s per slice of `keep_s`, oldest first (None: no sample)
+    keep_s: float  # how long the series reaches back
+    last_commit_at: float | None  # epoch seconds
+
+
+@dataclass(frozen=True)
+class ConnectorActivity:
+    """What the console shows beside a connector's status."""
+
+    target_state: State
+    connector: Activity
+    tasks: dict[int, Activity]
+    auto_restart: str | None  # the automatic restarts' settings ("on, at most 5 restarts, base 1 min")
+    auto_restarts: dict[int | None, int]  # restarts since the count was reset, by task (None: itself)
+    given_up: frozenset[int | None]  # the tasks (None: itself) the automatic restarts gave up on
+
+
+@dataclass(frozen=True)
+class OffsetUse:
+    """A committed offset, and why no task of the connector's current config would use it (None: one would)."""
+
+    partition: object
+    offset: object
+    unused: str | None
+
+
+@dataclass(frozen=True)
+class ValidatedKey:
+    """One key of a validated config (Kafka's `ConfigInfo`): its definition and its outcome, shown."""
+
+    definition: ConfigKey
+    name: str = ""  # the key's name as given (defaults to the definition's)
+    value: str | None = None  # secrets hidden
+    recommended_values: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    visible: bool = True
+
+    @property
+    def key(self) -> str:
+        return self.name or self.definition.name
+
+    @property
+    def default(self) -> str | None:
+        """The declared default as a properties file holds it; a password's hidden."""
+        default = self.definition.default
+        if default is None or default is NO_DEFAULT:
+            return None
+        return HIDDEN if self.definition.type is ConfigType.PASSWORD else config_text(default)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Kafka's `ConfigInfos`: every key's outcome, under the connector class's name."""
+
+    name: str
+    keys: list[ValidatedKey]
+    groups: list[str]
+
+    @property
+    def error_count(self) -> int:
+        return sum(len(key.errors) for key in self.keys)
