@@ -30,8 +30,9 @@ def ended(pid: int) -> bool:
 def wait_ended(pid: int, timeout: float) -> float | None:
     """Seconds until `pid` ended, or None if it still runs after `timeout`."""
     started = time.monotonic()
-    while time.monotonic() - started < timeout:
+    while True:  # looks once at least: a timeout of 0 asks "has it ended?"
         if ended(pid):
             return time.monotonic() - started
+        if time.monotonic() - started >= timeout:
+            return None
         time.sleep(0.02)
-    return None

@@ -4,6 +4,7 @@ stops the worker, then the broker, and says so."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -73,7 +74,8 @@ def worker_on_embedded_broker(tmp_path: Path) -> Iterator[tuple[Cli, int, int]]:
             proc.wait()
         for pid in tansu:  # never leave it behind, even when the test failed
             if wait_ended(pid, 0) is None:
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # it may end between the look and the kill
+                    os.kill(pid, signal.SIGKILL)
 
 
 def test_kill_9_of_the_worker_ends_its_embedded_broker_and_frees_its_port(tmp_path: Path) -> None:

@@ -466,4 +466,4 @@ def test_through_rest_a_new_table_starts_a_task_and_a_bad_database_is_a_400_on_c
         assert [json.loads(t["config"]["tables"]) for t in tasks] == [[["main", "orders"]], [["main", "refunds"]]]
         # each task's own config, as Kafka shows it: what task_configs() gave it, and its task class
         assert [set(t["config"]) for t in tasks] == [{"tables", "task.class"}] * 2
-        assert tasks[0]["config"]["task.class"] == "connectors.sql.task.SqlSourceTask"
+        assert tasks[0]["config"]["task.class"] == "connectworker.connectors.sql.task.SqlSourceTask"
