@@ -30,9 +30,9 @@ def test_close_releases_the_client_ends_its_log_thread_and_refuses_later_calls()
 
     admin.close()
 
-    assert client() is None  # librdkafka's handle is destroyed: it stops connecting
-    thread.join(5)
+    thread.join(5)  # a poll under way when it closed holds the client until it returns
     assert not thread.is_alive()
+    assert client() is None  # librdkafka's handle is destroyed: it stops connecting
     with pytest.raises(TopicAdminError, match=r"The Admin client was closed \(its worker stopped\); list_topics"):
         admin.broker_count()
     assert admin.poll() == 0
