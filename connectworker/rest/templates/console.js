@@ -51,6 +51,15 @@
     return false;
   }
 
+  // A request that destroys something: sent only once the person confirms `question`.
+  async function askFirst(question, method, url, what) {
+    if (!window.confirm(question)) {
+      say(what + ": cancelled");
+      return false;
+    }
+    return call(method, url, what);
+  }
+
   async function act(button) {
     const name = button.dataset.connector;
     switch (button.dataset.action) {
@@ -61,12 +70,9 @@
       case "stop":
         return call("PUT", connectorPath(name, "/stop"), "Stop " + name);
       case "reset-offsets":
-        if (!window.confirm("Reset the offsets of connector " + name + "?\n\nEvery committed offset is removed: " +
-                            "when it is resumed, its tasks start from the beginning as the connector defines it.")) {
-          say("Reset offsets of " + name + ": cancelled");
-          return false;
-        }
-        return call("DELETE", connectorPath(name, "/offsets"), "Reset offsets of " + name);
+        return askFirst("Reset the offsets of connector " + name + "?\n\nEvery committed offset is removed: when " +
+                        "it is resumed, its tasks start from the beginning as the connector defines it.",
+                        "DELETE", connectorPath(name, "/offsets"), "Reset offsets of " + name);
       case "alter-offsets": {
         const text = button.closest("details").querySelector("textarea.offsets-text");
         const done = await call("PATCH", connectorPath(name, "/offsets"), "Edit offsets of " + name, text.value);
@@ -86,12 +92,9 @@
                     "Restart task " + name + "-" + task);
       }
       case "delete":
-        if (!window.confirm("Delete connector " + name + "?\n\nIts tasks stop and its configuration is removed " +
-                            "from this worker; its committed offsets are kept.")) {
-          say("Delete " + name + ": cancelled");
-          return false;
-        }
-        return call("DELETE", connectorPath(name, ""), "Delete " + name);
+        return askFirst("Delete connector " + name + "?\n\nIts tasks stop and its configuration is removed " +
+                        "from this worker; its committed offsets are kept.",
+                        "DELETE", connectorPath(name, ""), "Delete " + name);
       default:
         return false;
     }
