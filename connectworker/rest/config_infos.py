@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from connectworker.api.config_def import ConfigKey
 from connectworker.rest.models import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
-from connectworker.runtime.herder.values import ValidatedKey, Validation
+from connectworker.runtime.herder.values import Validation, shown_default
 
 
 def key_info(key: ConfigKey) -> ConfigKeyInfo:
@@ -13,7 +13,7 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         name=key.name,
         type=key.type.value,
         required=key.required,
-        default_value=ValidatedKey(key).default,
+        default_value=shown_default(key),
         importance=key.importance.value,
         documentation=key.documentation,
         group=key.group,
@@ -29,7 +29,7 @@ def config_infos(validation: Validation) -> ConfigInfos:
         ConfigInfo(
             definition=key_info(key.definition),
             value=ConfigValueInfo(
-                name=key.key,
+                name=key.name,
                 value=key.value,
                 recommended_values=key.recommended_values,
                 errors=key.errors,

@@ -201,7 +201,6 @@ class TopicAdmin:
         self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.requests = 0  # Admin requests sent; the benchmark checks it stays 0 on known topics
-        self.closed = False
 
     def poll(self, timeout: float = 0.0) -> int:
         """Serve the client's queued callbacks (log lines, ``error_cb``); returns how many were served."""
@@ -211,8 +210,11 @@ class TopicAdmin:
         """Let go of the client now: librdkafka stops connecting once nothing holds it, even while this
         wrapper lives on in a reference cycle (its owner's stop), so no "connection refused" lines follow
         a stopped worker. Any call after this is a `TopicAdminError`."""
-        self.closed = True
         self._client = _ClosedClient()
+
+    @property
+    def closed(self) -> bool:
+        return isinstance(self._client, _ClosedClient)
 
     def _count(self) -> None:
         with self._lock:

@@ -11,7 +11,6 @@ import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from connectworker.api.errors import ConfigError
 from connectworker.api.topic_policy import CreateTopicPolicy
@@ -42,6 +41,7 @@ from connectworker.runtime.herder.values import (
     ConnectorInfo,
     ConnectorStatus,
     Health,
+    OffsetChanges,
     OffsetUse,
     RestartPlan,
     TaskConfig,
@@ -193,7 +193,8 @@ class StandaloneHerder:
     def offset_uses(self, name: str) -> list[OffsetUse]:
         """The committed offsets (as last read), each with why no task of the current config would use it."""
         offsets = self.offsets(name, read_again=False)
-        return views.offset_uses(offsets, unused_offset_reasons(self.worker, name, offsets))
+        reasons = unused_offset_reasons(self.worker, name, offsets)
+        return [OffsetUse(p, o, reason) for (p, o), reason in zip(offsets, reasons, strict=True)]
 
     def validate_connector_config(self, class_name: str, props: Mapping[str, str]) -> Validation:
         return validate_connector_config(class_name, props, policy=self.policy, worker=self.config)
@@ -391,7 +392,7 @@ class StandaloneHerder:
         self.worker.reset_topics(name)
 
     # -- offsets -------------------------------------------------------------------------------
-    def alter_offsets(self, name: str, offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> None:
+    def alter_offsets(self, name: str, offsets: OffsetChanges) -> None:
         with self._lock:
             self._require_stopped(name)
             ask_connector(self.worker, name, offsets)  # it may refuse them: then nothing is written

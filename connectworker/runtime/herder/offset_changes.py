@@ -8,14 +8,12 @@ connector's class (the connector is STOPPED), with its config as its task would 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from connectworker.api.errors import ConnectError
 from connectworker.runtime.herder.errors import InvalidRequestError
+from connectworker.runtime.herder.values import OffsetChanges
 from connectworker.runtime.worker import Worker
-
-OffsetChanges = Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
 
 
 def ask_connector(worker: Worker, name: str, changes: OffsetChanges) -> None:

@@ -6,7 +6,7 @@ connector, task or store crosses this line. `StandaloneHerder` (herder.py) is th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from connectworker.runtime.herder.values import (
     ConnectorActivity,
@@ -14,6 +14,7 @@ from connectworker.runtime.herder.values import (
     ConnectorStatus,
     CreatedTopic,
     Health,
+    OffsetChanges,
     OffsetUse,
     RestartPlan,
     State,
@@ -23,8 +24,6 @@ from connectworker.runtime.herder.values import (
 )
 from connectworker.topics.drift import TopicDrift
 from connectworker.topics.plan import PlanEntry
-
-OffsetChanges = Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
 
 
 class Herder(Protocol):

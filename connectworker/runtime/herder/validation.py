@@ -52,8 +52,8 @@ def validate_connector_config(
         shown = None if value is None or value is NO_DEFAULT else config_text(value)
         keys.append(
             ValidatedKey(
-                report.definition,
                 name,
+                report.definition,
                 HIDDEN if secret and shown is not None else shown,
                 [str(v) for v in report.value.recommended_values],
                 [scrub(e, props.get(name)) if secret else e for e in report.value.errors],

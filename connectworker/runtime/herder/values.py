@@ -6,7 +6,9 @@ Secrets are hidden and traces redacted before a value is made: a value may be sh
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
 from connectworker.runtime.observability.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -23,6 +25,7 @@ __all__ = [
     "ConnectorStatus",
     "CreatedTopic",
     "Health",
+    "OffsetChanges",
     "OffsetUse",
     "RestartPlan",
     "State",
@@ -30,7 +33,12 @@ __all__ = [
     "TaskStatus",
     "ValidatedKey",
     "Validation",
+    "shown_default",
 ]
+
+
+OffsetChanges = Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+"""Offsets an operator sets: each source partition with its new offset (None: the partition's is removed)."""
 
 
 @dataclass(frozen=True)
@@ -118,24 +126,19 @@ class OffsetUse:
 class ValidatedKey:
     """One key of a validated config (Kafka's `ConfigInfo`): its definition and its outcome, shown."""
 
+    name: str  # as given (a `topic.creation.<group>.*` key names its group)
     definition: ConfigKey
-    name: str = ""  # the key's name as given (defaults to the definition's)
     value: str | None = None  # secrets hidden
     recommended_values: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     visible: bool = True
 
-    @property
-    def key(self) -> str:
-        return self.name or self.definition.name
 
-    @property
-    def default(self) -> str | None:
-        """The declared default as a properties file holds it; a password's hidden."""
-        default = self.definition.default
-        if default is None or default is NO_DEFAULT:
-            return None
-        return HIDDEN if self.definition.type is ConfigType.PASSWORD else config_text(default)
+def shown_default(key: ConfigKey) -> str | None:
+    """A key's declared default as a properties file holds it; a password's hidden."""
+    if key.default is None or key.default is NO_DEFAULT:
+        return None
+    return HIDDEN if key.type is ConfigType.PASSWORD else config_text(key.default)
 
 
 @dataclass(frozen=True)

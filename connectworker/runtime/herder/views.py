@@ -1,5 +1,5 @@
 """The herder's answers about one running connector, as values (`values.py`): its info, status, task
-configs and, for the console, its activity and the use of its committed offsets; and the worker's health.
+configs and, for the console, its activity; and the worker's health.
 
 Config values are hidden by key (`secrets.hide`); the free text of failure traces cannot be, so every
 trace goes through `redact` (the herder's, the code that also redacts the log lines), which replaces
@@ -8,7 +8,7 @@ each known secret value with ``[hidden]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.auto_restart import AutoRestartSettings
@@ -19,7 +19,6 @@ from connectworker.runtime.herder.values import (
     ConnectorInfo,
     ConnectorStatus,
     Health,
-    OffsetUse,
     RestartPlan,
     TaskConfig,
     TaskStatus,
@@ -116,10 +115,6 @@ def connector_activity(running: RunningConnector, rates: RateHistory, restarts: 
         {task_id: n for task_id, n in counts.items() if n},
         frozenset(restarts.given_up(name)),
     )
-
-
-def offset_uses(offsets: Sequence[tuple[object, object]], reasons: Sequence[str | None]) -> list[OffsetUse]:
-    return [OffsetUse(p, o, reason) for (p, o), reason in zip(offsets, reasons, strict=True)]
 
 
 def _activity(rates: RateHistory, name: str, task_id: int | None, last_commit_at: float | None) -> Activity:
