@@ -54,6 +54,8 @@ def test_plan_json_shows_rule_final_settings_and_the_hook_veto(tmp_path: Path) -
     assert plan["state.raw"]["rule"] == "default" and plan["state.raw"]["partitions"] == 3  # exclude falls through
     assert plan["autoload"]["create"] is False and "returned None" in plan["autoload"]["reason"]
     assert plan["bad topic!"]["create"] is False and "invalid topic name" in plan["bad topic!"]["reason"]
+    # the connector and task start only to be asked: the log says so before they log their own start
+    assert "Dry run: connector " in result.stderr and "nothing is polled, produced or committed" in result.stderr
 
 
 def test_plan_against_the_broker_skips_existing_topics_and_reports_validate_only(
