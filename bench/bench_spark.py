@@ -4,7 +4,7 @@
 Every run writes the same records (tasks x records per task, string values of `value.size` bytes,
 `topic.count` topics, topic creation on) to the same broker, one run after the other, and counts a
 record once its source offset is committed (acknowledged throughput, not just produced). The Spark
-runs go through `SparkRuntime`, exactly what `connectworker spark` runs (each connector task one
+runs go through `spark_runtime`, exactly what `connectworker spark` runs (each connector task one
 long-lived Spark task); their clock starts when the Spark session is up (the session's own start-up
 is reported apart), so "first commit after" is the latency Spark's task placement adds. Offsets: a
 file on `local[2]`, a Kafka topic on the cluster. Results go to the `spark` section of
@@ -126,9 +126,9 @@ def run_standalone(bootstrap: str, work: Path, props: dict[str, str], total: int
 
 
 def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, master: str, mode: str) -> Run:
-    """`props` on `master` through `SparkRuntime`, exactly what `connectworker spark` runs: the worker's
+    """`props` on `master` through `spark_runtime`, exactly what `connectworker spark` runs: the worker's
     tasks as long-lived Spark tasks; offsets in a file (local) or a Kafka topic (cluster)."""
-    from connectworker.spark.runner.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import spark_runtime
 
     local = master.startswith("local")
     offsets = work / f"{props['name']}.offsets"
@@ -163,7 +163,7 @@ def run_spark(bootstrap: str, work: Path, props: dict[str, str], total: int, mas
         )
     )
     started = time.monotonic()
-    runtime = SparkRuntime(config)
+    runtime = spark_runtime(config)
     try:
         runtime.start()
         session_ready = time.monotonic()

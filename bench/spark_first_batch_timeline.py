@@ -3,7 +3,7 @@
 Two kinds of run, each in a fresh process (a new JVM, as `connectworker spark` has), alternated for
 `--rounds` rounds so both see the same machine:
 
-- `worker`: `SparkRuntime` (exactly what `connectworker spark` runs) with the DataGen connector (2
+- `worker`: `spark_runtime` (exactly what `connectworker spark` runs) with the DataGen connector (2
   tasks, topic creation on, offsets in a file). Seconds from process start to: the session up, and the
   first record acknowledged by Kafka (a task's first offset commit: every record it covers was acked).
 - `floor`: a bare PySpark process that opens a session the same way (`open_context`) and runs one
@@ -66,10 +66,10 @@ def run_floor(work: Path, bootstrap: str) -> dict[str, float]:
 def run_worker(work: Path, bootstrap: str) -> dict[str, float]:
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.worker_config import WorkerConfig
-    from connectworker.spark.runner.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import spark_runtime
 
     props = connector("first", "first", 2, 10**9, 100)
-    runtime = SparkRuntime(WorkerConfig.from_properties(session_properties(work, bootstrap))).start()
+    runtime = spark_runtime(WorkerConfig.from_properties(session_properties(work, bootstrap))).start()
     session = since_start()
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
@@ -142,7 +142,7 @@ def report(results: dict[str, list[dict[str, float]]], rounds: int) -> str:
         [
             f"`python -m bench.spark_first_batch_timeline --rounds {rounds}`: seconds from process start, "
             f"`local[2]`, fresh process each, alternated. `floor`: a bare PySpark process, session opened as "
-            f"`connectworker spark` opens it, then one trivial 2-task job done. `worker`: `SparkRuntime` with "
+            f"`connectworker spark` opens it, then one trivial 2-task job done. `worker`: `spark_runtime` with "
             f"DataGen (2 tasks, topic creation on), its first record acknowledged by Kafka.",
             "",
             "| run | session up (median) | done / first record (median) | every run |",

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from connectworker.rest.metrics_listener import MetricsListener
     from connectworker.rest.server import RestServer
     from connectworker.runtime.herder.standalone import StandaloneRuntime
+    from connectworker.runtime.runners.placement import TaskPlacement
     from connectworker.runtime.runners.task_runner import TaskHandle
     from connectworker.runtime.status import Status
     from connectworker.shutdown_signals import ShutdownSignals
@@ -83,37 +84,37 @@ class ShutdownProgress:
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
-    from connectworker.runtime.herder.standalone import StandaloneRuntime
+    from connectworker.runtime.runners.fork_server import TaskForkServer
+    from connectworker.runtime.runners.placement import LocalPlacement
 
-    return run_worker(args, StandaloneRuntime)
+    # First, while this process has one thread and has loaded no plugin: the task processes' fork server
+    # is then a fork of it, with the task runtime imported already (fork_server.py).
+    return run_worker(args, LocalPlacement(TaskForkServer()))
 
 
 def cmd_spark(args: argparse.Namespace) -> int:
     """The standalone worker whose tasks run as Spark tasks (docs/spark.md)."""
-    from connectworker.spark.runner.spark_runtime import SparkRuntime
+    from connectworker.spark.runner.spark_runtime import SparkPlacement
 
-    return run_worker(args, SparkRuntime)
+    return run_worker(args, SparkPlacement())
 
 
-def run_worker(args: argparse.Namespace, runtime_class: type[StandaloneRuntime]) -> int:
+def run_worker(args: argparse.Namespace, placement: TaskPlacement) -> int:
+    """Run the worker of `args`' files, its tasks placed by `placement` (closed when the worker ends)."""
     from connectworker.config.loading import load_worker_files
     from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
-    from connectworker.runtime.runners.fork_server import TaskForkServer
+    from connectworker.runtime.herder.standalone import StandaloneRuntime
     from connectworker.runtime.status import State
     from connectworker.shutdown_signals import ShutdownSignals, StopRequested
 
-    # First, while this process has one thread and has loaded no plugin: the task processes' fork server
-    # is then a fork of it, with the task runtime imported already (fork_server.py).
-    forks = TaskForkServer() if runtime_class.runs_task_processes else None
     try:  # every file validated before anything starts
         config, connectors = load_worker_files(
             args.worker, args.connectors, configured=lambda worker: _log_format_from(args, worker)
         )
     except BaseException:
-        if forks is not None:
-            forks.close(0)
+        placement.close()
         raise
-    runtime = runtime_class(config, connectors, task_process_server=forks)
+    runtime = StandaloneRuntime(config, connectors, placement=placement)
     metrics = None
     try:
         metrics = _metrics_listener(config, runtime)

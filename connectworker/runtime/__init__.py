@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from connectworker.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from connectworker.runtime.connector_context import DetachedConnectorContext
     from connectworker.runtime.herder.errors import ConnectorExistsError, InvalidRequestError
     from connectworker.runtime.herder.herder import StandaloneHerder
     from connectworker.runtime.herder.standalone import StandaloneRuntime
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "ConnectorExistsError": "herder.errors",
+    "DetachedConnectorContext": "connector_context",
     "FileOffsetStore": "offsets.file_store",
     "InvalidRequestError": "herder.errors",
     "KafkaOffsetStore": "offsets.kafka_store",
@@ -50,6 +52,7 @@ _EXPORTS = {
 }
 __all__ = [
     "ConnectorExistsError",
+    "DetachedConnectorContext",
     "FileOffsetStore",
     "InvalidRequestError",
     "KafkaOffsetStore",

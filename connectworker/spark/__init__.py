@@ -1,10 +1,12 @@
 """Connectors on Spark, two ways.
 
 `runner/`, the worker on Spark, `connectworker spark WORKER [CONNECTOR...]`: the standalone worker
-whose tasks run as long-lived Spark tasks. `runner/spark_runtime.py` (the driver: herder, REST,
-offsets) → `runner/task_runner.py` (one Spark job per task, each running the runtime's remote task
-loop, `connectworker.runtime.runners.remote_task`, which reports to the driver over the same channel as
-a standalone worker's task processes); the session, its Python workers and the executors' checks.
+whose tasks run as long-lived Spark tasks. `runner/spark_runtime.py` (the driver: the standalone
+runtime, herder, REST and offsets, with a `SparkPlacement` of its tasks) → `runner/task_runner.py` (one
+Spark job per task, each running the runtime's remote task loop, which reports to the driver over the
+same channel as a standalone worker's task processes); the session, its Python workers and the
+executors' checks. The runtime is used only through its packages' public surfaces
+(`connectworker.runtime.runners`, `.offsets`, `.tasks`, ...).
 
 `formats/`, the DataFrame formats, for PySpark code (Python Data Source API, Spark 4):
 - ``connect-source``: a connector's tasks as a streaming source (`source.py`, `task_poll.py`);

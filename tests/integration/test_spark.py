@@ -44,7 +44,7 @@ from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from connectworker.spark import register
 from connectworker.spark.runner.python_launcher import is_launcher
 from connectworker.spark.runner.session import open_session
-from connectworker.spark.runner.spark_runtime import SparkRuntime
+from connectworker.spark.runner.spark_runtime import spark_runtime
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
@@ -204,7 +204,7 @@ class HookedDataGenTask(RetentionDataGenTask):
 def test_the_worker_runs_its_tasks_as_spark_tasks_with_rules_hooks_and_commits(
     spark: SparkSession, broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
-    """`SparkRuntime` in the shared session: the standalone worker whose two tasks run inside Spark tasks
+    """`spark_runtime` in the shared session: the standalone worker whose two tasks run inside Spark tasks
     (in Spark's Python worker processes, not this one), creating topics by the rules with the task's
     `settings_for_new_topic`, committing offsets, and calling the task's `commit()`/`commit_record()`."""
     name, prefix = f"spark-gen-{unique}", f"sg-{unique}"
@@ -239,7 +239,7 @@ def test_the_worker_runs_its_tasks_as_spark_tasks_with_rules_hooks_and_commits(
         "topic.creation.West.cleanup.policy": "compact",
     }
 
-    runtime = SparkRuntime(config).start()
+    runtime = spark_runtime(config).start()
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
         storage = FileOffsetStore(offsets_file, shared=True)
@@ -626,7 +626,7 @@ def test_tasks_beyond_the_clusters_slots_wait_unassigned_with_the_reason(
         "rate": "0",
         "format": "string",
     }
-    runtime = SparkRuntime(config).start()
+    runtime = spark_runtime(config).start()
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
         tasks = herder.get(name).tasks
@@ -679,7 +679,7 @@ def test_a_connector_reconfiguring_its_tasks_on_spark_starts_the_new_set_as_spar
         "transforms.key.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
         "transforms.key.field": "id",
     }
-    runtime = SparkRuntime(config).start()
+    runtime = spark_runtime(config).start()
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
         running = herder.get(props["name"])
@@ -735,7 +735,7 @@ def test_a_failed_spark_task_is_restarted_automatically(
         "auto.restart.enabled": "true",
         "auto.restart.backoff.base.ms": "200",
     }
-    runtime = SparkRuntime(config).start()
+    runtime = spark_runtime(config).start()
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
         running = herder.get(props["name"])

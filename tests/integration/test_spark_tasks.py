@@ -312,9 +312,9 @@ def test_a_start_up_refused_before_the_session_opened_ends_the_jvm_launched_for_
     script = (
         "import sys\n"
         "from connectworker.config.worker_config import WorkerConfig\n"
-        "from connectworker.spark.runner.spark_runtime import SparkRuntime\n"
+        "from connectworker.spark.runner.spark_runtime import spark_runtime\n"
         "try:\n"
-        f"    SparkRuntime(WorkerConfig.from_properties({props!r})).start()\n"
+        f"    spark_runtime(WorkerConfig.from_properties({props!r})).start()\n"
         "except Exception as exc:\n"
         "    print('refused:', exc, flush=True)\n"
         "sys.stdin.readline()\n"

@@ -72,7 +72,7 @@ def test_a_commit_made_while_the_task_polls_that_raises_fails_the_task_once_poll
     wait_until(task.blocked.is_set, 5, "the task to block in poll() (its record sent)")
     store.fail = True
     due_now(h)
-    wait_until(lambda: h.worker_task.commits_failed >= 1, 5, "the failed commit")
+    wait_until(lambda: h.worker_task.stats().commits_failed >= 1, 5, "the failed commit")
     assert h.state()[0] is State.RUNNING  # the task thread is still inside poll()
     task.release.set()
     trace = h.wait_failed()

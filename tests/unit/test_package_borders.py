@@ -9,6 +9,7 @@ module (cli, plugins, embedded_broker, …); `connectworker` itself stands for t
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -148,6 +149,41 @@ def test_rest_knows_the_runtime_only_through_the_herders_protocol_values_and_err
     beyond = [str(imp) for imp in crossings("rest") if imp.to_part == "runtime" and imp.target not in HERDER_FACE]
     assert beyond == []
     assert {imp.target for imp in crossings("rest") if imp.to_part == "runtime"} == HERDER_FACE
+
+
+RUNTIME_SURFACES = {
+    "connectworker.runtime",
+    "connectworker.runtime.clients",
+    "connectworker.runtime.herder",
+    "connectworker.runtime.offsets",
+    "connectworker.runtime.runners",
+    "connectworker.runtime.tasks",
+    "connectworker.runtime.topic_creation",
+}
+"""The runtime packages' public surfaces (each package's `__all__`), the only runtime modules spark/ uses."""
+
+
+def test_spark_uses_the_runtime_only_through_the_public_surfaces_of_its_packages() -> None:
+    """The task runner, the stores, the herder: at most 10 runtime modules, and only names their
+    packages publish; no runtime class is subclassed (Spark places tasks through `TaskPlacement`)."""
+    targets = {imp.target for imp in crossings("spark") if imp.to_part == "runtime"}
+    assert targets <= RUNTIME_SURFACES, sorted(targets - RUNTIME_SURFACES)
+    assert len(targets) <= 10
+    unpublished, subclassed = [], []
+    for module, path in modules().items():
+        if part_of(module) != "spark":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        from_runtime = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in RUNTIME_SURFACES:
+                published = importlib.import_module(node.module).__all__
+                unpublished += [f"{module}: {node.module}.{a.name}" for a in node.names if a.name not in published]
+                from_runtime |= {a.asname or a.name for a in node.names}
+        classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+        subclassed += [f"{module}: {c.name}" for c in classes if {ast.unparse(b) for b in c.bases} & from_runtime]
+    assert unpublished == []
+    assert subclassed == []
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -19,12 +19,13 @@ from confluent_kafka import KafkaError
 from connectworker.api import RecordMetadata, RetriableError, SourceRecord, SourceRecordBatch, SourceTask
 from connectworker.config.error_handling import ErrorHandling, Tolerance
 from connectworker.config.transforms import TransformsConfig
-from connectworker.converters.header_converters import HeaderConverter
+from connectworker.converters.header_converters import HeaderConverter, SimpleHeaderConverter
 from connectworker.converters.string import StringConverter
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import TaskTimeouts, WorkerSourceTask
+from connectworker.runtime.tasks.task_parts import TaskParts
 from connectworker.runtime.topic_creation.service import AutoCreateGate
 from tests.integration.harness import wait_until
 from tests.unit.fake_producer import FakeMessage, FakeProducer
@@ -126,15 +127,17 @@ class Harness:
             task=task,
             props={},
             producer_config={},
-            key_converter=key_converter,
-            value_converter=value,
+            parts=TaskParts(
+                key_converter,
+                value,
+                header_converter or SimpleHeaderConverter(),
+                errors or ErrorHandling(),
+                transforms or TransformsConfig(),
+                AutoCreateGate(),
+            ),
             offset_store=self.store,
-            topic_gate=AutoCreateGate(),
             timeouts=TaskTimeouts(flush_interval_s, 0.2, 1.0),
-            error_handling=errors,
             offset_flusher=flusher,
-            transforms=transforms,
-            header_converter=header_converter,
             producer_factory=factory,
         )  # type: ignore[arg-type]
         self.connector = connector
@@ -290,7 +293,7 @@ def test_records_still_unacknowledged_at_shutdown_are_not_committed(tmp_path: Pa
     assert h.producer is not None
     h.producer.hold.set()  # the broker stops answering
     h.task.polls.put([rec(2), rec(3)])
-    wait_until(lambda: h.worker_task.produced == 3, 5, "records handed to the producer")
+    wait_until(lambda: h.worker_task.stats().produced == 3, 5, "records handed to the producer")
     h.stop()
     assert h.committed() == {"n": 1}
 
@@ -298,7 +301,7 @@ def test_records_still_unacknowledged_at_shutdown_are_not_committed(tmp_path: Pa
 def test_shutdown_commits_everything_acknowledged(tmp_path: Path) -> None:
     h = Harness(tmp_path, ScriptedTask(), flush_interval_s=3600).start()
     h.task.polls.put([rec(1), rec(2)])
-    wait_until(lambda: h.worker_task.produced == 2, 5, "records handed to the producer")
+    wait_until(lambda: h.worker_task.stats().produced == 2, 5, "records handed to the producer")
     assert h.committed() is None
     h.stop()
     assert h.committed() == {"n": 2} and h.state()[0] is State.STOPPED
@@ -307,13 +310,13 @@ def test_shutdown_commits_everything_acknowledged(tmp_path: Path) -> None:
 def test_pausing_commits_what_was_acknowledged_and_resuming_continues(tmp_path: Path) -> None:
     h = Harness(tmp_path, ScriptedTask(), flush_interval_s=3600).start()
     h.task.polls.put([rec(1)])
-    wait_until(lambda: h.worker_task.produced == 1, 5, "record handed to the producer")
+    wait_until(lambda: h.worker_task.stats().produced == 1, 5, "record handed to the producer")
     h.worker_task.pause()
     h.wait_committed({"n": 1})
     assert h.state()[0] is State.PAUSED
     h.worker_task.resume()
     h.task.polls.put([rec(2)])
-    wait_until(lambda: h.worker_task.produced == 2, 5, "record after resume")
+    wait_until(lambda: h.worker_task.stats().produced == 2, 5, "record after resume")
     h.stop()
     assert h.committed() == {"n": 2} and h.sent() == ["v1", "v2"]
 
@@ -466,14 +469,14 @@ def test_commits_that_cannot_be_written_are_counted_failed_then_succeeded_once_t
     h = Harness(tmp_path, ScriptedTask(), store=store, flusher=flusher).start()
     h.task.polls.put([rec(1), rec(2)])
     task = h.worker_task
-    wait_until(lambda: task.commits_failed >= 1, 10, "a failed commit")
-    assert task.commits_succeeded == 0 and task.committed_records == 0
+    wait_until(lambda: task.stats().commits_failed >= 1, 10, "a failed commit")
+    assert task.stats().commits_succeeded == 0 and task.committed_records == 0
     (tmp_path / "dir").unlink()
     wait_until(lambda: task.committed_records == 2, 10, "the next commit to write what the failed one left")
     assert FileOffsetStore(store.path).offset("c", PARTITION) == {"n": 2}
     h.task.polls.put([rec(3)])
     wait_until(lambda: task.committed_records == 3, 10, "the third record committed")
-    assert task.commits_succeeded >= 1
+    assert task.stats().commits_succeeded >= 1
     assert FileOffsetStore(store.path).offset("c", PARTITION) == {"n": 3}
     h.stop()
     flusher.close()

@@ -7,7 +7,6 @@ import gc
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
@@ -29,11 +28,8 @@ from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.cluster_binding import bind_to_cluster
 from connectworker.runtime.offsets.file_store import FileOffsetStore
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
-from connectworker.runtime.offsets.storage_settings import offset_storage_settings
-from connectworker.runtime.runners.fork_server import TaskForkServer
+from connectworker.runtime.runners.placement import LocalPlacement, RunnerNeeds, TaskPlacement
 from connectworker.runtime.runners.process_runner import ProcessTaskRunner
-from connectworker.runtime.runners.task_channel import TaskChannel
-from connectworker.runtime.runners.task_runner import TaskRunner
 from connectworker.runtime.tasks.task_factory import TopicGateFactory
 from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
 from connectworker.runtime.topic_creation.service import TopicCreationService
@@ -42,24 +38,19 @@ from connectworker.topics.admin import TopicAdmin
 
 log = logging.getLogger(__name__)
 
-LOOPBACK = "127.0.0.1"  # where task processes reach the worker's task channel
-
 
 class StandaloneRuntime:
     """Everything a standalone worker runs; `start()` then `stop()` (or use as a context manager)."""
-
-    runs_task_processes: ClassVar[bool] = True  # False where `_task_runner` places tasks elsewhere (Spark)
 
     def __init__(
         self,
         config: WorkerConfig,
         file_connectors: Sequence[ConnectorConfig] = (),
-        task_process_server: TaskForkServer | None = None,
+        placement: TaskPlacement | None = None,
     ) -> None:
         """`file_connectors`: those the command line will start, for checks made before any starts.
-        `task_process_server`: a fork server started before the configuration was read (the command line
-        forks it from itself first thing: `fork_server.py`); it is the runtime's from now on, and closed
-        at once if this worker runs no task processes."""
+        `placement`: where tasks run (by default task processes, or threads: `LocalPlacement`); the
+        runtime's from now on, closed when it stops."""
         self.config = config
         self.file_connectors = list(file_connectors)
         self.embedded: EmbeddedBroker | None = None
@@ -73,27 +64,30 @@ class StandaloneRuntime:
         self._redactor: SecretRedactor | None = None
         self._statuses: StatusPublisher | None = None
         self.gates: TopicGateFactory | None = None  # each connector's topic gate, once start() made the service
-        self.task_processes: ProcessTaskRunner | None = None  # task.processes > 0
-        self._channel: TaskChannel | None = None
-        self._forks: TaskForkServer | None = None  # started early in start(), then the task processes' runner's
-        if task_process_server is not None:
-            if self.runs_task_processes and config.task_process_count > 0:
-                self._forks = task_process_server
-            else:
-                task_process_server.close(0)
+        self.placement: TaskPlacement = placement if placement is not None else LocalPlacement()
+
+    @property
+    def task_processes(self) -> ProcessTaskRunner | None:
+        """The runner of the task processes, while they run (`task.processes` > 0)."""
+        return self.placement.task_processes if isinstance(self.placement, LocalPlacement) else None
 
     def start(self, *, interrupt: Callable[[], None] | None = None) -> StandaloneRuntime:
         """Start the broker (if embedded), check the cluster, open the offsets; nothing runs yet.
         `interrupt` is called while start-up waits for the cluster; what it raises (a stop asked for)
         ends the wait, and what was started is stopped again."""
-        self.policy = load_topic_policy(self.config)  # a policy that cannot be used stops us first
+        try:
+            self.policy = load_topic_policy(self.config)  # a policy that cannot be used stops us first
+            self.placement.prepare(self.config)  # under way while the broker and the cluster answer
+            return self._start(interrupt)
+        except BaseException:
+            self.placement.close()
+            raise
+
+    def _start(self, interrupt: Callable[[], None] | None) -> StandaloneRuntime:
         store: OffsetBackingStore | None = None
         if not self.config.offset_storage_topic:
             assert self.config.offset_storage_file_filename is not None
             store = self._open_file_store(self.config.offset_storage_file_filename)  # a corrupt file stops us
-        if self._forks is None and self.runs_task_processes and self.config.task_process_count > 0:
-            # Now: a spawned server imports the task runtime while the broker and the cluster answer.
-            self._forks = TaskForkServer.for_worker()
         if self.config.uses_embedded_broker:
             if self.config.exactly_once_enabled:
                 log.warning("%s", EMBEDDED_BROKER_CAVEAT)
@@ -140,7 +134,9 @@ class StandaloneRuntime:
                 raise
         self.gates = gates = connector_gates(self.topics, connector_admins(self.config, self._admin_timeout_s))
         try:
-            runner = self._task_runner()
+            runner = self.placement.open_runner(
+                RunnerNeeds(self.config, self.file_connectors, gates, self.metrics.for_task)
+            )
         except BaseException:
             store.close()
             self.stop()
@@ -155,37 +151,15 @@ class StandaloneRuntime:
         return min(30.0, self.config.topic_creation_timeout_ms / 1000)
 
     def _open_file_store(self, path: str) -> OffsetBackingStore:
-        """The offsets file's store (a hook: on Spark the executors write the same file). Task processes
-        commit to it too: then it is shared (each flush merges under a lock)."""
-        return FileOffsetStore(path, shared=self.config.task_process_count > 0)
-
-    def _task_runner(self) -> TaskRunner | None:
-        """Where tasks run (a hook): task processes (`task.processes`, by default one per core), or with
-        `task.processes=0` None, the Worker's threads."""
-        if self.config.task_process_count == 0:
-            return None
-        assert self.gates is not None and self._forks is not None
-        self._channel = TaskChannel(LOOPBACK)
-        self.task_processes = ProcessTaskRunner(
-            self.config,
-            offset_storage_settings(self.config),
-            self._channel,
-            self.gates,
-            self._forks,
-            self.metrics.for_task,
-        )
-        self._forks = None  # the runner's now
-        log.info("Tasks run in up to %d task process(es) (task.processes)", self.task_processes.limit)
-        return self.task_processes
-
-    def _release_runner(self) -> None:
-        """Release what `_task_runner` holds, once the worker stopped its tasks (a hook)."""
-        runner, self.task_processes = self.task_processes, None
-        if runner is not None:
-            runner.close()
-        channel, self._channel = self._channel, None
-        if channel is not None:
-            channel.close()
+        """The offsets file's store; shared (each flush merges under a lock) when tasks in other processes
+        commit to it too."""
+        if self.placement.spans_hosts(self.config):
+            log.warning(
+                "Offsets are kept in %s, which every task writes: where tasks run on other hosts, each must "
+                "see the same file. Set offset.storage.topic instead.",
+                path,
+            )
+        return FileOffsetStore(path, shared=self.placement.shares_offsets_file(self.config))
 
     def _open_offsets_topic(self) -> KafkaOffsetStore:
         """`offset.storage.topic`: created if missing (compacted), and read to its end now (with exactly-once,
@@ -266,7 +240,15 @@ class StandaloneRuntime:
         topic = self.config.config_storage_topic
         if not topic:
             assert self.config.offset_storage_file_filename is not None
-            return ConnectorStore(store_path_for(self.config.offset_storage_file_filename))
+            path = store_path_for(self.config.offset_storage_file_filename)
+            if self.placement.spans_hosts(self.config):
+                log.warning(
+                    "Connectors created through the REST API are kept in %s, on this host only: a worker "
+                    "started on another host would not find them. Set config.storage.topic to keep them in "
+                    "Kafka.",
+                    path,
+                )
+            return ConnectorStore(path)
         store = KafkaConfigStore(
             topic,
             self._kafka(),
@@ -293,10 +275,7 @@ class StandaloneRuntime:
             self._statuses = None
         if herder is not None and herder.store is not None:
             herder.store.close()
-        self._release_runner()
-        forks, self._forks = self._forks, None
-        if forks is not None:  # start-up failed before the runner took it
-            forks.close(0)
+        self.placement.close()
         if self.policy is not None:
             try:
                 self.policy.close()

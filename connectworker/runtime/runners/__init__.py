@@ -11,4 +11,47 @@ and hands back a `TaskHandle` to pause, resume, stop and watch each one.
 
 May import: runtime's `tasks`, `offsets`, `topic_creation`, `observability` and `status`; never the
 worker or the herder.
+
+Its public surface (`__all__`) is what other packages (Spark's among them) use; names resolve on
+first use, so importing the package imports none of its modules.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from connectworker.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from connectworker.runtime.runners.placement import LOOPBACK, LocalPlacement, RunnerNeeds, TaskPlacement
+    from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
+    from connectworker.runtime.runners.remote_start import RemoteStarts
+    from connectworker.runtime.runners.remote_task import RemoteTask, run_remote_tasks
+    from connectworker.runtime.runners.task_channel import TaskChannel
+    from connectworker.runtime.runners.task_runner import TaskRunner
+
+_EXPORTS = {
+    "LOOPBACK": "placement",
+    "LocalPlacement": "placement",
+    "RemoteStarts": "remote_start",
+    "RemoteTask": "remote_task",
+    "RemoteTaskHandle": "remote_handle",
+    "RunnerNeeds": "placement",
+    "TaskChannel": "task_channel",
+    "TaskPlacement": "placement",
+    "TaskRunner": "task_runner",
+    "run_remote_tasks": "remote_task",
+}
+__all__ = [
+    "LOOPBACK",
+    "LocalPlacement",
+    "RemoteStarts",
+    "RemoteTask",
+    "RemoteTaskHandle",
+    "RunnerNeeds",
+    "TaskChannel",
+    "TaskPlacement",
+    "TaskRunner",
+    "run_remote_tasks",
+]
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -31,7 +31,7 @@ from connectworker.runtime.clients.retry_backoff import EveryInterval
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import QUEUE_FULL_WAIT_S, WorkerSourceTask
-from connectworker.runtime.tasks.submitted_records import RecordAck, SubmittedRecords
+from connectworker.runtime.tasks.submitted_records import RecordAck
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.tasks.transaction_context import Boundary, WorkerTransactionContext
 from connectworker.runtime.topic_creation.vanished_topics import TaskFailure
@@ -86,7 +86,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.transactions_aborted = 0
 
     # -- start: fence, then read the committed offsets ------------------------------------------
-    def _before_task_start(self, producer: Producer) -> None:
+    def prepare_to_initialize(self, producer: Producer) -> None:
         self._producer = producer
         try:
             producer.init_transactions(TRANSACTION_CALL_TIMEOUT_S)
@@ -99,7 +99,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         # read_committed: waits until the fenced instance's open transaction is aborted
         self._offsets_topic.refresh()
 
-    def _task_context(self) -> WorkerTaskContext:
+    def task_context(self) -> WorkerTaskContext:
         return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props, self._transaction_context)
 
     @property
@@ -108,24 +108,24 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         return self._timeouts.offset_flush_interval_s if interval_ms is None else interval_ms / 1000
 
     # -- the send loop's hooks ---------------------------------------------------------------------
-    def _send(self, producer: Producer, result: object) -> None:
+    def send_poll(self, producer: Producer, result: object) -> None:
         """With connector-defined boundaries, a poll is cut after each record the task named."""
         context = self._transaction_context
         if context is None or not context.has_record_requests or not isinstance(result, list):
-            super()._send(producer, result)
+            super().send_poll(producer, result)
             return
         start = 0
         for i, record in enumerate(result):
             boundary = context.for_record(record)
             if boundary is not None:
-                super()._send(producer, result[start : i + 1])
+                self.sender.send(producer, result[start : i + 1], self._poll_seconds)
                 start = i + 1
                 if not self._end_transaction(producer, boundary):
                     return  # the task was restarted: the rest of this poll belongs to the old instance
         if start < len(result):
-            super()._send(producer, result[start:])
+            self.sender.send(producer, result[start:], self._poll_seconds)
 
-    def _before_produce(self, producer: Producer, topics: Collection[str]) -> None:
+    def prepare_to_produce(self, producer: Producer, topics: Collection[str]) -> None:
         if self._offsets_topic.topic in topics:
             # Reading offsets waits for open transactions on the offsets topic: such a record would
             # make the task wait for its own transaction.
@@ -138,7 +138,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             producer.begin_transaction()
             self._open = True
 
-    def _after_poll_sent(self, producer: Producer) -> None:
+    def poll_sent(self, producer: Producer) -> None:
         boundary = self._transactions.boundary
         if boundary is TransactionBoundary.POLL:
             self._end_transaction(producer, Boundary.COMMIT)
@@ -147,7 +147,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             if asked is not None:
                 self._end_transaction(producer, asked)
 
-    def _commit(self, *, flush: bool, wait: bool = False) -> None:
+    def commit_offsets(self, *, flush: bool, wait: bool = False) -> None:
         """The base loop's commit points: every `commit_interval_s` (interval boundaries only), on
         pause (`flush`) and at the end (`wait`). A failed task commits nothing more."""
         producer = self._producer
@@ -168,11 +168,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if flush or boundary is TransactionBoundary.INTERVAL:
             self._end_transaction(producer, Boundary.COMMIT)
 
-    def _report_uncommitted(self) -> None:
+    def report_uncommitted(self) -> None:
         """With connector-defined boundaries the stop aborts the transaction the connector had not asked to
         commit yet, by design: its records are invisible and come again after a restart, exactly once."""
         if self._transactions.boundary is not TransactionBoundary.CONNECTOR:
-            super()._report_uncommitted()
+            super().report_uncommitted()
         elif uncommitted := self._submitted.in_flight:
             log.info(
                 "Task %s stopped: the transaction it had not asked to commit (%d record(s)) was aborted; "
@@ -198,7 +198,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if not self._open:
             producer.begin_transaction()
             self._open = True
-        self._commit_started = time.monotonic()
+        self.committer.started()
         try:
             if self._send_error is not None:  # the commit would fail: do not write the offsets at all
                 raise KafkaException(self._send_error)
@@ -243,8 +243,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 time.sleep(TRANSACTION_RETRY_BACKOFF_S)
 
     def _commit_failed(self, producer: Producer, exc: KafkaException) -> None:
-        self._offsets_not_written(0)  # the transaction is aborted: its records are produced again
-        self._commit_started = None
+        self.committer.transaction_failed()  # the transaction is aborted: its records are produced again
         err = _kafka_error(exc)
         if err is not None and (err.code() in _FENCED or err.fatal()):
             raise TaskFailure(self._fatal_message(err)) from exc
@@ -302,10 +301,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self.task.stop()
         except Exception:
             log.exception("Task %s raised from stop()", self.name)
-        self._submitted = SubmittedRecords()
+        self._submitted.clear()
         self._offsets_topic.refresh()
-        self.task = type(self.task)()
-        self.task.initialize(self._task_context())
+        self.task = self.sender.task = type(self.task)()
+        self.task.initialize(self.task_context())
         self.task.start(self.props)
 
     def _transaction_committed(self, done: int) -> None:
@@ -315,16 +314,14 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 self.task.commit_record(record, metadata)
             except Exception:
                 log.exception("Task %s raised from commit_record()", self.name)
-        with self._committed_lock:
-            self.committed_records += done
-        self._commit_measured()
+        self.committer.counted(done)
         if self._commit_log.due():
             log.info(
                 "Task %s committed %d transaction(s) so far (%d records produced, %d committed)",
                 self.name,
                 self.transactions_committed,
-                self.produced,
-                self.committed_records,
+                self.sender.produced,
+                self.committer.committed_records,
             )
         try:
             self.task.commit()
@@ -333,7 +330,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _record_done_quietly(self, record: SourceRecord) -> None:
         try:
-            self._record_done(record)
+            self.sender.record_done(record)
         except Exception:
             log.exception("Task %s raised from commit_record()", self.name)
 
@@ -368,8 +365,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         ts_type, ts = msg.timestamp()
         self._acked.append((record, RecordMetadata(topic, partition, offset, ts if ts_type else None)))
 
-    def _fail(self, exc: BaseException) -> None:
+    def failure_trace(self, exc: BaseException) -> str:
+        """A fenced producer's failure says who fenced it."""
         err = _kafka_error(exc)
         if err is not None and err.code() in _FENCED and not isinstance(exc, TaskFailure):
             exc = TaskFailure(self._fatal_message(err))
-        super()._fail(exc)
+        return super().failure_trace(exc)

@@ -1,6 +1,6 @@
-"""The send half of a source task: one poll's records through the transforms, the converters and the
-topic gate to the producer, and what comes back from it (failures, and acks for tasks that override
-`commit_record`).
+"""The send half of a source task (`RecordSender`, held by `WorkerSourceTask`): one poll's records
+through the transforms, the converters and the topic gate to the producer, re-sent when their topic
+vanished and was created again, and the failures the producer reports.
 
 Nothing of a poll reaches the producer before every record is converted and its offsets are known to
 be storable; when the producer refuses a record, the poll's in-flight batch shrinks to the records
@@ -21,21 +21,19 @@ from typing import Any, NoReturn
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
-from connectworker.config.error_handling import ErrorHandling
-from connectworker.runtime.clients.connectivity import ConnectivityMonitor
 from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.offsets.source_offsets import InvalidSourceOffsetError, newest_offsets
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
 from connectworker.runtime.tasks.poll_results import BadPollResultError, bad_item_message, check_poll_result
 from connectworker.runtime.tasks.poll_survey import survey
-from connectworker.runtime.tasks.record_conversion import ConvertedPoll, RecordSerializer
+from connectworker.runtime.tasks.record_conversion import ConvertedPoll
 from connectworker.runtime.tasks.send_failures import pinned_partition_hint, placement, send_failure_message
-from connectworker.runtime.tasks.submitted_records import InFlightBatch, RecordAck, SubmittedRecords
+from connectworker.runtime.tasks.submitted_records import BatchOwner, InFlightBatch, RecordAck, SubmittedRecords
+from connectworker.runtime.tasks.task_parts import TaskParts
 from connectworker.runtime.tasks.transform_chain import TransformationChain
-from connectworker.runtime.topic_creation.gate import TopicGate
 from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.topics.admin import MISSING_CODES
 
@@ -71,34 +69,54 @@ def _topics_of(topics: Sequence[str]) -> set[str]:
     return set(topics)
 
 
-class RecordSending:
-    """Mixin of `WorkerSourceTask`: the state it uses is set up by the task's constructor."""
+class RecordSender:
+    """Sends a task's polls to its producer. Owns what sending needs between polls: the topics known to
+    be ready, the transform chain, the poll being sent, the topics being re-created, the first failure
+    reported, and the counters of records polled, produced and their bytes.
 
-    name: str
-    task: SourceTask
-    connectivity: ConnectivityMonitor
-    tolerance: ToleranceOperator
-    metrics: TaskMetrics
-    produced: int
-    polled: int
-    bytes_out: int
-    _wants_acks: bool
-    _gate: TopicGate
-    _on_topics: Callable[[set[str]], None] | None
-    _errors: ErrorHandling
-    _chain: TransformationChain | None
-    _poll_origin: tuple[Sequence[SourceRecord] | SourceRecordBatch, list[int]] | None
-    _serializer: RecordSerializer
-    _submitted: SubmittedRecords
-    _ready_topics: set[str]
-    _vanished: VanishedTopics
-    _pump: DeliveryReportPump | None
-    _failure: str | None
-    _forget_topics: threading.Event
-    _poll_seconds: float
+    Used by the task's thread, but for the delivery callbacks (`on_error`, `on_pinned_error`,
+    `failed`), which run on whichever thread serves delivery reports."""
 
-    def _before_produce(self, producer: Producer, topics: Collection[str]) -> None:
-        """Hook: runs once per poll, after its topics are ready and before its first record is produced."""
+    def __init__(
+        self,
+        *,
+        name: str,
+        task: SourceTask,
+        parts: TaskParts,
+        tolerance: ToleranceOperator,
+        submitted: SubmittedRecords,
+        listener: BatchOwner,
+        wants_acks: bool,
+        vanished: VanishedTopics,
+        metrics: TaskMetrics,
+        before_produce: Callable[[Producer, Collection[str]], None],
+        on_topics: Callable[[set[str]], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.task = task
+        """The connector's task (its `settings_for_new_topic` and `commit_record`); replaced when the
+        exactly-once task restarts it."""
+        self.tolerance = tolerance
+        self.metrics = metrics
+        self.vanished = vanished
+        self.failure: str | None = None
+        """The first failure a delivery report gave: the task fails with it."""
+        self.pump: DeliveryReportPump | None = None  # set once the producer exists
+        self.chain: TransformationChain | None = None  # built on the task thread, so a failure fails the task
+        self.produced = 0
+        self.polled = 0  # records the task returned, transformed or dropped alike
+        self.bytes_out = 0  # key and value bytes of the records handed to the producer
+        self._gate = parts.topic_gate
+        self._errors = parts.error_handling
+        self._serializer = parts.serializer(tolerance)
+        self._submitted = submitted
+        self._listener = listener
+        self._wants_acks = wants_acks
+        self._before_produce = before_produce
+        self._on_topics = on_topics
+        self._ready_topics: set[str] = set()
+        self._forget_topics = threading.Event()
+        self._poll_origin: tuple[Sequence[SourceRecord] | SourceRecordBatch, list[int]] | None = None
 
     def _ensure_topics(self, topics: set[str]) -> None:
         new = topics - self._ready_topics
@@ -111,7 +129,7 @@ class RecordSending:
         """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
         self._forget_topics.set()
 
-    def _send(self, producer: Producer, result: object) -> None:
+    def send(self, producer: Producer, result: object, poll_seconds: float) -> None:
         """Check, convert and produce one poll. Nothing of it reaches the producer before every record
         is converted and its offsets are known to be storable; if the producer refuses a record, the
         poll's batch shrinks to the records before it, so no offset is committed for an unsent record."""
@@ -120,7 +138,7 @@ class RecordSending:
             self._ready_topics = set()  # re-checked against the worker's cache: no Admin request
         polled = check_poll_result(result, self.name)
         self.polled += len(polled)
-        self.metrics.polled(self._poll_seconds, len(polled))
+        self.metrics.polled(poll_seconds, len(polled))
         try:
             surveyed = None if isinstance(polled, SourceRecordBatch) else survey(polled)
             # of every record polled: those the chain drops advance too
@@ -138,12 +156,12 @@ class RecordSending:
         except AttributeError:
             raise BadPollResultError(bad_item_message(polled, self.name)) from None
         for record in converted.dropped:  # skipped under errors.tolerance=all: done, as Kafka does
-            self._record_done(record)
+            self.record_done(record)
         topics = _topics_of(converted.topics)
         if not topics <= self._ready_topics:
             self._ensure_topics(topics)
         self._before_produce(producer, topics)
-        batch = self._submitted.submit_offsets(offsets, len(converted.topics), self)
+        batch = self._submitted.submit_offsets(offsets, len(converted.topics), self._listener)
         if not self._wants_acks and converted.plain:
             self._send_columns(producer, converted, sent, batch)
         else:
@@ -158,11 +176,11 @@ class RecordSending:
         """The poll after the connector's transforms (as polled without any); remembers which polled
         record each one came from, for `_unsent_from`."""
         self._poll_origin = None
-        if self._chain is None:
+        if self.chain is None:
             return polled
-        transformed = self._chain.apply_poll(polled, self.tolerance)
+        transformed = self.chain.apply_poll(polled, self.tolerance)
         for record in transformed.dropped:  # filtered, or skipped under errors.tolerance=all: done
-            self._record_done(record)
+            self.record_done(record)
         self._poll_origin = (polled, transformed.origin)
         return transformed.records
 
@@ -179,7 +197,7 @@ class RecordSending:
             if per_record:
                 callback = RecordAck(batch, self._as_polled(i, converted, record), partition is not None)
             else:  # the producer-wide report, but for a pinned partition (see _on_pinned_error)
-                callback = None if partition is None else self._on_pinned_error
+                callback = None if partition is None else self.on_pinned_error
             headers = all_headers[i] if all_headers is not None else None
             if callback is None and record.timestamp is None and headers is None:
                 try:
@@ -250,8 +268,8 @@ class RecordSending:
             offsets = newest_offsets(polled[:first_unsent]) if first_unsent else {}
         except InvalidSourceOffsetError:
             offsets = {}  # an earlier, unchecked offset of this poll is bad: commit none of the poll
-        assert self._pump is not None
-        with self._pump.holding_reports():
+        assert self.pump is not None
+        with self.pump.holding_reports():
             self._submitted.shrink(batch, offsets, index)
         self.produced += index
         if isinstance(exc, TaskFailure | KeyboardInterrupt | SystemExit):
@@ -284,20 +302,20 @@ class RecordSending:
                 return
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room again.
-                assert self._pump is not None
-                self._pump.serve(QUEUE_FULL_WAIT_S)
+                assert self.pump is not None
+                self.pump.serve(QUEUE_FULL_WAIT_S)
             except KafkaException as exc:
                 err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
                 if err is None or err.code() not in MISSING_CODES:
                     raise
                 # librdkafka already knows the topic is gone (deleted at run time)
                 self._recover_topic(producer, topic)
-            if self._failure is not None:
-                raise TaskFailure(self._failure)
+            if self.failure is not None:
+                raise TaskFailure(self.failure)
 
     def _recover_topic(self, producer: Producer, topic: str) -> None:
         """Make a topic that vanished at run time ready again, within topic.creation.timeout.ms."""
-        self._vanished.check(topic)
+        self.vanished.check(topic)
         if topic in self._ready_topics:
             log.warning("Topic %s is unknown to the broker (deleted while in use?); creating it again", topic)
             self._gate.forget(topic)
@@ -314,7 +332,7 @@ class RecordSending:
         thousands of records in flight when its topic is deleted, and waiting for the topic's metadata
         once per record outlasted topic.creation.timeout.ms. Only the records queued when the call
         starts are sent; those that fail again are queued again for the next call."""
-        resend = self._vanished.resend
+        resend = self.vanished.resend
         recovered: set[str] = set()
         for _ in range(len(resend)):
             ack, msg, topic_unknown, pinned = resend.popleft()
@@ -326,7 +344,7 @@ class RecordSending:
             ts_type, ts = msg.timestamp()
             # A record the task pinned goes back to its partition; the producer places the others again.
             partition = msg.partition() if pinned else None
-            callback: DeliveryCallback | None = ack if ack is not None or not pinned else self._on_pinned_error
+            callback: DeliveryCallback | None = ack if ack is not None or not pinned else self.on_pinned_error
             try:
                 self._produce_patiently(
                     producer, topic, msg.value(), msg.key(), partition, callback, ts if ts_type else None, msg.headers()
@@ -339,49 +357,56 @@ class RecordSending:
                     f"committed, so the record will be re-sent after a restart."
                 ) from exc
 
+    def resend_and_check(self, producer: Producer) -> None:
+        """After each poll: re-send what failed while its topic was re-created, and fail the task with the
+        failure a delivery report gave, if any."""
+        if self.vanished.resend:
+            self._send_again(producer)
+        if self.failure is not None:
+            raise TaskFailure(self.failure)
+
+    def all_delivered(self) -> bool:
+        """Nothing waits to be re-sent and no delivery failed: after a flush that left nothing outstanding,
+        every record submitted was acknowledged."""
+        return not self.vanished.resend and self.failure is None
+
     # -- delivery reports (on the task thread, or the pump's while the task blocks in poll) ------
-    def _on_error(self, err: KafkaError | None, msg: Message) -> None:
+    def on_error(self, err: KafkaError | None, msg: Message) -> None:
         """The producer-wide delivery report, for failures only (tasks without `commit_record`)."""
         if err is not None:
-            self.on_failure(None, err, msg, pinned=False)
+            self._listener.on_failure(None, err, msg, pinned=False)
 
-    def _on_pinned_error(self, err: KafkaError | None, msg: Message) -> None:
+    def on_pinned_error(self, err: KafkaError | None, msg: Message) -> None:
         """The delivery report of a record whose partition the task chose (tasks without `commit_record`):
         "unknown partition" then means the task named one the topic lacks, not that the topic vanished."""
         if err is not None:
-            self.on_failure(None, err, msg, pinned=True)
+            self._listener.on_failure(None, err, msg, pinned=True)
 
-    def on_failure(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None:
-        if self._vanished.retry_later(callback, err, msg, pinned=pinned):
+    def failed(self, callback: RecordAck | None, err: KafkaError, msg: Message, *, pinned: bool) -> None:
+        """A record Kafka did not take: re-sent if its topic is being created again, skipped under
+        `errors.tolerance=all`, else the task's failure."""
+        if self.vanished.retry_later(callback, err, msg, pinned=pinned):
             return
         topic = msg.topic()
         if self._errors.tolerates_all:  # Kafka (KIP-779): skip it, and count it as done
             self.tolerance.failed("producing", KafkaException(err), f"topic {topic!r}, partition {msg.partition()}")
             if callback is not None:
                 callback.batch.remaining -= 1
-                self._record_done(callback.record)
+                self.record_done(callback.record)
             return
-        if self._failure is None:
+        if self.failure is None:
             assert topic is not None  # a produced message always names its topic
             partition = msg.partition() if pinned else None
             hint = ""
             if pinned and err.code() == KafkaError._UNKNOWN_PARTITION:
                 hint = pinned_partition_hint(topic, partition)
-            self._failure = (
+            self.failure = (
                 f"Kafka rejected a record of task {self.name} for {placement(topic, partition)}: {err.str()} "
                 f"({err.name()}).{hint} Offsets after the last acknowledged record are not committed, so the "
                 f"record will be re-sent after a restart."
             )
 
-    def _record_done(self, record: SourceRecord) -> None:
+    def record_done(self, record: SourceRecord) -> None:
         """A record that will never reach Kafka but counts as handled (skipped under errors.tolerance=all)."""
         if self._wants_acks:
             self.task.commit_record(record, None)
-
-    def on_ack(self, record: SourceRecord, msg: Message) -> None:
-        self.connectivity.healthy()
-        topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
-        assert topic is not None and partition is not None and offset is not None  # set once delivered
-        ts_type, ts = msg.timestamp()
-        metadata = RecordMetadata(topic, partition, offset, ts if ts_type else None)
-        self.task.commit_record(record, metadata)

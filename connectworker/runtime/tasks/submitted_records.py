@@ -80,6 +80,11 @@ class SubmittedRecords:
         self.in_flight += size
         return batch
 
+    def clear(self) -> None:
+        """Forget every batch (an aborted transaction's: its records are produced again)."""
+        self._batches.clear()
+        self.in_flight = 0
+
     def shrink(self, batch: InFlightBatch, offsets: dict[str, Any], produced: int) -> None:
         """Only the first `produced` records of `batch` reached the producer: the rest never will, so
         the batch commits `offsets` (those of the records before the first unsent one) once they are

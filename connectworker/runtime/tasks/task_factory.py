@@ -1,6 +1,7 @@
-"""Builds the `WorkerSourceTask` (or its exactly-once kind) for a task spec: producer settings,
-converters, topic gate, error handling, transforms and metrics, from the worker's config and the
-connector's. The thread runner uses it in the worker's process; a remote runner can use it where the
+"""Builds the `WorkerSourceTask` (or its exactly-once kind) for a task spec: its producer settings, its
+parts (converters, error handling, transforms, topic gate: `task_parts.py`, shared with the
+`connect-source` format) and its metrics, from the worker's config and the connector's. The thread
+runner uses it in the worker's process; the remote runners (task processes, Spark tasks) where the
 task runs."""
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from typing import Any
 
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.converters.base import Converter
-from connectworker.converters.header_converters import HeaderConverter
-from connectworker.converters.registry import HEADER_CONVERTER_KEY, resolve_converter, resolve_header_converter
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.observability.kafka_logging import client_log_settings
 from connectworker.runtime.observability.task_metrics import TaskMetrics
@@ -21,6 +19,7 @@ from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore
 from connectworker.runtime.tasks.exactly_once_task import ExactlyOnceWorkerSourceTask, transactional_id
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
+from connectworker.runtime.tasks.task_parts import ConverterDefaults, TaskParts
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.topic_creation.gate import TopicGate
@@ -44,6 +43,7 @@ class SourceTaskFactory:
         self._gates = topic_gates
         self._flusher = offset_flusher
         self._task_metrics = task_metrics
+        self._converters = ConverterDefaults.of(config)
         self.timeouts = TaskTimeouts(
             config.offset_flush_interval_ms / 1000,
             config.offset_flush_timeout_ms / 1000,
@@ -66,14 +66,9 @@ class SourceTaskFactory:
             task=spec.task_class(),
             props=spec.props,
             producer_config=producer_config,
-            key_converter=self._converter(config, True),
-            value_converter=self._converter(config, False),
-            header_converter=self._header_converter(config),
-            topic_gate=self._gates(config),
+            parts=TaskParts.build(config, self._converters, self._gates(config)),
             timeouts=self.timeouts,
             on_topics=on_topics,
-            error_handling=config.error_handling,
-            transforms=config.transforms,
             metrics=self._task_metrics(config.name, task_id) if self._task_metrics is not None else None,
         )
         if self.config.exactly_once_enabled:
@@ -86,12 +81,3 @@ class SourceTaskFactory:
                 **common,
             )
         return WorkerSourceTask(offset_store=self.offset_store, offset_flusher=self._flusher, **common)
-
-    def _converter(self, config: ConnectorConfig, is_key: bool) -> Converter:
-        key = "key.converter" if is_key else "value.converter"
-        worker_props = {**self.config.pass_through, key: getattr(self.config, key.replace(".", "_"))}
-        return resolve_converter(key, config.props, worker_props)
-
-    def _header_converter(self, config: ConnectorConfig) -> HeaderConverter:
-        worker_props = {**self.config.pass_through, HEADER_CONVERTER_KEY: self.config.header_converter}
-        return resolve_header_converter(config.props, worker_props)

@@ -8,4 +8,26 @@ What a topic should look like (the rules, one topic's decision, the create-topic
 `connectworker.topics`, which the dry run shares. May import: api, config, topics, transforms,
 runtime's `clients`, `observability.kafka_logging`, `runners.task_channel` (the line protocol of task
 processes) and `connectworker.process_cache`.
+
+Its public surface (`__all__`) is what other packages (Spark's among them) use; names resolve on
+first use, so importing the package imports none of its modules.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from connectworker.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
+
+_EXPORTS = {
+    "creation_service": "per_process",
+    "topic_gate": "per_process",
+}
+__all__ = [
+    "creation_service",
+    "topic_gate",
+]
+__getattr__ = lazy_exports(__name__, _EXPORTS)

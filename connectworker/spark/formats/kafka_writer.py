@@ -23,9 +23,9 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connectworker.api.errors import ConnectError
 from connectworker.process_cache import ProcessCache
-from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
-from connectworker.runtime.offsets.source_offsets import newest_indexed
-from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
+from connectworker.runtime.clients import PRODUCER_DEFAULTS
+from connectworker.runtime.offsets import newest_indexed
+from connectworker.runtime.topic_creation import creation_service, topic_gate
 from connectworker.spark.formats.columns import SinkColumns
 from connectworker.spark.formats.offset_commit import Newest, SinkCommitMessage
 from connectworker.spark.formats.options import SinkSettings

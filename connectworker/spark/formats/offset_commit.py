@@ -25,9 +25,7 @@ from pyspark.sql.datasource import WriterCommitMessage
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceOffset
 from connectworker.process_cache import ProcessCache
-from connectworker.runtime.offsets.backing_store import OffsetBackingStore
-from connectworker.runtime.offsets.source_offsets import newest_indexed
-from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
+from connectworker.runtime.offsets import OffsetBackingStore, OffsetStorageSettings, newest_indexed
 
 log = logging.getLogger(__name__)
 

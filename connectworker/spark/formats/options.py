@@ -21,7 +21,7 @@ from connectworker.api.config_def import ConfigType, read_config
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_keys import DECLARED_CONFIG_DEF
 from connectworker.plugins import PluginNotFoundError, add_plugin_paths, resolve_connector_class
-from connectworker.runtime.offsets.storage_settings import OFFSET_STORAGE_KEYS, OffsetStorageSettings
+from connectworker.runtime.offsets import OFFSET_STORAGE_KEYS, OffsetStorageSettings
 from connectworker.topics.config_keys import EXTRA_CONFIGS_KEY, GROUPS_KEY, KIP_RULES_KEY, WORKER_ENABLE_KEY
 from connectworker.topics.policy import POLICY_PREFIX
 

@@ -23,7 +23,7 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import StructType
 
 from connectworker.api.errors import ConfigError
-from connectworker.runtime.offsets.storage_settings import FILE_KEY, TOPIC_KEY
+from connectworker.runtime.offsets import FILE_KEY, TOPIC_KEY
 from connectworker.spark.formats.columns import SinkColumns
 from connectworker.spark.formats.kafka_writer import WRITER_NAME, KafkaRowWriter
 from connectworker.spark.formats.offset_commit import SinkCommitMessage, commit_offsets

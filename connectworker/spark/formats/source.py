@@ -26,8 +26,8 @@ from pyspark.sql.types import StructType
 
 from connectworker.api.connector import SourceConnector
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
-from connectworker.runtime.connector_context import DetachedConnectorContext
-from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
+from connectworker.runtime import DetachedConnectorContext
+from connectworker.runtime.offsets import OffsetBackingStore, read_committed
 from connectworker.spark.formats.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.formats.options import SourceSettings
 from connectworker.spark.formats.task_poll import TaskPartition, poll_task

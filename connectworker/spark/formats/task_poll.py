@@ -25,17 +25,19 @@ from pyspark.sql.datasource import InputPartition
 
 from connectworker.api.record import SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.config.connector_config import parse_connector_config
-from connectworker.config.worker_config import JSON_CONVERTER
-from connectworker.converters.registry import resolve_converter, resolve_header_converter
 from connectworker.plugins import add_plugin_paths
-from connectworker.runtime.offsets.file_store import partition_key
-from connectworker.runtime.offsets.source_offsets import newest_offsets
-from connectworker.runtime.tasks.error_tolerance import ToleranceOperator
-from connectworker.runtime.tasks.poll_results import check_poll_result
-from connectworker.runtime.tasks.record_conversion import ConvertedHeaders, ConvertedPoll, RecordSerializer
-from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
-from connectworker.runtime.tasks.transform_chain import TransformationChain
-from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
+from connectworker.runtime.offsets import newest_offsets, partition_key
+from connectworker.runtime.tasks import (
+    ConvertedHeaders,
+    ConvertedPoll,
+    ConverterDefaults,
+    RecordSerializer,
+    TaskOffsetReader,
+    TaskParts,
+    WorkerTaskContext,
+    check_poll_result,
+)
+from connectworker.runtime.topic_creation import creation_service, topic_gate
 from connectworker.spark.formats.columns import HEADER_TYPE, SOURCE_ARROW_SCHEMA
 from connectworker.spark.formats.options import SourceSettings
 
@@ -188,8 +190,6 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
         settings.connector, source="connect-source options", extra_topic_configs=settings.extra_topic_configs
     )
     name = f"{config.name}-{part.task_id}"
-    key_converter = resolve_converter("key.converter", config.props, {}, default=JSON_CONVERTER)
-    value_converter = resolve_converter("value.converter", config.props, {}, default=JSON_CONVERTER)
     service = creation_service(
         settings.kafka,
         enabled=settings.creation_enabled,
@@ -197,12 +197,11 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
         policy=settings.policy,
     )
     gate = topic_gate(service, config.name, config.props, extra_configs=settings.extra_topic_configs)
-    tolerance = ToleranceOperator(config.error_handling, name, threading.Event())
-    chain = TransformationChain.build(config.transforms) if config.transforms.transforms else None
-    header_converter = resolve_header_converter(config.props, {})
-    rows = RowBuilder(
-        config.name, part.task_id, RecordSerializer(key_converter, value_converter, tolerance, header_converter)
-    )
+    # built as a worker builds its tasks' parts, with the worker's default converters
+    parts = TaskParts.build(config, ConverterDefaults(), gate)
+    tolerance = parts.tolerance(name, threading.Event())
+    chain = parts.transform_chain()
+    rows = RowBuilder(config.name, part.task_id, parts.serializer(tolerance))
     task = config.connector_class().task_class()()
     task.initialize(WorkerTaskContext(TaskOffsetReader(part.offsets), part.props))
     task.start(part.props)
@@ -235,7 +234,5 @@ def poll_task(settings: SourceSettings, part: TaskPartition) -> Iterator[pa.Reco
         task.stop()
         if chain is not None:
             chain.close()
-        key_converter.close()
-        value_converter.close()
-        header_converter.close()
+        parts.close(name)
         log.debug("Task %s polled %d records in micro-batch %d", name, emitted, part.batch)

@@ -1,5 +1,6 @@
 """`connectworker spark`: the standalone worker (herder, REST, metrics, offsets, topic creation on the
-driver) whose tasks run as long-lived Spark tasks (`task_runner.py`) instead of threads.
+driver) whose tasks run as long-lived Spark tasks (`task_runner.py`) instead of threads: the standalone
+runtime with a `SparkPlacement`.
 
 The driver opens the Spark session before any connector starts, and a channel the tasks report to
 (`task_channel.py`). With `offset.storage.file.filename` (a local master) the executors write the
@@ -14,19 +15,17 @@ import logging
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 from pyspark import SparkContext
 
 from connectworker.api.errors import ConnectError
-from connectworker.runtime.herder.connector_store import ConnectorStoreBase
-from connectworker.runtime.herder.standalone import StandaloneRuntime
-from connectworker.runtime.offsets.backing_store import OffsetBackingStore
-from connectworker.runtime.offsets.file_store import FileOffsetStore
-from connectworker.runtime.offsets.storage_settings import offset_storage_settings
-from connectworker.runtime.runners.task_channel import TaskChannel
-from connectworker.runtime.runners.task_runner import TaskRunner
+from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.worker_config import WorkerConfig
+from connectworker.runtime.herder import StandaloneRuntime
+from connectworker.runtime.offsets import offset_storage_settings
+from connectworker.runtime.runners import LOOPBACK, RunnerNeeds, TaskChannel, TaskRunner
 from connectworker.spark.runner.executor_check import check_executors, runs_driver_python
 from connectworker.spark.runner.plugin_shipping import ship_plugin_paths
 from connectworker.spark.runner.session import JvmLaunch, open_context
@@ -34,70 +33,51 @@ from connectworker.spark.runner.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
 
-LOOPBACK = "127.0.0.1"
+__all__ = ["SparkPlacement", "spark_runtime"]
 
 
-class SparkRuntime(StandaloneRuntime):
-    runs_task_processes = False  # its tasks are Spark tasks
-    context: SparkContext | None = None
-    _owns_session = False
-    _runner: SparkTaskRunner | None = None
-    _state_dir: Path | None = None
-    _jvm: JvmLaunch | None = None
+def spark_runtime(config: WorkerConfig, file_connectors: Sequence[ConnectorConfig] = ()) -> StandaloneRuntime:
+    """The worker `connectworker spark` runs: the standalone runtime, its tasks placed in Spark."""
+    return StandaloneRuntime(config, file_connectors, placement=SparkPlacement())
 
-    def start(self, *, interrupt: Callable[[], None] | None = None) -> SparkRuntime:
-        """As the standalone runtime's, with Spark's JVM launched first, on a thread: its start-up
-        overlaps the embedded broker's, the cluster check and the offsets' reading."""
-        self._jvm = JvmLaunch.begin(self.config)
-        try:
-            super().start(interrupt=interrupt)
-        except BaseException:
-            self._discard_jvm()
-            raise
-        return self
 
-    def _discard_jvm(self) -> None:
-        jvm, self._jvm = self._jvm, None
-        if jvm is not None:
-            jvm.discard()
+class SparkPlacement:
+    """Tasks as long-lived Spark tasks (a `TaskPlacement`). Spark's JVM is launched in `prepare`, on a
+    thread: its start-up overlaps the embedded broker's, the cluster check and the offsets' reading."""
 
-    def _open_file_store(self, path: str) -> OffsetBackingStore:
-        if not self.config.spark_master.startswith("local"):
-            log.warning(
-                "Offsets are kept in %s, which the executors write: on a cluster every executor must "
-                "see the same file. Set offset.storage.topic instead.",
-                path,
-            )
-        return FileOffsetStore(path, shared=True)  # the executors' tasks write it too
+    def __init__(self) -> None:
+        self.context: SparkContext | None = None
+        self._owns_session = False
+        self._jvm: JvmLaunch | None = None
+        self._runner: SparkTaskRunner | None = None
+        self._channel: TaskChannel | None = None
+        self._state_dir: Path | None = None
 
-    def _open_connector_store(self) -> ConnectorStoreBase:
-        store = super()._open_connector_store()
-        if not self.config.spark_master.startswith("local") and not self.config.config_storage_topic:
-            log.warning(
-                "Connectors created through the REST API are kept in %s, on this host only: a driver "
-                "started on another host would not find them. Set config.storage.topic to keep them in "
-                "Kafka.",
-                store.describe(),
-            )
-        return store
+    def prepare(self, config: WorkerConfig) -> None:
+        self._jvm = JvmLaunch.begin(config)
 
-    def _task_runner(self) -> TaskRunner:
+    def spans_hosts(self, config: WorkerConfig) -> bool:
+        return not config.spark_master.startswith("local")
+
+    def shares_offsets_file(self, config: WorkerConfig) -> bool:
+        return True  # the executors' tasks write it too
+
+    def open_runner(self, needs: RunnerNeeds) -> TaskRunner:
+        config = needs.config
         self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
         sigint = signal.getsignal(signal.SIGINT)
-        self.context, self._owns_session = open_context(self.config, self._state_dir, self._jvm)
+        self.context, self._owns_session = open_context(config, self._state_dir, self._jvm)
         # The SparkContext installs a SIGINT handler that cancels every job: the tasks would be killed
         # without committing. Ctrl-C stops the worker as in standalone mode instead.
         signal.signal(signal.SIGINT, sigint)
         context = self.context
-        ship_plugin_paths(context, self.config.plugin_path, self._state_dir)
+        ship_plugin_paths(context, config.plugin_path, self._state_dir)
         if not runs_driver_python(context):  # a local master's workers import what this process does
-            check_executors(context, self.file_connectors, [str(Path(p).resolve()) for p in self.config.plugin_path])
-        local = self.config.spark_master.startswith("local")
-        host = LOOPBACK if local else context.getConf().get("spark.driver.host", LOOPBACK)
-        self._channel = TaskChannel(host)
-        assert self.gates is not None
+            check_executors(context, needs.file_connectors, [str(Path(p).resolve()) for p in config.plugin_path])
+        host = LOOPBACK if config.spark_master.startswith("local") else context.getConf().get("spark.driver.host")
+        self._channel = TaskChannel(host or LOOPBACK)
         self._runner = SparkTaskRunner(
-            context, self.config, offset_storage_settings(self.config), self._channel, self.gates, self.metrics.for_task
+            context, config, offset_storage_settings(config), self._channel, needs.gates, needs.task_metrics
         )
         log.info(
             "Tasks run as Spark tasks (master %s, %d task slot(s)); they report to %s:%d",
@@ -107,8 +87,10 @@ class SparkRuntime(StandaloneRuntime):
         )
         return self._runner
 
-    def _release_runner(self) -> None:
-        self._discard_jvm()
+    def close(self) -> None:
+        jvm, self._jvm = self._jvm, None
+        if jvm is not None:
+            jvm.discard()
         if self._runner is not None:
             self._runner.close()
             self._runner = None

@@ -18,14 +18,10 @@ from collections.abc import Callable
 from pyspark import SparkContext
 
 from connectworker.config.worker_config import WorkerConfig
-from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
-from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
-from connectworker.runtime.runners.remote_start import RemoteStarts
-from connectworker.runtime.runners.remote_task import RemoteTask, run_remote_tasks
-from connectworker.runtime.runners.task_channel import TaskChannel
-from connectworker.runtime.status import State
-from connectworker.runtime.tasks.task_factory import TaskMetricsFactory, TopicGateFactory
-from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.runtime import State
+from connectworker.runtime.offsets import OffsetStorageSettings
+from connectworker.runtime.runners import RemoteStarts, RemoteTask, RemoteTaskHandle, TaskChannel, run_remote_tasks
+from connectworker.runtime.tasks import TaskMetricsFactory, TaskSpec, TopicGateFactory
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pyspark.daemon
 
-import connectworker.runtime.runners.remote_task  # noqa: F401  (imported for the forks to inherit)
-from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
+from connectworker.runtime.clients import tune_gc_for_throughput
+from connectworker.runtime.runners import run_remote_tasks  # noqa: F401  (imported for the forks to inherit)
 
 if __name__ == "__main__":
     tune_gc_for_throughput()  # the forked workers run record paths, as a worker's task processes do
