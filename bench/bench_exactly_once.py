@@ -83,10 +83,10 @@ def run(
     assert runtime.worker is not None
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
-    while not task.produced:
+    while not task.stats().produced:
         time.sleep(0.001)
     first = time.perf_counter()
-    while task.produced < count:
+    while task.stats().produced < count:
         time.sleep(0.01)
     runtime.stop()  # the final transaction or offset flush
     end = time.perf_counter()

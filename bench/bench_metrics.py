@@ -88,7 +88,7 @@ def run(bootstrap: str, workdir: Path, count: int, metrics: bool) -> tuple[float
     if metrics:
         scraper.start()
     task = runtime.worker.get(connector.name).tasks[0]
-    while task.produced < count:
+    while task.stats().produced < count:
         time.sleep(0.01)
     runtime.stop()
     elapsed = time.perf_counter() - start

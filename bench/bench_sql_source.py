@@ -147,7 +147,7 @@ def run_worker(url: str, bootstrap: str, prefix: str, rows: int, workdir: Path, 
     start = time.perf_counter()
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
-    while task.produced < rows:
+    while task.stats().produced < rows:
         time.sleep(0.01)
     runtime.stop()  # flushes, waits for every ack, commits offsets
     elapsed = time.perf_counter() - start

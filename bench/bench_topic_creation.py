@@ -129,10 +129,10 @@ def admin_requests_on_known_topics(bootstrap: str, workdir: Path, records: int) 
     assert runtime.worker is not None and runtime.admin is not None
     runtime.worker.start_connector(parse_connector_config(datagen("known", "known", 10, records)))
     task = runtime.worker.get("known").tasks[0]
-    while task.produced < 10_000:
+    while task.stats().produced < 10_000:
         time.sleep(0.01)
     before = runtime.admin.requests
-    while task.produced < records:
+    while task.stats().produced < records:
         time.sleep(0.01)
     after = runtime.admin.requests
     runtime.stop()

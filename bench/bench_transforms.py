@@ -69,7 +69,7 @@ def run(bootstrap: str, workdir: Path, count: int, transforms: dict[str, str]) -
     start = time.perf_counter()
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
-    while task.produced < count:
+    while task.stats().produced < count:
         time.sleep(0.01)
     runtime.stop()
     elapsed = time.perf_counter() - start

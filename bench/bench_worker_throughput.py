@@ -255,10 +255,10 @@ def run_worker(
     start, cpu = time.perf_counter(), time.process_time()
     runtime.worker.start_connector(connector)
     task = runtime.worker.get(connector.name).tasks[0]
-    while task.produced == 0:
+    while task.stats().produced == 0:
         time.sleep(SAMPLE_S)
     first = time.perf_counter()
-    while task.produced < count:
+    while task.stats().produced < count:
         time.sleep(SAMPLE_S)
     last = time.perf_counter()
     runtime.stop()  # flushes, waits for every ack, commits offsets

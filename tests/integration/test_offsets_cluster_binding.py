@@ -63,3 +63,18 @@ def test_offsets_recorded_against_another_cluster_are_warned_about_naming_both_i
     )
     assert "DELETE /connectors/NAME/offsets" in warning
     assert (tmp_path / "connect.offsets.cluster-id").read_text() == f"{runtime.cluster_id}\n"
+
+
+def test_a_worker_whose_offsets_directory_does_not_exist_yet_starts_and_records_its_cluster_there(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """The directory of `offset.storage.file.filename` is made on first use, as the file itself is; with tasks
+    on the worker's threads nothing else makes it before the cluster id is recorded next to the file."""
+    offsets = tmp_path / "not" / "yet" / "connect.offsets"
+    config = worker_config(
+        broker.bootstrap_servers, tmp_path, **{"offset.storage.file.filename": str(offsets), "task.processes": "0"}
+    )
+    with running_worker(config, datagen("gen", "gen", records="20", rate="0")) as runtime:
+        wait_until(lambda: committed_offset(runtime.worker, "gen", {"task": 0}) == {"seq": 20}, 30, "20 committed")
+        assert (offsets.parent / "connect.offsets.cluster-id").read_text() == f"{runtime.cluster_id}\n"
+    assert json.loads(offsets.read_text())["gen"] == {partition_key({"task": 0}): {"seq": 20}}

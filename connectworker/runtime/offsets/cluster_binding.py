@@ -63,6 +63,7 @@ def bind_to_cluster(store: FileOffsetStore, cluster_id: str | None, *, embedded:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)  # as the offsets file's own first write does
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
