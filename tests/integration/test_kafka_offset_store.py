@@ -7,16 +7,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
 from connectworker.api.errors import ConnectError
+from connectworker.runtime.clients import compacted_topic
+from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
 from connectworker.runtime.offsets.file_store import OffsetStoreError, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
+from connectworker.topics.admin import TopicAdmin
 from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_until, worker_config
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config
@@ -232,3 +236,24 @@ def test_standalone_stops_at_start_up_when_the_offsets_topic_cannot_be_created(
     with pytest.raises(ConnectError, match=r"offset\.storage\.replication\.factor=3"):
         runtime.start()
     assert runtime.worker is None
+
+
+def test_the_admin_client_that_created_the_offsets_topic_is_closed_once_it_is_there(
+    broker: Broker, admin: AdminClient, offsets_topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Left to the garbage collector, it stayed connected, and logged "Connection refused" every second
+    once its broker was gone."""
+    opened: list[TopicAdmin] = []
+
+    def recording(*args: Any, **kwargs: Any) -> TopicAdmin:
+        opened.append(open_topic_admin(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(compacted_topic, "open_topic_admin", recording)
+    store = store_for(broker, offsets_topic)
+    try:
+        store.refresh()
+        assert offsets_topic in existing_topics(admin)
+    finally:
+        store.close()
+    assert len(opened) == 1 and opened[0].closed

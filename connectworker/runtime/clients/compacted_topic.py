@@ -148,6 +148,8 @@ class CompactedTopic:
                 time.sleep(0.05)
         except TopicAdminError as exc:
             raise self._error(f"Cannot check or create the {self.label} {self.topic!r}: {exc}") from None
+        finally:
+            admin.close()  # else librdkafka keeps it connected until a garbage collection finds it
 
     def consumer(self) -> Consumer:
         """The reader, assigned every partition from the beginning (made once, so reads after the first
