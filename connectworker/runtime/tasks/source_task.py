@@ -128,6 +128,7 @@ class WorkerSourceTask:
         self._stop_deferred = False
         self._ended = threading.Event()  # run() returned
         self.uncommitted_at_stop = 0  # set once the task stopped: see report_uncommitted
+        self._poll_seconds = 0.0  # how long the last poll() took
         self._next_commit = 0.0  # when the next periodic commit is due (set when the loop starts)
         self._commit_error: Exception | None = None  # raised by a commit made while the task polled
 
