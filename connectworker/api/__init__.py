@@ -21,6 +21,7 @@ from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch, is_offset_count
+from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 from connectworker.api.task import OffsetStorageReader, SourceTask, SourceTaskContext
 from connectworker.api.topic_policy import CreateTopicPolicy, PolicyViolationError, RequestMetadata
@@ -48,6 +49,7 @@ __all__ = [
     "Predicate",
     "RecordMetadata",
     "RequestMetadata",
+    "RequiredTopic",
     "RetriableError",
     "Schema",
     "SchemaAndValue",

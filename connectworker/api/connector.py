@@ -10,6 +10,7 @@ from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
 
 
@@ -83,6 +84,13 @@ class SourceConnector(ABC):
         connector cannot tell (the default). Asked to flag such offsets on the status page; it must only
         read, never change anything."""
         return None
+
+    def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
+        """The topics this connector, configured with `props`, needs before its first record, each with the
+        settings it must have (none by default). The worker creates each missing one after `start()` and
+        before the tasks start, and fails the connector, naming the setting, when one exists otherwise;
+        `connectworker plan` and `topics drift` show them."""
+        return ()
 
     def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> ConnectorTransactionBoundaries:
         """Whether its tasks can use `transaction.boundary=connector` (a `TransactionContext`)."""

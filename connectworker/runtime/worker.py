@@ -32,6 +32,7 @@ from connectworker.runtime.runners.unstarted_task import UnstartedTask
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
+from connectworker.runtime.topic_creation.required_topics import RequiredTopics
 
 log = logging.getLogger(__name__)
 
@@ -50,28 +51,22 @@ class Worker:
         worker_id: str = "connectworker",
         metrics: WorkerMetrics | None = None,
         runner: TaskRunner | None = None,
+        required_topics: RequiredTopics | None = None,
     ) -> None:
         """`runner` runs the tasks; by default each on a thread of this process, built here. The config
-        providers of `config` (`config.providers`) are opened here and closed by `stop()`."""
+        providers of `config` (`config.providers`) are opened here and closed by `stop()`.
+        `required_topics` makes the topics each connector requires ready before its tasks start."""
         self.config = config
         self.resolver = ConnectorConfigResolver(config.open_config_providers(), worker=config)
         self.metrics = metrics if metrics is not None else WorkerMetrics()  # a registry of its own
         self.worker_id = worker_id
         self.offset_store = offset_store
         self._flusher = OffsetFlusher(offset_store)
-        self.runner: TaskRunner = (
-            runner
-            if runner is not None
-            else ThreadTaskRunner(
-                SourceTaskFactory(
-                    config,
-                    offset_store,
-                    topic_gate_factory,
-                    offset_flusher=self._flusher,
-                    task_metrics=self.metrics.for_task,
-                )
-            )
+        self._required_topics = required_topics
+        factory = SourceTaskFactory(
+            config, offset_store, topic_gate_factory, offset_flusher=self._flusher, task_metrics=self.metrics.for_task
         )
+        self.runner: TaskRunner = runner if runner is not None else ThreadTaskRunner(factory)
         self._connectors: dict[str, RunningConnector] = {}
         self._registry = threading.Lock()  # guards `_connectors` only; held for a moment
         self._lock = threading.RLock()  # one lifecycle change at a time
@@ -165,6 +160,8 @@ class Worker:
             running.connector = connector
             if context.error is not None:  # raise_error() during start(): a failed start
                 raise context.error
+            if self._required_topics is not None:  # the connector's own topics, before its first record
+                self._required_topics.ensure(config.name, connector.required_topics(resolved.props))
             running.task_configs, task_props = self._task_props(running, connector)
         except Exception as exc:
             self._failed(running, exc, "to start")

@@ -14,6 +14,7 @@ from connectworker.api import (
     ConfigDef,
     ConfigType,
     RecordMetadata,
+    RequiredTopic,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -186,3 +187,18 @@ class WhereAmISource(NamedTopicsSource):
 
     def task_class(self) -> type[SourceTask]:
         return WhereAmITask
+
+
+class HistoryKeepingDataGen(DataGenConnector):
+    """A DataGen that, as Debezium's MySQL connector does with its schema history, requires topic
+    `history.topic`: one partition, kept forever, never compacted."""
+
+    def required_topics(self, props: Mapping[str, str]) -> list[RequiredTopic]:
+        settings = TopicSettings(props["history.topic"], 1).with_cleanup_policy(CleanupPolicy.DELETE)
+        return [
+            RequiredTopic(
+                settings.with_config("retention.ms", "-1"),
+                "The schema history is replayed whole, in order, on every start: more than one partition, "
+                "compaction or a finite retention lose history",
+            )
+        ]

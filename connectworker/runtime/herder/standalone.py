@@ -32,6 +32,7 @@ from connectworker.runtime.runners.placement import LocalPlacement, RunnerNeeds,
 from connectworker.runtime.runners.process_runner import ProcessTaskRunner
 from connectworker.runtime.tasks.task_factory import TopicGateFactory
 from connectworker.runtime.topic_creation.gate import connector_admins, connector_gates
+from connectworker.runtime.topic_creation.required_topics import RequiredTopics
 from connectworker.runtime.topic_creation.service import TopicCreationService
 from connectworker.runtime.worker import Worker
 from connectworker.topics.admin import TopicAdmin
@@ -141,7 +142,14 @@ class StandaloneRuntime:
             store.close()
             self.stop()
             raise
-        self.worker = Worker(self.config, store, gates, metrics=self.metrics, runner=runner)
+        self.worker = Worker(
+            self.config,
+            store,
+            gates,
+            metrics=self.metrics,
+            runner=runner,
+            required_topics=RequiredTopics(self.admin, self.config.topic_creation_timeout_ms / 1000),
+        )
         self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
+from connectworker.runtime.topic_creation.required_topics import REQUIRED_RULE, required_drift
 from connectworker.runtime.topic_planning.plan import started_task_hook
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.decisions import TopicCreationError, decide
@@ -24,8 +25,10 @@ __all__ = ["apply_fixes", "drift_report"]
 def drift_report(
     config: ConnectorConfig, topics: Iterable[str], *, admin: TopicAdmin, policy: CreateTopicPolicy | None = None
 ) -> list[TopicDrift]:
-    """Each topic compared with what the connector's rule would create now."""
-    names = sorted(set(topics))
+    """Each topic compared with what the connector's rule would create now; the topics the connector
+    requires (always in the report) with the settings it requires."""
+    required = {r.name: r for r in config.connector_class().required_topics(config.props)}
+    names = sorted(set(topics) | set(required))
     invalid = {name: why for name in names if (why := validate_topic_name(name))}
     states = admin.describe_states([name for name in names if name not in invalid])
     report = []
@@ -35,6 +38,15 @@ def drift_report(
                 report.append(TopicDrift(topic, note=f"not compared: invalid topic name: {invalid[topic]}"))
                 continue
             state = states[topic]
+            if topic in required:  # compared with what the connector requires, not with a rule
+                report.append(
+                    required_drift(required[topic], state)
+                    if state is not None
+                    else TopicDrift(
+                        topic, REQUIRED_RULE, note="does not exist; created before the connector's tasks start"
+                    )
+                )
+                continue
             if state is None:
                 report.append(TopicDrift(topic, note="does not exist; the worker creates it by its rule on first use"))
                 continue

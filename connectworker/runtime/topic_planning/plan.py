@@ -15,6 +15,7 @@ from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain, TransformError
+from connectworker.runtime.topic_creation.required_topics import planned_required_topics
 from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.decisions import NewTopicHook
@@ -71,7 +72,31 @@ def plan_topics(
 
     With transforms, `topics` are the names the connector emits: each is routed through the chain
     (a record with only that topic, at the time now) and the routed name is planned, as the worker
-    would create it; `emitted` shows where it came from."""
+    would create it; `emitted` shows where it came from. The topics the connector requires
+    (`SourceConnector.required_topics`) come first."""
+    required = planned_required_topics(config.name, config.connector_class().required_topics(config.props), admin)
+    return required + _planned_records_topics(
+        config,
+        topics,
+        enabled=enabled,
+        admin=admin,
+        validate_only=validate_only,
+        broker_honours_validate_only=broker_honours_validate_only,
+        policy=policy,
+    )
+
+
+def _planned_records_topics(
+    config: ConnectorConfig,
+    topics: Iterable[str],
+    *,
+    enabled: bool,
+    admin: TopicAdmin | None,
+    validate_only: bool,
+    broker_honours_validate_only: bool,
+    policy: CreateTopicPolicy | None,
+) -> list[PlanEntry]:
+    """The plan of the topics the connector's records go to."""
     names = list(dict.fromkeys(topics))
     routes = _routes(config, names)
     planned = plan_new_topics(

@@ -1,0 +1,30 @@
+"""Topics a connector cannot work without, with settings it cannot work without either.
+
+Debezium's schema history topic is the model: one partition (its records are replayed in order), kept
+forever (`retention.ms=-1`), never compacted (`cleanup.policy=delete`): with any other setting a restarted
+connector cannot rebuild its table schemas. Kafka Connect leaves such topics to the connector; here the
+worker creates them before the connector's tasks start, with exactly these settings whatever the
+topic-creation rules say, and refuses to start the connector when one exists with other settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from connectworker.api.topic_settings import TopicSettings
+
+__all__ = ["RequiredTopic"]
+
+
+@dataclass(frozen=True)
+class RequiredTopic:
+    """`settings`: the topic's name, partition count and the configs it must have (its replication
+    factor is used only to create it: -1, the broker's default, unless set). `why`: what breaks with
+    other settings, said when an existing topic has them."""
+
+    settings: TopicSettings
+    why: str
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
