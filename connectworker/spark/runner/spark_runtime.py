@@ -12,9 +12,7 @@ the connectors created through the REST API, so that a driver restarted on anoth
 from __future__ import annotations
 
 import logging
-import shutil
 import signal
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from connectworker.runtime.runners import LOOPBACK, RunnerNeeds, TaskChannel, Ta
 from connectworker.spark.runner.executor_check import check_executors, runs_driver_python
 from connectworker.spark.runner.plugin_shipping import ship_plugin_paths
 from connectworker.spark.runner.session import JvmLaunch, open_context
+from connectworker.spark.runner.state_dirs import StateDir
 from connectworker.spark.runner.task_runner import SparkTaskRunner
 
 log = logging.getLogger(__name__)
@@ -51,7 +50,7 @@ class SparkPlacement:
         self._jvm: JvmLaunch | None = None
         self._runner: SparkTaskRunner | None = None
         self._channel: TaskChannel | None = None
-        self._state_dir: Path | None = None
+        self._state: StateDir | None = None
 
     def prepare(self, config: WorkerConfig) -> None:
         self._jvm = JvmLaunch.begin(config)
@@ -64,14 +63,14 @@ class SparkPlacement:
 
     def open_runner(self, needs: RunnerNeeds) -> TaskRunner:
         config = needs.config
-        self._state_dir = Path(tempfile.mkdtemp(prefix="connectworker-spark-"))
+        self._state = StateDir.create()
         sigint = signal.getsignal(signal.SIGINT)
-        self.context, self._owns_session = open_context(config, self._state_dir, self._jvm)
+        self.context, self._owns_session = open_context(config, self._state.path, self._jvm)
         # The SparkContext installs a SIGINT handler that cancels every job: the tasks would be killed
         # without committing. Ctrl-C stops the worker as in standalone mode instead.
         signal.signal(signal.SIGINT, sigint)
         context = self.context
-        ship_plugin_paths(context, config.plugin_path, self._state_dir)
+        ship_plugin_paths(context, config.plugin_path, self._state.path)
         if not runs_driver_python(context):  # a local master's workers import what this process does
             check_executors(context, needs.file_connectors, [str(Path(p).resolve()) for p in config.plugin_path])
         host = LOOPBACK if config.spark_master.startswith("local") else context.getConf().get("spark.driver.host")
@@ -104,6 +103,6 @@ class SparkPlacement:
                 raise ConnectError(f"Stopping the Spark session failed: {exc}") from exc
             finally:
                 self.context = None
-        if self._state_dir is not None:
-            shutil.rmtree(self._state_dir, ignore_errors=True)
-            self._state_dir = None
+        state, self._state = self._state, None
+        if state is not None:
+            state.remove()
