@@ -42,8 +42,10 @@ from connectworker.spark.formats.offset_commit import (
 )
 from connectworker.spark.formats.options import SinkSettings, SourceSettings
 from connectworker.spark.formats.sink import plan_write
+from connectworker.spark.formats.source import ConnectStreamReader
 from connectworker.spark.formats.task_poll import Coalescer, RowBuilder
 from tests.broker import Broker
+from tests.integration.topic_checks import partition_count, topic_configs
 from tests.kafka_helpers import consume, delete_topics
 
 pytestmark = pytest.mark.heavy(seconds=15)
@@ -365,3 +367,55 @@ def test_connect_source_rows_carry_headers_as_the_header_converter_writes_them()
         ],
         [],
     ]
+
+
+def test_connect_source_makes_the_topics_its_connector_requires_before_planning_a_task(
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    history = f"history-{unique}"
+    options = {
+        "name": "kept",
+        "connector.class": "tests.integration.fixture_connectors.HistoryKeepingDataGen",
+        "history.topic": history,
+        "topic.pattern": f"data-{unique}",
+        "topic.count": "1",
+        "topic.creation.default.partitions": "3",  # not what the history gets
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.cleanup.policy": "compact",
+        "kafka.bootstrap.servers": broker.bootstrap_servers,
+        "offset.storage.file.filename": str(tmp_path / "o.json"),
+    }
+    reader = ConnectStreamReader(SourceSettings.from_options(options))
+    try:
+        assert len(reader.partitions(reader.initialOffset(), reader.latestOffset())) == 1
+        assert partition_count(admin, history) == 1
+        assert {k: v for k, v in topic_configs(admin, history).items() if k in ("cleanup.policy", "retention.ms")} == {
+            "cleanup.policy": "delete",
+            "retention.ms": "-1",
+        }
+    finally:
+        reader.stop()
+        delete_topics(admin, [history])
+
+
+def test_connect_source_refuses_to_plan_over_a_required_topic_with_other_settings(
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    history = f"history-{unique}"
+    admin.create_topics([NewTopic(history, 2, 1, config={"cleanup.policy": "delete", "retention.ms": "-1"})])[
+        history
+    ].result(timeout=10)
+    options = {
+        "name": "kept",
+        "connector.class": "tests.integration.fixture_connectors.HistoryKeepingDataGen",
+        "history.topic": history,
+        "kafka.bootstrap.servers": broker.bootstrap_servers,
+        "offset.storage.file.filename": str(tmp_path / "o.json"),
+    }
+    reader = ConnectStreamReader(SourceSettings.from_options(options))
+    try:
+        with pytest.raises(ConnectError, match=f"its topic {history} exists with 2 partitions where it needs 1"):
+            reader.partitions(reader.initialOffset(), reader.latestOffset())
+    finally:
+        reader.stop()
+        delete_topics(admin, [history])

@@ -21,12 +21,15 @@ from connectworker.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from connectworker.runtime.topic_creation.per_process import creation_service, topic_gate
+    from connectworker.runtime.topic_creation.required_topics import RequiredTopics
 
 _EXPORTS = {
+    "RequiredTopics": "required_topics",
     "creation_service": "per_process",
     "topic_gate": "per_process",
 }
 __all__ = [
+    "RequiredTopics",
     "creation_service",
     "topic_gate",
 ]

@@ -25,9 +25,12 @@ from pyspark.sql.streaming.datasource import ReadLimit
 from pyspark.sql.types import StructType
 
 from connectworker.api.connector import SourceConnector
+from connectworker.api.required_topics import RequiredTopic
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.runtime import DetachedConnectorContext
+from connectworker.runtime.clients import open_topic_admin
 from connectworker.runtime.offsets import OffsetBackingStore, read_committed
+from connectworker.runtime.topic_creation import RequiredTopics
 from connectworker.spark.formats.columns import SOURCE_SCHEMA_DDL
 from connectworker.spark.formats.options import SourceSettings
 from connectworker.spark.formats.task_poll import TaskPartition, poll_task
@@ -120,6 +123,11 @@ class ConnectStreamReader(DataSourceStreamReader):
             if context.error is not None:
                 connector.stop()
                 raise context.error
+            try:
+                self._ensure_required_topics(config.name, connector.required_topics(config.props))
+            except BaseException:
+                connector.stop()
+                raise
             self._connector = connector
             task_configs = connector.task_configs(config.tasks_max)[: config.tasks_max]
             self._task_configs = [{**config.props, **task_props} for task_props in task_configs]
@@ -131,6 +139,19 @@ class ConnectStreamReader(DataSourceStreamReader):
                 self._open_storage().describe(),
             )
         return self._config, self._task_configs
+
+    def _ensure_required_topics(self, connector: str, required: Sequence[RequiredTopic]) -> None:
+        """The topics the connector requires, made ready before any task runs, as a worker does."""
+        if not required:
+            return
+        kafka = self._settings.kafka
+        timeout_s = self._settings.creation_timeout_ms / 1000
+        client = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
+        admin = open_topic_admin(kafka["bootstrap.servers"], client, request_timeout_s=min(30.0, timeout_s))
+        try:
+            RequiredTopics(admin, timeout_s).ensure(connector, required)
+        finally:
+            admin.close()
 
     def _open_storage(self) -> OffsetBackingStore:
         if self._storage is None:
