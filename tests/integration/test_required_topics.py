@@ -35,6 +35,12 @@ def keeping_history(name: str, data: str, history: str) -> dict[str, str]:
     }
 
 
+def connector_file(tmp_path: Path, history: str, data: str) -> Path:
+    path = tmp_path / "c.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in keeping_history("h", data, history).items()))
+    return path
+
+
 def test_a_required_topic_is_created_before_the_tasks_start_with_the_connectors_settings_not_the_rules(
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -120,8 +126,7 @@ def test_plan_shows_the_required_topic_first_and_against_the_broker_says_an_exis
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
     history, data = f"history-{unique}", f"data-{unique}"
-    connector = tmp_path / "c.properties"
-    connector.write_text("".join(f"{k}={v}\n" for k, v in keeping_history("h", data, history).items()))
+    connector = connector_file(tmp_path, history, data)
     offline = run_cli("plan", str(connector), "--topic", data, "--json")
     assert offline.returncode == 0, offline.stderr
     first, second = json.loads(offline.stdout)
@@ -153,8 +158,7 @@ def test_drift_reports_a_required_topic_against_what_the_connector_requires_and_
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:
     history, data = f"history-{unique}", f"data-{unique}"
-    connector = tmp_path / "c.properties"
-    connector.write_text("".join(f"{k}={v}\n" for k, v in keeping_history("h", data, history).items()))
+    connector = connector_file(tmp_path, history, data)
     admin.create_topics([NewTopic(history, 1, 1, config={"cleanup.policy": "compact"})])[history].result(timeout=10)
     worker = write_worker(tmp_path, broker.bootstrap_servers)
     try:
