@@ -92,7 +92,8 @@ def _run(command: list[str]) -> None:
 
 
 @contextmanager
-def running_mariadb() -> Iterator[MariaDb]:
+def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
+    """`log_bin=False`: a server without a binary log (a failure path)."""
     run_as = "mysql" if os.geteuid() == 0 else None
     base = Path(tempfile.mkdtemp(prefix="connectworker-mariadb-"))
     data, sock, log = base / "data", base / "mysqld.sock", base / "server.log"
@@ -126,9 +127,7 @@ def running_mariadb() -> Iterator[MariaDb]:
                     "--bind-address=127.0.0.1",
                     f"--pid-file={base / 'mysqld.pid'}",
                     *user,
-                    "--log-bin=binlog",
-                    "--binlog-format=ROW",
-                    "--binlog-row-image=FULL",
+                    *(["--log-bin=binlog", "--binlog-format=ROW", "--binlog-row-image=FULL"] if log_bin else []),
                     f"--server-id={SERVER_ID}",
                     "--skip-name-resolve",
                     "--innodb-buffer-pool-size=32M",
