@@ -2,8 +2,8 @@
 connector has seen, advanced by each transaction's GTID (its GTID event, which starts a transaction in
 place of BEGIN).
 
-- MySQL: `source_uuid:interval[:interval...]` per server, comma-separated (``3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5``);
-  a transaction's GTID is `source_uuid:transaction_number`.
+- MySQL: `source_uuid:interval[:interval...]` per server, comma-separated
+  (``3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5``); a transaction's GTID is `source_uuid:transaction_number`.
 - MariaDB: `domain-server-sequence` per replication domain, comma-separated (``0-1-42``); a transaction's GTID
   replaces its domain's entry (sequence numbers rise within a domain).
 """
