@@ -17,7 +17,7 @@ HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database
 SESSION_INIT = "SET time_zone = '+00:00'"  # a snapshot reads TIMESTAMP in the session's zone; the binlog is UTC
 ACCESS_DENIED, UNKNOWN_HOST, CANNOT_CONNECT = 1045, 2005, 2003
 
-__all__ = ["ServerInfo", "SetupError", "check_setup", "connect"]
+__all__ = ["ServerInfo", "SetupError", "check_position_available", "check_setup", "connect"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +108,23 @@ def check_setup(connection: Any) -> ServerInfo:
         )
     version = found.get("version", "")
     return ServerInfo(version, "mariadb" in version.lower(), int(found.get("server_id", "0") or 0))
+
+
+def check_position_available(connection: Any, file: str, pos: int) -> None:
+    """Raises ConnectError when the binlog file an offset resumes from is gone (purged, or another server's):
+    the changes since it are lost, and only a new snapshot recovers (snapshot.mode=when_needed)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW BINARY LOGS")
+        sizes = {str(row[0]): int(row[1]) for row in cursor.fetchall()}
+    if file not in sizes:
+        kept = f"{min(sizes)} to {max(sizes)}" if sizes else "none"
+        raise ConnectError(
+            f"The binlog position {file}:{pos} the connector resumes from is no longer on the server (binlogs "
+            f"kept: {kept}; it was purged): changes since then are lost. Set snapshot.mode=when_needed to take a "
+            "new snapshot, or reset the connector's offsets."
+        )
+    if pos > sizes[file]:
+        raise ConnectError(
+            f"The binlog position {file}:{pos} is past the end of {file} ({sizes[file]} bytes): the offsets are "
+            "another server's. Set snapshot.mode=when_needed to take a new snapshot, or reset the offsets."
+        )

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from connectworker.api.errors import ConnectError
-from connectworker.connectors.mysql_cdc.database import SetupError, check_setup, connect
+from connectworker.connectors.mysql_cdc.database import SetupError, check_position_available, check_setup, connect
 from tests.mariadb import PASSWORD, SERVER_ID, USER, MariaDb, running_mariadb
 
 
@@ -92,3 +92,21 @@ def test_an_unreachable_server_names_host_and_port(mariadb: MariaDb) -> None:
         port = sock.getsockname()[1]
     with pytest.raises(ConnectError, match=rf"Cannot connect to MySQL at 127\.0\.0\.1:{port}"):
         connect("127.0.0.1", port, USER, PASSWORD)
+
+
+def test_a_purged_binlog_position_fails_naming_when_needed(mariadb: MariaDb) -> None:
+    [(old_file, old_pos, *_)] = mariadb.query("SHOW MASTER STATUS")
+    mariadb.execute("FLUSH BINARY LOGS")
+    [(new_file, *_)] = mariadb.query("SHOW MASTER STATUS")
+    connection = connect(mariadb.host, mariadb.port, USER, PASSWORD)
+    try:
+        check_position_available(connection, old_file, old_pos)  # still kept: fine
+        mariadb.execute(f"PURGE BINARY LOGS TO '{new_file}'")
+        with pytest.raises(ConnectError) as refused:
+            check_position_available(connection, old_file, old_pos)
+        with pytest.raises(ConnectError, match=r"past the end of"):
+            check_position_available(connection, new_file, 10**12)
+    finally:
+        connection.close()
+    assert f"{old_file}:{old_pos} the connector resumes from is no longer on the server" in str(refused.value)
+    assert "Set snapshot.mode=when_needed to take a new snapshot" in str(refused.value)
