@@ -31,11 +31,17 @@ POSTGRES_SERVER = $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) /usr/
 $(POSTGRES_SERVER):
 	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'
 
+# MariaDB's server, for the MySQL / MariaDB change data capture tests (they start a throwaway server);
+# installed only when missing.
+MARIADB_SERVER = /usr/sbin/mariadbd
+$(MARIADB_SERVER):
+	$$([ "$$(id -u)" = 0 ] || echo sudo) sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server'
+
 # Three test processes per core: most tests wait on a broker, a database or a child process; the modules
 # that keep a core busy run in one lane per core (tests/conftest.py), so that they never stack.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
 
-test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
+test: $(VENV)/.test-deps $(CHROMIUM) $(POSTGRES_SERVER) $(MARIADB_SERVER)  ## the whole suite (unit, integration against a broker, Spark, a browser)
 	$(BIN)/ruff format --check connectworker connectors tests bench
 	$(BIN)/ruff check connectworker connectors tests bench
 	$(BIN)/mypy connectworker connectors

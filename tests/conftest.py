@@ -13,6 +13,7 @@ from hypothesis import settings
 
 from tests import spark_class_archive
 from tests.broker import Broker, running_broker
+from tests.mariadb import MariaDb, running_mariadb
 from tests.postgres import Postgres, running_postgres
 from tests.tcp_proxy import ProxiedBroker, proxied_embedded_broker
 
@@ -166,4 +167,11 @@ def proxied_broker() -> Iterator[ProxiedBroker]:
 def postgres() -> Iterator[Postgres]:
     """A PostgreSQL server for this test process (see tests/postgres.py)."""
     with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def mariadb() -> Iterator[MariaDb]:
+    """A MariaDB server with a row-based binary log for this test process (see tests/mariadb.py)."""
+    with running_mariadb() as server:
         yield server

@@ -1,0 +1,130 @@
+"""Connections to MySQL / MariaDB and the server checks Debezium's MySQL connector needs to hold before a
+snapshot: a binary log (`log_bin`), row-based (`binlog_format=ROW`) with full row images
+(`binlog_row_image=FULL`), and a user holding REPLICATION SLAVE and REPLICATION CLIENT (MariaDB 10.5+ names
+the latter BINLOG MONITOR). Each failure is a `SetupError` naming the config key to blame and the change to
+make, so validation answers on that key and a task fails with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from connectworker.api.errors import ConnectError
+from connectworker.connectors.postgres_cdc.database import SetupError, first_line
+
+HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
+SESSION_INIT = "SET time_zone = '+00:00'"  # a snapshot reads TIMESTAMP in the session's zone; the binlog is UTC
+ACCESS_DENIED, UNKNOWN_HOST, CANNOT_CONNECT = 1045, 2005, 2003
+
+__all__ = ["ServerInfo", "SetupError", "check_position_available", "check_setup", "connect"]
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    version: str
+    mariadb: bool
+    server_id: int
+
+
+def connect(host: str, port: int, user: str, password: str | None, *, database: str | None = None) -> Any:
+    """A PyMySQL connection in a UTC session; a wrong password or user is a SetupError on database.password,
+    an unreachable server a ConnectError naming host and port."""
+    try:
+        import pymysql
+    except ImportError:
+        raise ConnectError("The MySQL CDC connector needs PyMySQL: pip install 'connectworker[sql]'") from None
+    try:
+        return pymysql.connect(
+            host=host,
+            port=port,
+            user=user,
+            password=password or "",
+            database=database,
+            autocommit=True,
+            connect_timeout=10,
+            init_command=SESSION_INIT,
+            binary_prefix=False,
+        )
+    except pymysql.err.OperationalError as exc:
+        code = exc.args[0] if exc.args else 0
+        if code == ACCESS_DENIED:
+            raise SetupError(
+                PASSWORD, f"The server refused user {user!r} (wrong user or password): {first_line(exc)}"
+            ) from None
+        raise ConnectError(f"Cannot connect to MySQL at {host}:{port}: {first_line(exc)}") from None
+
+
+def _variables(connection: Any, *names: str) -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({', '.join(['%s'] * len(names))})", names)
+        return {str(name).lower(): str(value) for name, value in cursor.fetchall()}
+
+
+def _grants(connection: Any) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW GRANTS FOR CURRENT_USER()")
+        return " ".join(str(row[0]) for row in cursor.fetchall()).upper()
+
+
+def check_setup(connection: Any) -> ServerInfo:
+    """The server's version and id; raises SetupError when it cannot be captured from."""
+    found = _variables(connection, "log_bin", "binlog_format", "binlog_row_image", "version", "server_id")
+    if found.get("log_bin", "OFF").upper() not in ("ON", "1"):
+        raise SetupError(
+            HOSTNAME,
+            "The server has no binary log (log_bin is OFF): start it with --log-bin (and --binlog-format=ROW, "
+            "--binlog-row-image=FULL) so that changes can be streamed",
+        )
+    binlog_format = found.get("binlog_format", "").upper()
+    if binlog_format != "ROW":
+        raise SetupError(
+            HOSTNAME,
+            f"The server's binlog_format is {binlog_format or 'unknown'}; change data capture needs ROW "
+            "(SET GLOBAL binlog_format = 'ROW', and binlog_format=ROW in its configuration)",
+        )
+    row_image = found.get("binlog_row_image", "FULL").upper()
+    if row_image != "FULL":
+        raise SetupError(
+            HOSTNAME,
+            f"The server's binlog_row_image is {row_image}; change data capture needs FULL "
+            "(SET GLOBAL binlog_row_image = 'FULL', and binlog_row_image=FULL in its configuration)",
+        )
+    grants = _grants(connection)
+    every = "ALL PRIVILEGES ON *.*" in grants
+    missing = [
+        name
+        for name, spellings in (
+            ("REPLICATION SLAVE", ("REPLICATION SLAVE",)),
+            ("REPLICATION CLIENT", ("REPLICATION CLIENT", "BINLOG MONITOR")),
+        )
+        if not every and not any(spelling in grants for spelling in spellings)
+    ]
+    if missing:
+        raise SetupError(
+            USER,
+            f"The user lacks the {' and '.join(missing)} privilege{'s' if len(missing) > 1 else ''} the binlog "
+            f"is read with: GRANT {', '.join(missing)} ON *.* TO the connector's user",
+        )
+    version = found.get("version", "")
+    return ServerInfo(version, "mariadb" in version.lower(), int(found.get("server_id", "0") or 0))
+
+
+def check_position_available(connection: Any, file: str, pos: int) -> None:
+    """Raises ConnectError when the binlog file an offset resumes from is gone (purged, or another server's):
+    the changes since it are lost, and only a new snapshot recovers (snapshot.mode=when_needed)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW BINARY LOGS")
+        sizes = {str(row[0]): int(row[1]) for row in cursor.fetchall()}
+    if file not in sizes:
+        kept = f"{min(sizes)} to {max(sizes)}" if sizes else "none"
+        raise ConnectError(
+            f"The binlog position {file}:{pos} the connector resumes from is no longer on the server (binlogs "
+            f"kept: {kept}; it was purged): changes since then are lost. Set snapshot.mode=when_needed to take a "
+            "new snapshot, or reset the connector's offsets."
+        )
+    if pos > sizes[file]:
+        raise ConnectError(
+            f"The binlog position {file}:{pos} is past the end of {file} ({sizes[file]} bytes): the offsets are "
+            "another server's. Set snapshot.mode=when_needed to take a new snapshot, or reset the offsets."
+        )

@@ -1,0 +1,134 @@
+"""The MySQL / MariaDB CDC connector's settings: its keys (keys.py) parsed once into `MySqlSettings`, and
+the Debezium MySQL keys it does not implement refused by name (a file relying on them would otherwise run
+with a different meaning)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from connectworker.api.errors import ConfigError
+
+from . import keys as k
+from .types import MySqlTypeOptions
+
+UNSUPPORTED_KEYS = (
+    # (exact key, or a prefix ending in '.'; why it is refused)
+    ("database.ssl.mode", "TLS to the database is not implemented; remove it (or set it to disabled)"),
+    ("database.initial.statements", "statements run on connect are not implemented"),
+    ("gtid.source.includes", "GTID source filters are not implemented"),
+    ("gtid.source.excludes", "GTID source filters are not implemented"),
+    ("snapshot.select.statement.overrides", "snapshot SELECT overrides are not implemented"),
+    ("snapshot.include.collection.list", "a snapshot of a subset of the captured tables is not implemented"),
+    ("column.include.list", "column.exclude.list is the implemented column filter"),
+    ("column.mask.", "column masking is not implemented"),
+    ("column.truncate.", "column truncation is not implemented"),
+    ("converters", "custom converters are not implemented"),
+    ("signal.", "signals (incremental snapshots) are not implemented"),
+    ("incremental.snapshot.", "incremental snapshots are not implemented"),
+    ("topic.naming.strategy", "topics are always <topic.prefix>.<database>.<table>"),
+)
+
+
+def unsupported_key_problems(props: Mapping[str, str]) -> dict[str, str]:
+    problems = {}
+    for key in props:
+        for name, why in UNSUPPORTED_KEYS:
+            if key == name or (name.endswith(".") and key.startswith(name)):
+                if key == "database.ssl.mode" and props[key].strip().lower() == "disabled":
+                    continue
+                problems[key] = f"Debezium's {key} is not supported by this connector: {why}"
+    return problems
+
+
+@dataclass(frozen=True)
+class MySqlSettings:
+    host: str
+    port: int
+    user: str
+    password: str | None
+    replica_id: int  # database.server.id: the connector's own id among the server's replicas
+    topic_prefix: str
+    database_include: tuple[re.Pattern[str], ...]
+    database_exclude: tuple[re.Pattern[str], ...]
+    table_include: tuple[re.Pattern[str], ...]
+    table_exclude: tuple[re.Pattern[str], ...]
+    column_exclude: tuple[re.Pattern[str], ...]
+    snapshot_mode: str
+    locking_mode: str
+    history_servers: str
+    history_topic: str
+    schema_changes: bool
+    tombstones: bool
+    heartbeat_s: float
+    skipped: frozenset[str]
+    message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
+    types: MySqlTypeOptions
+
+    def captures(self, database: str, table: str) -> bool:
+        """Whether a table's changes are captured (Debezium: anchored, case-insensitive matches)."""
+        if self.database_include and not any(p.fullmatch(database) for p in self.database_include):
+            return False
+        if any(p.fullmatch(database) for p in self.database_exclude):
+            return False
+        name = f"{database}.{table}"
+        if self.table_include:
+            return any(p.fullmatch(name) for p in self.table_include)
+        return not any(p.fullmatch(name) for p in self.table_exclude)
+
+    def keeps_column(self, database: str, table: str, column: str) -> bool:
+        return not any(p.fullmatch(f"{database}.{table}.{column}") for p in self.column_exclude)
+
+    def topic(self, database: str, table: str) -> str:
+        return f"{self.topic_prefix}.{database}.{table}"
+
+
+def problems_across_keys(values: Mapping[str, Any]) -> dict[str, str]:
+    problems = {}
+    if values.get(k.TABLE_INCLUDE) and values.get(k.TABLE_EXCLUDE):
+        problems[k.TABLE_EXCLUDE] = f"set {k.TABLE_INCLUDE} or {k.TABLE_EXCLUDE}, not both"
+    if values.get(k.DATABASE_INCLUDE) and values.get(k.DATABASE_EXCLUDE):
+        problems[k.DATABASE_EXCLUDE] = f"set {k.DATABASE_INCLUDE} or {k.DATABASE_EXCLUDE}, not both"
+    return problems
+
+
+def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") -> MySqlSettings:
+    """The typed settings of `props`; raises ConfigError naming every bad or unsupported key."""
+    values = k.CONFIG_DEF.parse(props, source=source)
+    problems = {**problems_across_keys(values), **unsupported_key_problems(props)}
+    if problems:
+        raise ConfigError(problems, source=source)
+
+    def patterns(key: str) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p, re.IGNORECASE) for p in values[key] if p)
+
+    return MySqlSettings(
+        host=values[k.HOSTNAME],
+        port=values[k.PORT],
+        user=values[k.USER],
+        password=values[k.PASSWORD],
+        replica_id=values[k.SERVER_ID],
+        topic_prefix=values[k.TOPIC_PREFIX],
+        database_include=patterns(k.DATABASE_INCLUDE),
+        database_exclude=patterns(k.DATABASE_EXCLUDE),
+        table_include=patterns(k.TABLE_INCLUDE),
+        table_exclude=patterns(k.TABLE_EXCLUDE),
+        column_exclude=patterns(k.COLUMN_EXCLUDE),
+        snapshot_mode=values[k.SNAPSHOT_MODE].lower(),
+        locking_mode=values[k.LOCKING_MODE].lower(),
+        history_servers=values[k.HISTORY_SERVERS],
+        history_topic=values[k.HISTORY_TOPIC],
+        schema_changes=values[k.SCHEMA_CHANGES],
+        tombstones=values[k.TOMBSTONES],
+        heartbeat_s=values[k.HEARTBEAT_MS] / 1000,
+        skipped=frozenset(op.strip().lower() for op in values[k.SKIPPED_OPERATIONS]) - {"none"},
+        message_keys=k.parse_message_key_columns(values[k.MESSAGE_KEY_COLUMNS]),
+        types=MySqlTypeOptions(
+            decimal_handling=values[k.DECIMAL_MODE].lower(),
+            time_precision=values[k.TIME_MODE].lower(),
+            binary_handling=values[k.BINARY_MODE].lower(),
+            bigint_unsigned=values[k.BIGINT_MODE].lower(),
+        ),
+    )

@@ -1,0 +1,82 @@
+"""The MySQL CDC connector's settings: a Debezium MySQL connector file parses unchanged, and bad values and
+unsupported Debezium keys are refused naming the key and what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+
+from connectworker.api.errors import ConfigError
+from connectworker.connectors.mysql_cdc.settings import parse_settings
+
+# Debezium's documented example (its MySQL connector's "Deployment" section), with the types keys added.
+DEBEZIUM_FILE = {
+    "name": "inventory-connector",
+    "connector.class": "io.debezium.connector.mysql.MySqlConnector",
+    "database.hostname": "192.168.99.100",
+    "database.port": "3306",
+    "database.user": "debezium-user",
+    "database.password": "debezium-user-pw",
+    "database.server.id": "184054",
+    "topic.prefix": "fullfillment",
+    "database.include.list": "inventory",
+    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
+    "schema.history.internal.kafka.topic": "schemahistory.fullfillment",
+    "include.schema.changes": "true",
+}
+
+
+def test_debeziums_example_file_parses_with_debeziums_defaults() -> None:
+    settings = parse_settings(DEBEZIUM_FILE)
+    assert (settings.host, settings.port, settings.replica_id) == ("192.168.99.100", 3306, 184054)
+    assert settings.captures("inventory", "customers") and not settings.captures("other", "customers")
+    assert settings.topic("inventory", "customers") == "fullfillment.inventory.customers"
+    assert (settings.snapshot_mode, settings.locking_mode, settings.tombstones) == ("initial", "minimal", True)
+    assert settings.skipped == frozenset({"t"})
+    types = settings.types
+    assert (types.decimal_handling, types.time_precision, types.binary_handling, types.bigint_unsigned) == (
+        "precise",
+        "adaptive_time_microseconds",
+        "bytes",
+        "long",
+    )
+
+
+def test_table_and_column_filters_match_whole_names() -> None:
+    settings = parse_settings(
+        {**DEBEZIUM_FILE, "table.include.list": "inventory\\.orders.*", "column.exclude.list": "inventory\\..*\\.ssn"}
+    )
+    assert settings.captures("inventory", "orders_2024") and not settings.captures("inventory", "customers")
+    assert not settings.keeps_column("inventory", "orders", "ssn") and settings.keeps_column(
+        "inventory", "orders", "id"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "named"),
+    [
+        ("snapshot.mode", "schema_only", "Value must be one of initial, initial_only, no_data, never, when_needed"),
+        ("snapshot.locking.mode", "extended", "Value must be one of minimal, none"),
+        ("decimal.handling.mode", "exact", "Value must be one of precise, double, string"),
+        ("bigint.unsigned.handling.mode", "string", "Value must be one of long, precise"),
+        ("database.server.id", "0", "Value must be between 1 and 4294967295"),
+        ("skipped.operations", "c,x", "Value must be a list of c, u, d, t, or none; got x"),
+        ("table.include.list", "inventory.(", "is not a valid regular expression"),
+        ("message.key.columns", "inventory.t", "is not <schema.table regex>:<column>"),
+        ("database.ssl.mode", "required", "Debezium's database.ssl.mode is not supported by this connector"),
+        ("column.mask.hash.SHA-256.with.salt.x", "a.b", "column masking is not implemented"),
+        ("converters", "boolean", "custom converters are not implemented"),
+    ],
+)
+def test_bad_values_and_unsupported_keys_are_refused_naming_the_key(key: str, value: str, named: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_settings({**DEBEZIUM_FILE, key: value})
+    assert f"{key}:" in str(refused.value) and named in str(refused.value)
+
+
+def test_missing_required_keys_are_named() -> None:
+    props = {
+        k: v for k, v in DEBEZIUM_FILE.items() if k not in ("database.server.id", "schema.history.internal.kafka.topic")
+    }
+    with pytest.raises(ConfigError) as refused:
+        parse_settings(props)
+    assert "database.server.id" in str(refused.value) and "schema.history.internal.kafka.topic" in str(refused.value)
