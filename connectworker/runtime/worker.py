@@ -63,10 +63,13 @@ class Worker:
         self.offset_store = offset_store
         self._flusher = OffsetFlusher(offset_store)
         self._required_topics = required_topics
-        factory = SourceTaskFactory(
-            config, offset_store, topic_gate_factory, offset_flusher=self._flusher, task_metrics=self.metrics.for_task
-        )
-        self.runner: TaskRunner = runner if runner is not None else ThreadTaskRunner(factory)
+        if runner is None:  # each task on a thread of this process, built here
+            flusher, for_task = self._flusher, self.metrics.for_task
+            factory = SourceTaskFactory(
+                config, offset_store, topic_gate_factory, offset_flusher=flusher, task_metrics=for_task
+            )
+            runner = ThreadTaskRunner(factory)
+        self.runner: TaskRunner = runner
         self._connectors: dict[str, RunningConnector] = {}
         self._registry = threading.Lock()  # guards `_connectors` only; held for a moment
         self._lock = threading.RLock()  # one lifecycle change at a time

@@ -36,8 +36,12 @@ def required_drift(required: RequiredTopic, state: TopicState) -> TopicDrift:
 
 def required_topic_differences(required: RequiredTopic, state: TopicState) -> list[str]:
     """How an existing topic differs from what its connector requires, one phrase per setting."""
+    return _phrases(required_drift(required, state))
+
+
+def _phrases(drift: TopicDrift) -> list[str]:
     phrases = []
-    for difference in required_drift(required, state).differences:
+    for difference in drift.differences:
         what, actual, wanted = difference.what, difference.actual, difference.wanted
         if what == "partitions":
             phrases.append(f"{actual} partitions where it needs {wanted}")
@@ -48,9 +52,8 @@ def required_topic_differences(required: RequiredTopic, state: TopicState) -> li
     return phrases
 
 
-def _remedy(required: RequiredTopic, state: TopicState) -> str:
+def _remedy(required: RequiredTopic, drift: TopicDrift) -> str:
     """How to make the topic right: configs can be set in place, a partition count only by re-creating."""
-    drift = required_drift(required, state)
     if any(d.what == "partitions" for d in drift.differences):
         return f"Delete topic {required.name} and start the connector again: the worker creates it right"
     configs = ",".join(f"{d.what}={d.wanted}" for d in drift.differences)
@@ -91,10 +94,11 @@ class RequiredTopics:
     ) -> None:
         for topic in required:
             state = states.get(topic.name)
-            if state is not None and (differences := required_topic_differences(topic, state)):
+            drift = required_drift(topic, state) if state is not None else None
+            if drift is not None and drift.differences:
                 raise ConnectError(
                     f"Connector {connector} cannot start: its topic {topic.name} exists with "
-                    f"{'; '.join(differences)}. {topic.why}. {_remedy(topic, state)}."
+                    f"{'; '.join(_phrases(drift))}. {topic.why}. {_remedy(topic, drift)}."
                 )
 
     def _create(self, connector: str, missing: Sequence[RequiredTopic]) -> None:
