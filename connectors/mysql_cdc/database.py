@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from connectworker.api.errors import ConnectError
-from connectworker.connectors.postgres_cdc.database import SetupError, first_line
+
+from ..debezium.setup_errors import SetupError, first_line
 
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 SESSION_INIT = "SET time_zone = '+00:00'"  # a snapshot reads TIMESTAMP in the session's zone; the binlog is UTC

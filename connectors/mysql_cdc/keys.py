@@ -4,11 +4,17 @@ and what is allowed."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, in_range, one_of
-from connectworker.connectors.postgres_cdc.keys import parse_message_key_columns
+
+from ..debezium.keys import (
+    BINARY_MODES,
+    DECIMAL_MODES,
+    message_key_columns,
+    operations,
+    regex_list,
+    required_text,
+    topic_prefix,
+)
 
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 SERVER_ID, TOPIC_PREFIX = "database.server.id", "topic.prefix"
@@ -28,45 +34,10 @@ HEARTBEAT_MS, SKIPPED_OPERATIONS, MESSAGE_KEY_COLUMNS = (
 
 SNAPSHOT_MODES = ("initial", "initial_only", "no_data", "never", "when_needed")
 LOCKING_MODES = ("minimal", "none")
-DECIMAL_MODES = ("precise", "double", "string")
 TIME_MODES = ("adaptive_time_microseconds", "connect")
 BIGINT_MODES = ("long", "precise")
-BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
-OPERATIONS = ("c", "u", "d", "t")
 
 _DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
-
-
-def _required_text(key: str, value: Any) -> None:
-    if value is None or not str(value).strip():
-        raise ValueError("must be set")
-
-
-def _topic_prefix(key: str, value: Any) -> None:
-    if not re.fullmatch(r"[a-zA-Z0-9._-]+", str(value or "")):
-        raise ValueError("must be set, with ASCII letters, digits, '.', '_' and '-' only (it begins topic names)")
-
-
-def _regex_list(key: str, value: Any) -> None:
-    for pattern in value or []:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
-
-
-def _operations(key: str, value: Any) -> None:
-    wrong = [op for op in (o.strip().lower() for o in value or []) if op not in (*OPERATIONS, "none")]
-    if wrong:
-        raise ValueError(f"Value must be a list of c, u, d, t, or none; got {', '.join(wrong)}")
-
-
-def _message_key_columns(key: str, value: Any) -> None:
-    parse_message_key_columns(value)
-
-
-def _mode(*allowed: str) -> Any:
-    return one_of(*allowed)
 
 
 CONFIG_DEF = (
@@ -74,7 +45,7 @@ CONFIG_DEF = (
     .define(
         HOSTNAME,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_DATABASE,
         documentation="The MySQL or MariaDB server's host name or address.",
@@ -85,7 +56,7 @@ CONFIG_DEF = (
     .define(
         USER,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_DATABASE,
         documentation="The user: needs SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE and REPLICATION "
@@ -110,7 +81,7 @@ CONFIG_DEF = (
     .define(
         TOPIC_PREFIX,
         ConfigType.STRING,
-        validator=_topic_prefix,
+        validator=topic_prefix,
         importance=Importance.HIGH,
         group=_CONNECTOR,
         documentation="Topics are <topic.prefix>.<database>.<table>; schema changes go to <topic.prefix>.",
@@ -119,7 +90,7 @@ CONFIG_DEF = (
         DATABASE_INCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole database names; empty: every database.",
     )
@@ -127,7 +98,7 @@ CONFIG_DEF = (
         DATABASE_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Databases left out (whole-name regular expressions).",
     )
@@ -135,7 +106,7 @@ CONFIG_DEF = (
         TABLE_INCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole database.table names; empty: every table.",
     )
@@ -143,7 +114,7 @@ CONFIG_DEF = (
         TABLE_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Tables left out (whole database.table regular expressions).",
     )
@@ -151,7 +122,7 @@ CONFIG_DEF = (
         COLUMN_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Columns left out (whole database.table.column regular expressions).",
     )
@@ -159,7 +130,7 @@ CONFIG_DEF = (
         SNAPSHOT_MODE,
         ConfigType.STRING,
         "initial",
-        validator=_mode(*SNAPSHOT_MODES),
+        validator=one_of(*SNAPSHOT_MODES),
         group=_CONNECTOR,
         recommended_values=SNAPSHOT_MODES,
         documentation="initial: snapshot once, then stream; initial_only: snapshot, then stop; no_data "
@@ -169,7 +140,7 @@ CONFIG_DEF = (
         LOCKING_MODE,
         ConfigType.STRING,
         "minimal",
-        validator=_mode(*LOCKING_MODES),
+        validator=one_of(*LOCKING_MODES),
         group=_CONNECTOR,
         recommended_values=LOCKING_MODES,
         documentation="minimal: a global read lock only while the binlog position is read; none: no lock.",
@@ -184,7 +155,7 @@ CONFIG_DEF = (
     .define(
         HISTORY_TOPIC,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_CONNECTOR,
         documentation="The schema history topic: one partition, retention.ms=-1, cleanup.policy=delete.",
@@ -215,7 +186,7 @@ CONFIG_DEF = (
         SKIPPED_OPERATIONS,
         ConfigType.LIST,
         "t",
-        validator=_operations,
+        validator=operations,
         group=_CONNECTOR,
         documentation="Operations whose change events are not sent: c, u, d, t, or none.",
     )
@@ -223,7 +194,7 @@ CONFIG_DEF = (
         MESSAGE_KEY_COLUMNS,
         ConfigType.STRING,
         "",
-        validator=_message_key_columns,
+        validator=message_key_columns,
         group=_CONNECTOR,
         documentation="<database.table regex>:<column>[,<column>...] entries, ';'-separated: the key "
         "columns of the tables they match, in place of the primary key.",
@@ -232,7 +203,7 @@ CONFIG_DEF = (
         DECIMAL_MODE,
         ConfigType.STRING,
         "precise",
-        validator=_mode(*DECIMAL_MODES),
+        validator=one_of(*DECIMAL_MODES),
         group=_TYPES,
         recommended_values=DECIMAL_MODES,
         documentation="DECIMAL as Connect's Decimal, a double or a string.",
@@ -241,7 +212,7 @@ CONFIG_DEF = (
         TIME_MODE,
         ConfigType.STRING,
         "adaptive_time_microseconds",
-        validator=_mode(*TIME_MODES),
+        validator=one_of(*TIME_MODES),
         group=_TYPES,
         recommended_values=TIME_MODES,
         documentation="Temporal types as io.debezium.time.* values or Connect's logical types.",
@@ -250,7 +221,7 @@ CONFIG_DEF = (
         BIGINT_MODE,
         ConfigType.STRING,
         "long",
-        validator=_mode(*BIGINT_MODES),
+        validator=one_of(*BIGINT_MODES),
         group=_TYPES,
         recommended_values=BIGINT_MODES,
         documentation="BIGINT UNSIGNED as a long (wrapping) or a Decimal.",
@@ -259,7 +230,7 @@ CONFIG_DEF = (
         BINARY_MODE,
         ConfigType.STRING,
         "bytes",
-        validator=_mode(*BINARY_MODES),
+        validator=one_of(*BINARY_MODES),
         group=_TYPES,
         recommended_values=BINARY_MODES,
         documentation="Binary columns as bytes or encoded text.",

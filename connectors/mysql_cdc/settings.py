@@ -11,6 +11,7 @@ from typing import Any
 
 from connectworker.api.errors import ConfigError
 
+from ..debezium.keys import parse_message_key_columns, skipped_operations
 from . import keys as k
 from .types import MySqlTypeOptions
 
@@ -123,8 +124,8 @@ def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") 
         schema_changes=values[k.SCHEMA_CHANGES],
         tombstones=values[k.TOMBSTONES],
         heartbeat_s=values[k.HEARTBEAT_MS] / 1000,
-        skipped=frozenset(op.strip().lower() for op in values[k.SKIPPED_OPERATIONS]) - {"none"},
-        message_keys=k.parse_message_key_columns(values[k.MESSAGE_KEY_COLUMNS]),
+        skipped=skipped_operations(values[k.SKIPPED_OPERATIONS]),
+        message_keys=parse_message_key_columns(values[k.MESSAGE_KEY_COLUMNS]),
         types=MySqlTypeOptions(
             decimal_handling=values[k.DECIMAL_MODE].lower(),
             time_precision=values[k.TIME_MODE].lower(),

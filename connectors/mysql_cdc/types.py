@@ -25,11 +25,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
-from connectworker.connectors.postgres_cdc import decimals
-from connectworker.connectors.postgres_cdc.columns import ColumnType, TypeOptions
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
+
+from ..debezium import decimals
+from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
@@ -46,10 +46,6 @@ SPATIAL = frozenset(
         "geometrycollection",
     }
 )
-
-
-class UnsupportedTypeError(ConnectError):
-    pass
 
 
 @dataclass(frozen=True)

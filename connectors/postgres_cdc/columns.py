@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-from . import decimals
+from ..debezium import decimals
+from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError
 from .temporal import days, epoch_micros, micros_of_day, zoned_time, zoned_timestamp
 
 Parse = Callable[[str], Any]
@@ -52,7 +52,6 @@ ARRAYS = {
     1183: TIME_OID,
     1270: TIMETZ,
 }
-DEFAULT_UNAVAILABLE = b"__debezium_unavailable_value"
 
 
 @dataclass(frozen=True)
@@ -61,25 +60,6 @@ class EnumTypes:
 
     labels: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # by enum type oid
     arrays: Mapping[int, int] = field(default_factory=dict)  # array type oid -> enum type oid
-
-
-class UnsupportedTypeError(ConnectError):
-    pass
-
-
-@dataclass(frozen=True)
-class TypeOptions:
-    decimal_handling: str = "precise"  # precise | double | string
-    time_precision: str = "adaptive"  # adaptive | adaptive_time_microseconds | connect
-    binary_handling: str = "bytes"  # bytes | base64 | base64-url-safe | hex
-    unavailable: bytes = DEFAULT_UNAVAILABLE  # unavailable.value.placeholder, as bytes
-
-
-@dataclass(frozen=True)
-class ColumnType:
-    schema: Schema  # not optional; the column's nullability makes it so
-    parse: Parse
-    unavailable: Any = None  # the value of an unchanged TOASTed value; None: this type has no placeholder
 
 
 def _unavailable(oid: int, schema: Schema, placeholder: bytes) -> Any:

@@ -18,7 +18,8 @@ from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
-from .database import SetupError, check_setup, connect
+from ..debezium.setup_errors import SetupError
+from .database import check_setup, connect
 from .keys import CONFIG_DEF, HOSTNAME, TOPIC_PREFIX
 from .settings import parse_settings, problems_across_keys
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys

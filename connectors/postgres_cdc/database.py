@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from connectworker.api.errors import ConnectError
 
+from ..debezium.setup_errors import SetupError, first_line
 from .columns import EnumTypes
 from .settings import CdcSettings
 
@@ -23,19 +24,6 @@ if TYPE_CHECKING:
 SESSION_OPTIONS = (
     "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 -c IntervalStyle=postgres"
 )
-
-
-class SetupError(ConnectError):
-    """The server or the user is not set up for logical decoding; `key` is the config key to blame."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-
-
-def first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.extensions.connection:

@@ -19,7 +19,8 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
-from . import decimals, source_type
+from ..debezium import decimals
+from . import source_type
 from .columns import ColumnType, EnumTypes, TypeOptions, require_type
 from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST

@@ -9,6 +9,16 @@ from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigType, Importance, at_least, in_range, one_of
 
+from ..debezium.keys import (
+    BINARY_MODES,
+    DECIMAL_MODES,
+    message_key_columns,
+    operations,
+    regex_list,
+    required_text,
+    topic_prefix,
+)
+
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 DBNAME, SSLMODE = "database.dbname", "database.sslmode"
 TOPIC_PREFIX, PLUGIN_NAME, SLOT_NAME = "topic.prefix", "plugin.name", "slot.name"
@@ -29,10 +39,7 @@ UNAVAILABLE_PLACEHOLDER = "unavailable.value.placeholder"
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 SNAPSHOT_MODES = ("initial", "no_data", "never", "initial_only", "always")
 AUTOCREATE_MODES = ("all_tables", "filtered", "disabled")
-DECIMAL_MODES = ("precise", "double", "string")
 TIME_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
-BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
-OPERATIONS = ("c", "u", "d", "t")  # create, update, delete, truncate: Debezium's `op` codes
 
 _DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
 
@@ -47,40 +54,8 @@ def placeholder_bytes(value: str) -> bytes:
     return value.encode()
 
 
-def parse_message_key_columns(value: str) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    """message.key.columns as (table regex, key columns) pairs, in order."""
-    pairs = []
-    for entry in filter(None, (part.strip() for part in (value or "").split(";"))):
-        pattern, colon, columns = entry.rpartition(":")
-        names = tuple(filter(None, (name.strip() for name in columns.split(","))))
-        if not colon or not pattern.strip() or not names:
-            raise ValueError(f"{entry!r} is not <schema.table regex>:<column>[,<column>...]")
-        try:
-            pairs.append((re.compile(pattern.strip()), names))
-        except re.error as exc:
-            raise ValueError(f"{pattern.strip()!r} is not a valid regular expression: {exc}") from None
-    return tuple(pairs)
-
-
-def _message_key_columns(value: str) -> None:
-    parse_message_key_columns(value)
-
-
 def _placeholder(value: str) -> None:
     placeholder_bytes(value)
-
-
-def _regex_list(key: str, value: Any) -> None:
-    for pattern in value or []:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
-
-
-def _required_text(key: str, value: Any) -> None:
-    if value is None or not str(value).strip():
-        raise ValueError("must be set")
 
 
 def _plugin(key: str, value: Any) -> None:
@@ -98,17 +73,12 @@ def _identifier(key: str, value: Any) -> None:
         )
 
 
-def _topic_prefix(key: str, value: Any) -> None:
-    if not re.fullmatch(r"[a-zA-Z0-9._-]+", str(value or "")):
-        raise ValueError("must be set, with ASCII letters, digits, '.', '_' and '-' only (it begins topic names)")
-
-
 CONFIG_DEF = (
     ConfigDef()
     .define(
         HOSTNAME,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_DATABASE,
         documentation="The PostgreSQL server's host name or address.",
@@ -124,7 +94,7 @@ CONFIG_DEF = (
     .define(
         USER,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_DATABASE,
         documentation="The user: needs the REPLICATION privilege (or superuser) and SELECT on the tables.",
@@ -139,7 +109,7 @@ CONFIG_DEF = (
     .define(
         DBNAME,
         ConfigType.STRING,
-        validator=_required_text,
+        validator=required_text,
         importance=Importance.HIGH,
         group=_DATABASE,
         documentation="The database whose changes are captured.",
@@ -156,7 +126,7 @@ CONFIG_DEF = (
     .define(
         TOPIC_PREFIX,
         ConfigType.STRING,
-        validator=_topic_prefix,
+        validator=topic_prefix,
         importance=Importance.HIGH,
         group=_CONNECTOR,
         documentation="The first part of every topic name: <topic.prefix>.<schema>.<table>; also the "
@@ -200,7 +170,7 @@ CONFIG_DEF = (
         SCHEMA_INCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole schema names; empty: every schema. The table "
         "lists then apply within the captured schemas.",
@@ -209,7 +179,7 @@ CONFIG_DEF = (
         SCHEMA_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole schema names: their tables are not captured.",
     )
@@ -217,7 +187,7 @@ CONFIG_DEF = (
         COLUMN_PROPAGATE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_TYPES,
         documentation="Regular expressions matched (ignoring case) against whole schema.table.column names: "
         "those columns' schemas carry their PostgreSQL type in Debezium's __debezium.source.column.type, "
@@ -227,7 +197,7 @@ CONFIG_DEF = (
         DATATYPE_PROPAGATE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_TYPES,
         documentation="The same, for the columns whose schema.table.TYPE matches (ignoring case; the type as "
         "PostgreSQL names it: .+\\.NUMERIC, .+\\.VARCHAR).",
@@ -236,7 +206,7 @@ CONFIG_DEF = (
         MESSAGE_KEY_COLUMNS,
         ConfigType.STRING,
         "",
-        validator=lambda key, value: _message_key_columns(value),
+        validator=message_key_columns,
         group=_CONNECTOR,
         documentation="Keys other than the primary key, as Debezium's: <schema.table regex>:<column>[,<column>...], "
         "several separated by ';' (e.g. 'public.orders:customer_id,order_no;(.*).audit:id'). A table matching "
@@ -246,7 +216,7 @@ CONFIG_DEF = (
         TABLE_INCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against whole schema.table names; empty: every table.",
     )
@@ -254,7 +224,7 @@ CONFIG_DEF = (
         TABLE_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions of schema.table names left out.",
     )
@@ -262,7 +232,7 @@ CONFIG_DEF = (
         COLUMN_INCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions matched against schema.table.column; empty: every column.",
     )
@@ -270,7 +240,7 @@ CONFIG_DEF = (
         COLUMN_EXCLUDE,
         ConfigType.LIST,
         "",
-        validator=_regex_list,
+        validator=regex_list,
         group=_CONNECTOR,
         documentation="Regular expressions of schema.table.column names left out.",
     )
@@ -288,7 +258,7 @@ CONFIG_DEF = (
         SKIPPED_OPERATIONS,
         ConfigType.LIST,
         "t",
-        validator=lambda key, value: _operations(value),
+        validator=operations,
         group=_CONNECTOR,
         documentation="Operations whose change events are not sent, as Debezium's: a list of c (insert), u "
         "(update), d (delete), t (truncate), or none. Default t: a TRUNCATE is sent only when this leaves it out.",
@@ -352,7 +322,7 @@ CONFIG_DEF = (
         HEARTBEAT_PREFIX,
         ConfigType.STRING,
         "__debezium-heartbeat",
-        validator=_topic_prefix,
+        validator=topic_prefix,
         group=_CONNECTOR,
         documentation="The heartbeat topic's prefix.",
     )
@@ -389,12 +359,3 @@ CONFIG_DEF = (
         "(cleanup.policy=compact), as KIP-158's settings_for_new_topic allows.",
     )
 )
-
-
-def _operations(value: list[str] | None) -> None:
-    items = [v.strip().lower() for v in value or []]
-    if items == ["none"]:
-        return
-    wrong = [v for v in items if v not in OPERATIONS]
-    if wrong:
-        raise ValueError(f"Value must be a list of {', '.join(OPERATIONS)}, or none; got {', '.join(wrong)}")

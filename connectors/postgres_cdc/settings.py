@@ -9,7 +9,8 @@ from typing import Any
 
 from connectworker.api.errors import ConfigError
 
-from .columns import TypeOptions
+from ..debezium.column_types import TypeOptions
+from ..debezium.keys import parse_message_key_columns, skipped_operations
 from .keys import (
     BINARY_MODE,
     COLUMN_EXCLUDE,
@@ -44,7 +45,6 @@ from .keys import (
     TOPIC_PREFIX,
     UNAVAILABLE_PLACEHOLDER,
     USER,
-    parse_message_key_columns,
     placeholder_bytes,
 )
 
@@ -168,5 +168,5 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         message_keys=parse_message_key_columns(values[MESSAGE_KEY_COLUMNS]),
         propagate_columns=tuple(re.compile(p, re.IGNORECASE) for p in values[COLUMN_PROPAGATE] if p),
         propagate_datatypes=tuple(re.compile(p, re.IGNORECASE) for p in values[DATATYPE_PROPAGATE] if p),
-        skipped=frozenset(op.strip().lower() for op in values[SKIPPED_OPERATIONS]) - {"none"},
+        skipped=skipped_operations(values[SKIPPED_OPERATIONS]),
     )

@@ -24,8 +24,9 @@ from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 
+from ..debezium.setup_errors import first_line
 from . import pgoutput as pg
-from .database import connect, enum_types, first_line, visible_table_columns
+from .database import connect, enum_types, visible_table_columns
 from .envelope import Route, TableShape, envelope, shape_of, source_struct
 from .pending import PendingRecords
 from .settings import CdcSettings

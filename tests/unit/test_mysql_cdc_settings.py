@@ -61,7 +61,7 @@ def test_table_and_column_filters_match_whole_names() -> None:
         ("database.server.id", "0", "Value must be between 1 and 4294967295"),
         ("skipped.operations", "c,x", "Value must be a list of c, u, d, t, or none; got x"),
         ("table.include.list", "inventory.(", "is not a valid regular expression"),
-        ("message.key.columns", "inventory.t", "is not <schema.table regex>:<column>"),
+        ("message.key.columns", "inventory.t", "is not <table regex>:<column>"),
         ("database.ssl.mode", "required", "Debezium's database.ssl.mode is not supported by this connector"),
         ("column.mask.hash.SHA-256.with.salt.x", "a.b", "column masking is not implemented"),
         ("converters", "boolean", "custom converters are not implemented"),
