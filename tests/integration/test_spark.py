@@ -739,8 +739,19 @@ def test_a_failed_spark_task_is_restarted_automatically(
     try:
         herder = runtime.start_herder([parse_connector_config(props)])
         running = herder.get(props["name"])
-        wait_until(lambda: len(starts(starts_file)) >= 2, 90, "the automatic restart's Spark task")
-        wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING], 90, "the task to run")
+
+        def where_it_stands() -> str:
+            """What a timeout shows: the starts, the task's status, the restarts and Spark's jobs."""
+            tracker = spark.sparkContext.statusTracker()
+            jobs = [(j, tracker.getJobInfo(j)) for j in tracker.getActiveJobsIds()]
+            return (
+                f"the automatic restart's Spark task: {len(starts(starts_file))} start(s), task status "
+                f"{[t.status.snapshot() for t in running.tasks]}, automatic restarts "
+                f"{herder.auto_restarts.restarts(props['name'], 0)}, Spark's active jobs {jobs}"
+            )
+
+        wait_until(lambda: len(starts(starts_file)) >= 2, 90, where_it_stands)
+        wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING], 90, where_it_stands)
         assert len(consume(broker.bootstrap_servers, [topic], 10)) >= 10
         assert len(starts(starts_file)) == 2
         assert herder.auto_restarts.restarts(props["name"], 0) == 1
