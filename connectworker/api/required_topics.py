@@ -20,10 +20,16 @@ __all__ = ["RequiredTopic"]
 class RequiredTopic:
     """`settings`: the topic's name, partition count and the configs it must have (its replication
     factor is used only to create it: -1, the broker's default, unless set). `why`: what breaks with
-    other settings, said when an existing topic has them."""
+    other settings, said when an existing topic has them. `cluster`: the bootstrap servers the connector
+    uses the topic on, when a setting of its own names them (Debezium's
+    `schema.history.internal.kafka.bootstrap.servers`), and `cluster_key` that setting: the worker makes
+    required topics ready on its own cluster only, so it refuses to start a connector that names another
+    (rather than create the topic where the connector will never read it)."""
 
     settings: TopicSettings
     why: str
+    cluster: str | None = None
+    cluster_key: str | None = None
 
     @property
     def name(self) -> str:

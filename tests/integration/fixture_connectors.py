@@ -191,7 +191,8 @@ class WhereAmISource(NamedTopicsSource):
 
 class HistoryKeepingDataGen(DataGenConnector):
     """A DataGen that, as Debezium's MySQL connector does with its schema history, requires topic
-    `history.topic`: one partition, kept forever, never compacted."""
+    `history.topic`: one partition, kept forever, never compacted; on the cluster `history.servers` names,
+    if set (as Debezium's schema.history.internal.kafka.bootstrap.servers)."""
 
     def required_topics(self, props: Mapping[str, str]) -> list[RequiredTopic]:
         settings = TopicSettings(props["history.topic"], 1).with_cleanup_policy(CleanupPolicy.DELETE)
@@ -200,5 +201,7 @@ class HistoryKeepingDataGen(DataGenConnector):
                 settings.with_config("retention.ms", "-1"),
                 "The schema history is replayed whole, in order, on every start: more than one partition, "
                 "compaction or a finite retention lose history",
+                cluster=props.get("history.servers"),
+                cluster_key="history.servers" if "history.servers" in props else None,
             )
         ]

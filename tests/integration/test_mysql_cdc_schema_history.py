@@ -18,7 +18,7 @@ def test_a_missing_history_topic_is_created_right(broker: Broker, unique: str) -
     admin = TopicAdmin(broker.bootstrap_servers)
     try:
         name = f"schema-history-{unique}"
-        RequiredTopics(admin, 30).ensure("mysql", [history_topic(name)])
+        RequiredTopics(admin, 30, broker.bootstrap_servers).ensure("mysql", [history_topic(name)])
         state = admin.describe_states([name])[name]
         assert state is not None and state.partitions == 1
         assert {k: state.configs.get(k) for k in ("cleanup.policy", "retention.ms", "retention.bytes")} == {
@@ -26,7 +26,9 @@ def test_a_missing_history_topic_is_created_right(broker: Broker, unique: str) -
             "retention.ms": "-1",
             "retention.bytes": "-1",
         }
-        RequiredTopics(admin, 30).ensure("mysql", [history_topic(name)])  # a restart finds it right
+        RequiredTopics(admin, 30, broker.bootstrap_servers).ensure(
+            "mysql", [history_topic(name)]
+        )  # a restart finds it right
     finally:
         admin.close()
 
@@ -55,7 +57,7 @@ def test_an_existing_history_topic_that_loses_history_is_refused(
     topics = TopicAdmin(broker.bootstrap_servers)
     try:
         with pytest.raises(ConnectError, match=f"Connector mysql cannot start: its topic {name} exists with") as no:
-            RequiredTopics(topics, 30).ensure("mysql", [history_topic(name)])
+            RequiredTopics(topics, 30, broker.bootstrap_servers).ensure("mysql", [history_topic(name)])
     finally:
         topics.close()
     assert named in str(no.value)

@@ -122,6 +122,39 @@ def test_an_existing_required_topic_with_other_settings_fails_the_connector_nami
         delete_topics(admin, [history, data])
 
 
+def test_a_connector_keeping_its_required_topic_on_another_cluster_fails_naming_its_key_and_the_workers_servers(
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    """The worker makes required topics ready on its own cluster only: a connector that says it uses its
+    history on another (Debezium's schema.history.internal.kafka.bootstrap.servers) is refused, not given
+    a topic where it will never read it. The same brokers in another order and case are the same cluster."""
+    history, data = f"history-{unique}", f"data-{unique}"
+    elsewhere = "127.0.0.1:1"
+    config = worker_config(broker.bootstrap_servers, tmp_path, **{"task.processes": "0"})
+    try:
+        props = {**keeping_history("h", data, history), "history.servers": elsewhere}
+        with running_worker(config, props) as runtime:
+            assert runtime.worker is not None
+            running = runtime.worker.get("h")
+            wait_until(lambda: running.status.state is State.FAILED, 30, "the connector FAILED")
+            error = (running.status.trace or "").rstrip().splitlines()[-1]
+            assert error == (
+                f"connectworker.api.errors.ConnectError: Connector h keeps its topic {history} on the cluster at "
+                f"{elsewhere} (history.servers), not on the worker's at {broker.bootstrap_servers}: the worker "
+                f"creates and checks the topics a connector requires on its own cluster only. Set "
+                f"history.servers={broker.bootstrap_servers}"
+            )
+            assert running.tasks == []
+        assert not {history, data} & existing_topics(admin)
+        same = {**keeping_history("h2", data, history), "history.servers": f" {broker.bootstrap_servers.upper()} "}
+        with running_worker(config, same) as runtime:
+            assert runtime.worker is not None
+            wait_until(lambda: runtime.worker.get("h2").tasks[0].committed_records == 30, 30, "30 records committed")
+        assert partition_count(admin, history) == 1
+    finally:
+        delete_topics(admin, [history, data])
+
+
 def test_plan_shows_the_required_topic_first_and_against_the_broker_says_an_existing_one_would_fail(
     broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
 ) -> None:

@@ -148,7 +148,9 @@ class StandaloneRuntime:
             gates,
             metrics=self.metrics,
             runner=runner,
-            required_topics=RequiredTopics(self.admin, self.config.topic_creation_timeout_ms / 1000),
+            required_topics=RequiredTopics(
+                self.admin, self.config.topic_creation_timeout_ms / 1000, self.config.bootstrap_servers
+            ),
         )
         self.metrics.watch(self.worker.status_snapshot, self.topics)
         return self

@@ -68,15 +68,18 @@ class RequiredTopics:
     """Makes the topics connectors require ready: one DescribeTopics and DescribeConfigs per connector start,
     a CreateTopics for the missing ones."""
 
-    def __init__(self, admin: TopicAdmin, timeout_s: float) -> None:
+    def __init__(self, admin: TopicAdmin, timeout_s: float, bootstrap_servers: str) -> None:
         self._admin = admin
         self._timeout_s = timeout_s
+        self._bootstrap_servers = bootstrap_servers
 
     def ensure(self, connector: str, required: Sequence[RequiredTopic]) -> None:
         """Create what is missing of `required`; raise `ConnectError` naming the topic and each setting when
         one exists otherwise, or cannot be created."""
         if not required:
             return
+        for topic in required:
+            self._refuse_other_cluster(connector, topic)
         try:
             states = self._admin.describe_states([r.name for r in required])
             self._refuse_differing(connector, required, states)
@@ -88,6 +91,16 @@ class RequiredTopics:
             raise ConnectError(
                 f"Connector {connector} could not check or create the topics it requires ({names}): {exc}"
             ) from None
+
+    def _refuse_other_cluster(self, connector: str, topic: RequiredTopic) -> None:
+        if topic.cluster is None or same_cluster(topic.cluster, self._bootstrap_servers):
+            return
+        key = topic.cluster_key or "the connector's setting"
+        raise ConnectError(
+            f"Connector {connector} keeps its topic {topic.name} on the cluster at {topic.cluster} ({key}), not on "
+            f"the worker's at {self._bootstrap_servers}: the worker creates and checks the topics a connector "
+            f"requires on its own cluster only. Set {key}={self._bootstrap_servers}"
+        )
 
     def _refuse_differing(
         self, connector: str, required: Sequence[RequiredTopic], states: dict[str, TopicState | None]
@@ -130,6 +143,15 @@ class RequiredTopics:
                 names = ", ".join(r.name for r in missing)
                 raise ConnectError(f"Connector {connector}: the topics it requires ({names}) did not become visible")
             time.sleep(0.05)
+
+
+def same_cluster(servers: str, others: str) -> bool:
+    """Whether two bootstrap lists name the same brokers (in any order, any case, spaces ignored)."""
+
+    def brokers(text: str) -> set[str]:
+        return {entry.strip().lower() for entry in text.split(",") if entry.strip()}
+
+    return brokers(servers) == brokers(others)
 
 
 def planned_required_topics(

@@ -149,7 +149,7 @@ class ConnectStreamReader(DataSourceStreamReader):
         client = {k: v for k, v in kafka.items() if k != "bootstrap.servers"}
         admin = open_topic_admin(kafka["bootstrap.servers"], client, request_timeout_s=min(30.0, timeout_s))
         try:
-            RequiredTopics(admin, timeout_s).ensure(connector, required)
+            RequiredTopics(admin, timeout_s, kafka["bootstrap.servers"]).ensure(connector, required)
         finally:
             admin.close()
 
