@@ -23,6 +23,7 @@ PROPS = {
     "database.server.id": "5400",
     "topic.prefix": "shop",
     "schema.history.internal.kafka.topic": "history.shop",
+    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
 }
 CATALOG = [
     CatalogColumn("order_id", "int(10) unsigned", None, False, 2),
