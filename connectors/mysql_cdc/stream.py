@@ -20,7 +20,7 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord
-from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
+from connectworker.api.schema import SchemaAndValue
 
 from ..debezium.envelope import envelope
 from ..debezium.setup_errors import first_line
@@ -29,6 +29,7 @@ from .binlog import prime_columns
 from .catalog import CatalogColumn, table_columns
 from .database import ServerInfo, connect
 from .ddl import TableId, ddl_tables, is_transaction_control
+from .heartbeat import heartbeat_record
 from .history import HistoryRecord, SchemaHistory, TableChange
 from .reader import BinlogReader
 from .schema_change import schema_change_record
@@ -40,8 +41,6 @@ log = logging.getLogger(__name__)
 
 MAX_BATCH = 2048
 NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
-HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
-HEARTBEAT_VALUE = Schema.struct("io.debezium.connector.common.Heartbeat", ("ts_ms", Schema(SchemaType.INT64)))
 
 
 class BinlogStream:
@@ -395,14 +394,4 @@ class BinlogStream:
         self._last_heartbeat = time.monotonic()
         file, pos = self._next
         self._resume = Position(file, pos, self._gtids, server_id=self._resume.server_id, ts_sec=int(time.time()))
-        out.append(
-            SourceRecord(
-                self._partition,
-                streaming_offset(self._resume),
-                self._settings.heartbeat_topic,
-                {"ts_ms": int(time.time() * 1000)},
-                {"serverName": self._settings.topic_prefix},
-                key_schema=HEARTBEAT_KEY,
-                value_schema=HEARTBEAT_VALUE,
-            )
-        )
+        out.append(heartbeat_record(self._settings, self._partition, streaming_offset(self._resume)))
