@@ -11,6 +11,7 @@ _FILE_SOURCE = "connectworker.connectors.file_source.FileStreamSourceConnector"
 _DATAGEN = "connectworker.connectors.datagen.DataGenConnector"
 _SQL_SOURCE = "connectworker.connectors.sql.connector.SqlSourceConnector"  # needs the `sql` extra
 _POSTGRES_CDC = "connectworker.connectors.postgres_cdc.connector.PostgresCdcConnector"  # needs the `sql` extra
+_MYSQL_CDC = "connectworker.connectors.mysql_cdc.connector.MySqlCdcConnector"  # needs the `sql` extra
 
 BUILTIN_CONNECTORS: dict[str, str] = {
     "FileStreamSource": _FILE_SOURCE,
@@ -27,6 +28,11 @@ BUILTIN_CONNECTORS: dict[str, str] = {
     "PostgresCdcConnector": _POSTGRES_CDC,
     # Debezium's PostgreSQL connector, whose connector files run unchanged (docs/cdc.md says what differs)
     "io.debezium.connector.postgresql.PostgresConnector": _POSTGRES_CDC,
+    "MySqlCdc": _MYSQL_CDC,
+    "MySqlCdcConnector": _MYSQL_CDC,
+    # Debezium's MySQL and MariaDB connectors, whose connector files run unchanged (docs/cdc.md says what differs)
+    "io.debezium.connector.mysql.MySqlConnector": _MYSQL_CDC,
+    "io.debezium.connector.mariadb.MariaDbConnector": _MYSQL_CDC,
 }
 """Alias -> dotted path of the connector class."""
 

@@ -148,9 +148,11 @@ CONFIG_DEF = (
     .define(
         HISTORY_SERVERS,
         ConfigType.STRING,
-        "",
+        validator=required_text,
+        importance=Importance.HIGH,
         group=_CONNECTOR,
-        documentation="The Kafka cluster of the schema history topic; empty: the worker's.",
+        documentation="The Kafka cluster of the schema history topic, as Debezium requires it: the worker's "
+        "(its bootstrap.servers), where the worker creates that topic before the first record.",
     )
     .define(
         HISTORY_TOPIC,

@@ -82,8 +82,18 @@ class MySqlSettings:
     def keeps_column(self, database: str, table: str, column: str) -> bool:
         return not any(p.fullmatch(f"{database}.{table}.{column}") for p in self.column_exclude)
 
+    def message_key(self, database: str, table: str) -> tuple[str, ...] | None:
+        """The key columns message.key.columns sets for a table (its first whole match of database.table),
+        or None: its primary key."""
+        name = f"{database}.{table}"
+        return next((columns for pattern, columns in self.message_keys if pattern.fullmatch(name)), None)
+
     def topic(self, database: str, table: str) -> str:
         return f"{self.topic_prefix}.{database}.{table}"
+
+    @property
+    def heartbeat_topic(self) -> str:
+        return f"__debezium-heartbeat.{self.topic_prefix}"
 
 
 def problems_across_keys(values: Mapping[str, Any]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
 from ..debezium import decimals
+from ..debezium.envelope import envelope_schema
 from . import source_type
 from .columns import ColumnType, EnumTypes, TypeOptions, require_type
 from .database import CatalogColumn
@@ -45,13 +46,6 @@ SOURCE_SCHEMA = Schema.struct(
     ("txId", _OPT_INT64),
     ("lsn", _OPT_INT64),
     ("xmin", _OPT_INT64),
-)
-TRANSACTION_SCHEMA = Schema.struct(
-    "event.block",
-    ("id", Schema(SchemaType.STRING)),
-    ("total_order", Schema(SchemaType.INT64)),
-    ("data_collection_order", Schema(SchemaType.INT64)),
-    optional=True,
 )
 log = logging.getLogger(__name__)
 VERSION = f"connectworker-{connectworker.__version__}"
@@ -88,22 +82,7 @@ class TableShape:
             else None
         )
         self.row_schema = Schema.struct(f"{self.topic}.Value", *((c.name, _field(c)) for c in columns), optional=True)
-        self.envelope_schema = Schema(
-            SchemaType.STRUCT,
-            name=f"{self.topic}.Envelope",
-            version=1,
-            fields=Schema.struct(
-                None,
-                ("before", self.row_schema),
-                ("after", self.row_schema),
-                ("source", SOURCE_SCHEMA),
-                ("op", Schema(SchemaType.STRING)),
-                ("ts_ms", _OPT_INT64),
-                ("ts_us", _OPT_INT64),
-                ("ts_ns", _OPT_INT64),
-                ("transaction", TRANSACTION_SCHEMA),
-            ).fields,
-        )
+        self.envelope_schema = envelope_schema(self.topic, self.row_schema, SOURCE_SCHEMA)
         self.route: Route = (self.topic, self.key_schema, self.envelope_schema, ())
         self.tombstone_route: Route = (self.topic, self.key_schema, None, ())
         self.truncate_route: Route = (self.topic, None, self.envelope_schema, ())  # a TRUNCATE's event has no key
@@ -302,20 +281,4 @@ def source_struct(
         "txId": tx_id,
         "lsn": lsn,
         "xmin": None,
-    }
-
-
-def envelope(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, source: dict[str, Any], op: str, ts_ns: int
-) -> dict[str, Any]:
-    """The change event; `ts_ms`, `ts_us`, `ts_ns`: when the connector made it (Debezium 2.6+)."""
-    return {
-        "before": before,
-        "after": after,
-        "source": source,
-        "op": op,
-        "ts_ms": ts_ns // 1_000_000,
-        "ts_us": ts_ns // 1000,
-        "ts_ns": ts_ns,
-        "transaction": None,
     }

@@ -24,10 +24,11 @@ from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 
+from ..debezium.envelope import envelope
 from ..debezium.setup_errors import first_line
 from . import pgoutput as pg
 from .database import connect, enum_types, visible_table_columns
-from .envelope import Route, TableShape, envelope, shape_of, source_struct
+from .envelope import Route, TableShape, shape_of, source_struct
 from .pending import PendingRecords
 from .settings import CdcSettings
 

@@ -21,9 +21,10 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
+from ..debezium.envelope import envelope
 from . import pgoutput as pg
 from .database import check_setup, connect, drop_slot, ensure_publication, slot_exists
-from .envelope import envelope, source_struct
+from .envelope import source_struct
 from .settings import CdcSettings, parse_settings
 from .snapshot import SnapshotReader
 from .stream import ChangeStream, epoch_micros

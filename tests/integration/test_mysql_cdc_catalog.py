@@ -27,6 +27,7 @@ def test_captured_tables_and_their_columns(mariadb: MariaDb) -> None:
             "database.server.id": "5401",
             "topic.prefix": "p",
             "schema.history.internal.kafka.topic": "h",
+            "schema.history.internal.kafka.bootstrap.servers": "localhost:9092",
             "database.include.list": name,
             "table.exclude.list": f"{name}\\.audit",
         }

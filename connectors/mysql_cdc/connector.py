@@ -1,0 +1,112 @@
+"""`MySqlCdcConnector`: change data capture from MySQL and MariaDB, Debezium's MySQL (and MariaDB) connector
+in Python.
+
+One task (a binlog is read by one replica). Validation checks, beyond each key, that the server keeps a
+row-based binary log with full row images and that the user may read it, so a REST create answers 400 and
+`connectworker standalone` exits 2 naming the setting to change. The schema history topic is a required
+topic: the worker creates it (one partition, infinite retention) before the first record. See docs/cdc.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import connectworker
+from connectworker.api.config_def import ConfigDef, ConfigValue, add_problems, checks_hold
+from connectworker.api.connector import SourceConnector, offset_refusal
+from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.required_topics import RequiredTopic
+from connectworker.api.task import SourceTask
+
+from ..debezium.setup_errors import SetupError
+from .database import check_setup, connect
+from .keys import CONFIG_DEF, HISTORY_TOPIC, HOSTNAME, TOPIC_PREFIX
+from .schema_history import history_topic
+from .settings import parse_settings, problems_across_keys
+from .source import resume_position
+
+
+class MySqlCdcConnector(SourceConnector):
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def config_def(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        values = super().validate(props)
+        if not checks_hold(values, problems_across_keys):
+            return values
+        try:
+            settings = parse_settings(props)
+            connection = connect(settings.host, settings.port, settings.user, settings.password)
+        except ConfigError as exc:
+            return add_problems(values, exc)
+        except SetupError as exc:
+            values[exc.key].errors.append(str(exc))
+            return values
+        except ConnectError as exc:
+            values[HOSTNAME].errors.append(str(exc))
+            return values
+        try:
+            check_setup(connection)
+        except SetupError as exc:
+            values[exc.key].errors.append(str(exc))
+        finally:
+            connection.close()
+        return values
+
+    def start(self, props: Mapping[str, str]) -> None:
+        parse_settings(props)
+        self._props = dict(props)
+
+    def task_class(self) -> type[SourceTask]:
+        from .task import MySqlCdcTask
+
+        return MySqlCdcTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """One task whatever tasks.max says, as Debezium: a binlog is streamed to one replica."""
+        return [{}]
+
+    def stop(self) -> None:
+        self._props = {}
+
+    def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
+        topic = (props.get(HISTORY_TOPIC) or "").strip()
+        return [history_topic(topic)] if topic else []
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Streaming resumes exactly after the committed change (the events and rows of its transaction
+        before it are skipped); a snapshot cut short is read again from the start, so only modes without
+        one qualify."""
+        mode = (props.get("snapshot.mode") or "initial").strip().lower()
+        return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED
+
+    def unused_offset_reason(
+        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
+    ) -> str | None:
+        """An offset of another `topic.prefix` (a renamed connector's server), or a malformed one."""
+        return offset_refusal(self, props, partition, offset)
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
+    ) -> bool:
+        """Debezium's shape: the one partition `{"server": <topic.prefix>}`; an offset None (the next start
+        takes a snapshot as `snapshot.mode` says) or one holding the binlog `file` and `pos` to stream from
+        (and optionally `gtids`, `event`, `row`, `server_id`, `ts_sec`)."""
+        prefix = props.get(TOPIC_PREFIX, "")
+        for partition, offset in offsets:
+            if dict(partition) != {"server": prefix}:
+                raise ConnectError(
+                    f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); got '
+                    f"{dict(partition)!r}"
+                )
+            if offset is not None:
+                resume_position(offset)
+        return True

@@ -1,0 +1,397 @@
+"""Streaming the binlog: row events in, Debezium change records out.
+
+Positions: a change's `source.file`/`pos` and its offset's `file`/`pos` are its transaction's start (the
+GTID event, or BEGIN); the offset's `event` is the row event's number within the transaction and `row`
+the rows of it handed on, so a restart, which reads the transaction again from its start, skips exactly
+what was sent. `gtids` is the GTID set before the transaction. A DDL's schema change event carries the
+position after the DDL.
+
+A lost connection (the server restarted or went away) is a `RetriableError`: the worker backs off and
+polls again within `errors.retry.timeout`, and the next poll reconnects at the last position handed on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from connectworker.api.errors import ConnectError, RetriableError
+from connectworker.api.record import SourceRecord
+from connectworker.api.schema import SchemaAndValue
+
+from ..debezium.envelope import envelope
+from ..debezium.setup_errors import first_line
+from . import gtids as gtid_sets
+from .binlog import prime_columns
+from .catalog import CatalogColumn, table_columns
+from .database import ServerInfo, connect
+from .ddl import TableId, ddl_tables, is_transaction_control
+from .heartbeat import heartbeat_record
+from .history import HistoryRecord, SchemaHistory, TableChange
+from .reader import BinlogReader
+from .schema_change import schema_change_record
+from .settings import MySqlSettings
+from .source import Position, source_struct, streaming_offset
+from .table_shape import Route, TableShape
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 2048
+NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
+
+
+class BinlogStream:
+    def __init__(
+        self,
+        settings: MySqlSettings,
+        server: ServerInfo,
+        partition: dict[str, Any],
+        resume: Position,
+        held: dict[TableId, tuple[CatalogColumn, ...]],
+        history: SchemaHistory,
+        recovered: Sequence[HistoryRecord] = (),
+    ) -> None:
+        self._settings, self._server, self._partition = settings, server, partition
+        self._resume = resume  # where a (re)connect starts, with the events and rows of its transaction to skip
+        self._held = held
+        self._shapes: dict[TableId, TableShape] = {}
+        self._history, self._recovered = history, list(recovered)
+        self._reader: BinlogReader | None = None
+        self._catalog: Any = None
+        self._gtids = resume.gtids
+        self._txn: Position | None = None  # the open transaction's start (gtids: the set before it)
+        self._txn_gtid: str | None = None
+        self._row_event = 0  # row events of the open transaction so far
+        self._skip: tuple[str, int, int, int] | None = None
+        self._last_heartbeat = time.monotonic()
+        self._next: tuple[str, int] = (resume.file, resume.pos)  # where the next event starts
+        self.topics_keyed: set[str] = set()
+
+    # -- connection ----------------------------------------------------------------------------
+    def _ensure_started(self) -> None:
+        if self._reader is not None:
+            return
+        resume = self._resume
+        try:
+            self._catalog = connect(
+                self._settings.host, self._settings.port, self._settings.user, self._settings.password
+            )
+        except ConnectError as exc:
+            self.close()
+            raise RetriableError(f"Cannot stream the binlog of {self._where()}: {first_line(exc)}") from None
+        self._skip = (resume.file, resume.pos, resume.event, resume.row) if (resume.event or resume.row) else None
+        self._gtids, self._txn, self._next = resume.gtids, None, (resume.file, resume.pos)
+        self._reader = BinlogReader(self._settings, resume.file, resume.pos)
+        log.info("Streaming the binlog of %s from %s:%d", self._where(), resume.file, resume.pos)
+
+    def _where(self) -> str:
+        return f"{self._settings.host}:{self._settings.port}"
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if self._catalog is not None:
+            try:
+                self._catalog.close()
+            except Exception as exc:  # a broken connection: nothing more to do with it
+                log.debug("Closing the catalog connection: %s", exc)
+            self._catalog = None
+
+    # -- reading -------------------------------------------------------------------------------
+    def read(self, stopping: threading.Event, poll_s: float = 0.5) -> list[SourceRecord]:
+        """The records of the events that come within `poll_s`, at most about MAX_BATCH of them."""
+        import pymysql
+
+        self._ensure_started()
+        assert self._reader is not None
+        out: list[SourceRecord] = []
+        deadline = time.monotonic() + poll_s
+        try:
+            while len(out) < MAX_BATCH and not stopping.is_set():
+                left = deadline - time.monotonic()
+                item = self._reader.next(min(left, 0.05) if out else max(left, 0.0))
+                if item is None:
+                    if not out:
+                        self._heartbeat(out)
+                    if out or time.monotonic() >= deadline:
+                        break
+                    continue
+                file, pos, event = item
+                self._handle(file, pos, event, out)
+        except (pymysql.err.Error, OSError) as exc:
+            self.close()
+            raise RetriableError(
+                f"The binlog stream of {self._where()} broke: {first_line(exc)}; reconnecting"
+            ) from None
+        except ConnectError as exc:
+            if isinstance(exc, RetriableError) or "ended the binlog stream" in str(exc):
+                self.close()
+                raise RetriableError(f"The binlog stream of {self._where()} broke: {exc}; reconnecting") from None
+            raise
+        return out
+
+    def _handle(self, file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
+        from pymysqlreplication.event import GtidEvent, MariadbGtidEvent, QueryEvent, RotateEvent, XidEvent
+        from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+
+        if isinstance(event, RotateEvent):
+            self._next = (event.next_binlog, int(event.position))
+            return
+        end = int(event.packet.log_pos or 0)
+        if isinstance(event, (GtidEvent, MariadbGtidEvent)):
+            self._begin(file, pos, event, str(event.gtid))
+        elif isinstance(event, QueryEvent):
+            statement = event.query if isinstance(event.query, str) else bytes(event.query).decode("utf-8", "replace")
+            if statement.strip().upper() == "BEGIN":
+                if self._txn is None:
+                    self._begin(file, pos, event, None)
+            elif is_transaction_control(statement):
+                self._commit(file, end)
+            else:
+                if self._txn is None:
+                    self._begin(file, pos, event, None)
+                schema = event.schema if isinstance(event.schema, str) else bytes(event.schema).decode()
+                self._ddl(statement, schema, event, (file, end), out)
+                self._commit(file, end)
+        elif isinstance(event, TableMapEvent):
+            table = (str(event.schema), str(event.table))
+            if self._settings.captures(*table):
+                shape = self._shape(table, file, pos)
+                prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
+        elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)):
+            if self._txn is None:
+                self._begin(file, pos, event, None)
+            number = self._row_event
+            self._row_event += 1
+            table = (str(event.schema), str(event.table))
+            if self._settings.captures(*table):
+                kind = "c" if isinstance(event, WriteRowsEvent) else "u" if isinstance(event, UpdateRowsEvent) else "d"
+                self._rows(self._shape(table, file, pos), kind, event, number, out)
+        elif isinstance(event, XidEvent):
+            self._commit(file, end)
+        if end:
+            self._next = (file, end)
+
+    def _begin(self, file: str, pos: int, event: Any, gtid: str | None) -> None:
+        self._txn = Position(file, pos, self._gtids, server_id=int(event.packet.server_id), ts_sec=int(event.timestamp))
+        self._txn_gtid, self._row_event = gtid, 0
+
+    def _commit(self, file: str, end: int) -> None:
+        if self._txn_gtid is not None:
+            self._gtids = gtid_sets.advance(self._gtids, self._txn_gtid, mariadb=self._server.mariadb)
+        ts_sec = self._txn.ts_sec if self._txn is not None else 0
+        server_id = self._txn.server_id if self._txn is not None else 0
+        self._txn, self._txn_gtid, self._row_event = None, None, 0
+        self._resume = Position(file, end, self._gtids, server_id=server_id, ts_sec=ts_sec)
+
+    # -- schemas -------------------------------------------------------------------------------
+    def _shape(self, table: TableId, file: str, pos: int) -> TableShape:
+        shape = self._shapes.get(table)
+        if shape is None:
+            columns = self._held.get(table)
+            if columns is None:  # captured, but no DDL or snapshot recorded it (e.g. the history was lost)
+                columns = tuple(table_columns(self._catalog, *table))
+                log.warning(
+                    "No schema held for %s.%s at %s:%d: read from information_schema now and recorded",
+                    *table,
+                    file,
+                    pos,
+                )
+                where = self._txn or Position(file, pos, self._gtids)
+                self._history.record(HistoryRecord(where, table[0], "", (TableChange(*table, columns, "CREATE"),)))
+                self._held[table] = columns
+            shape = self._shapes[table] = TableShape(self._settings, table[0], table[1], columns)
+            if shape.keyed:
+                self.topics_keyed.add(shape.topic)
+        return shape
+
+    def _ddl(self, statement: str, schema: str, event: Any, after: tuple[str, int], out: list[SourceRecord]) -> None:
+        """A DDL statement: the captured tables it changes get their columns read again (or their
+        recorded ones, for a DDL the history has from before a restart), a history record, and (with
+        include.schema.changes) a schema change event."""
+        assert self._txn is not None
+        position = self._txn
+        found = ddl_tables(statement, schema)
+        if found.truncated is not None and self._settings.captures(*found.truncated):
+            self._truncate(self._shape(found.truncated, *after), out)
+            return
+        touched: list[tuple[str, TableId]] = [(kind, t) for kind, t in found.changed]
+        for old, new in found.renamed:
+            touched += [("DROP", old), ("CREATE", new)]
+        if found.dropped_database is not None:
+            touched += [("DROP", t) for t in self._held if t[0] == found.dropped_database]
+        touched = [(kind, t) for kind, t in touched if self._settings.captures(*t)]
+        if not touched:
+            return
+        recorded = next(
+            (
+                r
+                for r in self._recovered
+                if r.position.file == position.file and r.position.pos == position.pos and r.ddl == statement
+            ),
+            None,
+        )
+        if recorded is None:
+            changes = []
+            for kind, table in touched:
+                columns = None if kind == "DROP" else tuple(table_columns(self._catalog, *table))
+                if columns == ():  # gone by now (a later DROP): its next DDL records that
+                    log.warning("%s.%s, changed by %r, no longer exists", *table, statement[:80])
+                    columns = None
+                changes.append(
+                    TableChange(*table, columns, kind if table not in self._held or kind == "DROP" else "ALTER")
+                )
+            recorded = HistoryRecord(position, schema, statement, tuple(changes), int(event.timestamp) * 1000)
+            self._history.record(recorded)
+        for change in recorded.changes:
+            table = (change.database, change.table)
+            self._shapes.pop(table, None)
+            if change.columns is None:
+                self._held.pop(table, None)
+            else:
+                self._held[table] = change.columns
+        log.info("DDL at %s:%d on %s: %s", position.file, position.pos, schema or "-", statement[:200])
+        if self._settings.schema_changes:
+            gtids = (
+                gtid_sets.advance(self._gtids, self._txn_gtid, mariadb=self._server.mariadb)
+                if self._txn_gtid
+                else self._gtids
+            )
+            offset = streaming_offset(
+                Position(after[0], after[1], gtids, server_id=position.server_id, ts_sec=position.ts_sec)
+            )
+            source = self._source(None, schema, position, 0)
+            out.append(schema_change_record(self._settings, self._partition, offset, source, recorded))
+
+    # -- changes -------------------------------------------------------------------------------
+    def _source(self, shape: TableShape | None, database: str, position: Position, row: int) -> dict[str, Any]:
+        return source_struct(
+            mariadb=self._server.mariadb,
+            name=self._settings.topic_prefix,
+            db=shape.database if shape is not None else database,
+            table=shape.table if shape is not None else None,
+            ts_us=position.ts_sec * 1_000_000,
+            snapshot="false",
+            server_id=position.server_id,
+            gtid=self._txn_gtid,
+            file=position.file,
+            pos=position.pos,
+            row=row,
+        )
+
+    def _rows(self, shape: TableShape, kind: str, event: Any, number: int, out: list[SourceRecord]) -> None:
+        assert self._txn is not None
+        txn, skipped = self._txn, self._settings.skipped
+        skip_rows = -1
+        skip = self._skip
+        if skip is not None and (skip[0], skip[1]) == (txn.file, txn.pos):
+            if number < skip[2]:
+                return
+            skip_rows = skip[3] if number == skip[2] else -1
+        for index, row in enumerate(event.rows):
+            if index < skip_rows:
+                continue
+
+            def offset(done: int, index: int = index) -> dict[str, Any]:
+                return streaming_offset(Position(txn.file, txn.pos, txn.gtids, number, done, txn.server_id, txn.ts_sec))
+
+            source = self._source(shape, shape.database, txn, index)
+            now = time.time_ns()
+            if kind == "c":
+                if "c" not in skipped:
+                    after = shape.row(row["values"])
+                    self._emit(
+                        out, shape.route, offset(index + 1), shape.key(after), envelope(None, after, source, "c", now)
+                    )
+            elif kind == "u":
+                before, after = shape.row(row["before_values"]), shape.row(row["after_values"])
+                old_key, new_key = shape.key(before), shape.key(after)
+                if shape.keyed and old_key != new_key:  # as Debezium: a delete (and tombstone), then a create
+                    if "d" not in skipped:
+                        moved_to = ((NEW_KEY_HEADER, SchemaAndValue(shape.key_schema, new_key)),)
+                        self._delete(
+                            out, shape, offset(index), old_key, envelope(before, None, source, "d", now), moved_to
+                        )
+                    if "c" not in skipped:
+                        moved_from = ((OLD_KEY_HEADER, SchemaAndValue(shape.key_schema, old_key)),)
+                        route = (*shape.route[:3], moved_from)
+                        self._emit(out, route, offset(index + 1), new_key, envelope(None, after, source, "c", now))
+                elif "u" not in skipped:
+                    self._emit(out, shape.route, offset(index + 1), new_key, envelope(before, after, source, "u", now))
+            elif "d" not in skipped:
+                before = shape.row(row["values"])
+                tombstone = self._settings.tombstones
+                value = envelope(before, None, source, "d", now)
+                self._delete(
+                    out,
+                    shape,
+                    offset(index if tombstone else index + 1),
+                    shape.key(before),
+                    value,
+                    (),
+                    offset(index + 1),
+                )
+            self._resume = Position(txn.file, txn.pos, txn.gtids, number, index + 1, txn.server_id, txn.ts_sec)
+
+    def _delete(
+        self,
+        out: list[SourceRecord],
+        shape: TableShape,
+        offset: dict[str, Any],
+        key: Any,
+        value: dict[str, Any],
+        headers: tuple[tuple[str, Any], ...] = (),
+        tombstone_offset: dict[str, Any] | None = None,
+    ) -> None:
+        """A delete, and its tombstone unless tombstones.on.delete=false; both carry `headers`."""
+        self._emit(out, (*shape.route[:3], headers) if headers else shape.route, offset, key, value)
+        if self._settings.tombstones:
+            route = (*shape.tombstone_route[:3], headers) if headers else shape.tombstone_route
+            self._emit(out, route, tombstone_offset or offset, key, None)
+
+    def _truncate(self, shape: TableShape, out: list[SourceRecord]) -> None:
+        assert self._txn is not None
+        if "t" in self._settings.skipped:
+            log.info("TRUNCATE of %s.%s not sent (skipped.operations has t, its default)", shape.database, shape.table)
+            return
+        txn = self._txn
+        offset = streaming_offset(Position(txn.file, txn.pos, txn.gtids, 0, 0, txn.server_id, txn.ts_sec))
+        source = self._source(shape, shape.database, txn, 0)
+        self._emit(
+            out,
+            (shape.topic, None, shape.envelope_schema, ()),
+            offset,
+            None,
+            envelope(None, None, source, "t", time.time_ns()),
+        )
+
+    def _emit(self, out: list[SourceRecord], route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
+        topic, key_schema, value_schema, headers = route
+        out.append(
+            SourceRecord(
+                self._partition,
+                offset,
+                topic,
+                value,
+                key,
+                key_schema=key_schema,
+                value_schema=value_schema,
+                headers=[*headers],
+            )
+        )
+
+    def _heartbeat(self, out: list[SourceRecord]) -> None:
+        """With heartbeat.interval.ms, a record carrying the current position, so the offsets advance
+        while no captured table changes."""
+        if not self._settings.heartbeat_s or self._txn is not None:
+            return
+        if time.monotonic() - self._last_heartbeat < self._settings.heartbeat_s:
+            return
+        self._last_heartbeat = time.monotonic()
+        file, pos = self._next
+        self._resume = Position(file, pos, self._gtids, server_id=self._resume.server_id, ts_sec=int(time.time()))
+        out.append(heartbeat_record(self._settings, self._partition, streaming_offset(self._resume)))

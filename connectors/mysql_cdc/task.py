@@ -1,0 +1,262 @@
+"""`MySqlCdcTask`: the snapshot (if `snapshot.mode` and the committed offset call for one), then the
+binlog's stream (stream.py), as Debezium-shaped change records.
+
+The snapshot reads every captured table in one REPEATABLE READ consistent-snapshot transaction
+(snapshot.py), records each table's columns in the schema history at the snapshot's binlog position, and
+hands on its rows as `op: r` records with Debezium's `source.snapshot` markers; streaming then starts at
+that position. `no_data` / `never` record the schemas the same way, without rows. A restart recovers the
+held schemas from the history as of its resumed position.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import connectworker
+from connectworker.api.errors import ConnectError
+from connectworker.api.record import SourceRecord
+from connectworker.api.task import SourceTask
+from connectworker.api.topic_settings import TopicSettings
+
+from ..debezium.envelope import envelope
+from .catalog import CatalogColumn, captured_tables, table_columns
+from .database import ServerInfo, check_position_available, check_setup, connect
+from .ddl import TableId
+from .history import HistoryRecord, SchemaHistory, TableChange, schemas_as_of
+from .settings import MySqlSettings, parse_settings
+from .snapshot import begin_snapshot, end_snapshot, quote, table_rows
+from .source import Position, resume_position, snapshot_finished, snapshot_offset, source_struct
+from .stream import MAX_BATCH, BinlogStream
+from .table_shape import TableShape
+
+log = logging.getLogger(__name__)
+
+Batch = tuple[TableShape, list[list[Any]]]
+
+
+def needs_snapshot(mode: str, committed: Mapping[str, Any] | None) -> bool:
+    if mode in ("no_data", "never"):
+        return False
+    return not snapshot_finished(committed)
+
+
+class MySqlCdcTask(SourceTask):
+    def __init__(self) -> None:
+        self._settings: MySqlSettings | None = None
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # poll() and stop() take turns with the connections
+        self._server: ServerInfo | None = None
+        self._history: SchemaHistory | None = None
+        self._stream: BinlogStream | None = None
+        self._idle = False  # initial_only after its snapshot
+        self._snapshot_connection: Any = None
+        self._batches: Iterator[Batch] | None = None
+        self._snapshot_position: Position | None = None
+        self._snapshot_started = 0
+        self._held_record: tuple[SourceRecord, bool, bool, TableId] | None = None
+        self._snapshot_table: TableId | None = None
+
+    def version(self) -> str:
+        return connectworker.__version__
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._settings = settings = parse_settings(props, source="MySqlCdcTask")
+        partition = {"server": settings.topic_prefix}
+        committed = self.context.offset_storage_reader.offset(partition)
+        self._history = history = SchemaHistory(settings.history_servers, settings.history_topic, settings.topic_prefix)
+        connection = connect(settings.host, settings.port, settings.user, settings.password)
+        try:
+            self._server = server = check_setup(connection)
+            snapshot = needs_snapshot(settings.snapshot_mode, committed)
+            resume: Position | None = None
+            if committed and not snapshot:
+                resume = resume_position(committed)
+                try:
+                    check_position_available(connection, resume.file, resume.pos)
+                except ConnectError as exc:
+                    if settings.snapshot_mode != "when_needed":
+                        raise
+                    log.warning("%s: a new snapshot is taken (snapshot.mode=when_needed)", exc)
+                    snapshot, resume = True, None
+        finally:
+            connection.close()
+        if settings.snapshot_mode == "initial_only" and not snapshot:
+            log.info("snapshot.mode=initial_only and the snapshot was taken: nothing more to read")
+            self._idle = True
+            return
+        if resume is not None:
+            recovered = history.recover()
+            held = schemas_as_of(recovered, resume)
+            self._stream = BinlogStream(settings, server, partition, resume, held, history, recovered)
+            log.info(
+                "MySQL CDC task for %s resumes the binlog at %s:%d", settings.topic_prefix, resume.file, resume.pos
+            )
+            return
+        self._begin_snapshot(settings, server, with_rows=snapshot)
+
+    def _begin_snapshot(self, settings: MySqlSettings, server: ServerInfo, *, with_rows: bool) -> None:
+        """The consistent snapshot's position and each captured table's columns there, recorded in the
+        history; its rows are read by poll() (with_rows), or streaming starts at once (no_data, never)."""
+        assert self._history is not None
+        connection = connect(settings.host, settings.port, settings.user, settings.password)
+        self._snapshot_started = time.time_ns() // 1000
+        at = begin_snapshot(connection, settings.locking_mode, mariadb=server.mariadb)
+        position = Position(
+            at.file, at.pos, at.gtids, server_id=server.server_id, ts_sec=self._snapshot_started // 1_000_000
+        )
+        tables = captured_tables(connection, settings)
+        held: dict[TableId, tuple[CatalogColumn, ...]] = {}
+        for database, table in tables:
+            held[(database, table)] = columns = tuple(table_columns(connection, database, table))
+            with connection.cursor() as cursor:
+                cursor.execute(f"SHOW CREATE TABLE {quote(database)}.{quote(table)}")
+                ddl = str(cursor.fetchone()[1])
+            change = TableChange(database, table, columns, "CREATE")
+            self._history.record(HistoryRecord(position, database, ddl, (change,), self._snapshot_started // 1000))
+        log.info(
+            "Snapshot at %s:%d of %d table(s)%s: %s",
+            at.file,
+            at.pos,
+            len(tables),
+            "" if with_rows else " (schemas only)",
+            ", ".join(f"{d}.{t}" for d, t in tables) or "none",
+        )
+        partition = {"server": settings.topic_prefix}
+        self._stream = BinlogStream(settings, server, partition, position, dict(held), self._history)
+        if not with_rows:
+            end_snapshot(connection)
+            connection.close()
+            return
+        self._snapshot_connection = connection
+        self._snapshot_position = position
+        shapes = [TableShape(settings, d, t, held[(d, t)]) for d, t in tables]
+        self._batches = self._read(connection, shapes)
+
+    def _read(self, connection: Any, shapes: list[TableShape]) -> Iterator[Batch]:
+        for shape in shapes:
+            for rows in table_rows(connection, shape.database, shape.table, shape.column_names, MAX_BATCH):
+                yield shape, rows
+            log.info("Snapshot of %s.%s done", shape.database, shape.table)
+
+    def poll(self) -> list[SourceRecord] | None:
+        with self._lock:
+            if self._stopping.is_set() or self._settings is None:
+                return None
+            if self._batches is not None:
+                return self._snapshot_batch()
+            if self._idle or self._stream is None:
+                self._stopping.wait(1.0)
+                return None
+            return self._stream.read(self._stopping) or None
+
+    def _snapshot_batch(self) -> list[SourceRecord]:
+        """The next rows of the snapshot as read (`op` r) records. Each batch's newest record is held back until
+        the next batch shows whether it ended its table or the snapshot, for its `source.snapshot` marker."""
+        assert self._batches is not None and self._settings is not None and self._server is not None
+        assert self._snapshot_position is not None
+        settings, position = self._settings, self._snapshot_position
+        batch = next(self._batches, None)
+        out: list[SourceRecord] = []
+        if self._held_record is not None:
+            record, first, first_in_table, table = self._held_record
+            self._held_record = None
+            record.value["source"]["snapshot"] = snapshot_marker(
+                first=first,
+                last=batch is None,
+                first_in_table=first_in_table,
+                last_in_table=batch is None or (batch[0].database, batch[0].table) != table,
+            )
+            if batch is None:
+                record.source_offset = snapshot_offset(position, completed=True)
+            out.append(record)
+        if batch is None:
+            self._finish_snapshot()
+            return out
+        shape, rows = batch
+        offset = snapshot_offset(position, completed=False)
+        source = source_struct(
+            mariadb=self._server.mariadb,
+            name=settings.topic_prefix,
+            db=shape.database,
+            table=shape.table,
+            ts_us=self._snapshot_started,
+            snapshot="true",
+            server_id=self._server.server_id,
+            gtid=None,
+            file=position.file,
+            pos=position.pos,
+            row=0,
+        )
+        now = time.time_ns()
+        table = (shape.database, shape.table)
+        snapshot_starts, table_starts = self._snapshot_table is None, table != self._snapshot_table
+        self._snapshot_table = table
+        partition = {"server": settings.topic_prefix}
+        for number, row in enumerate(rows):
+            after = shape.row(row)
+            record = SourceRecord(
+                partition,
+                offset,
+                shape.topic,
+                envelope(None, after, dict(source), "r", now),
+                shape.key(after),
+                key_schema=shape.key_schema,
+                value_schema=shape.envelope_schema,
+            )
+            first, first_in_table = snapshot_starts and number == 0, table_starts and number == 0
+            if number == len(rows) - 1:
+                self._held_record = (record, first, first_in_table, table)
+            else:
+                marker = snapshot_marker(first=first, last=False, first_in_table=first_in_table, last_in_table=False)
+                record.value["source"]["snapshot"] = marker
+                out.append(record)
+        if shape.keyed and self._stream is not None:
+            self._stream.topics_keyed.add(shape.topic)
+        return out
+
+    def _finish_snapshot(self) -> None:
+        self._batches = None
+        if self._snapshot_connection is not None:
+            end_snapshot(self._snapshot_connection)
+            self._snapshot_connection.close()
+            self._snapshot_connection = None
+        assert self._settings is not None
+        if self._settings.snapshot_mode == "initial_only":
+            log.info("Snapshot done (snapshot.mode=initial_only): nothing more to read")
+            self._idle = True
+        else:
+            log.info("Snapshot done; streaming the binlog")
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            if self._stream is not None:
+                self._stream.close()
+            if self._snapshot_connection is not None:
+                try:
+                    self._snapshot_connection.close()
+                except Exception as exc:  # stop() must not fail
+                    log.debug("Closing the snapshot connection: %s", exc)
+                self._snapshot_connection = None
+            if self._history is not None:
+                self._history.close()
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        return settings
+
+
+def snapshot_marker(*, first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
+    """`source.snapshot` of a snapshot record as Debezium 2.x writes it."""
+    if last:
+        return "last"
+    if first:
+        return "first"
+    if last_in_table:
+        return "last_in_data_collection"
+    if first_in_table:
+        return "first_in_data_collection"
+    return "true"

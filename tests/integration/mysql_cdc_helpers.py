@@ -1,0 +1,69 @@
+"""Helpers of the MySQL / MariaDB change data capture tests: a database of its own per test on the shared
+MariaDB server, the connector's props, and a worker whose converters write JSON with schemas."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from connectworker.config.worker_config import WorkerConfig
+from tests.integration.harness import worker_config
+from tests.mariadb import MariaDb
+
+
+class MySqlDatabase:
+    def __init__(self, server: MariaDb, name: str) -> None:
+        self.server, self.name = server, name
+        self.history = f"history.{name}"
+
+    def execute(self, *statements: str) -> None:
+        self.server.execute(*statements, database=self.name)
+
+    def props(self, bootstrap: str, **overrides: str) -> dict[str, str]:
+        return {
+            "name": f"cdc-{self.name}",
+            "connector.class": "io.debezium.connector.mysql.MySqlConnector",
+            "database.hostname": self.server.host,
+            "database.port": str(self.server.port),
+            "database.user": self.server.user,
+            "database.password": self.server.password,
+            "database.server.id": str(5500 + uuid.uuid4().int % 10_000),
+            "topic.prefix": self.name,
+            "database.include.list": self.name,
+            "schema.history.internal.kafka.topic": self.history,
+            "schema.history.internal.kafka.bootstrap.servers": bootstrap,
+            **overrides,
+        }
+
+
+@contextmanager
+def mysql_database(server: MariaDb) -> Iterator[MySqlDatabase]:
+    name = f"m_{uuid.uuid4().hex[:10]}"
+    server.execute(f"CREATE DATABASE {name}")
+    try:
+        yield MySqlDatabase(server, name)
+    finally:
+        server.execute(f"DROP DATABASE IF EXISTS {name}")
+
+
+def json_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> WorkerConfig:
+    return worker_config(
+        bootstrap,
+        tmp_path,
+        **{
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "true",
+            "topic.creation.enable": "true",
+            **overrides,
+        },
+    )
+
+
+def payloads(messages: list[Any]) -> list[dict[str, Any]]:
+    """The change events' payloads (tombstones left out)."""
+    return [value["payload"] for _, value in messages if value is not None]

@@ -1,0 +1,67 @@
+"""The MySQL CDC connector's surface (connectors/mysql_cdc/connector.py): Debezium's class names resolve to
+it, one task, the schema history topic required with Debezium's settings, exactly-once only without a
+snapshot, and offsets altered only in Debezium's shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from connectworker.api.errors import ConnectError
+from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.connectors.mysql_cdc.connector import MySqlCdcConnector
+from connectworker.plugins import resolve_connector_class
+
+PROPS = {
+    "database.hostname": "localhost",
+    "database.user": "cdc",
+    "database.server.id": "5400",
+    "topic.prefix": "shop",
+    "schema.history.internal.kafka.topic": "history.shop",
+    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
+}
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "MySqlCdc",
+        "MySqlCdcConnector",
+        "io.debezium.connector.mysql.MySqlConnector",
+        "io.debezium.connector.mariadb.MariaDbConnector",
+    ],
+)
+def test_debeziums_classes_resolve_to_the_connector(alias: str) -> None:
+    assert resolve_connector_class(alias) is MySqlCdcConnector
+
+
+def test_one_task_and_the_history_topic_required_right() -> None:
+    connector = MySqlCdcConnector()
+    connector.start(PROPS)
+    assert connector.task_configs(4) == [{}]
+    [topic] = connector.required_topics(PROPS)
+    assert topic.name == "history.shop" and topic.settings.partitions == 1
+    assert topic.settings.configs() == {"cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"}
+    assert connector.config_def().keys["database.password"].type.value == "PASSWORD"
+
+
+@pytest.mark.parametrize(
+    ("mode", "support"),
+    [
+        ("initial", ExactlyOnceSupport.UNSUPPORTED),
+        ("when_needed", ExactlyOnceSupport.UNSUPPORTED),
+        ("never", ExactlyOnceSupport.SUPPORTED),
+    ],
+)
+def test_exactly_once_only_without_a_snapshot(mode: str, support: ExactlyOnceSupport) -> None:
+    assert MySqlCdcConnector().exactly_once_support({**PROPS, "snapshot.mode": mode}) is support
+
+
+def test_offsets_are_altered_only_in_debeziums_shape() -> None:
+    connector = MySqlCdcConnector()
+    good = {"file": "binlog.000003", "pos": 805, "gtids": "0-1-42", "row": 1, "event": 2}
+    assert connector.alter_offsets(PROPS, [({"server": "shop"}, good), ({"server": "shop"}, None)])
+    with pytest.raises(ConnectError, match=r'The partition of this connector is \{"server": "shop"\}'):
+        connector.alter_offsets(PROPS, [({"server": "other"}, good)])
+    with pytest.raises(ConnectError, match=r"holds the binlog 'file'"):
+        connector.alter_offsets(PROPS, [({"server": "shop"}, {"lsn": 5})])
+    assert "binlog 'file'" in (connector.unused_offset_reason(PROPS, {"server": "shop"}, {"pos": -1}) or "")
