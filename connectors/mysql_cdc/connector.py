@@ -22,7 +22,7 @@ from connectworker.api.task import SourceTask
 
 from ..debezium.setup_errors import SetupError
 from .database import check_setup, connect
-from .keys import CONFIG_DEF, HISTORY_TOPIC, HOSTNAME, TOPIC_PREFIX
+from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, TOPIC_PREFIX
 from .schema_history import history_topic
 from .settings import parse_settings, problems_across_keys
 from .source import resume_position
@@ -79,7 +79,8 @@ class MySqlCdcConnector(SourceConnector):
 
     def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
         topic = (props.get(HISTORY_TOPIC) or "").strip()
-        return [history_topic(topic)] if topic else []
+        servers = (props.get(HISTORY_SERVERS) or "").strip() or None
+        return [history_topic(topic, servers)] if topic else []
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Streaming resumes exactly after the committed change (the events and rows of its transaction

@@ -26,7 +26,7 @@ PRICE = CatalogColumn("price", "decimal(8,2)", None, True, 0)
 def _created(broker: Broker, name: str) -> None:
     admin = TopicAdmin(broker.bootstrap_servers)
     try:
-        RequiredTopics(admin, 30).ensure("mysql", [history_topic(name)])
+        RequiredTopics(admin, 30, broker.bootstrap_servers).ensure("mysql", [history_topic(name)])
     finally:
         admin.close()
 
