@@ -238,3 +238,50 @@ def test_exactly_once_killed_mid_stream_loses_no_change(broker: Broker, db: MySq
 def test_exactly_once_killed_mid_stream_duplicates_no_change(broker: Broker, db: MySqlDatabase, tmp_path: Path) -> None:
     seen, rows = _kill_mid_stream_with_exactly_once(broker, db, tmp_path)
     assert sorted(seen) == list(range(rows))
+
+
+@pytest.mark.long(seconds=15)
+def test_through_the_rest_api_with_a_transform_metrics_and_the_status_page(
+    broker: Broker, db: MySqlDatabase, tmp_path: Path
+) -> None:
+    """The connector created with `PUT /connectors/NAME/config` (a bad config first: 400 naming the key), its
+    records rerouted by Debezium's usual RegexRouter, counted in `/metrics`, and shown RUNNING on `/ui`."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tests.integration.test_rest_harness import rest_worker, rest_worker_config, wait_for_states
+
+    db.execute("CREATE TABLE parts (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO parts VALUES (1, 'bolt')")
+    bootstrap = broker.bootstrap_servers
+    props = db.props(
+        bootstrap,
+        **{
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "transforms": "route",
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": r"([^.]+)\.([^.]+)\.([^.]+)",
+            "transforms.route.replacement": "$1-cdc-$3",
+            "include.schema.changes": "false",
+        },
+    )
+    name, routed = props["name"], f"{db.name}-cdc-parts"
+    with rest_worker(rest_worker_config(bootstrap, tmp_path)) as api:
+        refused = api.client.put(f"/connectors/{name}/config", json={**props, "snapshot.mode": "sometimes"})
+        assert refused.status_code == 400, refused.text
+        assert "snapshot.mode" in refused.json()["message"]
+        assert api.client.put(f"/connectors/{name}/config", json=props).status_code == 201
+        wait_for_states(api, name, "RUNNING", ["RUNNING"], timeout=60)
+        db.execute("INSERT INTO parts VALUES (2, 'nut')")
+        events = read_until(bootstrap, routed, lambda k, v: k == {"id": 2})
+        assert [(v["payload"]["op"], v["payload"]["after"]["name"]) for _, v in events] == [("r", "bolt"), ("c", "nut")]
+        wait_until(lambda: api.worker.get(name).tasks[0].committed_records >= 2, 30, "both records' offsets committed")
+        metrics = {
+            (s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(api.client.get("/metrics").text)
+            for s in family.samples
+        }
+        task = (("connector", name), ("task", "0"))
+        assert metrics[("connectworker_source_record_write_total", task)] >= 2
+        page = api.client.get("/ui")
+        assert page.status_code == 200 and name in page.text and "RUNNING" in page.text

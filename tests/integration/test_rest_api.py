@@ -405,6 +405,8 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
         "org.apache.kafka.connect.file.FileStreamSourceConnector",
         "io.confluent.connect.jdbc.JdbcSourceConnector",
         "io.debezium.connector.postgresql.PostgresConnector",
+        "io.debezium.connector.mysql.MySqlConnector",
+        "io.debezium.connector.mariadb.MariaDbConnector",
     } <= {p["class"] for p in plugins if p["type"] == "source"}
     everything = api.client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
     assert any(p["type"] == "converter" for p in everything)

@@ -48,8 +48,9 @@ from connectworker.spark.runner.spark_runtime import spark_runtime
 from tests.broker import Broker
 from tests.integration.harness import wait_until
 from tests.kafka_helpers import consume, delete_topics, existing_topics
+from tests.mariadb import MariaDb
 
-pytestmark = [pytest.mark.spark, pytest.mark.heavy(seconds=115)]
+pytestmark = [pytest.mark.spark, pytest.mark.heavy(seconds=135)]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
@@ -758,3 +759,48 @@ def test_a_failed_spark_task_is_restarted_automatically(
     finally:
         runtime.stop()
     delete_topics(admin, [topic])
+
+
+def test_mysql_change_data_capture_runs_as_a_spark_task(
+    spark: SparkSession, broker: Broker, mariadb: MariaDb, tmp_path: Path
+) -> None:
+    """Debezium's MySQL connector file under `connectworker spark`: the schema history topic made ready on the
+    driver, the snapshot and then the binlog stream read by a Spark task."""
+    import json
+
+    from tests.integration.cdc_helpers import read_until
+    from tests.integration.mysql_cdc_helpers import mysql_database
+
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "true",
+            "offset.storage.file.filename": str(tmp_path / "o.json"),
+            "offset.flush.interval.ms": "200",
+            "spark.master": "local[2]",
+        }
+    )
+    with mysql_database(mariadb) as db:
+        db.execute("CREATE TABLE parts (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO parts VALUES (1, 'bolt')")
+        props = db.props(broker.bootstrap_servers)
+        topic = f"{db.name}.{db.name}.parts"
+        runtime = spark_runtime(config).start()
+        try:
+            herder = runtime.start_herder([parse_connector_config(props)])
+            running = herder.get(props["name"])
+            wait_until(lambda: [t.status.state for t in running.tasks] == [State.RUNNING], 90, "the Spark task")
+            read_until(broker.bootstrap_servers, topic, lambda k, v: k == {"id": 1})
+            db.execute("INSERT INTO parts VALUES (2, 'nut')")
+            events = read_until(broker.bootstrap_servers, topic, lambda k, v: k == {"id": 2})
+            assert [(v["payload"]["op"], v["payload"]["after"]) for _, v in events] == [
+                ("r", {"id": 1, "name": "bolt"}),
+                ("c", {"id": 2, "name": "nut"}),
+            ]
+            assert {t.worker_id for t in running.tasks} == {socket.gethostname()}  # a Spark task, by executor
+            history = read_until(broker.bootstrap_servers, db.history, lambda k, v: True)
+            assert json.dumps(history[0][1]).find("parts") >= 0  # the snapshot wrote the table's schema there
+        finally:
+            runtime.stop()
