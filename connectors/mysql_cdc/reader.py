@@ -1,12 +1,18 @@
-"""mysql-replication's `BinLogStreamReader` in a thread of its own, handing on one event at a time.
+"""mysql-replication's `BinLogStreamReader` in a thread of its own, reading ahead of the polling thread.
 
 The reader blocks on the replication socket while the server has nothing to send, and a read timeout
 would make it reconnect (it retries a lost connection by itself): so it runs in a thread, and `next`
 waits for its next event at most `timeout` seconds, letting a poll return while the binlog is idle.
-The thread fetches an event only once the previous one was handled (`next` was called again): a table
-map event is primed with the held schema (binlog.prime_columns), and a row event's rows are decoded
-(lazily, on the polling thread), before the reader reads on, so the held schema is always the one of
-the event at hand.
+
+The thread reads up to READ_AHEAD events ahead, so the socket and the packets' parsing overlap the polling
+thread's work. What bounds it is the schema: row values are decoded with the columns of their table map
+event, which must carry the schema the connector holds at that position (binlog.prime_columns). So the
+thread primes each table map as it reads it (`prime`, the stream's, from the held schema), decodes a
+captured table's row event right after it (mysql-replication looks the columns up when it decodes, and
+the next table map event of the table replaces them), and stops reading ahead at an event that may change
+what is held, until the polling thread has handled it: a DDL statement, or a table map `prime` could not
+prime (a table with no held schema, which the stream reads from the catalog on the polling thread). The
+rows of tables not captured are never decoded (without their schema, BLOB bytes would fail to decode).
 
 Every event comes with the binlog position it started at (the reader's position before fetching it).
 Stopping refuses the reader's reconnect (its connection factory raises once closed) and shuts its
@@ -20,13 +26,29 @@ import logging
 import queue
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from connectworker.api.errors import ConnectError
 
+from .ddl import is_transaction_control
 from .settings import MySqlSettings
 
 log = logging.getLogger(__name__)
+
+READ_AHEAD = 256  # events read and parsed ahead of the polling thread (each at most a row event's size)
+
+
+class _HeldSchemasFilter(logging.Filter):
+    """Drops mysql-replication's warning, at every start, that the server should set
+    `binlog_row_metadata=FULL`: this connector holds each table's schema itself (from its schema history),
+    so that setting is not needed, and the warning would send an operator changing the server for nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "BINLOG_ROW_METADATA = FULL" not in record.getMessage()
+
+
+logging.getLogger("pymysqlreplication.binlogstream").addFilter(_HeldSchemasFilter())
 
 
 class ReaderClosed(ConnectError):
@@ -34,9 +56,11 @@ class ReaderClosed(ConnectError):
 
 
 class BinlogReader:
-    def __init__(self, settings: MySqlSettings, file: str, pos: int) -> None:
-        self._settings, self._file, self._pos = settings, file, pos
-        self._events: queue.Queue[tuple[str, int, Any] | BaseException] = queue.Queue(maxsize=1)
+    def __init__(self, settings: MySqlSettings, file: str, pos: int, prime: Callable[[Any], bool]) -> None:
+        """`prime(table_map_event)`: prime its columns with the held schema (True), or leave it to the
+        polling thread (False: the reader then waits until that event was handled)."""
+        self._settings, self._file, self._pos, self._prime = settings, file, pos, prime
+        self._events: queue.Queue[tuple[str, int, Any, bool] | BaseException] = queue.Queue(maxsize=READ_AHEAD)
         self._go = threading.Event()
         self._closed = threading.Event()
         self._outstanding = False  # an event was handed on and the thread waits to fetch the next
@@ -99,9 +123,21 @@ class BinlogReader:
                 event = reader.fetchone()
                 if event is None:
                     raise ConnectError("the server ended the binlog stream")
-                self._events.put((file, pos, event))
-                self._go.wait()
-                self._go.clear()
+                wait = False
+                if isinstance(event, TableMapEvent):
+                    wait = not self._prime(event)
+                elif isinstance(event, QueryEvent):
+                    wait = not _transaction_control(event)
+                elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)) and settings.captures(
+                    str(event.schema), str(event.table)
+                ):
+                    # decoded now, with the columns of the table map event just read: mysql-replication looks
+                    # them up when it decodes, and the next table map event of the table replaces them
+                    event.rows  # noqa: B018  (a cached property: reading it decodes)
+                self._events.put((file, pos, event, wait))
+                if wait:  # until the polling thread handled it: what it changes shapes the events after it
+                    self._go.wait()
+                    self._go.clear()
         except BaseException as exc:  # handed to the polling thread, which raises it
             if not self._closed.is_set():
                 self._events.put(exc)
@@ -118,8 +154,9 @@ class BinlogReader:
             return None
         if isinstance(item, BaseException):
             raise item
-        self._outstanding = True
-        return item
+        file, pos, event, waits = item
+        self._outstanding = waits
+        return file, pos, event
 
     def close(self) -> None:
         self._closed.set()
@@ -138,3 +175,8 @@ class BinlogReader:
                 reader.close()
             except Exception as exc:  # a broken connection: nothing more to do with it
                 log.debug("Closing the binlog reader: %s", exc)
+
+
+def _transaction_control(event: Any) -> bool:
+    query = event.query if isinstance(event.query, str) else bytes(event.query).decode("utf-8", "replace")
+    return is_transaction_control(query)

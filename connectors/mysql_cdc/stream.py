@@ -40,6 +40,7 @@ from .table_shape import Route, TableShape
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 2048
+PRIMED = "connectworker_primed"  # set on a table map event the reader thread primed
 NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
 
 
@@ -84,7 +85,7 @@ class BinlogStream:
             raise RetriableError(f"Cannot stream the binlog of {self._where()}: {first_line(exc)}") from None
         self._skip = (resume.file, resume.pos, resume.event, resume.row) if (resume.event or resume.row) else None
         self._gtids, self._txn, self._next = resume.gtids, None, (resume.file, resume.pos)
-        self._reader = BinlogReader(self._settings, resume.file, resume.pos)
+        self._reader = BinlogReader(self._settings, resume.file, resume.pos, self._prime_ahead)
         log.info("Streaming the binlog of %s from %s:%d", self._where(), resume.file, resume.pos)
 
     def _where(self) -> str:
@@ -157,7 +158,7 @@ class BinlogStream:
                 schema = event.schema if isinstance(event.schema, str) else bytes(event.schema).decode()
                 self._ddl(statement, schema, event, (file, end), out)
                 self._commit(file, end)
-        elif isinstance(event, TableMapEvent):
+        elif isinstance(event, TableMapEvent) and not getattr(event, PRIMED, False):
             table = (str(event.schema), str(event.table))
             if self._settings.captures(*table):
                 shape = self._shape(table, file, pos)
@@ -175,6 +176,22 @@ class BinlogStream:
             self._commit(file, end)
         if end:
             self._next = (file, end)
+
+    def _prime_ahead(self, event: Any) -> bool:
+        """The reader thread's: prime a table map event with the schema held for its table, when one is held
+        (the held schemas change only while a DDL is handled, and the reader waits for that); False leaves
+        it to `_handle` on the polling thread (no schema held: it is read from the catalog and recorded)."""
+        table = (str(event.schema), str(event.table))
+        if not self._settings.captures(*table):
+            return True
+        shape = self._shapes.get(table)
+        if shape is None:
+            if table not in self._held:
+                return False
+            shape = self._shape(table, self._next[0], self._next[1])
+        prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
+        setattr(event, PRIMED, True)
+        return True
 
     def _begin(self, file: str, pos: int, event: Any, gtid: str | None) -> None:
         self._txn = Position(file, pos, self._gtids, server_id=int(event.packet.server_id), ts_sec=int(event.timestamp))

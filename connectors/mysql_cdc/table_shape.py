@@ -69,6 +69,9 @@ class TableShape:
         self.route: Route = (self.topic, self.key_schema, self.envelope_schema, ())
         self.tombstone_route: Route = (self.topic, self.key_schema, None, ())
         self._key_names = tuple(c.name for c in self.key_columns)
+        # (name, parse) per kept column; parse None where the driver's value is already the Connect value
+        # (an int for an integer column, a float for a float): `row` skips the call
+        self._parsers = tuple((c.name, None if c.type.parse in _IDENTITY else c.type.parse) for c in self.columns)
 
     @property
     def keyed(self) -> bool:
@@ -86,7 +89,22 @@ class TableShape:
 
     def row(self, values: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
         """The `Value` struct of a row: a snapshot's list (the kept columns in order) or a binlog row's dict
-        (every column by name; the excluded ones are left out here)."""
+        (every column by name; the excluded ones are left out here). One comprehension on the way of every
+        change; a value that fails is looked at again column by column, to name it."""
+        try:
+            if isinstance(values, Mapping):
+                return {
+                    name: value if (value := values[name]) is None or parse is None else parse(value)
+                    for name, parse in self._parsers
+                }
+            return {
+                name: value if value is None or parse is None else parse(value)
+                for (name, parse), value in zip(self._parsers, values, strict=True)
+            }
+        except (ValueError, TypeError, ArithmeticError, IndexError, UnicodeDecodeError):
+            return self._row_by_columns(values)
+
+    def _row_by_columns(self, values: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(values, Mapping):
             pairs = zip(self.columns, (values[c.name] for c in self.columns), strict=True)
         else:
@@ -112,6 +130,10 @@ class TableShape:
         if not self._key_names:
             return None
         return {name: row[name] for name in self._key_names}
+
+
+_IDENTITY: frozenset[Any] = frozenset({int, float})
+"""Parsers whose result is the value itself for what PyMySQL and mysql-replication give (ints, floats)."""
 
 
 def _key_columns(
