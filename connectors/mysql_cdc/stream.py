@@ -69,6 +69,7 @@ class BinlogStream:
         self._skip: tuple[str, int, int, int] | None = None
         self._last_heartbeat = time.monotonic()
         self._next: tuple[str, int] = (resume.file, resume.pos)  # where the next event starts
+        self._broken: RetriableError | None = None  # a lost connection, raised once its read's records are out
         self.topics_keyed: set[str] = set()
 
     # -- connection ----------------------------------------------------------------------------
@@ -107,6 +108,9 @@ class BinlogStream:
         """The records of the events that come within `poll_s`, at most about MAX_BATCH of them."""
         import pymysql
 
+        if self._broken is not None:  # after the records handled before it, which the last read returned
+            broken, self._broken = self._broken, None
+            raise broken
         self._ensure_started()
         assert self._reader is not None
         out: list[SourceRecord] = []
@@ -124,15 +128,22 @@ class BinlogStream:
                 file, pos, event = item
                 self._handle(file, pos, event, out)
         except (pymysql.err.Error, OSError) as exc:
-            self.close()
-            raise RetriableError(
-                f"The binlog stream of {self._where()} broke: {first_line(exc)}; reconnecting"
-            ) from None
+            return self._broke(f"{first_line(exc)}", out)
         except ConnectError as exc:
             if isinstance(exc, RetriableError) or "ended the binlog stream" in str(exc):
-                self.close()
-                raise RetriableError(f"The binlog stream of {self._where()} broke: {exc}; reconnecting") from None
+                return self._broke(str(exc), out)
             raise
+        return out
+
+    def _broke(self, reason: str, out: list[SourceRecord]) -> list[SourceRecord]:
+        """The connection is lost: reconnect at the next read, where the last event handed on ends. The
+        records of this read's events are returned first (the position has moved past them): the error is
+        raised by the next read."""
+        self.close()
+        error = RetriableError(f"The binlog stream of {self._where()} broke: {reason}; reconnecting")
+        if not out:
+            raise error
+        self._broken = error
         return out
 
     def _handle(self, file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
@@ -309,15 +320,17 @@ class BinlogStream:
             if number < skip[2]:
                 return
             skip_rows = skip[3] if number == skip[2] else -1
+        event_offset = streaming_offset(Position(txn.file, txn.pos, txn.gtids, number, 0, txn.server_id, txn.ts_sec))
+        event_source = self._source(shape, shape.database, txn, 0)
+        now = time.time_ns()
+
+        def offset(done: int) -> dict[str, Any]:
+            return {**event_offset, "row": done}
+
         for index, row in enumerate(event.rows):
             if index < skip_rows:
                 continue
-
-            def offset(done: int, index: int = index) -> dict[str, Any]:
-                return streaming_offset(Position(txn.file, txn.pos, txn.gtids, number, done, txn.server_id, txn.ts_sec))
-
-            source = self._source(shape, shape.database, txn, index)
-            now = time.time_ns()
+            source = {**event_source, "row": index}
             if kind == "c":
                 if "c" not in skipped:
                     after = shape.row(row["values"])
@@ -352,7 +365,8 @@ class BinlogStream:
                     (),
                     offset(index + 1),
                 )
-            self._resume = Position(txn.file, txn.pos, txn.gtids, number, index + 1, txn.server_id, txn.ts_sec)
+        if rows := len(event.rows):
+            self._resume = Position(txn.file, txn.pos, txn.gtids, number, rows, txn.server_id, txn.ts_sec)
 
     def _delete(
         self,

@@ -1,0 +1,79 @@
+"""The binlog stream's reads when the connection breaks (connectors/mysql_cdc/stream.py): the records of the
+events handed on before the break are returned (the stream's position is already past them), and the break
+is raised by the next read, as a RetriableError the worker retries within errors.retry.timeout."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from connectworker.api.errors import RetriableError
+from connectworker.api.record import SourceRecord
+from connectworker.connectors.mysql_cdc.database import ServerInfo
+from connectworker.connectors.mysql_cdc.settings import parse_settings
+from connectworker.connectors.mysql_cdc.source import Position
+from connectworker.connectors.mysql_cdc.stream import BinlogStream
+
+PROPS = {
+    "database.hostname": "db.example",
+    "database.port": "3306",
+    "database.user": "cdc",
+    "database.server.id": "5400",
+    "topic.prefix": "shop",
+    "schema.history.internal.kafka.topic": "history.shop",
+    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
+}
+
+
+class BreakingReader:
+    """Hands on `events`, then raises what a lost connection raises."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events, self.closed = list(events), False
+
+    def next(self, timeout: float) -> tuple[str, int, Any] | None:
+        if self.events:
+            return "binlog.000001", 100, self.events.pop(0)
+        raise OSError("Connection reset by peer")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def stream_with(reader: BreakingReader, monkeypatch: pytest.MonkeyPatch) -> BinlogStream:
+    stream = BinlogStream(
+        parse_settings(PROPS),
+        ServerInfo("10.11", True, 1),
+        {"server": "shop"},
+        Position("binlog.000001", 4),
+        {},
+        history=None,  # type: ignore[arg-type]  # not reached: no DDL here
+    )
+    stream._reader = reader  # type: ignore[assignment]  # started, as _ensure_started would
+    monkeypatch.setattr(stream, "_ensure_started", lambda: None)
+
+    def handle(file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
+        out.append(SourceRecord({"server": "shop"}, {"pos": pos}, "shop.db.t", event))
+
+    monkeypatch.setattr(stream, "_handle", handle)
+    return stream
+
+
+def test_the_records_before_a_lost_connection_are_returned_and_the_loss_raised_by_the_next_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reader = BreakingReader(["one", "two"])
+    stream = stream_with(reader, monkeypatch)
+    first = stream.read(threading.Event(), poll_s=5)
+    assert [r.value for r in first] == ["one", "two"]  # not dropped with the failed read
+    assert reader.closed
+    with pytest.raises(RetriableError, match=r"The binlog stream of db\.example:3306 broke: Connection reset by peer"):
+        stream.read(threading.Event(), poll_s=5)
+
+
+def test_a_lost_connection_with_nothing_handed_on_is_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = stream_with(BreakingReader([]), monkeypatch)
+    with pytest.raises(RetriableError, match="reconnecting"):
+        stream.read(threading.Event(), poll_s=5)
