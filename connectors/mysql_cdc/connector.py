@@ -26,6 +26,7 @@ from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, TOPIC_PR
 from .schema_history import history_topic
 from .settings import parse_settings, problems_across_keys
 from .source import resume_position
+from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
 
 class MySqlCdcConnector(SourceConnector):
@@ -64,6 +65,7 @@ class MySqlCdcConnector(SourceConnector):
     def start(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
         self._props = dict(props)
+        DEBEZIUM_KEY_WARNINGS.report(props.get("name", "mysql-cdc"), unimplemented_keys(props))
 
     def task_class(self) -> type[SourceTask]:
         from .task import MySqlCdcTask

@@ -65,3 +65,21 @@ def test_offsets_are_altered_only_in_debeziums_shape() -> None:
     with pytest.raises(ConnectError, match=r"holds the binlog 'file'"):
         connector.alter_offsets(PROPS, [({"server": "shop"}, {"lsn": 5})])
     assert "binlog 'file'" in (connector.unused_offset_reason(PROPS, {"server": "shop"}, {"pos": -1}) or "")
+
+
+def test_debezium_keys_it_does_not_implement_are_listed_once_as_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    """Tuning keys of a Debezium MySQL file (whose absence changes no record) are named in one warning per
+    connector, however often it starts."""
+    import logging
+
+    props = {**PROPS, "name": "ignored-keys", "snapshot.fetch.size": "100", "max.batch.size": "2048"}
+    with caplog.at_level(logging.WARNING):
+        for _ in range(2):
+            connector = MySqlCdcConnector()
+            connector.start(props)
+            connector.stop()
+    lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
+    assert lines == [
+        "Connector ignored-keys: max.batch.size, snapshot.fetch.size are Debezium MySQL connector keys that this "
+        "connector does not implement; are ignored (see docs/cdc.md)"
+    ]
