@@ -83,3 +83,30 @@ def test_debezium_keys_it_does_not_implement_are_listed_once_as_ignored(caplog: 
         "Connector ignored-keys: max.batch.size, snapshot.fetch.size are Debezium MySQL connector keys that this "
         "connector does not implement; are ignored (see docs/cdc.md)"
     ]
+
+
+def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rules() -> None:
+    from pathlib import Path
+
+    import javaproperties
+
+    from connectworker.testing import parse_rules
+
+    path = Path(__file__).parents[2] / "config" / "connectors" / "mysql-cdc.properties"
+    props = javaproperties.loads(path.read_text())
+    rules = parse_rules(props, source=str(path))
+    orders = rules.match("inventory.inventory.orders")
+    assert orders is not None and orders.rule == "orders" and orders.settings.partitions == 12
+    changes = rules.match("inventory")
+    assert changes is not None and changes.rule == "schemachanges" and changes.settings.partitions == 1
+    heartbeat = rules.match("__debezium-heartbeat.inventory")
+    assert heartbeat is not None and heartbeat.rule == "heartbeats"
+    other = rules.match("inventory.inventory.customers")
+    assert other is not None and other.rule == "default" and other.settings.partitions == 3
+    declared = set(MySqlCdcConnector().config_def().names())
+    assert {k for k in props if not k.startswith("topic.creation.")} - declared == {
+        "name",
+        "connector.class",
+        "tasks.max",
+    }
+    assert resolve_connector_class(props["connector.class"]) is MySqlCdcConnector
