@@ -32,15 +32,77 @@ def _labels(column_type: str) -> list[str]:
     return [label.replace("''", "'") for label in _LABELS.findall(column_type)]
 
 
+# The binlog's column type codes (MySQL's enum_field_types), by the COLUMN_TYPE base names they stand for.
+_INTEGERS = frozenset({"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "bool", "boolean"})
+_TEXTS = frozenset({"char", "varchar", "binary", "varbinary"})
+_BLOBS = frozenset({"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob"})
+_DECIMALS = frozenset({"decimal", "numeric", "dec", "fixed"})
+_SPATIAL = frozenset(
+    {
+        "geometry",
+        "point",
+        "linestring",
+        "polygon",
+        "multipoint",
+        "multilinestring",
+        "multipolygon",
+        "geometrycollection",
+    }
+)
+_BINLOG_TYPES: dict[int, frozenset[str]] = {
+    **dict.fromkeys((1, 2, 3, 8, 9), _INTEGERS),  # TINY, SHORT, LONG, LONGLONG, INT24
+    **dict.fromkeys((0, 246), _DECIMALS),  # DECIMAL, NEWDECIMAL
+    4: frozenset({"float"}),
+    5: frozenset({"double", "real"}),
+    **dict.fromkeys((7, 17), frozenset({"timestamp"})),  # TIMESTAMP, TIMESTAMP2
+    **dict.fromkeys((10, 14), frozenset({"date"})),  # DATE, NEWDATE
+    **dict.fromkeys((11, 19), frozenset({"time"})),  # TIME, TIME2
+    **dict.fromkeys((12, 18), frozenset({"datetime"})),  # DATETIME, DATETIME2
+    13: frozenset({"year"}),
+    16: frozenset({"bit"}),
+    245: frozenset({"json"}),
+    247: frozenset({"enum"}),
+    248: frozenset({"set"}),
+    **dict.fromkeys((15, 253, 254), _TEXTS),  # VARCHAR, VAR_STRING, STRING
+    **dict.fromkeys((249, 250, 251, 252), _BLOBS | {"json"}),  # the BLOBs (MariaDB's JSON is a LONGTEXT)
+    255: _SPATIAL,
+}
+_BASE = re.compile(r"[a-z]+")
+_SCALE = re.compile(r"\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
+
+
+def _check_type(table: str, column: Any, name: str, column_type: str) -> None:
+    """Refuse a held column whose type is not the one the binlog's table map gives it (or, for a DECIMAL,
+    whose scale is not): its values would be mapped with the wrong type."""
+    text = column_type.strip().lower()
+    base = _BASE.match(text)
+    expected = _BINLOG_TYPES.get(int(getattr(column, "type", -1)))
+    if base is None or expected is None:
+        return  # a type code this table does not know: mysql-replication decodes it, the mapping decides
+    differs = base[0] not in expected
+    if not differs and base[0] in _DECIMALS and hasattr(column, "decimals"):
+        scale = _SCALE.search(text)
+        differs = int(column.decimals) != (int(scale[2]) if scale and scale[2] else 0)
+    if differs:
+        raise SchemaMismatchError(
+            f"The binlog's row events of {table} give column {name!r} another type than {column_type}, the one the "
+            "connector holds for it at this position (its schema history recorded the table as information_schema "
+            "showed it after a later DDL: the connector was behind). Take a new snapshot: delete the connector's "
+            "offsets (or start it with a new topic.prefix)"
+        )
+
+
 def prime_columns(table: str, columns: Sequence[Any], known: Sequence[tuple[str, str, str | None]]) -> None:
     """Fill in `columns` (a table map event's) from `known`: the table's (name, information_schema
-    COLUMN_TYPE, CHARACTER_SET_NAME) in column order."""
+    COLUMN_TYPE, CHARACTER_SET_NAME) in column order; raises SchemaMismatchError when they do not match
+    the table map's columns in number, or in type."""
     if len(columns) != len(known):
         raise SchemaMismatchError(
             f"The binlog's row events of {table} have {len(columns)} column(s); the schema the connector holds "
             f"for it at this position has {len(known)} ({', '.join(name for name, _, _ in known)})"
         )
     for column, (name, column_type, charset) in zip(columns, known, strict=True):
+        _check_type(table, column, name, column_type)
         text = column_type.strip().lower()
         column.name = name
         column.unsigned = "unsigned" in text
