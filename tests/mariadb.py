@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,16 @@ class MariaDb:
     password: str = PASSWORD
     socket_path: Path | None = None
     pid: int = 0
+    control: ServerControl | None = field(default=None, compare=False, repr=False)
+
+    def stop(self) -> None:
+        """Stop the server (it goes away); `start` brings it back on the same port and data."""
+        assert self.control is not None
+        self.control.stop()
+
+    def start(self) -> None:
+        assert self.control is not None
+        self.control.start()
 
     def connect(self, database: str | None = None, *, root: bool = True, **kwargs: Any) -> Any:
         import pymysql
@@ -67,6 +77,46 @@ class MariaDb:
                 return list(cursor.fetchall())
         finally:
             connection.close()
+
+
+class ServerControl:
+    """The server's process, stopped (SIGTERM to its PID, ours only) and started again on the same data
+    directory and port: a server going away and coming back, for the tests of a lost connection."""
+
+    def __init__(self, command: list[str], sock: Path, log: Path) -> None:
+        self._command, self._sock, self._log = command, sock, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> subprocess.Popen[bytes]:
+        with self._log.open("ab") as log_file:
+            self.process = process = subprocess.Popen(self._command, stdout=log_file, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while not self._accepts():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"mariadbd did not start: {self._log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.05)
+        return process
+
+    def _accepts(self) -> bool:
+        if not self._sock.exists():
+            return False
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(self._sock))
+            except OSError:
+                return False
+        return True
+
+    def stop(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
 
 
 def _binary(*names: str) -> str:
@@ -101,7 +151,7 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
         shutil.chown(base, run_as, run_as)
     user = [f"--user={run_as}"] if run_as else []
     port = _free_port()
-    process: subprocess.Popen[bytes] | None = None
+    control: ServerControl | None = None
     try:
         _run(
             [
@@ -116,36 +166,28 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
                 "--innodb-log-file-size=16M",
             ]
         )
-        with log.open("wb") as log_file:
-            process = subprocess.Popen(
-                [
-                    _binary("mariadbd", "mysqld"),
-                    "--no-defaults",
-                    f"--datadir={data}",
-                    f"--socket={sock}",
-                    f"--port={port}",
-                    "--bind-address=127.0.0.1",
-                    f"--pid-file={base / 'mysqld.pid'}",
-                    *user,
-                    *(["--log-bin=binlog", "--binlog-format=ROW", "--binlog-row-image=FULL"] if log_bin else []),
-                    f"--server-id={SERVER_ID}",
-                    "--skip-name-resolve",
-                    "--innodb-buffer-pool-size=32M",
-                    "--innodb-log-file-size=16M",
-                    "--innodb-flush-log-at-trx-commit=0",
-                    "--innodb-doublewrite=0",
-                    "--sync-binlog=0",
-                    "--performance-schema=OFF",
-                    "--max-connections=200",
-                ],
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 60
-        while not sock.exists():
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"mariadbd did not start: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.05)
+        command = [
+            _binary("mariadbd", "mysqld"),
+            "--no-defaults",
+            f"--datadir={data}",
+            f"--socket={sock}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            f"--pid-file={base / 'mysqld.pid'}",
+            *user,
+            *(["--log-bin=binlog", "--binlog-format=ROW", "--binlog-row-image=FULL"] if log_bin else []),
+            f"--server-id={SERVER_ID}",
+            "--skip-name-resolve",
+            "--innodb-buffer-pool-size=32M",
+            "--innodb-log-file-size=16M",
+            "--innodb-flush-log-at-trx-commit=0",
+            "--innodb-doublewrite=0",
+            "--sync-binlog=0",
+            "--performance-schema=OFF",
+            "--max-connections=200",
+        ]
+        control = ServerControl(command, sock, log)
+        process = control.start()
         import pymysql
 
         root = pymysql.connect(unix_socket=str(sock), user="root", autocommit=True)
@@ -163,13 +205,8 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
                     cursor.execute(statement)
         finally:
             root.close()
-        yield MariaDb("127.0.0.1", port, socket_path=sock, pid=process.pid)
+        yield MariaDb("127.0.0.1", port, socket_path=sock, pid=process.pid, control=control)
     finally:
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
+        if control is not None:
+            control.stop()
         shutil.rmtree(base, ignore_errors=True)

@@ -15,6 +15,8 @@ from ..debezium.keys import parse_message_key_columns, skipped_operations
 from . import keys as k
 from .types import MySqlTypeOptions
 
+RETRY_TIMEOUT = "errors.retry.timeout"
+
 UNSUPPORTED_KEYS = (
     # (exact key, or a prefix ending in '.'; why it is refused)
     ("database.ssl.mode", "TLS to the database is not implemented; remove it (or set it to disabled)"),
@@ -67,6 +69,9 @@ class MySqlSettings:
     skipped: frozenset[str]
     message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     types: MySqlTypeOptions
+    retry_timeout_ms: int | None = None
+    """errors.retry.timeout when set (-1: forever): how long a lost server is retried before the task fails;
+    None (unset): forever, as Kafka retries a poll() and Debezium (errors.max.retries=-1) a lost connection."""
 
     def captures(self, database: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: anchored, case-insensitive matches)."""
@@ -142,4 +147,14 @@ def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") 
             binary_handling=values[k.BINARY_MODE].lower(),
             bigint_unsigned=values[k.BIGINT_MODE].lower(),
         ),
+        retry_timeout_ms=_retry_timeout(props),
     )
+
+
+def _retry_timeout(props: Mapping[str, str]) -> int | None:
+    """The connector's errors.retry.timeout (the worker validates it: an integer, -1 or more)."""
+    text = (props.get(RETRY_TIMEOUT) or "").strip()
+    try:
+        return int(text) if text else None
+    except ValueError:
+        return None

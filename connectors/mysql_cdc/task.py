@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import connectworker
-from connectworker.api.errors import ConnectError
+from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TopicSettings
@@ -27,7 +27,7 @@ from .catalog import CatalogColumn, captured_tables, table_columns
 from .database import ServerInfo, check_position_available, check_setup, connect
 from .ddl import TableId
 from .history import HistoryRecord, SchemaHistory, TableChange, schemas_as_of
-from .settings import MySqlSettings, parse_settings
+from .settings import RETRY_TIMEOUT, MySqlSettings, parse_settings
 from .snapshot import begin_snapshot, end_snapshot, quote, table_rows
 from .source import Position, resume_position, snapshot_finished, snapshot_offset, source_struct
 from .stream import MAX_BATCH, BinlogStream
@@ -59,6 +59,7 @@ class MySqlCdcTask(SourceTask):
         self._snapshot_started = 0
         self._held_record: tuple[SourceRecord, bool, bool, TableId] | None = None
         self._snapshot_table: TableId | None = None
+        self._failing_since: float | None = None  # monotonic time of the first of consecutive failed reads
 
     def version(self) -> str:
         return connectworker.__version__
@@ -151,7 +152,30 @@ class MySqlCdcTask(SourceTask):
             if self._idle or self._stream is None:
                 self._stopping.wait(1.0)
                 return None
-            return self._stream.read(self._stopping) or None
+            try:
+                records = self._stream.read(self._stopping)
+            except RetriableError as exc:
+                self._give_up_after_retry_timeout(exc)
+                raise
+            self._failing_since = None
+            return records or None
+
+    def _give_up_after_retry_timeout(self, exc: RetriableError) -> None:
+        """Raises a ConnectError (the task fails) once the stream has been failing for longer than
+        errors.retry.timeout; before that the worker polls again with backoff."""
+        assert self._settings is not None
+        limit = self._settings.retry_timeout_ms
+        now = time.monotonic()
+        if self._failing_since is None:
+            self._failing_since = now
+        if limit is None or limit < 0 or (now - self._failing_since) * 1000 < limit:
+            return
+        settings = self._settings
+        raise ConnectError(
+            f"{exc}. The server at {settings.host}:{settings.port} was unreachable for longer than "
+            f"{RETRY_TIMEOUT}={limit} ms: the task stops. Restart it once the server is back (it resumes at its "
+            f"committed binlog position), or raise {RETRY_TIMEOUT} (-1: retry forever)."
+        ) from None
 
     def _snapshot_batch(self) -> list[SourceRecord]:
         """The next rows of the snapshot as read (`op` r) records. Each batch's newest record is held back until
