@@ -24,6 +24,7 @@ SNAPSHOT_MODE, LOCKING_MODE = "snapshot.mode", "snapshot.locking.mode"
 HISTORY_SERVERS = "schema.history.internal.kafka.bootstrap.servers"
 HISTORY_TOPIC = "schema.history.internal.kafka.topic"
 SCHEMA_CHANGES, TOMBSTONES = "include.schema.changes", "tombstones.on.delete"
+HEARTBEAT_PREFIX = "topic.heartbeat.prefix"
 DECIMAL_MODE, TIME_MODE = "decimal.handling.mode", "time.precision.mode"
 BIGINT_MODE, BINARY_MODE = "bigint.unsigned.handling.mode", "binary.handling.mode"
 HEARTBEAT_MS, SKIPPED_OPERATIONS, MESSAGE_KEY_COLUMNS = (
@@ -182,7 +183,16 @@ CONFIG_DEF = (
         0,
         validator=at_least(0),
         group=_CONNECTOR,
-        documentation="Every so often (0: never) a heartbeat record carrying the binlog position.",
+        documentation="Every so often (0: never) a heartbeat record to <topic.heartbeat.prefix>.<topic.prefix> "
+        "carrying the binlog position.",
+    )
+    .define(
+        HEARTBEAT_PREFIX,
+        ConfigType.STRING,
+        "__debezium-heartbeat",
+        validator=topic_prefix,
+        group=_CONNECTOR,
+        documentation="The heartbeat topic's prefix.",
     )
     .define(
         SKIPPED_OPERATIONS,

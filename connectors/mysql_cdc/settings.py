@@ -66,6 +66,7 @@ class MySqlSettings:
     schema_changes: bool
     tombstones: bool
     heartbeat_s: float
+    heartbeat_prefix: str
     skipped: frozenset[str]
     message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     types: MySqlTypeOptions
@@ -98,7 +99,7 @@ class MySqlSettings:
 
     @property
     def heartbeat_topic(self) -> str:
-        return f"__debezium-heartbeat.{self.topic_prefix}"
+        return f"{self.heartbeat_prefix}.{self.topic_prefix}"
 
 
 def problems_across_keys(values: Mapping[str, Any]) -> dict[str, str]:
@@ -139,6 +140,7 @@ def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") 
         schema_changes=values[k.SCHEMA_CHANGES],
         tombstones=values[k.TOMBSTONES],
         heartbeat_s=values[k.HEARTBEAT_MS] / 1000,
+        heartbeat_prefix=values[k.HEARTBEAT_PREFIX],
         skipped=skipped_operations(values[k.SKIPPED_OPERATIONS]),
         message_keys=parse_message_key_columns(values[k.MESSAGE_KEY_COLUMNS]),
         types=MySqlTypeOptions(

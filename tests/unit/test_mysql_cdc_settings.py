@@ -32,6 +32,9 @@ def test_debeziums_example_file_parses_with_debeziums_defaults() -> None:
     assert settings.topic("inventory", "customers") == "fullfillment.inventory.customers"
     assert (settings.snapshot_mode, settings.locking_mode, settings.tombstones) == ("initial", "minimal", True)
     assert settings.skipped == frozenset({"t"})
+    assert settings.heartbeat_topic == "__debezium-heartbeat.fullfillment"
+    beats = parse_settings({**DEBEZIUM_FILE, "topic.heartbeat.prefix": "beats"})
+    assert beats.heartbeat_topic == "beats.fullfillment"
     types = settings.types
     assert (types.decimal_handling, types.time_precision, types.binary_handling, types.bigint_unsigned) == (
         "precise",
