@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import connectworker
-from connectworker.api.config_def import ConfigDef, ConfigValue, add_problems, checks_hold
+from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector import SourceConnector, offset_refusal
-from connectworker.api.errors import ConfigError, ConnectError
+from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
 
-from ..debezium.setup_errors import SetupError
+from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
 from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, TOPIC_PREFIX
 from .schema_history import history_topic
@@ -40,27 +40,15 @@ class MySqlCdcConnector(SourceConnector):
         return CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
-        values = super().validate(props)
-        if not checks_hold(values, problems_across_keys):
-            return values
-        try:
+        def check_server() -> None:
             settings = parse_settings(props)
             connection = connect(settings.host, settings.port, settings.user, settings.password)
-        except ConfigError as exc:
-            return add_problems(values, exc)
-        except SetupError as exc:
-            values[exc.key].errors.append(str(exc))
-            return values
-        except ConnectError as exc:
-            values[HOSTNAME].errors.append(str(exc))
-            return values
-        try:
-            check_setup(connection)
-        except SetupError as exc:
-            values[exc.key].errors.append(str(exc))
-        finally:
-            connection.close()
-        return values
+            try:
+                check_setup(connection)
+            finally:
+                connection.close()
+
+        return validate_on_the_server(super().validate(props), problems_across_keys, check_server, HOSTNAME)
 
     def start(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
