@@ -5,6 +5,7 @@ what is allowed, and the values of the shared type keys."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
 from typing import Any
 
 DECIMAL_MODES = ("precise", "double", "string")
@@ -62,3 +63,13 @@ def parse_message_key_columns(value: str) -> tuple[tuple[re.Pattern[str], tuple[
 
 def message_key_columns(key: str, value: Any) -> None:
     parse_message_key_columns(value)
+
+
+def listed_keys(props: Iterable[str], listed: Collection[str], declared: Collection[str]) -> list[str]:
+    """The keys of `props` that `listed` names (exactly, or by a prefix ending in '.') and the connector does
+    not declare, sorted: a connector's list of Debezium keys it does not implement."""
+    return sorted(
+        key
+        for key in props
+        if key not in declared and any(key == k or (k.endswith(".") and key.startswith(k)) for k in listed)
+    )

@@ -17,19 +17,16 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError
 
+from .types import SPATIAL, labels
+
 RAW_BYTES = "connectworker-raw-bytes"
 """A charset name no codec has: mysql-replication then hands on a value's bytes undecoded (its LookupError path)."""
 
 _BINARY = re.compile(r"(tiny|medium|long)?blob|(var)?binary\b.*")
-_LABELS = re.compile(r"'((?:[^']|'')*)'")
 
 
 class SchemaMismatchError(ConnectError):
     """A row event's table has other columns than the schema the connector holds for it at that position."""
-
-
-def _labels(column_type: str) -> list[str]:
-    return [label.replace("''", "'") for label in _LABELS.findall(column_type)]
 
 
 # The binlog's column type codes (MySQL's enum_field_types), by the COLUMN_TYPE base names they stand for.
@@ -37,18 +34,6 @@ _INTEGERS = frozenset({"tinyint", "smallint", "mediumint", "int", "integer", "bi
 _TEXTS = frozenset({"char", "varchar", "binary", "varbinary"})
 _BLOBS = frozenset({"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob"})
 _DECIMALS = frozenset({"decimal", "numeric", "dec", "fixed"})
-_SPATIAL = frozenset(
-    {
-        "geometry",
-        "point",
-        "linestring",
-        "polygon",
-        "multipoint",
-        "multilinestring",
-        "multipolygon",
-        "geometrycollection",
-    }
-)
 _BINLOG_TYPES: dict[int, frozenset[str]] = {
     **dict.fromkeys((1, 2, 3, 8, 9), _INTEGERS),  # TINY, SHORT, LONG, LONGLONG, INT24
     **dict.fromkeys((0, 246), _DECIMALS),  # DECIMAL, NEWDECIMAL
@@ -65,7 +50,7 @@ _BINLOG_TYPES: dict[int, frozenset[str]] = {
     248: frozenset({"set"}),
     **dict.fromkeys((15, 253, 254), _TEXTS),  # VARCHAR, VAR_STRING, STRING
     **dict.fromkeys((249, 250, 251, 252), _BLOBS | {"json"}),  # the BLOBs (MariaDB's JSON is a LONGTEXT)
-    255: _SPATIAL,
+    255: SPATIAL,
 }
 _BASE = re.compile(r"[a-z]+")
 _SCALE = re.compile(r"\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
@@ -107,9 +92,9 @@ def prime_columns(table: str, columns: Sequence[Any], known: Sequence[tuple[str,
         column.name = name
         column.unsigned = "unsigned" in text
         if text.startswith("enum("):
-            column.enum_values = ["", *_labels(column_type)]
+            column.enum_values = ["", *labels(column_type)]
         elif text.startswith("set("):
-            column.set_values = _labels(column_type)
+            column.set_values = list(labels(column_type))
         elif _BINARY.fullmatch(text):
             column.character_set_name = RAW_BYTES
         elif charset is not None:

@@ -15,14 +15,14 @@ from typing import Any
 import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector import SourceConnector, offset_refusal
-from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
 
+from ..debezium.offsets import exactly_once_support, require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
-from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, TOPIC_PREFIX
+from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME
 from .schema_history import history_topic
 from .settings import parse_settings, problems_across_keys
 from .source import resume_position
@@ -76,8 +76,7 @@ class MySqlCdcConnector(SourceConnector):
         """Streaming resumes exactly after the committed change (the events and rows of its transaction
         before it are skipped); a snapshot cut short is read again from the start, so only modes without
         one qualify."""
-        mode = (props.get("snapshot.mode") or "initial").strip().lower()
-        return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED
+        return exactly_once_support(props)
 
     def unused_offset_reason(
         self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
@@ -91,13 +90,8 @@ class MySqlCdcConnector(SourceConnector):
         """Debezium's shape: the one partition `{"server": <topic.prefix>}`; an offset None (the next start
         takes a snapshot as `snapshot.mode` says) or one holding the binlog `file` and `pos` to stream from
         (and optionally `gtids`, `event`, `row`, `server_id`, `ts_sec`)."""
-        prefix = props.get(TOPIC_PREFIX, "")
         for partition, offset in offsets:
-            if dict(partition) != {"server": prefix}:
-                raise ConnectError(
-                    f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); got '
-                    f"{dict(partition)!r}"
-                )
+            require_server_partition(props, partition)
             if offset is not None:
                 resume_position(offset)
         return True

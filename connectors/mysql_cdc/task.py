@@ -23,6 +23,7 @@ from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TopicSettings
 
 from ..debezium.envelope import envelope
+from ..debezium.snapshot_markers import SnapshotMarkers
 from .catalog import CatalogColumn, captured_tables, table_columns
 from .database import ServerInfo, check_position_available, check_setup, connect
 from .ddl import TableId
@@ -57,8 +58,7 @@ class MySqlCdcTask(SourceTask):
         self._batches: Iterator[Batch] | None = None
         self._snapshot_position: Position | None = None
         self._snapshot_started = 0
-        self._held_record: tuple[SourceRecord, bool, bool, TableId] | None = None
-        self._snapshot_table: TableId | None = None
+        self._markers = SnapshotMarkers()
         self._failing_since: float | None = None  # monotonic time of the first of consecutive failed reads
 
     def version(self) -> str:
@@ -184,20 +184,12 @@ class MySqlCdcTask(SourceTask):
         assert self._snapshot_position is not None
         settings, position = self._settings, self._snapshot_position
         batch = next(self._batches, None)
-        out: list[SourceRecord] = []
-        if self._held_record is not None:
-            record, first, first_in_table, table = self._held_record
-            self._held_record = None
-            record.value["source"]["snapshot"] = snapshot_marker(
-                first=first,
-                last=batch is None,
-                first_in_table=first_in_table,
-                last_in_table=batch is None or (batch[0].database, batch[0].table) != table,
-            )
-            if batch is None:
-                record.source_offset = snapshot_offset(position, completed=True)
-            out.append(record)
         if batch is None:
+            out: list[SourceRecord] = []
+            last = self._markers.finish()
+            if last is not None:
+                last.source_offset = snapshot_offset(position, completed=True)
+                out.append(last)
             self._finish_snapshot()
             return out
         shape, rows = batch
@@ -216,28 +208,22 @@ class MySqlCdcTask(SourceTask):
             row=0,
         )
         now = time.time_ns()
-        table = (shape.database, shape.table)
-        snapshot_starts, table_starts = self._snapshot_table is None, table != self._snapshot_table
-        self._snapshot_table = table
         partition = {"server": settings.topic_prefix}
-        for number, row in enumerate(rows):
+        records = []
+        for row in rows:
             after = shape.row(row)
-            record = SourceRecord(
-                partition,
-                offset,
-                shape.topic,
-                envelope(None, after, dict(source), "r", now),
-                shape.key(after),
-                key_schema=shape.key_schema,
-                value_schema=shape.envelope_schema,
+            records.append(
+                SourceRecord(
+                    partition,
+                    offset,
+                    shape.topic,
+                    envelope(None, after, dict(source), "r", now),
+                    shape.key(after),
+                    key_schema=shape.key_schema,
+                    value_schema=shape.envelope_schema,
+                )
             )
-            first, first_in_table = snapshot_starts and number == 0, table_starts and number == 0
-            if number == len(rows) - 1:
-                self._held_record = (record, first, first_in_table, table)
-            else:
-                marker = snapshot_marker(first=first, last=False, first_in_table=first_in_table, last_in_table=False)
-                record.value["source"]["snapshot"] = marker
-                out.append(record)
+        out = self._markers.batch((shape.database, shape.table), records)
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)
         return out
@@ -271,16 +257,3 @@ class MySqlCdcTask(SourceTask):
 
     def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
         return settings
-
-
-def snapshot_marker(*, first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
-    """`source.snapshot` of a snapshot record as Debezium 2.x writes it."""
-    if last:
-        return "last"
-    if first:
-        return "first"
-    if last_in_table:
-        return "last_in_data_collection"
-    if first_in_table:
-        return "first_in_data_collection"
-    return "true"

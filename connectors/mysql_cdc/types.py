@@ -105,7 +105,7 @@ def _binary(mode: str) -> tuple[SchemaType, Callable[[Any], Any]]:
     return SchemaType.STRING, lambda value: base64.b64encode(_bytes(value)).decode()
 
 
-def _labels(args: str) -> tuple[str, ...]:
+def labels(args: str) -> tuple[str, ...]:
     """The labels of `enum('a','b')` / `set('x','y')` (quotes doubled inside a label)."""
     return tuple(label.replace("''", "'") for label in re.findall(r"'((?:[^']|'')*)'", args))
 
@@ -217,7 +217,7 @@ def column_type(column_type_text: str, options: MySqlTypeOptions) -> ColumnType 
         return ColumnType(Schema(SchemaType.STRING, name="io.debezium.data.Json"), _text)
     if name in ("enum", "set"):
         schema_name = "io.debezium.data.Enum" if name == "enum" else "io.debezium.data.EnumSet"
-        allowed = (("allowed", ",".join(_labels(args))),)
+        allowed = (("allowed", ",".join(labels(args))),)
         return ColumnType(
             Schema(SchemaType.STRING, name=schema_name, version=1, parameters=allowed),
             _text if name == "enum" else _set,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from connectworker.config.unsupported_keys import ConnectorKeyWarnings
 
+from ..debezium.keys import listed_keys
 from .keys import CONFIG_DEF
 
 # Debezium MySQL keys (exact, or a prefix ending in '.') this connector does not implement.
@@ -62,9 +63,4 @@ DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
 
 
 def unimplemented_keys(props: Mapping[str, str]) -> list[str]:
-    return sorted(
-        key
-        for key in props
-        if key not in CONFIG_DEF.keys
-        and any(key == k or (k.endswith(".") and key.startswith(k)) for k in DEBEZIUM_KEYS)
-    )
+    return listed_keys(props, DEBEZIUM_KEYS, CONFIG_DEF.keys)

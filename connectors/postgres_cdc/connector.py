@@ -18,9 +18,10 @@ from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
+from ..debezium.offsets import exactly_once_support, require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
-from .keys import CONFIG_DEF, HOSTNAME, TOPIC_PREFIX
+from .keys import CONFIG_DEF, HOSTNAME
 from .settings import parse_settings, problems_across_keys
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
@@ -66,8 +67,7 @@ class PostgresCdcConnector(SourceConnector):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Streaming resumes exactly after the committed change (a transaction cut short is skipped up to
         it); a snapshot cut short is read again from the start, so only modes without one qualify."""
-        mode = (props.get("snapshot.mode") or "initial").strip().lower()
-        return ExactlyOnceSupport.SUPPORTED if mode in ("no_data", "never") else ExactlyOnceSupport.UNSUPPORTED
+        return exactly_once_support(props)
 
     def unused_offset_reason(
         self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
@@ -82,13 +82,8 @@ class PostgresCdcConnector(SourceConnector):
         takes a snapshot as `snapshot.mode` says) or one holding the `lsn` (a non-negative integer) to stream
         from. The slot keeps only changes it has not confirmed: an older LSN than the slot's cannot be
         replayed, and a later one skips changes."""
-        prefix = props.get(TOPIC_PREFIX, "")
         for partition, offset in offsets:
-            if dict(partition) != {"server": prefix}:
-                raise ConnectError(
-                    f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); got '
-                    f"{dict(partition)!r}"
-                )
+            require_server_partition(props, partition)
             if offset is None:
                 continue
             if not is_offset_count(offset.get("lsn")):

@@ -22,6 +22,7 @@ from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
 from ..debezium.envelope import envelope
+from ..debezium.snapshot_markers import SnapshotMarkers
 from . import pgoutput as pg
 from .database import check_setup, connect, drop_slot, ensure_publication, slot_exists
 from .envelope import source_struct
@@ -52,10 +53,7 @@ class PostgresCdcTask(SourceTask):
         self._snapshot: SnapshotReader | None = None
         self._snapshot_lsn = 0
         self._snapshot_started = datetime_now_us()
-        # The snapshot's newest record, held back until its marker is known: (record, first of the snapshot,
-        # first of its table, its table).
-        self._held: tuple[SourceRecord, bool, bool, tuple[str, str]] | None = None
-        self._snapshot_table: tuple[str, str] | None = None  # (schema, table) of the last batch's rows
+        self._markers = SnapshotMarkers()
         self._stream: ChangeStream | None = None
         self._slot_connection: Any = None  # keeps the exported snapshot alive until it is imported
 
@@ -137,20 +135,12 @@ class PostgresCdcTask(SourceTask):
         assert self._snapshot is not None and self._settings is not None
         settings = self._settings
         batch = self._snapshot.next_batch()
-        out: list[SourceRecord] = []
-        if self._held is not None:
-            record, first, first_in_table, table = self._held
-            self._held = None
-            record.value["source"]["snapshot"] = snapshot_marker(
-                first=first,
-                last=batch is None,
-                first_in_table=first_in_table,
-                last_in_table=batch is None or (batch[0].schema_name, batch[0].table) != table,
-            )
-            if batch is None:
-                record.source_offset = {**(record.source_offset or {}), "last_snapshot_record": True}
-            out.append(record)
         if batch is None:
+            out: list[SourceRecord] = []
+            last = self._markers.finish()
+            if last is not None:
+                last.source_offset = {**(last.source_offset or {}), "last_snapshot_record": True}
+                out.append(last)
             self._snapshot.close()
             self._snapshot = None
             if settings.snapshot_mode == "initial_only":  # a slot nobody reads would keep WAL for ever
@@ -181,27 +171,21 @@ class PostgresCdcTask(SourceTask):
             sequence=None,
         )
         now = time.time_ns()
-        table = (shape.schema_name, shape.table)
-        snapshot_starts, table_starts = self._snapshot_table is None, table != self._snapshot_table  # batches hold rows
-        self._snapshot_table = table
-        for number, row in enumerate(rows):
+        records = []
+        for row in rows:
             after = shape.row(row)
-            record = SourceRecord(
-                source_partition(settings),
-                offset,
-                shape.topic,
-                envelope(None, after, dict(source), "r", now),
-                shape.key(after),
-                key_schema=shape.key_schema,
-                value_schema=shape.envelope_schema,
+            records.append(
+                SourceRecord(
+                    source_partition(settings),
+                    offset,
+                    shape.topic,
+                    envelope(None, after, dict(source), "r", now),
+                    shape.key(after),
+                    key_schema=shape.key_schema,
+                    value_schema=shape.envelope_schema,
+                )
             )
-            first, first_in_table = snapshot_starts and number == 0, table_starts and number == 0
-            if number == len(rows) - 1:
-                self._held = (record, first, first_in_table, table)
-            else:
-                marker = snapshot_marker(first=first, last=False, first_in_table=first_in_table, last_in_table=False)
-                record.value["source"]["snapshot"] = marker
-                out.append(record)
+        out = self._markers.batch((shape.schema_name, shape.table), records)
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)
         return out
@@ -246,20 +230,6 @@ class PostgresCdcTask(SourceTask):
         if self._settings is not None and self._settings.compact_keyed and settings.name in keyed:
             return settings.with_cleanup_policy(CleanupPolicy.COMPACT)
         return settings
-
-
-def snapshot_marker(*, first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
-    """`source.snapshot` of a snapshot record as Debezium 2.x writes it: the snapshot's last record `last`, its first
-    `first`, then a table's last `last_in_data_collection`, its first `first_in_data_collection`, the rest `true`."""
-    if last:
-        return "last"
-    if first:
-        return "first"
-    if last_in_table:
-        return "last_in_data_collection"
-    if first_in_table:
-        return "first_in_data_collection"
-    return "true"
 
 
 def datetime_now_us() -> int:
