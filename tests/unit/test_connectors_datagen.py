@@ -285,6 +285,10 @@ def test_builtin_aliases_resolve_to_the_connector_classes() -> None:
         "PostgresCdc": PostgresCdcConnector,
         "PostgresCdcConnector": PostgresCdcConnector,
         "io.debezium.connector.postgresql.PostgresConnector": PostgresCdcConnector,
+        "MySqlCdc": MySqlCdcConnector,
+        "MySqlCdcConnector": MySqlCdcConnector,
+        "io.debezium.connector.mysql.MySqlConnector": MySqlCdcConnector,
+        "io.debezium.connector.mariadb.MariaDbConnector": MySqlCdcConnector,
     }
     assert set(connectors.BUILTIN_CONNECTORS) == set(expected)
     for alias, dotted in connectors.BUILTIN_CONNECTORS.items():
