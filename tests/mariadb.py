@@ -147,8 +147,14 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
     run_as = "mysql" if os.geteuid() == 0 else None
     base = Path(tempfile.mkdtemp(prefix="connectworker-mariadb-"))
     data, sock, log = base / "data", base / "mysqld.sock", base / "server.log"
+    # A tmpdir of its own: a server starting removes every `#sql*` file of its tmpdir (what a crash left),
+    # and with a shared /tmp it removed the temporary tables of the other test processes' servers mid-query
+    # (seen in a full run: "Error on delete of '/tmp/#sql-temptable-....MAI' (Errcode: 2)", a task FAILED).
+    scratch = base / "tmp"
+    scratch.mkdir()
     if run_as is not None:
         shutil.chown(base, run_as, run_as)
+        shutil.chown(scratch, run_as, run_as)
     user = [f"--user={run_as}"] if run_as else []
     port = _free_port()
     control: ServerControl | None = None
@@ -174,6 +180,7 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
             f"--port={port}",
             "--bind-address=127.0.0.1",
             f"--pid-file={base / 'mysqld.pid'}",
+            f"--tmpdir={scratch}",
             *user,
             *(["--log-bin=binlog", "--binlog-format=ROW", "--binlog-row-image=FULL"] if log_bin else []),
             f"--server-id={SERVER_ID}",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from connectworker.config.worker_config import WorkerConfig
-from tests.integration.harness import worker_config
+from tests.integration.harness import wait_until, worker_config
 from tests.mariadb import MariaDb
 
 
@@ -67,3 +67,16 @@ def json_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> WorkerConfi
 def payloads(messages: list[Any]) -> list[dict[str, Any]]:
     """The change events' payloads (tombstones left out)."""
     return [value["payload"] for _, value in messages if value is not None]
+
+
+def purge_binlogs(server: MariaDb) -> None:
+    """Every binlog but a new current one purged. (MariaDB keeps a file until the engines have checkpointed
+    its transactions, a moment later: the PURGE is repeated until it took.)"""
+    server.execute("FLUSH BINARY LOGS")
+    [(current, *_)] = server.query("SHOW MASTER STATUS")
+
+    def purged() -> bool:
+        server.execute("FLUSH ENGINE LOGS", f"PURGE BINARY LOGS TO '{current}'")
+        return [row[0] for row in server.query("SHOW BINARY LOGS")] == [current]
+
+    wait_until(purged, 30, lambda: f"the binlogs before {current} purged ({server.query('SHOW BINARY LOGS')})")

@@ -21,7 +21,7 @@ from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.cdc_helpers import read_all, read_until
 from tests.integration.harness import running_worker, task_state, wait_until
-from tests.integration.mysql_cdc_helpers import MySqlDatabase, json_worker, mysql_database, payloads
+from tests.integration.mysql_cdc_helpers import MySqlDatabase, json_worker, mysql_database, payloads, purge_binlogs
 from tests.integration.test_repeated_sigkill import run_to_completion, start_worker
 from tests.mariadb import MariaDb, running_mariadb
 
@@ -247,7 +247,7 @@ def test_a_purged_binlog_position_fails_naming_when_needed_which_takes_a_new_sna
         db.execute("INSERT INTO items VALUES (2, 'b')")
         read_until(bootstrap, topic, lambda k, v: k == {"id": 2})
     db.execute("INSERT INTO items VALUES (3, 'c')")  # while stopped: in the binlog about to be purged
-    _purge_binlogs(mariadb)
+    purge_binlogs(mariadb)
     with running_worker(config, props) as runtime:
         trace = _failed_trace(runtime, props["name"])
     assert "is no longer on the server" in trace and "Set snapshot.mode=when_needed" in trace
@@ -262,19 +262,6 @@ def test_a_purged_binlog_position_fails_naming_when_needed_which_takes_a_new_sna
     events = [(p["op"], p["after"]["id"]) for p in payloads(read_all(bootstrap, topic))]
     # the first run's, then the new snapshot's (3 included) and what was streamed after it
     assert sorted(events) == [("c", 2), ("c", 4), ("r", 1), ("r", 1), ("r", 2), ("r", 3)]
-
-
-def _purge_binlogs(server: MariaDb) -> None:
-    """Every binlog but a new current one purged. (MariaDB keeps a file until the engines have checkpointed
-    its transactions, a moment later: the PURGE is repeated until it took.)"""
-    server.execute("FLUSH BINARY LOGS")
-    [(current, *_)] = server.query("SHOW MASTER STATUS")
-
-    def purged() -> bool:
-        server.execute("FLUSH ENGINE LOGS", f"PURGE BINARY LOGS TO '{current}'")
-        return [row[0] for row in server.query("SHOW BINARY LOGS")] == [current]
-
-    wait_until(purged, 30, lambda: f"the binlogs before {current} purged ({server.query('SHOW BINARY LOGS')})")
 
 
 # -- the worker SIGKILLed mid-stream --------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 
 from connectworker.api.errors import ConnectError
 from connectworker.connectors.mysql_cdc.database import SetupError, check_position_available, check_setup, connect
+from tests.integration.mysql_cdc_helpers import purge_binlogs
 from tests.mariadb import PASSWORD, SERVER_ID, USER, MariaDb, running_mariadb
 
 
@@ -96,12 +97,11 @@ def test_an_unreachable_server_names_host_and_port(mariadb: MariaDb) -> None:
 
 def test_a_purged_binlog_position_fails_naming_when_needed(mariadb: MariaDb) -> None:
     [(old_file, old_pos, *_)] = mariadb.query("SHOW MASTER STATUS")
-    mariadb.execute("FLUSH BINARY LOGS")
-    [(new_file, *_)] = mariadb.query("SHOW MASTER STATUS")
     connection = connect(mariadb.host, mariadb.port, USER, PASSWORD)
     try:
         check_position_available(connection, old_file, old_pos)  # still kept: fine
-        mariadb.execute(f"PURGE BINARY LOGS TO '{new_file}'")
+        purge_binlogs(mariadb)
+        [(new_file, *_)] = mariadb.query("SHOW MASTER STATUS")
         with pytest.raises(ConnectError) as refused:
             check_position_available(connection, old_file, old_pos)
         with pytest.raises(ConnectError, match=r"past the end of"):

@@ -15,6 +15,7 @@ from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.datagen import VALUE_SCHEMA_JSON, DataGenConnector, DataGenTask, region_name
+from connectworker.connectors.mysql_cdc.connector import MySqlCdcConnector
 from connectworker.connectors.postgres_cdc import PostgresCdcConnector
 from connectworker.connectors.sql import SqlSourceConnector
 from tests.unit.task_context_fake import FakeContext
