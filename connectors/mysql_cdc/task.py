@@ -22,7 +22,7 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import TopicSettings
 
-from ..debezium.envelope import envelope
+from ..debezium.envelope import read_records
 from ..debezium.snapshot_markers import SnapshotMarkers
 from .catalog import CatalogColumn, captured_tables, table_columns
 from .database import ServerInfo, check_position_available, check_setup, connect
@@ -207,22 +207,8 @@ class MySqlCdcTask(SourceTask):
             pos=position.pos,
             row=0,
         )
-        now = time.time_ns()
         partition = {"server": settings.topic_prefix}
-        records = []
-        for row in rows:
-            after = shape.row(row)
-            records.append(
-                SourceRecord(
-                    partition,
-                    offset,
-                    shape.topic,
-                    envelope(None, after, dict(source), "r", now),
-                    shape.key(after),
-                    key_schema=shape.key_schema,
-                    value_schema=shape.envelope_schema,
-                )
-            )
+        records = read_records(shape, rows, partition, offset, source)
         out = self._markers.batch((shape.database, shape.table), records)
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)

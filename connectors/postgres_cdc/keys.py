@@ -277,8 +277,8 @@ CONFIG_DEF = (
         validator=one_of(*DECIMAL_MODES),
         group=_TYPES,
         recommended_values=DECIMAL_MODES,
-        documentation="numeric columns: double (float64) or string; precise is sent as string here (the "
-        "Connect Decimal type needs a schema parameter this worker's schemas do not carry).",
+        documentation="numeric columns: precise (Connect's Decimal, or Debezium's VariableScaleDecimal for a "
+        "numeric without a scale), double (float64) or string.",
     )
     .define(
         TIME_MODE,

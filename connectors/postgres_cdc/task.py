@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +20,7 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
-from ..debezium.envelope import envelope
+from ..debezium.envelope import read_records
 from ..debezium.snapshot_markers import SnapshotMarkers
 from . import pgoutput as pg
 from .database import check_setup, connect, drop_slot, ensure_publication, slot_exists
@@ -170,21 +169,7 @@ class PostgresCdcTask(SourceTask):
             lsn=self._snapshot_lsn,
             sequence=None,
         )
-        now = time.time_ns()
-        records = []
-        for row in rows:
-            after = shape.row(row)
-            records.append(
-                SourceRecord(
-                    source_partition(settings),
-                    offset,
-                    shape.topic,
-                    envelope(None, after, dict(source), "r", now),
-                    shape.key(after),
-                    key_schema=shape.key_schema,
-                    value_schema=shape.envelope_schema,
-                )
-            )
+        records = read_records(shape, rows, source_partition(settings), offset, source)
         out = self._markers.batch((shape.schema_name, shape.table), records)
         if shape.keyed and self._stream is not None:
             self._stream.topics_keyed.add(shape.topic)
