@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
-from connectworker.api.connector import SourceConnector, offset_refusal
-from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
 
-from ..debezium.offsets import exactly_once_support, require_server_partition
+from ..debezium.connector import DebeziumConnector
+from ..debezium.offsets import require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
 from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME
@@ -29,12 +27,8 @@ from .source import resume_position
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
 
-class MySqlCdcConnector(SourceConnector):
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return connectworker.__version__
+class MySqlCdcConnector(DebeziumConnector):
+    key_warnings = DEBEZIUM_KEY_WARNINGS
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -50,39 +44,21 @@ class MySqlCdcConnector(SourceConnector):
 
         return validate_on_the_server(super().validate(props), problems_across_keys, check_server, HOSTNAME)
 
-    def start(self, props: Mapping[str, str]) -> None:
+    def check_settings(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
-        self._props = dict(props)
-        DEBEZIUM_KEY_WARNINGS.report(props.get("name", "mysql-cdc"), unimplemented_keys(props))
+
+    def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
+        return unimplemented_keys(props)
 
     def task_class(self) -> type[SourceTask]:
         from .task import MySqlCdcTask
 
         return MySqlCdcTask
 
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        """One task whatever tasks.max says, as Debezium: a binlog is streamed to one replica."""
-        return [{}]
-
-    def stop(self) -> None:
-        self._props = {}
-
     def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
         topic = (props.get(HISTORY_TOPIC) or "").strip()
         servers = (props.get(HISTORY_SERVERS) or "").strip() or None
         return [history_topic(topic, servers)] if topic else []
-
-    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        """Streaming resumes exactly after the committed change (the events and rows of its transaction
-        before it are skipped); a snapshot cut short is read again from the start, so only modes without
-        one qualify."""
-        return exactly_once_support(props)
-
-    def unused_offset_reason(
-        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
-    ) -> str | None:
-        """An offset of another `topic.prefix` (a renamed connector's server), or a malformed one."""
-        return offset_refusal(self, props, partition, offset)
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import connectworker
 from connectworker.api.config_def import ConfigDef, ConfigValue
-from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConnectError
-from connectworker.api.exactly_once import ExactlyOnceSupport
 from connectworker.api.record import is_offset_count
 from connectworker.api.task import SourceTask
 
-from ..debezium.offsets import exactly_once_support, require_server_partition
+from ..debezium.connector import DebeziumConnector
+from ..debezium.offsets import require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
 from .keys import CONFIG_DEF, HOSTNAME
@@ -26,12 +24,8 @@ from .settings import parse_settings, problems_across_keys
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
 
-class PostgresCdcConnector(SourceConnector):
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return connectworker.__version__
+class PostgresCdcConnector(DebeziumConnector):
+    key_warnings = DEBEZIUM_KEY_WARNINGS
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -47,33 +41,16 @@ class PostgresCdcConnector(SourceConnector):
 
         return validate_on_the_server(super().validate(props), problems_across_keys, check_server, HOSTNAME)
 
-    def start(self, props: Mapping[str, str]) -> None:
+    def check_settings(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
-        self._props = dict(props)
-        DEBEZIUM_KEY_WARNINGS.report(props.get("name", "postgres-cdc"), unimplemented_keys(props))
+
+    def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
+        return unimplemented_keys(props)
 
     def task_class(self) -> type[SourceTask]:
         from .task import PostgresCdcTask
 
         return PostgresCdcTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        """One task whatever tasks.max says, as Debezium: a slot streams to one client."""
-        return [{}]
-
-    def stop(self) -> None:
-        self._props = {}
-
-    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        """Streaming resumes exactly after the committed change (a transaction cut short is skipped up to
-        it); a snapshot cut short is read again from the start, so only modes without one qualify."""
-        return exactly_once_support(props)
-
-    def unused_offset_reason(
-        self, props: Mapping[str, str], partition: Mapping[str, Any], offset: Mapping[str, Any]
-    ) -> str | None:
-        """An offset of another `topic.prefix` (a renamed connector's server), or a malformed one."""
-        return offset_refusal(self, props, partition, offset)
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
