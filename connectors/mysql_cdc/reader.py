@@ -56,10 +56,19 @@ class ReaderClosed(ConnectError):
 
 
 class BinlogReader:
-    def __init__(self, settings: MySqlSettings, file: str, pos: int, prime: Callable[[Any], bool]) -> None:
+    def __init__(
+        self,
+        settings: MySqlSettings,
+        file: str,
+        pos: int,
+        prime: Callable[[Any], bool],
+        captures: Callable[[str, str], bool],
+    ) -> None:
         """`prime(table_map_event)`: prime its columns with the held schema (True), or leave it to the
-        polling thread (False: the reader then waits until that event was handled)."""
+        polling thread (False: the reader then waits until that event was handled). `captures(database,
+        table)`: whether a table's rows are captured (and so decoded)."""
         self._settings, self._file, self._pos, self._prime = settings, file, pos, prime
+        self._captures = captures
         self._events: queue.Queue[tuple[str, int, Any, bool] | BaseException] = queue.Queue(maxsize=READ_AHEAD)
         self._go = threading.Event()
         self._closed = threading.Event()
@@ -128,7 +137,7 @@ class BinlogReader:
                     wait = not self._prime(event)
                 elif isinstance(event, QueryEvent):
                     wait = not _transaction_control(event)
-                elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)) and settings.captures(
+                elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)) and self._captures(
                     str(event.schema), str(event.table)
                 ):
                     # decoded now, with the columns of the table map event just read: mysql-replication looks

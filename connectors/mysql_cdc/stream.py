@@ -58,6 +58,7 @@ class BinlogStream:
         self._settings, self._server, self._partition = settings, server, partition
         self._resume = resume  # where a (re)connect starts, with the events and rows of its transaction to skip
         self._held = held
+        self._captured: dict[TableId, bool] = {}  # the table filters' answers (settings do not change)
         self._shapes: dict[TableId, TableShape] = {}
         self._history, self._recovered = history, list(recovered)
         self._reader: BinlogReader | None = None
@@ -86,7 +87,7 @@ class BinlogStream:
             raise RetriableError(f"Cannot stream the binlog of {self._where()}: {first_line(exc)}") from None
         self._skip = (resume.file, resume.pos, resume.event, resume.row) if (resume.event or resume.row) else None
         self._gtids, self._txn, self._next = resume.gtids, None, (resume.file, resume.pos)
-        self._reader = BinlogReader(self._settings, resume.file, resume.pos, self._prime_ahead)
+        self._reader = BinlogReader(self._settings, resume.file, resume.pos, self._prime_ahead, self._captures)
         log.info("Streaming the binlog of %s from %s:%d", self._where(), resume.file, resume.pos)
 
     def _where(self) -> str:
@@ -171,7 +172,7 @@ class BinlogStream:
                 self._commit(file, end)
         elif isinstance(event, TableMapEvent) and not getattr(event, PRIMED, False):
             table = (str(event.schema), str(event.table))
-            if self._settings.captures(*table):
+            if self._captures(*table):
                 shape = self._shape(table, file, pos)
                 prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
         elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)):
@@ -180,7 +181,7 @@ class BinlogStream:
             number = self._row_event
             self._row_event += 1
             table = (str(event.schema), str(event.table))
-            if self._settings.captures(*table):
+            if self._captures(*table):
                 kind = "c" if isinstance(event, WriteRowsEvent) else "u" if isinstance(event, UpdateRowsEvent) else "d"
                 self._rows(self._shape(table, file, pos), kind, event, number, out)
         elif isinstance(event, XidEvent):
@@ -188,12 +189,20 @@ class BinlogStream:
         if end:
             self._next = (file, end)
 
+    def _captures(self, database: str, table: str) -> bool:
+        """settings.captures, remembered per table: asked for every table map and row event."""
+        key = (database, table)
+        captured = self._captured.get(key)
+        if captured is None:
+            captured = self._captured[key] = self._settings.captures(database, table)
+        return captured
+
     def _prime_ahead(self, event: Any) -> bool:
         """The reader thread's: prime a table map event with the schema held for its table, when one is held
         (the held schemas change only while a DDL is handled, and the reader waits for that); False leaves
         it to `_handle` on the polling thread (no schema held: it is read from the catalog and recorded)."""
         table = (str(event.schema), str(event.table))
-        if not self._settings.captures(*table):
+        if not self._captures(*table):
             return True
         shape = self._shapes.get(table)
         if shape is None:
@@ -244,7 +253,7 @@ class BinlogStream:
         assert self._txn is not None
         position = self._txn
         found = ddl_tables(statement, schema)
-        if found.truncated is not None and self._settings.captures(*found.truncated):
+        if found.truncated is not None and self._captures(*found.truncated):
             self._truncate(self._shape(found.truncated, *after), out)
             return
         touched: list[tuple[str, TableId]] = [(kind, t) for kind, t in found.changed]
@@ -252,7 +261,7 @@ class BinlogStream:
             touched += [("DROP", old), ("CREATE", new)]
         if found.dropped_database is not None:
             touched += [("DROP", t) for t in self._held if t[0] == found.dropped_database]
-        touched = [(kind, t) for kind, t in touched if self._settings.captures(*t)]
+        touched = [(kind, t) for kind, t in touched if self._captures(*t)]
         if not touched:
             return
         recorded = next(
