@@ -8,7 +8,7 @@ The thread reads up to READ_AHEAD events ahead, so the socket and the packets' p
 thread's work. What bounds it is the schema: row values are decoded with the columns of their table map
 event, which must carry the schema the connector holds at that position (binlog.prime_columns). So the
 thread primes each table map as it reads it (`prime`, the stream's, from the held schema), decodes a
-captured table's row event right after it (mysql-replication looks the columns up when it decodes, and
+captured table's row event right after it (row_decoder.py; the columns are looked up when it decodes, and
 the next table map event of the table replaces them), and stops reading ahead at an event that may change
 what is held, until the polling thread has handled it: a DDL statement, or a table map `prime` could not
 prime (a table with no held schema, which the stream reads from the catalog on the polling thread). The
@@ -32,6 +32,7 @@ from typing import Any
 from connectworker.api.errors import ConnectError
 
 from .ddl import is_transaction_control
+from .row_decoder import decode_rows
 from .settings import MySqlSettings
 
 log = logging.getLogger(__name__)
@@ -142,7 +143,7 @@ class BinlogReader:
                 ):
                     # decoded now, with the columns of the table map event just read: mysql-replication looks
                     # them up when it decodes, and the next table map event of the table replaces them
-                    event.rows  # noqa: B018  (a cached property: reading it decodes)
+                    decode_rows(event)
                 self._events.put((file, pos, event, wait))
                 if wait:  # until the polling thread handled it: what it changes shapes the events after it
                     self._go.wait()

@@ -32,6 +32,7 @@ from .ddl import TableId, ddl_tables, is_transaction_control
 from .heartbeat import heartbeat_record
 from .history import HistoryRecord, SchemaHistory, TableChange
 from .reader import BinlogReader
+from .row_decoder import decode_rows
 from .schema_change import schema_change_record
 from .settings import MySqlSettings
 from .source import Position, source_struct, streaming_offset
@@ -336,7 +337,8 @@ class BinlogStream:
         def offset(done: int) -> dict[str, Any]:
             return {**event_offset, "row": done}
 
-        for index, row in enumerate(event.rows):
+        rows = decode_rows(event)
+        for index, row in enumerate(rows):
             if index < skip_rows:
                 continue
             source = {**event_source, "row": index}
@@ -374,8 +376,8 @@ class BinlogStream:
                     (),
                     offset(index + 1),
                 )
-        if rows := len(event.rows):
-            self._resume = Position(txn.file, txn.pos, txn.gtids, number, rows, txn.server_id, txn.ts_sec)
+        if rows:
+            self._resume = Position(txn.file, txn.pos, txn.gtids, number, len(rows), txn.server_id, txn.ts_sec)
 
     def _delete(
         self,
