@@ -7,6 +7,8 @@ make, so validation answers on that key and a task fails with the reason.
 
 from __future__ import annotations
 
+import functools
+import ssl
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +20,7 @@ HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database
 SESSION_INIT = "SET time_zone = '+00:00'"  # a snapshot reads TIMESTAMP in the session's zone; the binlog is UTC
 ACCESS_DENIED, UNKNOWN_HOST, CANNOT_CONNECT = 1045, 2005, 2003
 
-__all__ = ["ServerInfo", "SetupError", "check_position_available", "check_setup", "connect"]
+__all__ = ["ServerInfo", "SetupError", "check_position_available", "check_setup", "connect", "open_connection"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,36 @@ class ServerInfo:
     version: str
     mariadb: bool
     server_id: int
+
+
+@functools.cache
+def _preferred_tls() -> ssl.SSLContext:
+    """The TLS context of PyMySQL's default mode (TLS when the server offers it, its certificate not
+    verified, as MySQL's own client and Debezium's `database.ssl.mode=preferred` do), made once."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+@functools.cache
+def _connection_class() -> type:
+    import pymysql.connections
+
+    class Connection(pymysql.connections.Connection):
+        """PyMySQL's connection, but its default mode's TLS context made once per process: PyMySQL makes one
+        per connection, loading the system's CA certificates (50 to 200 ms each, five connections to a
+        task's start) that this mode never checks a certificate against."""
+
+        def _create_ssl_ctx(self, sslp: Any) -> Any:
+            return _preferred_tls() if sslp == {} else super()._create_ssl_ctx(sslp)
+
+    return Connection
+
+
+def open_connection(**kwargs: Any) -> Any:
+    """`pymysql.connect(**kwargs)`, with the TLS context of its default mode shared (see _connection_class)."""
+    return _connection_class()(**kwargs)
 
 
 def connect(host: str, port: int, user: str, password: str | None, *, database: str | None = None) -> Any:
@@ -36,7 +68,7 @@ def connect(host: str, port: int, user: str, password: str | None, *, database: 
     except ImportError:
         raise ConnectError("The MySQL CDC connector needs PyMySQL: pip install 'connectworker[sql]'") from None
     try:
-        return pymysql.connect(
+        return open_connection(
             host=host,
             port=port,
             user=user,

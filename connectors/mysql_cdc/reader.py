@@ -31,6 +31,7 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError
 
+from .database import open_connection
 from .ddl import is_transaction_control
 from .row_decoder import decode_rows
 from .settings import MySqlSettings
@@ -81,9 +82,7 @@ class BinlogReader:
     def _connect(self, **kwargs: Any) -> Any:
         if self._closed.is_set():
             raise ReaderClosed("the binlog reader is closed")
-        import pymysql
-
-        return pymysql.connect(**kwargs)
+        return open_connection(**kwargs)
 
     def _run(self) -> None:
         from pymysqlreplication import BinLogStreamReader

@@ -6,6 +6,11 @@ The snapshot reads every captured table in one REPEATABLE READ consistent-snapsh
 hands on its rows as `op: r` records with Debezium's `source.snapshot` markers; streaming then starts at
 that position. `no_data` / `never` record the schemas the same way, without rows. A restart recovers the
 held schemas from the history as of its resumed position.
+
+With `include.schema.changes` (its default), each captured table's `CREATE TABLE` at the snapshot is also a
+schema change event on `<topic.prefix>` (source.snapshot `true`), ahead of the rows, as Debezium sends. They
+carry the snapshot's offset: when no row follows (every table empty, or `no_data`), the last of them marks
+the snapshot completed, so a restart does not take it again.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from .catalog import CatalogColumn, captured_tables, table_columns
 from .database import ServerInfo, check_position_available, check_setup, connect
 from .ddl import TableId
 from .history import HistoryRecord, SchemaHistory, TableChange, schemas_as_of
+from .schema_change import schema_change_record
 from .settings import RETRY_TIMEOUT, MySqlSettings, parse_settings
 from .snapshot import begin_snapshot, end_snapshot, quote, table_rows
 from .source import Position, resume_position, snapshot_finished, snapshot_offset, source_struct
@@ -59,6 +65,7 @@ class MySqlCdcTask(SourceTask):
         self._snapshot_position: Position | None = None
         self._snapshot_started = 0
         self._markers = SnapshotMarkers()
+        self._schema_changes: list[SourceRecord] = []  # the snapshot's, sent ahead of its rows
         self._failing_since: float | None = None  # monotonic time of the first of consecutive failed reads
 
     def version(self) -> str:
@@ -106,18 +113,26 @@ class MySqlCdcTask(SourceTask):
         connection = connect(settings.host, settings.port, settings.user, settings.password)
         self._snapshot_started = time.time_ns() // 1000
         at = begin_snapshot(connection, settings.locking_mode, mariadb=server.mariadb)
-        position = Position(
+        self._snapshot_position = position = Position(
             at.file, at.pos, at.gtids, server_id=server.server_id, ts_sec=self._snapshot_started // 1_000_000
         )
         tables = captured_tables(connection, settings)
         held: dict[TableId, tuple[CatalogColumn, ...]] = {}
+        partition = {"server": settings.topic_prefix}
         for database, table in tables:
             held[(database, table)] = columns = tuple(table_columns(connection, database, table))
             with connection.cursor() as cursor:
                 cursor.execute(f"SHOW CREATE TABLE {quote(database)}.{quote(table)}")
                 ddl = str(cursor.fetchone()[1])
             change = TableChange(database, table, columns, "CREATE")
-            self._history.record(HistoryRecord(position, database, ddl, (change,), self._snapshot_started // 1000))
+            recorded = HistoryRecord(position, database, ddl, (change,), self._snapshot_started // 1000)
+            self._history.record(recorded)
+            if settings.schema_changes:
+                source = self._snapshot_source(database, table)
+                offset = snapshot_offset(position, completed=False)
+                self._schema_changes.append(schema_change_record(settings, partition, offset, source, recorded))
+        if not with_rows and self._schema_changes:  # streaming starts after them: they end the snapshot
+            self._schema_changes[-1].source_offset = snapshot_offset(position, completed=True)
         log.info(
             "Snapshot at %s:%d of %d table(s)%s: %s",
             at.file,
@@ -126,14 +141,12 @@ class MySqlCdcTask(SourceTask):
             "" if with_rows else " (schemas only)",
             ", ".join(f"{d}.{t}" for d, t in tables) or "none",
         )
-        partition = {"server": settings.topic_prefix}
         self._stream = BinlogStream(settings, server, partition, position, dict(held), self._history)
         if not with_rows:
             end_snapshot(connection)
             connection.close()
             return
         self._snapshot_connection = connection
-        self._snapshot_position = position
         shapes = [TableShape(settings, d, t, held[(d, t)]) for d, t in tables]
         self._batches = self._read(connection, shapes)
 
@@ -149,6 +162,9 @@ class MySqlCdcTask(SourceTask):
                 return None
             if self._batches is not None:
                 return self._snapshot_batch()
+            if self._schema_changes:  # no_data / never: the snapshot's schema change events, then the stream
+                out, self._schema_changes = self._schema_changes, []
+                return out
             if self._idle or self._stream is None:
                 self._stopping.wait(1.0)
                 return None
@@ -183,22 +199,34 @@ class MySqlCdcTask(SourceTask):
         assert self._batches is not None and self._settings is not None and self._server is not None
         assert self._snapshot_position is not None
         settings, position = self._settings, self._snapshot_position
+        out, self._schema_changes = self._schema_changes, []
         batch = next(self._batches, None)
         if batch is None:
-            out: list[SourceRecord] = []
-            last = self._markers.finish()
-            if last is not None:
-                last.source_offset = snapshot_offset(position, completed=True)
-                out.append(last)
+            held = self._markers.finish()
+            if held is not None:
+                out.append(held)
+            if out:  # the last row, or with no row at all the last schema change event, ends the snapshot
+                out[-1].source_offset = snapshot_offset(position, completed=True)
             self._finish_snapshot()
             return out
         shape, rows = batch
         offset = snapshot_offset(position, completed=False)
-        source = source_struct(
+        source = self._snapshot_source(shape.database, shape.table)
+        partition = {"server": settings.topic_prefix}
+        records = read_records(shape, rows, partition, offset, source)
+        out += self._markers.batch((shape.database, shape.table), records)
+        if shape.keyed and self._stream is not None:
+            self._stream.topics_keyed.add(shape.topic)
+        return out
+
+    def _snapshot_source(self, database: str, table: str) -> dict[str, Any]:
+        assert self._settings is not None and self._server is not None and self._snapshot_position is not None
+        position = self._snapshot_position
+        return source_struct(
             mariadb=self._server.mariadb,
-            name=settings.topic_prefix,
-            db=shape.database,
-            table=shape.table,
+            name=self._settings.topic_prefix,
+            db=database,
+            table=table,
             ts_us=self._snapshot_started,
             snapshot="true",
             server_id=self._server.server_id,
@@ -207,12 +235,6 @@ class MySqlCdcTask(SourceTask):
             pos=position.pos,
             row=0,
         )
-        partition = {"server": settings.topic_prefix}
-        records = read_records(shape, rows, partition, offset, source)
-        out = self._markers.batch((shape.database, shape.table), records)
-        if shape.keyed and self._stream is not None:
-            self._stream.topics_keyed.add(shape.topic)
-        return out
 
     def _finish_snapshot(self) -> None:
         self._batches = None

@@ -110,3 +110,19 @@ def test_a_purged_binlog_position_fails_naming_when_needed(mariadb: MariaDb) -> 
         connection.close()
     assert f"{old_file}:{old_pos} the connector resumes from is no longer on the server" in str(refused.value)
     assert "Set snapshot.mode=when_needed to take a new snapshot" in str(refused.value)
+
+
+def test_connections_share_one_tls_context_that_loads_no_certificates(mariadb: MariaDb) -> None:
+    """PyMySQL's default mode (TLS when the server offers it, unverified) made a context per connection,
+    loading the system's CA certificates each time: a task's start opens five connections."""
+    first = connect(mariadb.host, mariadb.port, USER, PASSWORD)
+    second = connect(mariadb.host, mariadb.port, USER, PASSWORD)
+    try:
+        assert first.ctx is second.ctx
+        assert first.ctx.cert_store_stats()["x509_ca"] == 0
+        with second.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            assert cursor.fetchone() == (1,)
+    finally:
+        first.close()
+        second.close()
