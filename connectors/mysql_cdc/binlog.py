@@ -25,6 +25,13 @@ RAW_BYTES = "connectworker-raw-bytes"
 _BINARY = re.compile(r"(tiny|medium|long)?blob|(var)?binary\b.*")
 
 
+REMEDY = (
+    "Have the server write full row metadata (SET GLOBAL binlog_row_metadata=FULL, and in its configuration), "
+    "from which the connector takes each table's columns at each row event, or take a new snapshot: delete "
+    "the connector's offsets (or start it with a new topic.prefix)"
+)
+
+
 class SchemaMismatchError(ConnectError):
     """A row event's table has other columns than the schema the connector holds for it at that position."""
 
@@ -72,8 +79,7 @@ def _check_type(table: str, column: Any, name: str, column_type: str) -> None:
         raise SchemaMismatchError(
             f"The binlog's row events of {table} give column {name!r} another type than {column_type}, the one the "
             "connector holds for it at this position (its schema history recorded the table as information_schema "
-            "showed it after a later DDL: the connector was behind). Take a new snapshot: delete the connector's "
-            "offsets (or start it with a new topic.prefix)"
+            f"showed it after a later DDL: the connector was behind). {REMEDY}"
         )
 
 
@@ -84,7 +90,8 @@ def prime_columns(table: str, columns: Sequence[Any], known: Sequence[tuple[str,
     if len(columns) != len(known):
         raise SchemaMismatchError(
             f"The binlog's row events of {table} have {len(columns)} column(s); the schema the connector holds "
-            f"for it at this position has {len(known)} ({', '.join(name for name, _, _ in known)})"
+            f"for it at this position has {len(known)} ({', '.join(name for name, _, _ in known)}): its schema "
+            f"history recorded the table as information_schema showed it after a later DDL. {REMEDY}"
         )
     for column, (name, column_type, charset) in zip(columns, known, strict=True):
         _check_type(table, column, name, column_type)

@@ -25,11 +25,11 @@ from connectworker.api.schema import SchemaAndValue
 from ..debezium.envelope import envelope
 from ..debezium.setup_errors import first_line
 from . import gtids as gtid_sets
-from .binlog import prime_columns
 from .catalog import CatalogColumn, table_columns
 from .database import ServerInfo, connect
 from .ddl import TableId, ddl_tables, is_transaction_control
 from .heartbeat import heartbeat_record
+from .held_schemas import PRIMED, HeldSchemas
 from .history import HistoryRecord, SchemaHistory, TableChange
 from .reader import BinlogReader
 from .row_decoder import decode_rows
@@ -41,7 +41,6 @@ from .table_shape import Route, TableShape
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 2048
-PRIMED = "connectworker_primed"  # set on a table map event the reader thread primed
 NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
 
 
@@ -58,9 +57,7 @@ class BinlogStream:
     ) -> None:
         self._settings, self._server, self._partition = settings, server, partition
         self._resume = resume  # where a (re)connect starts, with the events and rows of its transaction to skip
-        self._held = held
-        self._captured: dict[TableId, bool] = {}  # the table filters' answers (settings do not change)
-        self._shapes: dict[TableId, TableShape] = {}
+        self._schemas = HeldSchemas(settings, held, history)
         self._history, self._recovered = history, list(recovered)
         self._reader: BinlogReader | None = None
         self._catalog: Any = None
@@ -72,7 +69,7 @@ class BinlogStream:
         self._last_heartbeat = time.monotonic()
         self._next: tuple[str, int] = (resume.file, resume.pos)  # where the next event starts
         self._broken: RetriableError | None = None  # a lost connection, raised once its read's records are out
-        self.topics_keyed: set[str] = set()
+        self.topics_keyed = self._schemas.topics_keyed
 
     # -- connection ----------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -80,7 +77,7 @@ class BinlogStream:
             return
         resume = self._resume
         try:
-            self._catalog = connect(
+            self._catalog = self._schemas.catalog = connect(
                 self._settings.host, self._settings.port, self._settings.user, self._settings.password
             )
         except ConnectError as exc:
@@ -88,7 +85,8 @@ class BinlogStream:
             raise RetriableError(f"Cannot stream the binlog of {self._where()}: {first_line(exc)}") from None
         self._skip = (resume.file, resume.pos, resume.event, resume.row) if (resume.event or resume.row) else None
         self._gtids, self._txn, self._next = resume.gtids, None, (resume.file, resume.pos)
-        self._reader = BinlogReader(self._settings, resume.file, resume.pos, self._prime_ahead, self._captures)
+        schemas = self._schemas
+        self._reader = BinlogReader(self._settings, resume.file, resume.pos, schemas.prime_ahead, schemas.captures)
         log.info("Streaming the binlog of %s from %s:%d", self._where(), resume.file, resume.pos)
 
     def _where(self) -> str:
@@ -103,7 +101,7 @@ class BinlogStream:
                 self._catalog.close()
             except Exception as exc:  # a broken connection: nothing more to do with it
                 log.debug("Closing the catalog connection: %s", exc)
-            self._catalog = None
+            self._catalog = self._schemas.catalog = None
 
     # -- reading -------------------------------------------------------------------------------
     def read(self, stopping: threading.Event, poll_s: float = 0.5) -> list[SourceRecord]:
@@ -173,46 +171,25 @@ class BinlogStream:
                 self._commit(file, end)
         elif isinstance(event, TableMapEvent) and not getattr(event, PRIMED, False):
             table = (str(event.schema), str(event.table))
-            if self._captures(*table):
-                shape = self._shape(table, file, pos)
-                prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
+            if self._schemas.captures(*table):
+                self._schemas.prime(table, event, self._where_at(file, pos))
         elif isinstance(event, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)):
             if self._txn is None:
                 self._begin(file, pos, event, None)
             number = self._row_event
             self._row_event += 1
             table = (str(event.schema), str(event.table))
-            if self._captures(*table):
+            if self._schemas.captures(*table):
                 kind = "c" if isinstance(event, WriteRowsEvent) else "u" if isinstance(event, UpdateRowsEvent) else "d"
-                self._rows(self._shape(table, file, pos), kind, event, number, out)
+                self._rows(self._schemas.shape(table, self._where_at(file, pos)), kind, event, number, out)
         elif isinstance(event, XidEvent):
             self._commit(file, end)
         if end:
             self._next = (file, end)
 
-    def _captures(self, database: str, table: str) -> bool:
-        """settings.captures, remembered per table: asked for every table map and row event."""
-        key = (database, table)
-        captured = self._captured.get(key)
-        if captured is None:
-            captured = self._captured[key] = self._settings.captures(database, table)
-        return captured
-
-    def _prime_ahead(self, event: Any) -> bool:
-        """The reader thread's: prime a table map event with the schema held for its table, when one is held
-        (the held schemas change only while a DDL is handled, and the reader waits for that); False leaves
-        it to `_handle` on the polling thread (no schema held: it is read from the catalog and recorded)."""
-        table = (str(event.schema), str(event.table))
-        if not self._captures(*table):
-            return True
-        shape = self._shapes.get(table)
-        if shape is None:
-            if table not in self._held:
-                return False
-            shape = self._shape(table, self._next[0], self._next[1])
-        prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
-        setattr(event, PRIMED, True)
-        return True
+    def _where_at(self, file: str, pos: int) -> Position:
+        """Where a schema read now is recorded: the open transaction's start, or the event's position."""
+        return self._txn or Position(file, pos, self._gtids)
 
     def _begin(self, file: str, pos: int, event: Any, gtid: str | None) -> None:
         self._txn = Position(file, pos, self._gtids, server_id=int(event.packet.server_id), ts_sec=int(event.timestamp))
@@ -227,26 +204,6 @@ class BinlogStream:
         self._resume = Position(file, end, self._gtids, server_id=server_id, ts_sec=ts_sec)
 
     # -- schemas -------------------------------------------------------------------------------
-    def _shape(self, table: TableId, file: str, pos: int) -> TableShape:
-        shape = self._shapes.get(table)
-        if shape is None:
-            columns = self._held.get(table)
-            if columns is None:  # captured, but no DDL or snapshot recorded it (e.g. the history was lost)
-                columns = tuple(table_columns(self._catalog, *table))
-                log.warning(
-                    "No schema held for %s.%s at %s:%d: read from information_schema now and recorded",
-                    *table,
-                    file,
-                    pos,
-                )
-                where = self._txn or Position(file, pos, self._gtids)
-                self._history.record(HistoryRecord(where, table[0], "", (TableChange(*table, columns, "CREATE"),)))
-                self._held[table] = columns
-            shape = self._shapes[table] = TableShape(self._settings, table[0], table[1], columns)
-            if shape.keyed:
-                self.topics_keyed.add(shape.topic)
-        return shape
-
     def _ddl(self, statement: str, schema: str, event: Any, after: tuple[str, int], out: list[SourceRecord]) -> None:
         """A DDL statement: the captured tables it changes get their columns read again (or their
         recorded ones, for a DDL the history has from before a restart), a history record, and (with
@@ -254,15 +211,16 @@ class BinlogStream:
         assert self._txn is not None
         position = self._txn
         found = ddl_tables(statement, schema)
-        if found.truncated is not None and self._captures(*found.truncated):
-            self._truncate(self._shape(found.truncated, *after), out)
+        schemas = self._schemas
+        if found.truncated is not None and schemas.captures(*found.truncated):
+            self._truncate(schemas.shape(found.truncated, self._where_at(*after)), out)
             return
         touched: list[tuple[str, TableId]] = [(kind, t) for kind, t in found.changed]
         for old, new in found.renamed:
             touched += [("DROP", old), ("CREATE", new)]
         if found.dropped_database is not None:
-            touched += [("DROP", t) for t in self._held if t[0] == found.dropped_database]
-        touched = [(kind, t) for kind, t in touched if self._captures(*t)]
+            touched += [("DROP", t) for t in schemas.held if t[0] == found.dropped_database]
+        touched = [(kind, t) for kind, t in touched if schemas.captures(*t)]
         if not touched:
             return
         recorded = next(
@@ -281,17 +239,12 @@ class BinlogStream:
                     log.warning("%s.%s, changed by %r, no longer exists", *table, statement[:80])
                     columns = None
                 changes.append(
-                    TableChange(*table, columns, kind if table not in self._held or kind == "DROP" else "ALTER")
+                    TableChange(*table, columns, kind if table not in schemas.held or kind == "DROP" else "ALTER")
                 )
             recorded = HistoryRecord(position, schema, statement, tuple(changes), int(event.timestamp) * 1000)
             self._history.record(recorded)
         for change in recorded.changes:
-            table = (change.database, change.table)
-            self._shapes.pop(table, None)
-            if change.columns is None:
-                self._held.pop(table, None)
-            else:
-                self._held[table] = change.columns
+            schemas.replace((change.database, change.table), change.columns)
         log.info("DDL at %s:%d on %s: %s", position.file, position.pos, schema or "-", statement[:200])
         if self._settings.schema_changes:
             gtids = (
