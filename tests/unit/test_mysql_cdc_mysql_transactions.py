@@ -20,17 +20,10 @@ from connectworker.connectors.mysql_cdc.row_decoder import DECODED
 from connectworker.connectors.mysql_cdc.settings import parse_settings
 from connectworker.connectors.mysql_cdc.source import Position
 from connectworker.connectors.mysql_cdc.stream import BinlogStream
+from tests.unit.mysql_cdc_props import MYSQL_PROPS
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"  # as MySQL writes its server_uuid
-PROPS = {
-    "database.hostname": "db.example",
-    "database.port": "3306",
-    "database.user": "cdc",
-    "database.server.id": "5400",
-    "topic.prefix": "shop",
-    "schema.history.internal.kafka.topic": "history.shop",
-    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
-}
+PROPS = MYSQL_PROPS
 COLUMNS = (CatalogColumn("id", "int(11)", None, False, 1), CatalogColumn("name", "varchar(20)", "utf8mb4", True, 0))
 
 

@@ -15,16 +15,9 @@ from connectworker.connectors.mysql_cdc.database import ServerInfo
 from connectworker.connectors.mysql_cdc.settings import parse_settings
 from connectworker.connectors.mysql_cdc.source import Position
 from connectworker.connectors.mysql_cdc.stream import BinlogStream
+from tests.unit.mysql_cdc_props import MYSQL_PROPS
 
-PROPS = {
-    "database.hostname": "db.example",
-    "database.port": "3306",
-    "database.user": "cdc",
-    "database.server.id": "5400",
-    "topic.prefix": "shop",
-    "schema.history.internal.kafka.topic": "history.shop",
-    "schema.history.internal.kafka.bootstrap.servers": "kafka:9092",
-}
+PROPS = MYSQL_PROPS
 
 
 class BreakingReader:

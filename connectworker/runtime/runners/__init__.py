@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from connectworker.runtime.runners.placement import LOOPBACK, LocalPlacement, RunnerNeeds, TaskPlacement
     from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
     from connectworker.runtime.runners.remote_start import RemoteStarts
-    from connectworker.runtime.runners.remote_task import RemoteTask, run_remote_tasks
+    from connectworker.runtime.runners.remote_task import RemoteTask, ended_failure, run_remote_tasks
     from connectworker.runtime.runners.task_channel import TaskChannel
     from connectworker.runtime.runners.task_runner import TaskRunner
 
@@ -40,6 +40,7 @@ _EXPORTS = {
     "TaskChannel": "task_channel",
     "TaskPlacement": "placement",
     "TaskRunner": "task_runner",
+    "ended_failure": "remote_task",
     "run_remote_tasks": "remote_task",
 }
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "TaskChannel",
     "TaskPlacement",
     "TaskRunner",
+    "ended_failure",
     "run_remote_tasks",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

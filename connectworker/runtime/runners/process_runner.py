@@ -34,6 +34,7 @@ from connectworker.runtime.runners.remote_handle import RemoteTaskHandle
 from connectworker.runtime.runners.remote_start import RemoteStarts
 from connectworker.runtime.runners.remote_task import python_path
 from connectworker.runtime.runners.task_channel import TaskChannel
+from connectworker.runtime.status import State
 from connectworker.runtime.tasks.task_factory import TaskMetricsFactory, TopicGateFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
 
@@ -105,7 +106,7 @@ class TaskProcess:
                 handle = self.handles.pop(str(message.get("ended")), None)
             if handle is not None:
                 failure = message.get("failure")
-                if failure:
+                if failure and handle.status.state is not State.FAILED:  # else the task said so itself
                     log.error("%s", str(failure).splitlines()[0])
                 handle.ended_with(failure)
         self.process.control.close()

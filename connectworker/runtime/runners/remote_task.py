@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -72,6 +72,16 @@ def run_remote_tasks(payloads: Iterable[RemoteTask]) -> Iterator[dict[str, Any]]
     """`mapPartitions` function of a Spark task's job: run each task given, yield how it ended."""
     for payload in payloads:
         yield run_remote_task(payload)
+
+
+def ended_failure(ended: Mapping[str, Any]) -> str | None:
+    """The trace of a task `run_remote_task` says ended FAILED, else None. The worker sets its handle's final
+    state from this: the task's status updates travel on the task channel and may still be on their way
+    when the task's process or Spark job says it is done (the channel then drops them), and a task whose
+    start failed would end STOPPED, which no automatic restart sees."""
+    if ended.get("state") != State.FAILED.value:
+        return None
+    return str(ended.get("trace") or f"Task {ended.get('task')} FAILED")
 
 
 def run_remote_task(payload: RemoteTask) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import threading
 import traceback
 from typing import Any, BinaryIO
 
-from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, run_remote_task
+from connectworker.runtime.runners.remote_task import RemoteTask, TaskNotBuilt, ended_failure, run_remote_task
 
 EXIT_WAIT_S = 5.0  # after standard input closed, how long tasks still running may take before we exit
 
@@ -68,7 +68,7 @@ class TaskHost:
         else:
             logging.getLogger().setLevel(payload.log_level)
             try:
-                run_remote_task(payload)
+                failure = ended_failure(run_remote_task(payload))
             except TaskNotBuilt as exc:
                 failure = _failure(f"Task {name} could not be started: {exc}", exc.__cause__ or exc)
             except BaseException as exc:

@@ -20,7 +20,14 @@ from pyspark import SparkContext
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime import State
 from connectworker.runtime.offsets import OffsetStorageSettings
-from connectworker.runtime.runners import RemoteStarts, RemoteTask, RemoteTaskHandle, TaskChannel, run_remote_tasks
+from connectworker.runtime.runners import (
+    RemoteStarts,
+    RemoteTask,
+    RemoteTaskHandle,
+    TaskChannel,
+    ended_failure,
+    run_remote_tasks,
+)
 from connectworker.runtime.tasks import TaskMetricsFactory, TaskSpec, TopicGateFactory
 
 log = logging.getLogger(__name__)
@@ -81,15 +88,15 @@ class SparkTaskRunner:
         failure: str | None = None
         try:
             self.context.setJobGroup(handle.attempt, f"connectworker task {handle.name}", interruptOnCancel=True)
-            self.context.parallelize([payload], 1).mapPartitions(run_remote_tasks).collect()
+            ended = self.context.parallelize([payload], 1).mapPartitions(run_remote_tasks).collect()
+            failure = next(filter(None, map(ended_failure, ended)), None)  # see ended_failure
         except Exception as exc:
             failure = _spark_failure(exc)
+            log.error("Task %s FAILED: Spark gave up on the task: %s", handle.name, failure.splitlines()[0])
         finally:
             self.channel.unregister(handle.attempt)
             with self._lock:
                 self._running.pop(handle.attempt, None)
-            if failure is not None:
-                log.error("Task %s FAILED: Spark gave up on the task: %s", handle.name, failure.splitlines()[0])
             handle.ended_with(failure)
 
     def cancel(self, handle: RemoteTaskHandle) -> None:
