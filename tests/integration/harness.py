@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,4 +77,24 @@ def wait_committed(worker: Worker, connector: str, records: int, timeout: float 
                 raise AssertionError(f"task {task.name} FAILED: {trace}")
         return sum(t.committed_records for t in tasks) >= records
 
-    wait_until(done, timeout, f"{records} committed records of {connector}")
+    def where_it_stands() -> str:
+        """What a timeout shows: each task's state and counts, and where its threads are (a stalled task)."""
+        tasks = worker.get(connector).tasks
+        described = [
+            f"{t.name}: {t.status.snapshot()}, {t.committed_records} committed"
+            + "".join(
+                f", {n} {getattr(t, n)}"
+                for n in ("transactions_committed", "transactions_aborted")
+                if isinstance(getattr(t, n, None), int)
+            )
+            for t in tasks
+        ]
+        frames = sys._current_frames()
+        stacks = [
+            f"thread {thread.name}:\n{''.join(traceback.format_stack(frames[thread.ident]))}"
+            for thread in threading.enumerate()
+            if thread.ident in frames and any(t.name in thread.name for t in tasks)
+        ]
+        return f"{records} committed records of {connector} ({'; '.join(described)})\n" + "\n".join(stacks)
+
+    wait_until(done, timeout, where_it_stands)
