@@ -28,6 +28,7 @@ class ServerInfo:
     version: str
     mariadb: bool
     server_id: int
+    full_row_metadata: bool = False  # binlog_row_metadata=FULL: each table map says its columns
 
 
 @functools.cache
@@ -102,7 +103,9 @@ def _grants(connection: Any) -> str:
 
 def check_setup(connection: Any) -> ServerInfo:
     """The server's version and id; raises SetupError when it cannot be captured from."""
-    found = _variables(connection, "log_bin", "binlog_format", "binlog_row_image", "version", "server_id")
+    found = _variables(
+        connection, "log_bin", "binlog_format", "binlog_row_image", "binlog_row_metadata", "version", "server_id"
+    )
     if found.get("log_bin", "OFF").upper() not in ("ON", "1"):
         raise SetupError(
             HOSTNAME,
@@ -140,7 +143,12 @@ def check_setup(connection: Any) -> ServerInfo:
             f"is read with: GRANT {', '.join(missing)} ON *.* TO the connector's user",
         )
     version = found.get("version", "")
-    return ServerInfo(version, "mariadb" in version.lower(), int(found.get("server_id", "0") or 0))
+    return ServerInfo(
+        version,
+        "mariadb" in version.lower(),
+        int(found.get("server_id", "0") or 0),
+        found.get("binlog_row_metadata", "").upper() == "FULL",
+    )
 
 
 def check_position_available(connection: Any, file: str, pos: int) -> None:

@@ -79,6 +79,13 @@ class MySqlCdcTask(SourceTask):
         connection = connect(settings.host, settings.port, settings.user, settings.password)
         try:
             self._server = server = check_setup(connection)
+            if not server.full_row_metadata:
+                log.warning(
+                    "%s: the server does not write full row metadata (binlog_row_metadata=FULL): DDL made while "
+                    "this connector is stopped can fail it on a schema mismatch at its restart, or a column "
+                    "renamed meanwhile be written under its new name (docs/cdc.md, 'The schema history')",
+                    settings.topic_prefix,
+                )
             snapshot = needs_snapshot(settings.snapshot_mode, committed)
             resume: Position | None = None
             if committed and not snapshot:

@@ -40,6 +40,17 @@ def test_a_server_set_up_for_capture_passes_and_names_itself(mariadb: MariaDb) -
     finally:
         connection.close()
     assert info.mariadb and info.server_id == SERVER_ID and info.version.startswith("10.11")
+    assert not info.full_row_metadata  # MariaDB's default NO_LOG: the task warns at its start
+
+
+def test_full_row_metadata_is_seen(mariadb: MariaDb) -> None:
+    mariadb.execute("SET GLOBAL binlog_row_metadata = 'FULL'")
+    connection = connect(mariadb.host, mariadb.port, USER, PASSWORD)
+    try:
+        assert check_setup(connection).full_row_metadata
+    finally:
+        connection.close()
+        mariadb.execute("SET GLOBAL binlog_row_metadata = 'NO_LOG'")
 
 
 def test_binlog_format_other_than_row_is_refused(mariadb: MariaDb) -> None:
