@@ -366,7 +366,8 @@ def main(changes: int = 200_000, rounds: int = 1) -> None:
             f"| worker, the task in a process of its own (the default) | {statistics.median(in_process):,.0f} | "
             f"{', '.join(f'{r:,.0f}' for r in in_process)} |",
             "",
-            f"worker / raw (the median of the rounds' ratios): **{ratio:.2f}** as a thread, **{process_ratio:.2f}** in a task process; target ≥ {TARGET} "
+            f"worker / raw (the median of the rounds' ratios): **{ratio:.2f}** as a thread, "
+            f"**{process_ratio:.2f}** in a task process; target ≥ {TARGET} "
             f"(thread: {verdict(ratio, TARGET)}; process: {verdict(process_ratio, TARGET)}). The worker decodes rows "
             f"with its own row decoder; against the plain loop given that decoder too, the worker (thread) makes "
             f"**{planned_ratio:.2f}**x its rate: what the worker's record path, converter and offsets cost.",
