@@ -10,6 +10,7 @@ root for DDL. The server is stopped by its PID (ours only) and its directory rem
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -26,6 +27,14 @@ from typing import Any
 ROOT_PASSWORD = "root-secret"
 USER, PASSWORD = "cdc", "cdc-secret"
 SERVER_ID = 1
+_REPLICA_IDS = itertools.count(1000)
+
+
+def replica_id() -> int:
+    """A binlog client id (`database.server.id`, a reader's `server_id`) that no other client of this
+    process has had: the test servers are per process, and two clients with one id make the server drop
+    one for the other over and over (each reconnects), which hung a test once when random ids met."""
+    return next(_REPLICA_IDS)
 
 
 @dataclass(frozen=True)
@@ -147,9 +156,10 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
     run_as = "mysql" if os.geteuid() == 0 else None
     base = Path(tempfile.mkdtemp(prefix="connectworker-mariadb-"))
     data, sock, log = base / "data", base / "mysqld.sock", base / "server.log"
-    # A tmpdir of its own: a server starting removes every `#sql*` file of its tmpdir (what a crash left),
-    # and with a shared /tmp it removed the temporary tables of the other test processes' servers mid-query
-    # (seen in a full run: "Error on delete of '/tmp/#sql-temptable-....MAI' (Errcode: 2)", a task FAILED).
+    # A tmpdir of its own, for mariadb-install-db's bootstrap server and the server: a server starting removes
+    # every `#sql*` file of its tmpdir (what a crash left), and with a shared /tmp it removed the temporary
+    # tables of the other test processes' servers mid-query (seen in a full run: "Error on delete of
+    # '/tmp/#sql-temptable-....MAI' (Errcode: 2)", a task FAILED; and a bootstrap's "Unknown table").
     scratch = base / "tmp"
     scratch.mkdir()
     if run_as is not None:
@@ -170,6 +180,7 @@ def running_mariadb(*, log_bin: bool = True) -> Iterator[MariaDb]:
                 "--skip-name-resolve",
                 "--innodb-buffer-pool-size=32M",
                 "--innodb-log-file-size=16M",
+                f"--tmpdir={scratch}",  # its bootstrap server too (seen: "Unknown table 'mysql.tmp_user_sys'")
             ]
         )
         command = [

@@ -11,7 +11,7 @@ from typing import Any
 
 from connectworker.config.worker_config import WorkerConfig
 from tests.integration.harness import wait_until, worker_config
-from tests.mariadb import MariaDb
+from tests.mariadb import MariaDb, replica_id
 
 
 class MySqlDatabase:
@@ -30,7 +30,7 @@ class MySqlDatabase:
             "database.port": str(self.server.port),
             "database.user": self.server.user,
             "database.password": self.server.password,
-            "database.server.id": str(5500 + uuid.uuid4().int % 10_000),
+            "database.server.id": str(replica_id()),
             "topic.prefix": self.name,
             "database.include.list": self.name,
             "schema.history.internal.kafka.topic": self.history,

@@ -8,7 +8,6 @@ first row whose columns differ, naming the table and both remedies, instead of w
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from tests.broker import Broker
 from tests.integration.cdc_helpers import read_all, read_until
 from tests.integration.harness import running_worker, task_state, wait_until
 from tests.integration.mysql_cdc_helpers import MySqlDatabase, json_worker, mysql_database, payloads
-from tests.mariadb import PASSWORD, USER, MariaDb
+from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
 
 ONE_PARTITION = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"}
 
@@ -117,7 +116,7 @@ def test_the_columns_of_a_table_map_with_full_metadata_are_information_schema_s(
     db.execute(f"CREATE TABLE wide ({WIDE}) CHARACTER SET latin1", "INSERT INTO wide (id, code) VALUES (1, 'x')")
     reader = BinLogStreamReader(
         connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=7000 + uuid.uuid4().int % 1000,
+        server_id=replica_id(),
         log_file=file,
         log_pos=pos,
         resume_stream=True,

@@ -14,7 +14,7 @@ from pymysqlreplication.row_event import TableMapEvent, WriteRowsEvent
 
 from connectworker.connectors.mysql_cdc.binlog import SchemaMismatchError, prime_columns
 from connectworker.connectors.mysql_cdc.types import MySqlTypeOptions, require_type
-from tests.mariadb import PASSWORD, USER, MariaDb
+from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
 
 KNOWN = [
     ("id", "int(10) unsigned", None),
@@ -34,7 +34,7 @@ def _events(mariadb: MariaDb, database: str, known: list[tuple[str, str, str | N
     )
     reader = BinLogStreamReader(
         connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=5400 + uuid.uuid4().int % 1000,
+        server_id=replica_id(),
         log_file=file,
         log_pos=pos,
         resume_stream=True,

@@ -19,7 +19,7 @@ from connectworker.connectors.mysql_cdc.binlog import prime_columns
 from connectworker.connectors.mysql_cdc.catalog import table_columns
 from connectworker.connectors.mysql_cdc.database import connect
 from connectworker.connectors.mysql_cdc.row_decoder import RowDecoder, decode_rows, decoder_for
-from tests.mariadb import PASSWORD, USER, MariaDb
+from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
 
 COLUMNS = (
     "id INT PRIMARY KEY, t TINYINT, tu TINYINT UNSIGNED, s SMALLINT, su SMALLINT UNSIGNED, m MEDIUMINT, "
@@ -63,7 +63,7 @@ def _binlog_rows(
         catalog.close()
     reader = BinLogStreamReader(
         connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=5000 + uuid.uuid4().int % 4000,
+        server_id=replica_id(),
         log_file=start[0],
         log_pos=start[1],
         resume_stream=True,
