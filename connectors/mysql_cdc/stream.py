@@ -41,6 +41,7 @@ from .table_shape import Route, TableShape
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 2048
+SAME_REPLICA_ID = "same server_uuid/server_id"  # in MariaDB's refusal (4052) and MySQL's (1236) of a twin id
 NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
 
 
@@ -68,7 +69,7 @@ class BinlogStream:
         self._skip: tuple[str, int, int, int] | None = None
         self._last_heartbeat = time.monotonic()
         self._next: tuple[str, int] = (resume.file, resume.pos)  # where the next event starts
-        self._broken: RetriableError | None = None  # a lost connection, raised once its read's records are out
+        self._broken: ConnectError | None = None  # a lost connection, raised once its read's records are out
         self.topics_keyed = self._schemas.topics_keyed
 
     # -- connection ----------------------------------------------------------------------------
@@ -128,23 +129,33 @@ class BinlogStream:
                 file, pos, event = item
                 self._handle(file, pos, event, out)
         except (pymysql.err.Error, OSError) as exc:
-            return self._broke(f"{first_line(exc)}", out)
+            if SAME_REPLICA_ID in str(exc):  # retrying would not help: the other client stays connected
+                return self._broke(first_line(exc), out, self._same_replica_id(exc))
+            return self._broke(first_line(exc), out)
         except ConnectError as exc:
             if isinstance(exc, RetriableError) or "ended the binlog stream" in str(exc):
                 return self._broke(str(exc), out)
             raise
         return out
 
-    def _broke(self, reason: str, out: list[SourceRecord]) -> list[SourceRecord]:
-        """The connection is lost: reconnect at the next read, where the last event handed on ends. The
-        records of this read's events are returned first (the position has moved past them): the error is
-        raised by the next read."""
+    def _broke(self, reason: str, out: list[SourceRecord], error: ConnectError | None = None) -> list[SourceRecord]:
+        """The connection is lost: reconnect at the next read, where the last event handed on ends (or, with
+        `error`, fail with it). The records of this read's events are returned first (the position has moved
+        past them): the error is raised by the next read."""
         self.close()
-        error = RetriableError(f"The binlog stream of {self._where()} broke: {reason}; reconnecting")
+        error = error or RetriableError(f"The binlog stream of {self._where()} broke: {reason}; reconnecting")
         if not out:
             raise error
         self._broken = error
         return out
+
+    def _same_replica_id(self, exc: BaseException) -> ConnectError:
+        return ConnectError(
+            f"The server at {self._where()} refuses the binlog stream: another replica or connector reads its "
+            f"binlog with the same replica id, database.server.id={self._settings.replica_id} ({first_line(exc)}). "
+            "Give this connector an id no other replica of that server uses; it resumes from its committed "
+            "position when restarted"
+        )
 
     def _handle(self, file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
         from pymysqlreplication.event import GtidEvent, MariadbGtidEvent, QueryEvent, RotateEvent, XidEvent

@@ -332,3 +332,31 @@ def test_a_sigkilled_worker_resumes_without_loss_and_without_a_second_snapshot(
 
 def _sent_ids(bootstrap: str, topic: str) -> set[int]:
     return {p["after"]["id"] for p in payloads(read_all(bootstrap, topic))}
+
+
+def test_two_connectors_with_one_replica_id_fail_naming_database_server_id(
+    broker: Broker, db: MySqlDatabase, mariadb: MariaDb, tmp_path: Path
+) -> None:
+    """The server refuses a binlog client whose replica id another client holds (MariaDB's 4052; MySQL drops
+    the older one with 1236): retrying cannot help while the other stays, so the task fails naming the key,
+    where it used to retry with backoff forever."""
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY)")
+    bootstrap = broker.bootstrap_servers
+    first = db.props(bootstrap, **ONE_PARTITION)
+    second = {
+        **first,
+        "name": f"{first['name']}-twin",
+        "topic.prefix": f"{db.name}_twin",
+        "schema.history.internal.kafka.topic": f"{db.history}.twin",
+    }
+    with running_worker(json_worker(bootstrap, tmp_path), first, second) as runtime:
+        read_until(bootstrap, db.history, lambda k, v: True)
+        wait_until(
+            lambda: any(task_state(runtime.worker, p["name"])[0] is State.FAILED for p in (first, second)),
+            60,
+            lambda: f"a task to fail ({[task_state(runtime.worker, p['name']) for p in (first, second)]})",
+        )
+        traces = [task_state(runtime.worker, p["name"])[1] or "" for p in (first, second)]
+    [trace] = [t for t in traces if "same replica id" in t] or traces[:1]
+    assert f"database.server.id={first['database.server.id']}" in trace, traces
+    assert f"{mariadb.host}:{mariadb.port}" in trace
