@@ -78,6 +78,22 @@ class MariaDb:
         finally:
             connection.close()
 
+    def binlog_reader(self, start: tuple[str, int], *only_events: type) -> Any:
+        """mysql-replication's reader of the binlog from `start` (file, pos) to its end now (it does not
+        block), as the CDC user, with a replica id of its own."""
+        from pymysqlreplication import BinLogStreamReader
+
+        return BinLogStreamReader(
+            connection_settings={"host": self.host, "port": self.port, "user": self.user, "password": self.password},
+            server_id=replica_id(),
+            log_file=start[0],
+            log_pos=start[1],
+            resume_stream=True,
+            blocking=False,
+            only_events=list(only_events),
+            enable_logging=False,
+        )
+
     def query(self, statement: str, database: str | None = None) -> list[tuple[Any, ...]]:
         connection = self.connect(database)
         try:

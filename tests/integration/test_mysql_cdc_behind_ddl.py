@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import TableMapEvent
 
 from connectworker.connectors.mysql_cdc.catalog import table_columns
@@ -23,7 +22,7 @@ from tests.broker import Broker
 from tests.integration.cdc_helpers import read_all, read_until
 from tests.integration.harness import running_worker, task_state, wait_until
 from tests.integration.mysql_cdc_helpers import MySqlDatabase, json_worker, mysql_database, payloads
-from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
+from tests.mariadb import PASSWORD, USER, MariaDb
 
 ONE_PARTITION = {"topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"}
 
@@ -114,16 +113,7 @@ def test_the_columns_of_a_table_map_with_full_metadata_are_information_schema_s(
 ) -> None:
     [(file, pos, *_)] = mariadb.query("SHOW MASTER STATUS")
     db.execute(f"CREATE TABLE wide ({WIDE}) CHARACTER SET latin1", "INSERT INTO wide (id, code) VALUES (1, 'x')")
-    reader = BinLogStreamReader(
-        connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=replica_id(),
-        log_file=file,
-        log_pos=pos,
-        resume_stream=True,
-        blocking=False,
-        only_events=[TableMapEvent],
-        enable_logging=False,
-    )
+    reader = mariadb.binlog_reader((file, pos), TableMapEvent)
     try:
         [columns] = [table_map_columns(e) for e in reader if e.schema == db.name and e.table == "wide"]
     finally:

@@ -9,12 +9,11 @@ import uuid
 from typing import Any
 
 import pytest
-from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import TableMapEvent, WriteRowsEvent
 
 from connectworker.connectors.mysql_cdc.binlog import SchemaMismatchError, prime_columns
 from connectworker.connectors.mysql_cdc.types import MySqlTypeOptions, require_type
-from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
+from tests.mariadb import MariaDb
 
 KNOWN = [
     ("id", "int(10) unsigned", None),
@@ -32,16 +31,7 @@ def _events(mariadb: MariaDb, database: str, known: list[tuple[str, str, str | N
         "tags SET('a','b','c'), raw BLOB, note VARCHAR(10)) CHARACTER SET latin1",
         f"INSERT INTO {database}.t VALUES (4294967295, 'green', 'c,a', x'ff00fe', 'héllo')",
     )
-    reader = BinLogStreamReader(
-        connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=replica_id(),
-        log_file=file,
-        log_pos=pos,
-        resume_stream=True,
-        blocking=False,
-        is_mariadb=True,
-        only_events=[TableMapEvent, WriteRowsEvent],
-    )
+    reader = mariadb.binlog_reader((file, pos), TableMapEvent, WriteRowsEvent)
     rows = []
     try:
         for event in reader:

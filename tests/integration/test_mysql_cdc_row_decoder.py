@@ -12,14 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
 from connectworker.connectors.mysql_cdc.binlog import prime_columns
 from connectworker.connectors.mysql_cdc.catalog import table_columns
 from connectworker.connectors.mysql_cdc.database import connect
 from connectworker.connectors.mysql_cdc.row_decoder import RowDecoder, decode_rows, decoder_for
-from tests.mariadb import PASSWORD, USER, MariaDb, replica_id
+from tests.mariadb import PASSWORD, USER, MariaDb
 
 COLUMNS = (
     "id INT PRIMARY KEY, t TINYINT, tu TINYINT UNSIGNED, s SMALLINT, su SMALLINT UNSIGNED, m MEDIUMINT, "
@@ -61,17 +60,7 @@ def _binlog_rows(
         known = [c.binlog_view for c in table_columns(catalog, database, table)]
     finally:
         catalog.close()
-    reader = BinLogStreamReader(
-        connection_settings={"host": mariadb.host, "port": mariadb.port, "user": USER, "password": PASSWORD},
-        server_id=replica_id(),
-        log_file=start[0],
-        log_pos=start[1],
-        resume_stream=True,
-        blocking=False,
-        is_mariadb=False,
-        only_events=[TableMapEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent],
-        enable_logging=False,
-    )
+    reader = mariadb.binlog_reader(start, TableMapEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)
     try:
         for event in reader:
             if event.schema != database or event.table != table:
