@@ -35,19 +35,17 @@ import psycopg2
 import psycopg2.extras
 from confluent_kafka import Consumer, Producer, TopicPartition
 
+from bench.cdc_worker import start_worker
 from bench.results import verdict, write_section
 from connectworker.api import TopicSettings
 from connectworker.config.connector_config import parse_connector_config
-from connectworker.config.worker_config import WorkerConfig
 from connectworker.connectors.postgres_cdc import pgoutput as pg
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
 from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
-from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.status import State
 
-JSON = "org.apache.kafka.connect.json.JsonConverter"
 PARTITIONS = 4
 TARGET, LAG_TARGET_MS, LAG_RATE, LAG_SECONDS = 0.8, 1000, 5000, 20
 DB = "bench"
@@ -191,23 +189,6 @@ def worker_props(server: Any, slot: str, prefix: str, name: str) -> dict[str, st
         "snapshot.mode": "no_data",
         "max.batch.size": "2048",
     }
-
-
-def start_worker(workdir: Path, bootstrap: str, n: int, processes: str | None = "0") -> StandaloneRuntime:
-    extra = {} if processes is None else {"task.processes": processes}
-    config = WorkerConfig.from_properties(
-        {
-            **extra,
-            "bootstrap.servers": bootstrap,
-            "offset.storage.file.filename": str(workdir / f"offsets-{n}.json"),
-            "key.converter": JSON,
-            "value.converter": JSON,
-            "key.converter.schemas.enable": "false",
-            "value.converter.schemas.enable": "false",
-            "offset.flush.interval.ms": "1000",
-        }
-    )
-    return StandaloneRuntime(config).start()
 
 
 def run_worker(

@@ -61,7 +61,6 @@ class BinlogStream:
         self._schemas = HeldSchemas(settings, held, history)
         self._history, self._recovered = history, list(recovered)
         self._reader: BinlogReader | None = None
-        self._catalog: Any = None
         self._gtids = resume.gtids
         self._txn: Position | None = None  # the open transaction's start (gtids: the set before it)
         self._txn_gtid: str | None = None
@@ -78,7 +77,7 @@ class BinlogStream:
             return
         resume = self._resume
         try:
-            self._catalog = self._schemas.catalog = connect(
+            self._schemas.catalog = connect(
                 self._settings.host, self._settings.port, self._settings.user, self._settings.password
             )
         except ConnectError as exc:
@@ -97,12 +96,12 @@ class BinlogStream:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
-        if self._catalog is not None:
+        if self._schemas.catalog is not None:
             try:
-                self._catalog.close()
+                self._schemas.catalog.close()
             except Exception as exc:  # a broken connection: nothing more to do with it
                 log.debug("Closing the catalog connection: %s", exc)
-            self._catalog = self._schemas.catalog = None
+            self._schemas.catalog = None
 
     # -- reading -------------------------------------------------------------------------------
     def read(self, stopping: threading.Event, poll_s: float = 0.5) -> list[SourceRecord]:
@@ -245,7 +244,7 @@ class BinlogStream:
         if recorded is None:
             changes = []
             for kind, table in touched:
-                columns = None if kind == "DROP" else tuple(table_columns(self._catalog, *table))
+                columns = None if kind == "DROP" else tuple(table_columns(self._schemas.catalog, *table))
                 if columns == ():  # gone by now (a later DROP): its next DDL records that
                     log.warning("%s.%s, changed by %r, no longer exists", *table, statement[:80])
                     columns = None

@@ -68,7 +68,7 @@ def test_mysql_gtid_transactions_give_debezium_s_source_and_offsets() -> None:
         history=None,  # type: ignore[arg-type]  # no DDL here
     )
     stream._reader = ListReader([*_transaction(23, 1000, [1, 2]), *_transaction(24, 1331, [3])])  # type: ignore[assignment]
-    stream._catalog = object()  # started, as _ensure_started would
+    stream._schemas.catalog = object()  # started, as _ensure_started would
 
     records = stream.read(threading.Event(), poll_s=0.2)
 
