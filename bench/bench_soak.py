@@ -1,12 +1,16 @@
 """Soak: does a worker managed through REST for a long time stay the same size?
 
-Runs `connectworker standalone` (embedded broker, REST on a free loopback port) with the demo
-connector at a modest rate, polls `GET /connectors?expand=status` every second, and creates and
-deletes one DataGen connector every 10 s, for `--minutes` (default 10). The worker's RSS and thread
-count are sampled from /proc every 5 s. Reported: RSS after the first minute against the end
-(target: within 5 %), and the thread count after each delete against the baseline.
+Runs `connectworker standalone` (embedded broker, REST on a free loopback port) with no connector, and
+first creates and deletes a DataGen connector (`tasks.max=1`) `--bare-cycles` times (default 30: POST,
+1.5 s, DELETE, 1 s), as an orchestrator would: the threads of the worker and of its task processes are
+counted after each delete (a connector's leftovers show there, with nothing else running to hide them).
+Then it creates the demo connector at a modest rate, polls `GET /connectors?expand=status` every second,
+and creates and deletes one DataGen connector every 10 s, for `--minutes` (default 10). The worker's RSS
+and thread count are sampled from /proc every 5 s. Reported: the threads after each bare cycle against
+those after the first (target: equal), RSS after the first minute against the end (target: within 5 %),
+and the thread count after each delete against the baseline.
 
-    python -m bench.bench_soak [--minutes 10]
+    python -m bench.bench_soak [--minutes 10] [--bare-cycles 30]
 
 Everything runs on loopback; the loops are bounded by the duration, and only the worker this
 starts (and its children) is stopped.
@@ -47,6 +51,47 @@ def sample(pid: int, started: float) -> Sample:
     return Sample(time.monotonic() - started, int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"]))
 
 
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.extend(int(child) for child in (task / "children").read_text().split())
+        except FileNotFoundError:  # that thread ended meanwhile
+            continue
+    return found
+
+
+def worker_threads(pid: int) -> int:
+    """The threads of the worker and of the processes under it that run tasks (the embedded broker's
+    own threads are the broker's business, and not counted)."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            if Path(f"/proc/{current}/comm").read_text().strip() == "tansu":
+                continue
+            total += len(list(Path(f"/proc/{current}/task").iterdir()))
+            pending.extend(children_of(current))
+        except FileNotFoundError:  # ended meanwhile
+            continue
+    return total
+
+
+def bare_cycles(client: httpx.Client, pid: int, cycles: int) -> list[int]:
+    """Create and delete a one-task DataGen connector `cycles` times with nothing else running; the
+    threads of the worker and its task processes after each delete."""
+    after: list[int] = []
+    for cycle in range(cycles):
+        name = f"bare-{cycle}"
+        created = client.post("/connectors", json={"name": name, "config": {**datagen(name), "tasks.max": "1"}})
+        assert created.status_code == 201, created.text
+        time.sleep(1.5)
+        assert client.delete(f"/connectors/{name}").status_code == 204
+        time.sleep(1.0)
+        after.append(worker_threads(pid))
+    return after
+
+
 def datagen(name: str) -> dict[str, str]:
     return {
         "connector.class": "DataGen",
@@ -60,10 +105,12 @@ def datagen(name: str) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--bare-cycles", type=int, default=30)
     args = parser.parse_args(argv)
     port = free_port()
     samples: list[Sample] = []
     after_delete: list[int] = []
+    bare: list[int] = []
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as work:
         worker = Path(work) / "worker.properties"
         worker.write_text(
@@ -78,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         log = (Path(work) / "worker.log").open("w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "connectworker.cli", "standalone", str(worker), str(demo)],
+            [sys.executable, "-m", "connectworker.cli", "standalone", str(worker)],
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
@@ -94,6 +141,11 @@ def main(argv: list[str] | None = None) -> None:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("the worker did not start")
                 time.sleep(0.2)
+            bare = bare_cycles(client, proc.pid, args.bare_cycles)
+            demo_config = dict(
+                line.split("=", 1) for line in demo.read_text().splitlines() if "=" in line and line != "name=demo"
+            )
+            assert client.post("/connectors", json={"name": "demo", "config": demo_config}).status_code == 201
             started = time.monotonic()
             end = started + args.minutes * 60
             cycle, next_sample = 0, started
@@ -124,10 +176,10 @@ def main(argv: list[str] | None = None) -> None:
                 proc.wait()
             log.close()
     command = "python -m bench.bench_soak " + " ".join(argv if argv is not None else sys.argv[1:])
-    write_section("soak", report(samples, after_delete, command.strip()))
+    write_section("soak", report(samples, after_delete, bare, command.strip()))
 
 
-def report(samples: list[Sample], after_delete: list[int], command: str) -> str:
+def report(samples: list[Sample], after_delete: list[int], bare: list[int], command: str) -> str:
     """`after_delete`: the threads after each delete; the first is the baseline (the demo connector's
     task and the worker's own threads, with nothing else running)."""
     first_minute = next((s for s in samples if s.seconds >= 60), samples[0])
@@ -136,9 +188,14 @@ def report(samples: list[Sample], after_delete: list[int], command: str) -> str:
     baseline_threads = after_delete[0] if after_delete else 0
     over = [t for t in after_delete if t > baseline_threads]
     rows = [f"| {s.seconds:.0f} | {s.rss_mb:.1f} | {s.threads} |" for s in samples[:: max(1, len(samples) // 12)]]
+    bare_over = [t for t in bare if bare and t > bare[0]]
     return "\n".join(
         [
-            f"`{command}`: the demo connector (500 rec/s), `GET /connectors?expand=status` every second, one DataGen "
+            f"`{command}`. First, with no other connector: {len(bare)} cycles of POST a one-task DataGen "
+            f"connector, 1.5 s, DELETE, 1 s. Threads of the worker and its task processes after each delete: "
+            f"{', '.join(map(str, bare))} (**{len(bare_over)}** of {len(bare)} above the first; target 0).",
+            "",
+            f"Then the demo connector (500 rec/s), `GET /connectors?expand=status` every second, one DataGen "
             f"connector created and deleted every 10 s ({len(after_delete)} lifecycles); the worker's RSS and "
             f"threads sampled every 5 s.",
             "",

@@ -103,6 +103,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         spark_class_archive.ensure(SPARK_CLASS_ARCHIVE)
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: `pytest -p no:xdist` runs without it
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """Under `--dist loadgroup` every test carries a group, which xdist appends to the ids a worker collected:
     without it (pytest 9.2 with pytest-xdist 3.8, pytest-dev/pytest-xdist#1386) xdist would deal the tests one

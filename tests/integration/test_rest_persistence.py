@@ -4,15 +4,7 @@ worker), and meet the connector files named on the command line as docs/rest.md 
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
 import stat
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -20,6 +12,7 @@ from confluent_kafka.admin import AdminClient
 
 from tests.broker import Broker
 from tests.integration.harness import wait_until
+from tests.integration.standalone_process import standalone
 from tests.integration.test_rest_harness import datagen, rest_worker, rest_worker_config, status_of
 from tests.kafka_helpers import delete_topics
 
@@ -70,42 +63,6 @@ def test_rest_changes_come_back_after_restarts_and_an_edited_file_wins(
         assert api.client.get(f"/connectors/{name_a}/config").json()["rate"] == "6"
         wait_until(lambda: status_of(api, name_a)["connector"]["state"] == "RUNNING", what="a running")
     delete_topics(admin, [f"a-{unique}"])
-
-
-@contextmanager
-def standalone(tmp_path: Path, *connector_files: Path) -> Iterator[str]:
-    """`connectworker standalone` as a process; yields its REST URL, then stops it with SIGTERM."""
-    log = tmp_path / f"worker-{time.monotonic_ns()}.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "connectworker.cli",
-                "standalone",
-                str(tmp_path / "worker.properties"),
-                *map(str, connector_files),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    try:
-        url = None
-        deadline = time.monotonic() + 30
-        while url is None and time.monotonic() < deadline:
-            assert proc.poll() is None, log.read_text()
-            found = re.search(r"REST API listening on (http://127\.0\.0\.1:\d+)", log.read_text())
-            url = found.group(1) if found else None
-            time.sleep(0.05)
-        assert url is not None, log.read_text()
-        yield url
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0, log.read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_the_standalone_command_serves_the_api_and_restores_rest_connectors(

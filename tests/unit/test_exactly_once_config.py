@@ -19,7 +19,7 @@ from connectworker.connectors.file_source import FileStreamSourceConnector
 from connectworker.runtime.clients.java_partitioner import java_partition, murmur2
 from connectworker.runtime.tasks.exactly_once_task import transactional_id
 from connectworker.runtime.tasks.transaction_context import Boundary, WorkerTransactionContext
-from connectworker.runtime.topic_creation.vanished_topics import TaskFailure
+from connectworker.runtime.tasks.vanished_topics import TaskFailure
 
 
 class SilentConnector(DataGenConnector):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import KafkaError, Message
 
-from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
+from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
 
 
 def _vanished(*, recreates: bool = True, timeout_s: float = 30.0) -> VanishedTopics:

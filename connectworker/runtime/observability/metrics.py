@@ -20,7 +20,6 @@ from prometheus_client.registry import Collector
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
-from connectworker.runtime.topic_creation.service import CreatedTopic, TopicCreationService
 
 __all__ = ["CONTENT_TYPE", "WorkerMetrics"]
 
@@ -47,6 +46,46 @@ class WatchedTask(Protocol):
     def stats(self) -> TaskStats: ...
 
 
+class CreatedTopicEvent(Protocol):
+    """What the metrics read of a topic the worker created (topic_creation's `CreatedTopic`)."""
+
+    @property
+    def connector(self) -> str: ...
+
+    @property
+    def seconds(self) -> float:
+        """From the existence check of its batch until it was visible."""
+        ...
+
+
+class TopicCount(Protocol):
+    def size(self) -> int: ...
+
+
+class WatchedTopicCreation(Protocol):
+    """What a scrape reads of the worker's topic-creation service (topic_creation's `TopicCreationService`;
+    named by its shape here, so that observability stays below the runtime's other rooms)."""
+
+    @property
+    def created(self) -> int: ...
+
+    @property
+    def vetoed(self) -> int: ...
+
+    @property
+    def failures(self) -> dict[str, int]: ...
+
+    @property
+    def admin_requests(self) -> int: ...
+
+    @property
+    def known(self) -> TopicCount: ...
+
+    def add_listener(self, listener: Callable[[CreatedTopicEvent], None]) -> None:
+        """Call `listener` after each topic the worker created is visible."""
+        ...
+
+
 StatusSnapshot = Callable[[], Sequence[tuple[str, Status, WatchedTask | None]]]
 """`Worker.status_snapshot`: every connector (task None) and task, read at each scrape."""
 
@@ -61,7 +100,7 @@ class _WorkerCollector(Collector):
     def __init__(
         self,
         snapshot: StatusSnapshot,
-        topics: TopicCreationService | None,
+        topics: WatchedTopicCreation | None,
         connector_startups: StartupCounts,
         task_startups: StartupCounts,
     ) -> None:
@@ -179,7 +218,7 @@ class _WorkerCollector(Collector):
             status,
         )
 
-    def _topic_creation(self, topics: TopicCreationService) -> Iterator[Metric]:
+    def _topic_creation(self, topics: WatchedTopicCreation) -> Iterator[Metric]:
         created = CounterMetricFamily(PREFIX + "topics_created", "Topics this worker created (beyond Kafka).")
         created.add_metric([], topics.created)
         vetoed = CounterMetricFamily(
@@ -285,14 +324,14 @@ class WorkerMetrics:
             for task_id in task_ids:
                 histogram.remove(connector, str(task_id))  # a series it never had is no error
 
-    def watch(self, snapshot: StatusSnapshot, topics: TopicCreationService | None) -> None:
+    def watch(self, snapshot: StatusSnapshot, topics: WatchedTopicCreation | None) -> None:
         """Read the worker's connectors and tasks (`Worker.status_snapshot`) and the topic creation at
         every scrape from now on."""
         self.registry.register(_WorkerCollector(snapshot, topics, self.connector_startups, self.task_startups))
         if topics is not None:
-            topics.listeners.append(self._topic_created)
+            topics.add_listener(self._topic_created)
 
-    def _topic_created(self, created: CreatedTopic) -> None:
+    def _topic_created(self, created: CreatedTopicEvent) -> None:
         self._creation_time.labels(created.connector).observe(created.seconds)
 
     def exposition(self) -> bytes:

@@ -7,7 +7,7 @@ and hands back a `TaskHandle` to pause, resume, stop and watch each one.
 - The remote-task protocol, shared by task processes and `connectworker spark`'s Spark tasks: the task
   loop in another process (remote_task.py) reports to the worker over the task channel
   (task_channel.py), whose handle (remote_handle.py) carries the commands back and answers the task's
-  topic-creation requests with the worker's own service (topic_creation/remote_gate.py).
+  topic-creation requests with the worker's own service (runners/remote_topic_gate.py).
 
 May import: runtime's `tasks`, `offsets`, `topic_creation`, `observability` and `status`; never the
 worker or the herder.

@@ -13,11 +13,11 @@ from typing import Any
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
+from connectworker.runtime.runners.remote_topic_gate import serve_topic_requests
 from connectworker.runtime.runners.task_channel import LineIO
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
 from connectworker.runtime.topic_creation.gate import TopicGate
-from connectworker.runtime.topic_creation.remote_gate import serve_topic_requests
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ class RemoteTaskHandle:
         self._on_topics = on_topics
         self._topic_gate = topic_gate
         self._gate: TopicGate | None = None
+        self._topic_connections: set[LineIO] = set()  # open while the task may still ask for topics
         self._metrics = metrics
         self._startups = (0, 0, 0)
         self._command = "pause" if paused else "run"
@@ -188,15 +189,26 @@ class RemoteTaskHandle:
             self._send = send
 
     def on_disconnect(self) -> None:
-        """Nothing to do: the placement sees a task's process die (`ended`), and a Spark task whose
-        process dies is re-run by Spark."""
+        """The task is done with this worker (it finished, or its process died: the placement sees that
+        through `ended`, and Spark re-runs a Spark task whose process died). Its topic connection ends
+        too: the process may live on to run other tasks, and the thread serving the connection would
+        otherwise wait on it for as long."""
+        with self._lock:
+            connections, self._topic_connections = self._topic_connections, set()
+        for io in connections:
+            io.shutdown()
 
     def serve_topics(self, io: LineIO) -> None:
         with self._lock:
             if self._gate is None:
                 self._gate = self._topic_gate()
             gate = self._gate
-        serve_topic_requests(io, gate)
+            self._topic_connections.add(io)
+        try:
+            serve_topic_requests(io, gate)
+        finally:
+            with self._lock:
+                self._topic_connections.discard(io)
 
     def _show(self, state: State, trace: str | None) -> None:
         with self._lock:

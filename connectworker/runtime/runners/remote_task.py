@@ -4,7 +4,7 @@ by the same `SourceTaskFactory`, producing with librdkafka from this process.
 
 The task runs on a thread of its own while another thread talks to the worker (`task_channel.py`): it
 reports state, counters, topics, metric observations and log lines, and applies the worker's commands.
-Topic creation goes through the worker's service (`topic_creation/remote_gate.py`), so the known-topic cache
+Topic creation goes through the worker's service (`runners/remote_topic_gate.py`), so the known-topic cache
 is the worker's, and the task's `settings_for_new_topic` is asked here. A task that fails ends
 normally with its FAILED state reported (no automatic restart, as in Kafka Connect).
 """
@@ -32,12 +32,12 @@ from connectworker.runtime.observability.task_metrics import StartupCounts, Task
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.offsets.storage_settings import OffsetStorageSettings
+from connectworker.runtime.runners.remote_topic_gate import RemoteTopicGate
 from connectworker.runtime.runners.task_channel import MAX_LINE_BYTES, REPORT_INTERVAL_S
 from connectworker.runtime.status import State
 from connectworker.runtime.tasks.source_task import WorkerSourceTask
 from connectworker.runtime.tasks.task_factory import SourceTaskFactory
 from connectworker.runtime.tasks.task_spec import TaskSpec
-from connectworker.runtime.topic_creation.remote_gate import RemoteTopicGate
 
 log = logging.getLogger(__name__)
 
@@ -89,10 +89,11 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
     FORWARDER.install(payload.log_level)
     try:
         store = payload.offsets.open()
+        flusher = OffsetFlusher(store)
         try:
             with WorkerLink(payload) as link:
                 try:
-                    task = _build(payload, link, store)
+                    task = _build(payload, link, store, flusher)
                 except Exception as exc:
                     raise TaskNotBuilt(str(exc) or type(exc).__name__) from exc
                 if payload.paused:
@@ -100,7 +101,8 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
                 runner = threading.Thread(target=task.run, name=f"task-{task.name}", daemon=True)
                 runner.start()
                 link.follow(task, runner)
-        finally:  # its clients (an offsets topic's) must not outlive the task in a long-lived process
+        finally:  # its thread and clients (an offsets topic's) must not outlive the task in a long-lived process
+            flusher.close()
             store.close()
         state, trace = task.status.snapshot()
         return {"task": payload.spec.name, "state": state.value, "trace": trace}
@@ -108,12 +110,14 @@ def run_remote_task(payload: RemoteTask) -> dict[str, Any]:
         FORWARDER.uninstall()
 
 
-def _build(payload: RemoteTask, link: WorkerLink, store: OffsetBackingStore) -> WorkerSourceTask:
+def _build(
+    payload: RemoteTask, link: WorkerLink, store: OffsetBackingStore, flusher: OffsetFlusher
+) -> WorkerSourceTask:
     factory = SourceTaskFactory(
         payload.worker,
         store,
         lambda _config: link.gate,
-        offset_flusher=OffsetFlusher(store),
+        offset_flusher=flusher,
         task_metrics=lambda _c, _t: link.metrics,
     )
     return factory.build(payload.spec, on_topics=link.topics_met)

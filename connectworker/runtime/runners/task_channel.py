@@ -10,7 +10,7 @@ connection drops) stops and commits on its own.
 
 A task opens a second connection for topic creation (`"kind": "topics"` in its first line): the
 worker's topic-creation service, with its one known-topic cache, checks and creates the task's new
-topics, asking the task's own `settings_for_new_topic` over that connection (topic_creation/remote_gate.py).
+topics, asking the task's own `settings_for_new_topic` over that connection (runners/remote_topic_gate.py).
 
 Why not a Kafka status topic (Kafka Connect's `status.storage.topic`)? Commands must reach a task
 within a second or two, and the worker must see a task's death: a connection gives both without a
@@ -25,6 +25,7 @@ import io
 import json
 import logging
 import secrets
+import socket
 import socketserver
 import threading
 from collections.abc import Callable
@@ -37,11 +38,28 @@ MAX_LINE_BYTES = 4 * 1024 * 1024  # a report with a long trace and many log line
 
 
 class LineIO:
-    """JSON messages, one per line, over a connection's two file objects."""
+    """JSON messages, one per line, over a connection's two file objects (and its socket, `sock`, when
+    this side may have to end the connection while the other side still holds it open)."""
 
-    def __init__(self, rfile: IO[bytes] | io.BufferedIOBase, wfile: IO[bytes] | io.BufferedIOBase) -> None:
-        self._rfile, self._wfile = rfile, wfile
+    def __init__(
+        self,
+        rfile: IO[bytes] | io.BufferedIOBase,
+        wfile: IO[bytes] | io.BufferedIOBase,
+        sock: socket.socket | None = None,
+    ) -> None:
+        self._rfile, self._wfile, self._sock = rfile, wfile, sock
         self._writing = threading.Lock()  # an answer and a command sent at once must not interleave
+
+    def shutdown(self) -> None:
+        """End the connection for both sides now: a read blocked on it, here or across, returns at once as
+        at the end of the stream. (Closing a socket is not enough while file objects made from it live: the
+        descriptor stays open, and the peer's reader waits on.)"""
+        if self._sock is None:
+            return
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError as exc:  # closed already, from either side
+            log.debug("Ending a task channel connection: %s", exc)
 
     def read(self) -> dict[str, Any] | None:
         """The next message; None when the other side closed the connection."""
@@ -125,7 +143,7 @@ class TaskChannel:
         self._server.server_close()
 
     def _serve(self, handler: socketserver.StreamRequestHandler) -> None:
-        io = LineIO(handler.rfile, handler.wfile)
+        io = LineIO(handler.rfile, handler.wfile, handler.connection)
         try:
             hello = io.read()
         except (OSError, ValueError):

@@ -34,7 +34,7 @@ from connectworker.runtime.tasks.source_task import QUEUE_FULL_WAIT_S, WorkerSou
 from connectworker.runtime.tasks.submitted_records import RecordAck
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 from connectworker.runtime.tasks.transaction_context import Boundary, WorkerTransactionContext
-from connectworker.runtime.topic_creation.vanished_topics import TaskFailure
+from connectworker.runtime.tasks.vanished_topics import TaskFailure
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from connectworker.runtime.tasks.send_failures import pinned_partition_hint, pla
 from connectworker.runtime.tasks.submitted_records import BatchOwner, InFlightBatch, RecordAck, SubmittedRecords
 from connectworker.runtime.tasks.task_parts import TaskParts
 from connectworker.runtime.tasks.transform_chain import TransformationChain
-from connectworker.runtime.topic_creation.vanished_topics import TaskFailure, VanishedTopics
+from connectworker.runtime.tasks.vanished_topics import TaskFailure, VanishedTopics
 from connectworker.topics.admin import MISSING_CODES
 
 log = logging.getLogger(__name__)

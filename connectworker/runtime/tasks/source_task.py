@@ -41,7 +41,7 @@ from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTas
 from connectworker.runtime.tasks.task_parts import TaskParts
 from connectworker.runtime.tasks.timeouts import TaskTimeouts
 from connectworker.runtime.tasks.uncommitted_offsets import uncommitted_report
-from connectworker.runtime.topic_creation.vanished_topics import VanishedTopics
+from connectworker.runtime.tasks.vanished_topics import VanishedTopics
 
 log = logging.getLogger(__name__)
 

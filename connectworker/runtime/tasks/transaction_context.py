@@ -12,7 +12,7 @@ from enum import Enum
 
 from connectworker.api.exactly_once import TransactionContext
 from connectworker.api.record import SourceRecord
-from connectworker.runtime.topic_creation.vanished_topics import TaskFailure
+from connectworker.runtime.tasks.vanished_topics import TaskFailure
 
 __all__ = ["Boundary", "WorkerTransactionContext"]
 

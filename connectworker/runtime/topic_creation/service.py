@@ -204,7 +204,11 @@ class TopicCreationService:
         self.vetoed = 0  # topics a rule matched and settings_for_new_topic vetoed
         self.failures: dict[str, int] = {}  # creations that failed a task, by TopicCreationError.kind
         self.created_topics: dict[str, CreatedTopic] = {}  # the last creation of each name
-        self.listeners: list[CreationListener] = []
+        self._listeners: list[CreationListener] = []
+
+    def add_listener(self, listener: CreationListener) -> None:
+        """Call `listener` (on the creating task's thread) after each topic this worker created is visible."""
+        self._listeners.append(listener)
 
     @property
     def admin_requests(self) -> int:
@@ -231,7 +235,7 @@ class TopicCreationService:
         with self._lock:
             self.created += 1
             self.created_topics[created.name] = created
-        for listener in self.listeners:
+        for listener in self._listeners:
             listener(created)
 
     @property

@@ -65,7 +65,7 @@ class RemoteTopicGate:
     def _connect(self) -> LineIO:
         if self._io is None:
             self._sock = socket.create_connection(self._address, timeout=None)
-            io = LineIO(self._sock.makefile("rb"), self._sock.makefile("wb"))
+            io = LineIO(self._sock.makefile("rb"), self._sock.makefile("wb"), self._sock)
             io.write(self._hello)
             answer = self._read(io)
             if answer.get("command") == "stop":
@@ -104,6 +104,10 @@ class RemoteTopicGate:
             self._read(io)
 
     def close(self) -> None:
+        """End the topic connection: the worker's side of it (a thread of the task channel) ends with it.
+        The process stays and may run other tasks, so the connection must end now, not when it exits."""
+        if self._io is not None:
+            self._io.shutdown()
         if self._sock is not None:
             self._sock.close()
 
