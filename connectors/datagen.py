@@ -115,6 +115,9 @@ class DataGenConnector(SourceConnector):
         expand_topics(config[TOPIC_PATTERN_CONFIG], config[TOPIC_COUNT_CONFIG], 0)
         self._props = dict(props)
 
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        self.start(props)  # checks the keys: nothing outside the process
+
     def task_class(self) -> type[SourceTask]:
         return DataGenTask
 
@@ -197,6 +200,9 @@ class DataGenTask(SourceTask):
 
     def version(self) -> str:
         return connectworker.__version__
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        self.start(props)  # a generator: it reads and writes nothing outside the process
 
     def start(self, props: Mapping[str, str]) -> None:
         config = TASK_CONFIG_DEF.parse(props, source="DataGenTask")

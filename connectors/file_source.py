@@ -106,6 +106,9 @@ class FileStreamSourceConnector(SourceConnector):
         CONFIG_DEF.parse(props, source="FileStreamSourceConnector")
         self._props = dict(props)
 
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        self.start(props)  # checks the keys
+
     def task_class(self) -> type[SourceTask]:
         return FileStreamSourceTask
 
@@ -180,6 +183,11 @@ class FileStreamSourceTask(SourceTask):
 
     def version(self) -> str:
         return connectworker.__version__
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """Checks the keys; the file (or stdin, which a dry run must not read from) is not opened: this task
+        keeps every topic's settings as the rules make them."""
+        CONFIG_DEF.parse(props, source="FileStreamSourceTask")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = CONFIG_DEF.parse(props, source="FileStreamSourceTask")

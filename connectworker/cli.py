@@ -232,6 +232,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.config.providers.connector_refs import ConnectorConfigResolver
     from connectworker.config.topic_policy import load_topic_policy
     from connectworker.runtime.clients.admin_client import open_topic_admin
+    from connectworker.runtime.offsets.read_only import committed_offsets_read_only
     from connectworker.runtime.topic_planning.plan import plan_topics
     from connectworker.topics.plan import broker_honours_validate_only
 
@@ -241,7 +242,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         else WorkerConfig.from_properties({"topic.creation.enable": "true"})
     )
     resolver = ConnectorConfigResolver(worker.open_config_providers(), worker=worker)  # the worker's providers
-    try:  # the plan starts the connector: with the values it would receive
+    try:  # the plan dry-starts the connector: with the values it would receive
         config = resolver.connector(
             parse_connector_config(
                 load_connector_file(args.connector), source=args.connector, providers=resolver.providers, worker=worker
@@ -256,12 +257,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
         )
     elif args.validate_only:
         raise ConfigError({"--validate-only": "needs --worker naming a reachable (non-embedded) cluster"})
+    if args.worker:  # the offsets the worker's next run would resume from, read without writing
+        committed = committed_offsets_read_only(worker, config.name)
+    else:
+        log.info("No --worker: the dry run of %s reads no committed offsets", config.name)
+        committed = {}
     policy = load_topic_policy(worker, source=args.worker)
     try:
         entries = plan_topics(
             config,
             args.topic,
             enabled=worker.topic_creation_enable,
+            committed=committed,
             admin=admin,
             validate_only=args.validate_only,
             policy=policy,

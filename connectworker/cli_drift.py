@@ -40,6 +40,7 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
     from connectworker.config.properties import load_connector_file
     from connectworker.config.topic_policy import load_topic_policy
     from connectworker.runtime.clients.admin_client import open_topic_admin
+    from connectworker.runtime.offsets.read_only import committed_offsets_read_only
     from connectworker.runtime.topic_planning.drift import apply_fixes, drift_report
     from connectworker.topics.admin import UnsupportedCallError
 
@@ -65,8 +66,9 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
     admin = open_topic_admin(
         worker.bootstrap_servers, worker.client_settings("admin", config.admin_overrides), request_timeout_s=15
     )
+    committed = committed_offsets_read_only(worker, config.name)
     try:
-        report = drift_report(config, topics, admin=admin, policy=policy)
+        report = drift_report(config, topics, admin=admin, committed=committed, policy=policy)
         _print(report, as_json=args.json)
         drifted = [d for d in report if not d.in_sync]
         if not drifted or not args.apply:
@@ -84,7 +86,7 @@ def cmd_topics_drift(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         for line in done:
             print(f"  {line}")
-        after = drift_report(config, [d.topic for d in drifted], admin=admin, policy=policy)
+        after = drift_report(config, [d.topic for d in drifted], admin=admin, committed=committed, policy=policy)
         return EXIT_DRIFT if any(not d.in_sync for d in after) else EXIT_IN_SYNC
     finally:
         if policy is not None:

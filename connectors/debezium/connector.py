@@ -45,6 +45,10 @@ class DebeziumConnector(SourceConnector):
         self._props = dict(props)
         self.key_warnings.report(props.get("name", type(self).__name__), self.unimplemented_keys(props))
 
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """Its start only checks the keys and warns: no side effect (the task's dry start is the database's)."""
+        self.start(props)
+
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """One task whatever tasks.max says, as Debezium: a replication slot or a binlog has one reader."""
         return [{}]

@@ -113,6 +113,23 @@ class MySqlCdcTask(SourceTask):
             return
         self._begin_snapshot(settings, server, with_rows=snapshot)
 
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """For a dry run: say what a start would do with the committed offset, touching nothing: no connection
+        to the server (a start locks tables for its snapshot), no schema history read or written. This task
+        keeps every topic's settings as the rules make them, so nothing more is needed to answer."""
+        self._settings = settings = parse_settings(props, source="MySqlCdcTask")
+        committed = self.context.offset_storage_reader.offset({"server": settings.topic_prefix})
+        if needs_snapshot(settings.snapshot_mode, committed):
+            what = f"take a snapshot (snapshot.mode={settings.snapshot_mode}, committed offset {committed})"
+        elif settings.snapshot_mode == "initial_only":
+            what = "read nothing (snapshot.mode=initial_only, and its snapshot was taken)"
+        elif committed:
+            position = resume_position(committed)
+            what = f"resume the binlog at {position.file}:{position.pos}"
+        else:
+            what = "record the captured tables' schemas, then stream the binlog from its current end"
+        log.info("Dry run: a start of %s would %s", settings.topic_prefix, what)
+
     def _begin_snapshot(self, settings: MySqlSettings, server: ServerInfo, *, with_rows: bool) -> None:
         """The consistent snapshot's position and each captured table's columns there, recorded in the
         history; its rows are read by poll() (with_rows), or streaming starts at once (no_data, never)."""

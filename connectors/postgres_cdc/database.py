@@ -16,6 +16,7 @@ from connectworker.api.errors import ConnectError
 
 from ..debezium.setup_errors import SetupError, first_line
 from .columns import EnumTypes
+from .pgoutput import parse_lsn
 from .settings import CdcSettings
 
 if TYPE_CHECKING:
@@ -26,7 +27,11 @@ SESSION_OPTIONS = (
 )
 
 
-def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.extensions.connection:
+def connect(
+    settings: CdcSettings, *, replication: bool = False, read_only: bool = False
+) -> psycopg2.extensions.connection:
+    """A connection with the session settings the parsers need. `read_only` (a dry run's): every
+    transaction of the session is read-only, so the server itself refuses any write."""
     try:
         import psycopg2
         import psycopg2.extras
@@ -47,7 +52,7 @@ def connect(settings: CdcSettings, *, replication: bool = False) -> psycopg2.ext
             password=settings.password,
             dbname=settings.dbname,
             sslmode=settings.sslmode,
-            options=SESSION_OPTIONS,
+            options=SESSION_OPTIONS + (" -c default_transaction_read_only=on" if read_only else ""),
             connect_timeout=10,
             application_name="connectworker-cdc",
             **kwargs,
@@ -174,10 +179,9 @@ def quote(identifier: str) -> str:
 
 def ensure_publication(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
     """The publication exists, created as publication.autocreate.mode says."""
+    if publication_exists(connection, settings.publication):
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_publication WHERE pubname = %s", (settings.publication,))
-        if cursor.fetchone() is not None:
-            return
         mode = settings.publication_autocreate
         if mode == "disabled":
             raise SetupError(
@@ -197,10 +201,27 @@ def ensure_publication(connection: psycopg2.extensions.connection, settings: Cdc
         cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR TABLE {tables}")
 
 
-def slot_exists(connection: psycopg2.extensions.connection, slot: str) -> bool:
+def publication_exists(connection: psycopg2.extensions.connection, publication: str) -> bool:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+        cursor.execute("SELECT 1 FROM pg_publication WHERE pubname = %s", (publication,))
         return cursor.fetchone() is not None
+
+
+@dataclass(frozen=True)
+class SlotState:
+    """A replication slot as `pg_replication_slots` shows it."""
+
+    confirmed_flush: int | None  # the position its client confirmed last (null for a physical slot)
+
+
+def slot_state(connection: psycopg2.extensions.connection, slot: str) -> SlotState | None:
+    """The slot, or None when there is none of that name."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s", (slot,))
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return SlotState(parse_lsn(row[0]) if row[0] else None)
 
 
 def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: float = 5.0) -> None:

@@ -32,6 +32,7 @@ SNAPSHOT_MODE, TOMBSTONES = "snapshot.mode", "tombstones.on.delete"
 DECIMAL_MODE, TIME_MODE, BINARY_MODE = "decimal.handling.mode", "time.precision.mode", "binary.handling.mode"
 HEARTBEAT_MS, HEARTBEAT_PREFIX = "heartbeat.interval.ms", "topic.heartbeat.prefix"
 SLOT_DROP, MAX_BATCH, POLL_MS = "slot.drop.on.stop", "max.batch.size", "poll.interval.ms"
+SLOT_GAP_ACKNOWLEDGED = "slot.gap.acknowledged.lsn"
 COMPACT_KEYED = "compact.keyed.table.topics"
 SKIPPED_OPERATIONS = "skipped.operations"
 UNAVAILABLE_PLACEHOLDER = "unavailable.value.placeholder"
@@ -64,6 +65,11 @@ def _plugin(key: str, value: Any) -> None:
             f"only pgoutput (PostgreSQL's built-in output plugin) is supported, got {value!r}; "
             f"decoderbufs and wal2json are not"
         )
+
+
+def _lsn(key: str, value: Any) -> None:
+    if value and not re.fullmatch(r"[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}", str(value)):
+        raise ValueError(f"must be a PostgreSQL LSN as it prints them (0/1923320), or empty; got {value!r}")
 
 
 def _identifier(key: str, value: Any) -> None:
@@ -333,6 +339,17 @@ CONFIG_DEF = (
         group=_CONNECTOR,
         documentation="Drop the slot when the task stops (the next start snapshots again as snapshot.mode says; "
         "changes in between are not streamed).",
+    )
+    .define(
+        SLOT_GAP_ACKNOWLEDGED,
+        ConfigType.STRING,
+        "",
+        validator=_lsn,
+        group=_CONNECTOR,
+        documentation="Not Debezium's. A task whose committed offset lies behind the position its slot has "
+        "confirmed (the slot was re-created, or advanced by another client) fails at its start, naming both "
+        "LSNs: the changes in between are gone from the slot. Set this to the slot's LSN that failure names "
+        "to stream on from the slot, accepting that loss; only that LSN is accepted, so a later gap fails again.",
     )
     .define(
         MAX_BATCH,

@@ -35,6 +35,7 @@ from .keys import (
     SCHEMA_INCLUDE,
     SKIPPED_OPERATIONS,
     SLOT_DROP,
+    SLOT_GAP_ACKNOWLEDGED,
     SLOT_NAME,
     SNAPSHOT_MODE,
     SSLMODE,
@@ -80,6 +81,7 @@ class CdcSettings:
     message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = ()  # message.key.columns
     propagate_columns: tuple[re.Pattern[str], ...] = ()  # column.propagate.source.type
     propagate_datatypes: tuple[re.Pattern[str], ...] = ()  # datatype.propagate.source.type
+    slot_gap_acknowledged: str = ""  # slot.gap.acknowledged.lsn, as written (0/1923320)
 
     def captures(self, schema: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: anchored matches on schema.table)."""
@@ -169,4 +171,5 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         propagate_columns=tuple(re.compile(p, re.IGNORECASE) for p in values[COLUMN_PROPAGATE] if p),
         propagate_datatypes=tuple(re.compile(p, re.IGNORECASE) for p in values[DATATYPE_PROPAGATE] if p),
         skipped=skipped_operations(values[SKIPPED_OPERATIONS]),
+        slot_gap_acknowledged=values[SLOT_GAP_ACKNOWLEDGED].upper(),
     )

@@ -23,10 +23,20 @@ from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 from ..debezium.envelope import read_records
 from ..debezium.snapshot_markers import SnapshotMarkers
 from . import pgoutput as pg
-from .database import check_setup, connect, drop_slot, ensure_publication, slot_exists
+from .database import (
+    check_setup,
+    connect,
+    drop_slot,
+    ensure_publication,
+    list_tables,
+    publication_exists,
+    slot_state,
+    table_columns,
+)
 from .envelope import source_struct
 from .settings import CdcSettings, parse_settings
 from .snapshot import SnapshotReader
+from .start_plan import plan_start
 from .stream import ChangeStream, epoch_micros
 
 log = logging.getLogger(__name__)
@@ -34,14 +44,6 @@ log = logging.getLogger(__name__)
 
 def source_partition(settings: CdcSettings) -> dict[str, str]:
     return {"server": settings.topic_prefix}
-
-
-def needs_snapshot(mode: str, committed: Mapping[str, Any] | None) -> bool:
-    if mode in ("no_data", "never"):
-        return False
-    if mode == "always" or not committed:
-        return True
-    return bool(committed.get("snapshot")) and not committed.get("last_snapshot_record")
 
 
 class PostgresCdcTask(SourceTask):
@@ -55,6 +57,7 @@ class PostgresCdcTask(SourceTask):
         self._markers = SnapshotMarkers()
         self._stream: ChangeStream | None = None
         self._slot_connection: Any = None  # keeps the exported snapshot alive until it is imported
+        self._keyed_topics: set[str] = set()  # found by a dry start (a running task learns them as it reads)
 
     def version(self) -> str:
         return connectworker.__version__
@@ -68,9 +71,10 @@ class PostgresCdcTask(SourceTask):
         try:
             check_setup(connection, settings)
             ensure_publication(connection, settings)
-            snapshot = needs_snapshot(settings.snapshot_mode, committed)
-            exists = slot_exists(connection, settings.slot)
-            if snapshot and exists:
+            plan = plan_start(settings, committed, slot_state(connection, settings.slot))
+            for note in plan.notes:
+                log.warning("%s", note)
+            if plan.drop_slot:
                 log.info(
                     "Slot %s exists but a snapshot is due (snapshot.mode=%s, committed offset %s): "
                     "creating it anew for an exact cut",
@@ -79,33 +83,56 @@ class PostgresCdcTask(SourceTask):
                     committed,
                 )
                 drop_slot(connection, settings.slot)
-                exists = False
         finally:
             connection.close()
-        if settings.snapshot_mode == "initial_only" and not snapshot:
+        if plan.idle:
             log.info("snapshot.mode=initial_only and the snapshot was taken: nothing more to read")
             return
-        resume = int(committed["lsn"]) if committed and not snapshot and committed.get("lsn") else 0
-        if not exists:
-            if committed and not snapshot:
-                log.warning(
-                    "Slot %s is missing though offsets were committed: created again; changes made "
-                    "while it was missing are not streamed",
-                    settings.slot,
-                )
+        resume = plan.resume_lsn
+        if plan.create_slot:
             slot_lsn, snapshot_name = self._create_slot(settings)
-            if snapshot:
+            if plan.snapshot:
                 self._snapshot = SnapshotReader(settings, snapshot_name)
                 self._snapshot_lsn = slot_lsn
             resume = max(resume, slot_lsn)
             self._slot_connection.close()  # the snapshot is imported (or not wanted)
             self._slot_connection = None
-        self._stream = ChangeStream(settings, partition, resume, None if snapshot else committed)
+        self._stream = ChangeStream(settings, partition, resume, None if plan.snapshot else committed)
         log.info(
             "PostgreSQL CDC task for %s starts with %s",
             settings.topic_prefix,
             "a snapshot" if self._snapshot else f"the stream at {pg.format_lsn(resume)}",
         )
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """For a dry run: say what a start would do with the committed offset and the slot as they are (a gap
+        between them is a warning here, the failure of a real start), and learn which captured tables have a
+        key (for compact.keyed.table.topics), over one read-only session. No publication, slot or snapshot."""
+        self._settings = settings = parse_settings(props)
+        committed = self.context.offset_storage_reader.offset(source_partition(settings))
+        connection = connect(settings, read_only=True)
+        try:
+            check_setup(connection, settings)
+            if not publication_exists(connection, settings.publication):
+                log.info(
+                    "Dry run: publication %s does not exist; a start would create it (publication.autocreate.mode=%s)",
+                    settings.publication,
+                    settings.publication_autocreate,
+                )
+            try:
+                plan = plan_start(settings, committed, slot_state(connection, settings.slot))
+                log.info("Dry run: a start of %s would %s", settings.topic_prefix, plan.describe(settings))
+                for note in plan.notes:
+                    log.warning("Dry run: %s", note)
+            except ConnectError as exc:
+                log.warning("Dry run: a start of %s would fail: %s", settings.topic_prefix, exc)
+            self._keyed_topics = {
+                settings.topic(schema, table)
+                for relid, schema, table in list_tables(connection, settings)
+                if any(column.key_position for column in table_columns(connection, relid))
+            }
+        finally:
+            connection.close()
 
     def _create_slot(self, settings: CdcSettings) -> tuple[int, str]:
         """Creates the slot; its consistent point and the name of the snapshot it exported."""
@@ -211,7 +238,7 @@ class PostgresCdcTask(SourceTask):
         """With compact.keyed.table.topics, a keyed table's topic is compacted: each record's key is the row's
         primary key, so compaction keeps every row's newest change (and drops deleted rows after their
         tombstone)."""
-        keyed = self._stream.topics_keyed if self._stream is not None else set()
+        keyed = self._stream.topics_keyed if self._stream is not None else self._keyed_topics
         if self._settings is not None and self._settings.compact_keyed and settings.name in keyed:
             return settings.with_cleanup_policy(CleanupPolicy.COMPACT)
         return settings

@@ -60,6 +60,13 @@ class SqlSourceConnector(SourceConnector):
         return values
 
     def start(self, props: Mapping[str, str]) -> None:
+        self._start(props, watch_tables=True)
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """Lists the tables once, as `start` does (a read), without the thread that watches them for new ones."""
+        self._start(props, watch_tables=False)
+
+    def _start(self, props: Mapping[str, str], *, watch_tables: bool) -> None:
         from sqlalchemy.exc import DBAPIError
 
         self._settings = settings = parse_settings(props)
@@ -71,7 +78,8 @@ class SqlSourceConnector(SourceConnector):
             except DBAPIError as exc:
                 raise ConnectError(f"Cannot list the tables of {describe(engine)}: {first_line(exc)}") from None
             self._monitor = TableMonitor(engine, settings, tables, self.context.request_task_reconfiguration)
-            self._monitor.start()
+            if watch_tables:
+                self._monitor.start()
 
     def task_class(self) -> type[SourceTask]:
         from .task import SqlSourceTask

@@ -80,6 +80,11 @@ class SqlSourceTask(SourceTask):
         self._keyed_topics = {q.topic for q in self._queriers if q.keyed}
         log.info("SQL source task reads %s", ", ".join(q.name for q in self._queriers) or "no table")
 
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """As `start`: it reads the tables' columns and keys (for compact.keyed.table.topics) and the committed
+        offsets, and writes nothing; no query runs until `poll`."""
+        self.start(props)
+
     def poll(self) -> SourceRecordBatch | None:
         with self._lock:
             if self._stopping.is_set() or not self._queriers:

@@ -18,7 +18,7 @@ from connectworker.api.config_def import (
 from connectworker.api.config_provider import ConfigProvider
 from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.connector_context import ConnectorContext
-from connectworker.api.errors import ConfigError, ConnectError, DataError, RetriableError
+from connectworker.api.errors import ConfigError, ConnectError, DataError, DryRunUnsupported, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch, is_offset_count
 from connectworker.api.required_topics import RequiredTopic
@@ -42,6 +42,7 @@ __all__ = [
     "ConnectorTransactionBoundaries",
     "CreateTopicPolicy",
     "DataError",
+    "DryRunUnsupported",
     "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",

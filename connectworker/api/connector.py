@@ -8,7 +8,7 @@ from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector_context import ConnectorContext
-from connectworker.api.errors import ConnectError
+from connectworker.api.errors import ConnectError, DryRunUnsupported
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
@@ -44,6 +44,21 @@ class SourceConnector(ABC):
 
     @abstractmethod
     def start(self, props: Mapping[str, str]) -> None: ...
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """Start for a dry run (`connectworker plan`, `GET /connectors/{name}/topics/plan`, topic drift),
+        so that `task_configs` can say what the tasks would be given, with **no side effect outside this
+        process**: reading is allowed (a catalog query, a file's metadata); creating, locking or writing
+        anything is not (no table, replication slot, lock, file, topic), and nothing may outlive `stop`
+        (no thread, no open session). `stop` follows, as after `start`.
+
+        The default refuses (raises `DryRunUnsupported`): the dry run then plans with the connector's
+        `topic.creation.*` rules alone, and says that its task's `settings_for_new_topic` was not asked.
+        A connector whose `start` has no such side effect implements it as `self.start(props)`."""
+        raise DryRunUnsupported(
+            f"{type(self).__name__} does not implement dry_start "
+            "(its start may have side effects a dry run must not have)"
+        )
 
     @abstractmethod
     def task_class(self) -> type[SourceTask]: ...

@@ -14,6 +14,11 @@ class RetriableError(ConnectError):
     """A transient failure: the worker retries the operation instead of failing the task."""
 
 
+class DryRunUnsupported(ConnectError):
+    """A connector or task cannot take part in a dry run without touching something outside the worker's
+    process (its `dry_start` says why). The dry run then goes on without it: see `SourceTask.dry_start`."""
+
+
 class ConfigError(ConnectError):
     """A configuration is invalid. `problems` maps each offending key to what is wrong with it."""
 

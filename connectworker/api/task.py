@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
+from connectworker.api.errors import DryRunUnsupported
 from connectworker.api.exactly_once import TransactionContext
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.topic_settings import TopicSettings
@@ -50,6 +51,22 @@ class SourceTask(ABC):
 
     @abstractmethod
     def start(self, props: Mapping[str, str]) -> None: ...
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        """Start for a dry run, only to answer `settings_for_new_topic` (`connectworker plan`, the REST
+        plan, topic drift), with **no side effect outside this process**: read what the answer needs (the
+        committed offsets, which `context.offset_storage_reader` gives as the real run would get them; a
+        catalog query), but create, lock or write nothing (no table, replication slot, lock, file, topic,
+        offset) and leave nothing behind `stop` (no thread, no open session). `poll` is never called;
+        `stop` follows.
+
+        The default refuses (raises `DryRunUnsupported`): the dry run then shows the settings of the
+        connector's `topic.creation.*` rules, saying that this task's `settings_for_new_topic` was not
+        asked. A task whose `start` has no such side effect implements it as `self.start(props)`."""
+        raise DryRunUnsupported(
+            f"{type(self).__name__} does not implement dry_start "
+            "(its start may have side effects a dry run must not have)"
+        )
 
     @abstractmethod
     def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 
 from connectworker.api.connector import SourceConnector
-from connectworker.api.errors import ConfigError
+from connectworker.api.errors import ConfigError, DryRunUnsupported
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.task import SourceTask
 from connectworker.runtime.offsets.source_offsets import newest_offsets
@@ -299,8 +299,10 @@ class TaskHarness:
         `topics` default to the topics polled so far; `rules` to those of the harness's props, and may
         be other connector props (their `topic.creation.*` keys are read) or parsed rules. The task's
         `settings_for_new_topic` is asked about each topic a rule matches, on the running task, or, if
-        the harness is not started, on the task started for the plan and stopped again (as
-        `connectworker plan` does). Raises `ConfigError` for bad rules, and whatever the hook raises.
+        the harness is not started, on a task dry-started for the plan (`dry_start`) and stopped again, as
+        `connectworker plan` does. Raises `ConfigError` for bad rules, `DryRunUnsupported` for a task without
+        `dry_start` (`connectworker plan` would then not ask it: start the harness first to ask the running
+        task), and whatever the hook raises.
         """
         chosen = self.rules if rules is None else parse_rules(rules, source=self.name)
         return plan_topics(
@@ -314,7 +316,13 @@ class TaskHarness:
             return
         task = self._task_class() if self._task_class is not None else self.task
         task.initialize(InMemoryTaskContext(self.props, self._committed))
-        task.start(self.props)
+        try:
+            task.dry_start(self.props)
+        except DryRunUnsupported:  # refused before it started: nothing to stop
+            raise
+        except BaseException:
+            task.stop()
+            raise
         try:
             yield task.settings_for_new_topic
         finally:

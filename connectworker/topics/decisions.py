@@ -15,11 +15,33 @@ from connectworker.api.topic_settings import USE_BROKER_DEFAULT, TopicSettings
 from connectworker.topics.policy import policy_violation
 from connectworker.topics.rules import TopicCreationRules
 
-__all__ = ["Decision", "NewTopicHook", "TopicCreationError", "check_replication", "decide", "error_kind"]
+__all__ = [
+    "Decision",
+    "HookNotAsked",
+    "NewTopicHook",
+    "PlannedHook",
+    "TopicCreationError",
+    "check_replication",
+    "decide",
+    "error_kind",
+]
 
 NewTopicHook = Callable[[TopicSettings], TopicSettings | None]
 """What may adjust or veto the settings of a topic about to be created: a task's
 `SourceTask.settings_for_new_topic`. None where nothing does (a Spark DataFrame write)."""
+
+
+@dataclass(frozen=True)
+class HookNotAsked:
+    """A dry run could not ask the task's `settings_for_new_topic`: its connector or task cannot be
+    started without side effects (`dry_start`), or failed to. `why` goes into every decision it leaves
+    to the rules alone."""
+
+    why: str
+
+
+PlannedHook = NewTopicHook | HookNotAsked | None
+"""What a dry run decides with: the hook of a dry-started task, why there is none, or none at all."""
 
 
 class TopicCreationError(ConnectError):

@@ -2,7 +2,7 @@
 final settings (after the connector task's `settings_for_new_topic`), and optionally what the broker
 itself says when asked with ``validate_only``.
 
-The hook comes from the caller: starting a connector and its task to get one is the runtime's job
+The hook comes from the caller: dry-starting a connector and its task to get one is the runtime's job
 (`connectworker.runtime.topic_plan.plan_topics`).
 """
 
@@ -18,7 +18,7 @@ from connectworker.api.errors import ConnectError
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.api.topic_settings import TopicSettings
 from connectworker.topics.admin import Outcome, TopicAdmin
-from connectworker.topics.decisions import NewTopicHook, check_replication, decide
+from connectworker.topics.decisions import HookNotAsked, PlannedHook, check_replication, decide
 from connectworker.topics.names import validate_topic_name
 from connectworker.topics.policy import policy_violation
 from connectworker.topics.rules import TopicCreationRules
@@ -66,7 +66,7 @@ def broker_honours_validate_only(admin: TopicAdmin) -> bool:
 def plan_new_topics(
     rules: TopicCreationRules,
     topics: Iterable[str],
-    open_hook: Callable[[], AbstractContextManager[NewTopicHook | None]],
+    open_hook: Callable[[], AbstractContextManager[PlannedHook]],
     *,
     hook_owner: str,
     enabled: bool,
@@ -78,8 +78,8 @@ def plan_new_topics(
     """Plan each topic; asks the broker which topics exist when `admin` is given.
 
     `open_hook` is entered once, after the broker was asked, for the hook that adjusts or vetoes new
-    topics (a started task's `settings_for_new_topic`, named `hook_owner` in messages), and exited
-    before the broker is asked to validate.
+    topics (a dry-started task's `settings_for_new_topic`, named `hook_owner` in messages; or why it could
+    not be asked), and exited before the broker is asked to validate.
     """
     names = list(dict.fromkeys(topics))
     existing: set[str] = set()
@@ -95,7 +95,7 @@ def plan_new_topics(
 def _plan_one(
     rules: TopicCreationRules,
     topic: str,
-    hook: NewTopicHook | None,
+    planned_hook: PlannedHook,
     hook_owner: str,
     enabled: bool,
     existing: set[str],
@@ -131,10 +131,13 @@ def _plan_one(
         return entry(False, "the worker's topic.creation.enable is false; the broker's auto-create applies")
     if not rules.configured:
         return entry(False, "the connector defines no topic.creation rules; the broker's auto-create applies")
+    hook = None if isinstance(planned_hook, HookNotAsked) else planned_hook
     try:
         decision = decide(rules, topic, hook, hook_owner)
     except ConnectError as exc:
         return entry(False, str(exc))
+    if isinstance(planned_hook, HookNotAsked) and decision.rule is not None:
+        decision.reason = f"{decision.reason}; {planned_hook.why}"
     if decision.settings is None:
         return entry(False, decision.reason, decision.rule)
     if policy is not None and (violation := policy_violation(policy, decision.settings)) is not None:

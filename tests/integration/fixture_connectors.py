@@ -205,3 +205,26 @@ class HistoryKeepingDataGen(DataGenConnector):
                 cluster_key="history.servers" if "history.servers" in props else None,
             )
         ]
+
+
+class MarkingTask(NamedTopicsTask):
+    """A task whose start leaves a mark outside the process (the file `mark.file` names), as a start that
+    creates something would, and which compacts every topic: it has no dry_start."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        Path(props["mark.file"]).write_text("started")
+
+    def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
+        return settings.with_cleanup_policy(CleanupPolicy.COMPACT)
+
+
+class MarkingSource(NamedTopicsSource):
+    def config_def(self) -> ConfigDef:
+        return super().config_def().define("mark.file", ConfigType.STRING)
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        self.start(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return MarkingTask

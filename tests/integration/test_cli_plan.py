@@ -88,3 +88,20 @@ def test_plan_with_the_flag_off_says_nothing_would_be_created(broker: Broker, tm
     result = run_cli("plan", str(connector), "--worker", str(worker), "--topic", "state.x", "--json")
     [entry] = json.loads(result.stdout)
     assert entry["create"] is False and "topic.creation.enable is false" in entry["reason"]
+
+
+def test_a_task_without_dry_start_is_not_started_and_the_plan_says_its_hook_was_not_asked(tmp_path: Path) -> None:
+    mark = tmp_path / "started"
+    connector = tmp_path / "marking.properties"
+    connector.write_text(
+        "name=marking\nconnector.class=tests.integration.fixture_connectors.MarkingSource\ntopics=orders\n"
+        f"mark.file={mark}\ntopic.creation.default.replication.factor=1\ntopic.creation.default.partitions=2\n"
+    )
+    result = run_cli("plan", str(connector), "--topic", "orders", "--json")
+    assert result.returncode == 0, result.stderr
+    [entry] = json.loads(result.stdout)
+    assert entry["create"] is True and entry["partitions"] == 2
+    assert entry["configs"] == {}  # the rule's settings: the task, which would compact it, was not asked
+    assert "settings_for_new_topic of marking task 0 not asked" in entry["reason"]
+    assert "MarkingTask does not implement dry_start" in entry["reason"]
+    assert not mark.exists()  # its start, which leaves a mark outside the process, never ran

@@ -11,6 +11,7 @@ from connectworker.api import (
     CleanupPolicy,
     ConfigError,
     ConnectError,
+    DryRunUnsupported,
     RecordMetadata,
     RetriableError,
     SourceRecord,
@@ -63,6 +64,9 @@ class ScriptedTask(SourceTask):
 
     def start(self, props: Mapping[str, str]) -> None:
         self.calls.append("start")
+
+    def dry_start(self, props: Mapping[str, str]) -> None:
+        self.calls.append("dry_start")
 
     def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
         self.calls.append("poll")
@@ -251,13 +255,21 @@ def test_settings_for_new_topic_overrides_partitions_and_vetoes_a_topic() -> Non
     assert plan["plain"].settings == TopicSettings("plain", 3, 1)
 
 
-def test_planning_after_the_run_starts_a_task_for_the_plan_as_connectworker_plan_does() -> None:
+def test_planning_after_the_run_dry_starts_a_task_for_the_plan_as_connectworker_plan_does() -> None:
     harness = TaskHarness(HookTask, RULES)
     harness.run(polls=1)
     assert not harness.started
     plan = harness.plan_topics(["audit.x", "tmp.y"])
     assert plan["audit.x"].settings is not None and plan["audit.x"].settings.partitions == 12
     assert plan["tmp.y"].vetoed
+
+
+def test_planning_a_task_without_dry_start_says_that_connectworker_plan_would_not_ask_it() -> None:
+    class StartOnly(HookTask):
+        dry_start = SourceTask.dry_start  # the API's default: refuses
+
+    with pytest.raises(DryRunUnsupported, match="StartOnly does not implement dry_start"):
+        TaskHarness(StartOnly, RULES).plan_topics(["audit.x"])
 
 
 def test_the_first_matching_group_wins_else_the_default_group() -> None:

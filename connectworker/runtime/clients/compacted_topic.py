@@ -33,6 +33,8 @@ from connectworker.topics.admin import Outcome, TopicAdminError
 
 log = logging.getLogger(__name__)
 
+_QUIET_S = 0.5  # how long a read without writing goes on after the ends the broker reported
+
 
 @dataclass(frozen=True)
 class TopicShape:
@@ -237,3 +239,67 @@ class CompactedTopic:
             consumer.close()
         if producer is not None and producer.flush(flush_timeout_s):
             log.warning("Records to the %s %s were still unacknowledged at close", self.label, self.topic)
+
+
+def read_without_writing(
+    topic: str,
+    kafka: Mapping[str, Any],
+    apply: Callable[[Message], object],
+    *,
+    label: str,
+    error: type[ConnectError],
+    timeout_s: float = 30.0,
+    read_committed: bool = False,
+) -> bool:
+    """Hand every record of `topic` to `apply`, up to the end the broker reports for each partition (its
+    last stable offset when `read_committed`), writing nothing: no barrier, and no topic created when it
+    is missing (then False is returned; else True). For a dry run, which must leave the cluster as it
+    found it; the worker itself reads with barriers (`CompactedTopic.read_to_end`), which do not rely on
+    the broker's end offsets."""
+    consumer = Consumer(
+        {
+            **kafka,
+            "group.id": f"connectworker-dry-run-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "enable.partition.eof": True,
+            "fetch.wait.max.ms": 50,
+            "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+            "allow.auto.create.topics": False,
+            **client_log_settings(f"{label} reader ({topic})"),
+        }
+    )
+    try:
+        try:
+            metadata = consumer.list_topics(topic, timeout=timeout_s).topics.get(topic)
+        except KafkaException as exc:
+            raise error(f"Cannot read the metadata of the {label} {topic!r}: {exc}") from None
+        if metadata is None or metadata.error is not None or not metadata.partitions:
+            return False
+        waiting = set(metadata.partitions)
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in waiting])
+        deadline = time.monotonic() + timeout_s
+        quiet_until = None  # once at every end: on, until a moment passes without a record (below)
+        while quiet_until is None or time.monotonic() < quiet_until:
+            if time.monotonic() > deadline:
+                raise error(
+                    f"Could not read the {label} {topic!r} to its end within {timeout_s:.0f}s "
+                    f"(partitions {sorted(waiting)} lag behind)"
+                )
+            for msg in consumer.consume(num_messages=10_000, timeout=0.05):
+                err = msg.error()
+                if err is None:
+                    apply(msg)
+                    if quiet_until is not None:
+                        quiet_until = time.monotonic() + _QUIET_S
+                elif err.code() == KafkaError._PARTITION_EOF:
+                    waiting.discard(msg.partition())
+                else:
+                    raise error(f"Reading the {label} {topic!r} failed: {err.str()}")
+            if not waiting and quiet_until is None:
+                # Some brokers (Tansu) report an end short of the records after multi-record batches: read on
+                # until nothing more arrives for a moment, so the partitions' last records are not left out.
+                quiet_until = time.monotonic() + _QUIET_S
+        return True
+    finally:
+        consumer.close()

@@ -249,6 +249,7 @@ class StandaloneHerder:
             config,
             topics,
             enabled=self.config.topic_creation_enable,
+            committed=self.worker.offset_store.offsets(name),  # as this worker knows them: nothing is written
             admin=self.admin,
             validate_only=validate_only,
             broker_honours_validate_only=honours,
@@ -262,7 +263,13 @@ class StandaloneHerder:
         if self.admin is None:
             raise InvalidRequestError("This worker has no Admin client to describe topics with")
         names = list(topics) or sorted(running.topics | {c.name for c in self.created_topics(name)})
-        return drift_report(running.config, names, admin=self.admin, policy=self.policy)
+        return drift_report(
+            running.config,
+            names,
+            admin=self.admin,
+            committed=self.worker.offset_store.offsets(name),
+            policy=self.policy,
+        )
 
     @property
     def policy(self) -> CreateTopicPolicy | None:

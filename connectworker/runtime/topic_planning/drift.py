@@ -1,21 +1,22 @@
 """Drift of a connector's existing topics from its rules: `connectworker topics drift` and
 `GET /connectors/{name}/topics/drift`.
 
-What a rule wants is decided as for a new topic: the rule, then the hook of a started instance of the
+What a rule wants is decided as for a new topic: the rule, then the hook of a dry-started instance of the
 connector's first task (as `plan` does), then the worker's policy. The comparison is
 `connectworker.topics.drift`; here the topics are described and, when asked, fixed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
 from connectworker.runtime.topic_creation.required_topics import REQUIRED_RULE, required_drift
-from connectworker.runtime.topic_planning.plan import started_task_hook
+from connectworker.runtime.topic_planning.dry_start import dry_started_hook
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.decisions import TopicCreationError, decide
+from connectworker.topics.decisions import HookNotAsked, TopicCreationError, decide
 from connectworker.topics.drift import TopicDrift, compare
 from connectworker.topics.names import validate_topic_name
 
@@ -23,16 +24,23 @@ __all__ = ["apply_fixes", "drift_report"]
 
 
 def drift_report(
-    config: ConnectorConfig, topics: Iterable[str], *, admin: TopicAdmin, policy: CreateTopicPolicy | None = None
+    config: ConnectorConfig,
+    topics: Iterable[str],
+    *,
+    admin: TopicAdmin,
+    committed: Mapping[str, Any],
+    policy: CreateTopicPolicy | None = None,
 ) -> list[TopicDrift]:
     """Each topic compared with what the connector's rule would create now; the topics the connector
-    requires (always in the report) with the settings it requires."""
+    requires (always in the report) with the settings it requires. The first task's hook is asked of a
+    dry-started instance over `committed` (the connector's offsets)."""
     required = {r.name: r for r in config.connector_class().required_topics(config.props)}
     names = sorted(set(topics) | set(required))
     invalid = {name: why for name in names if (why := validate_topic_name(name))}
     states = admin.describe_states([name for name in names if name not in invalid])
     report = []
-    with started_task_hook(config) as hook:
+    with dry_started_hook(config, committed) as planned:
+        hook = None if isinstance(planned, HookNotAsked) else planned
         for topic in names:
             if topic in invalid:
                 report.append(TopicDrift(topic, note=f"not compared: invalid topic name: {invalid[topic]}"))
@@ -58,7 +66,10 @@ def drift_report(
             if decision.settings is None:
                 report.append(TopicDrift(topic, decision.rule, note=f"not managed: {decision.reason}"))
                 continue
-            report.append(compare(state, decision.settings, decision.rule))
+            drift = compare(state, decision.settings, decision.rule)
+            if isinstance(planned, HookNotAsked):
+                drift.note = planned.why
+            report.append(drift)
     return report
 
 

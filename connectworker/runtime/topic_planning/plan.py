@@ -1,60 +1,25 @@
 """The topic-creation dry run of a connector: `connectworker plan`, the herder and the REST plan.
 
 Planning asks the connector's first task, as the running one would be asked, whether to adjust or veto
-each new topic (`settings_for_new_topic`); starting the connector and that task is the runtime's part,
+each new topic (`settings_for_new_topic`); dry-starting the connector and that task is `dry_start.py`,
 the rest is `connectworker.topics.plan`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig
-from connectworker.runtime.connector_context import DetachedConnectorContext
 from connectworker.runtime.tasks.transform_chain import TransformationChain, TransformError
 from connectworker.runtime.topic_creation.required_topics import planned_required_topics
-from connectworker.runtime.topic_planning.plan_context import PlanTaskContext
+from connectworker.runtime.topic_planning.dry_start import dry_started_hook
 from connectworker.topics.admin import TopicAdmin
-from connectworker.topics.decisions import NewTopicHook
 from connectworker.topics.plan import PlanEntry, plan_new_topics
 
 log = logging.getLogger(__name__)
-
-
-@contextmanager
-def started_task_hook(config: ConnectorConfig) -> Iterator[NewTopicHook]:
-    """The `settings_for_new_topic` of a started instance of the connector's first task (with no
-    committed offsets); the task, then the connector, are stopped on exit. What they log as they start
-    ("task 0 starts at seq 0") is announced first as part of a dry run."""
-    log.info(
-        "Dry run: connector %s and its task 0 start only to be asked settings_for_new_topic; nothing is "
-        "polled, produced or committed",
-        config.name,
-    )
-    connector = config.connector_class()
-    context = DetachedConnectorContext(config.name, "the topic-creation dry run")
-    connector.initialize(context)
-    connector.start(config.props)
-    if context.error is not None:
-        connector.stop()
-        raise context.error
-    task_configs = connector.task_configs(config.tasks_max) or [{}]
-    task_props = {**config.props, **task_configs[0]}
-    task = connector.task_class()()
-    try:
-        task.initialize(PlanTaskContext(task_props))
-        task.start(task_props)
-    except BaseException:
-        connector.stop()
-        raise
-    try:
-        yield task.settings_for_new_topic
-    finally:
-        task.stop()
-        connector.stop()
 
 
 def plan_topics(
@@ -62,12 +27,14 @@ def plan_topics(
     topics: Iterable[str],
     *,
     enabled: bool,
+    committed: Mapping[str, Any],
     admin: TopicAdmin | None = None,
     validate_only: bool = False,
     broker_honours_validate_only: bool = True,
     policy: CreateTopicPolicy | None = None,
 ) -> list[PlanEntry]:
-    """Plan each topic with the connector's rules and its first task's hook; asks the broker which
+    """Plan each topic with the connector's rules and its first task's hook (the task dry-started over
+    `committed`, the connector's offsets as the real run would read them); asks the broker which
     topics exist when `admin` is given (and, with `validate_only`, what it says of the settings).
 
     With transforms, `topics` are the names the connector emits: each is routed through the chain
@@ -79,6 +46,7 @@ def plan_topics(
         config,
         topics,
         enabled=enabled,
+        committed=committed,
         admin=admin,
         validate_only=validate_only,
         broker_honours_validate_only=broker_honours_validate_only,
@@ -91,6 +59,7 @@ def _planned_records_topics(
     topics: Iterable[str],
     *,
     enabled: bool,
+    committed: Mapping[str, Any],
     admin: TopicAdmin | None,
     validate_only: bool,
     broker_honours_validate_only: bool,
@@ -102,7 +71,7 @@ def _planned_records_topics(
     planned = plan_new_topics(
         config.topic_rules,
         dict.fromkeys(t for t, _ in routes.values() if t is not None),
-        lambda: started_task_hook(config),
+        lambda: dry_started_hook(config, committed),
         hook_owner=f"{config.name} task 0",
         enabled=enabled,
         admin=admin,
