@@ -10,16 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from connectworker.api.errors import ConnectError
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.clients import compacted_topic
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.herder.standalone import StandaloneRuntime
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore, read_committed
 from connectworker.runtime.offsets.file_store import OffsetStoreError, partition_key
 from connectworker.runtime.offsets.kafka_store import KafkaOffsetStore, record_key
+from connectworker.runtime.offsets.read_only import committed_offsets_read_only
 from connectworker.topics.admin import TopicAdmin
 from tests.broker import Broker
 from tests.integration.harness import running_worker, wait_until, worker_config
@@ -257,3 +259,39 @@ def test_the_admin_client_that_created_the_offsets_topic_is_closed_once_it_is_th
     finally:
         store.close()
     assert len(opened) == 1 and opened[0].closed
+
+
+def test_a_dry_run_reads_the_offsets_topic_without_writing_to_it_or_creating_it(
+    broker: Broker, admin: AdminClient, offsets_topic: str, tmp_path: Path
+) -> None:
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "offset.storage.topic": offsets_topic,
+            "offset.storage.file.filename": str(tmp_path / "unused.offsets"),
+        }
+    )
+    assert committed_offsets_read_only(config, "c") == {}
+    assert offsets_topic not in existing_topics(admin)  # a missing topic is not created
+
+    store = store_for(broker, offsets_topic)
+    try:
+        store.put("c", {P0: {"seq": 5}, P1: {"seq": 7}})
+        store.put("d", {P0: {"seq": 9}})
+        store.flush()
+        store.put("c", {P1: None})  # a tombstone removes it
+        store.flush()
+    finally:
+        store.close()
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": f"ends-{offsets_topic}"})
+
+    def ends() -> list[int]:
+        return [consumer.get_watermark_offsets(TopicPartition(offsets_topic, p), timeout=10)[1] for p in range(3)]
+
+    try:
+        before = ends()
+        assert committed_offsets_read_only(config, "c") == {P0: {"seq": 5}}
+        assert committed_offsets_read_only(config, "d") == {P0: {"seq": 9}}
+        assert ends() == before  # no barrier, nothing written
+    finally:
+        consumer.close()
