@@ -15,6 +15,7 @@ from typing import Any
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
+from connectworker.embedded_broker import EMBEDDED
 
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
@@ -29,6 +30,7 @@ from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
 
 class MySqlCdcConnector(DebeziumConnector):
     key_warnings = DEBEZIUM_KEY_WARNINGS
+    worker_cluster_keys = (HISTORY_SERVERS,)  # absent or `embedded`: the worker hands it its bootstrap.servers
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -57,8 +59,9 @@ class MySqlCdcConnector(DebeziumConnector):
 
     def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
         topic = (props.get(HISTORY_TOPIC) or "").strip()
-        servers = (props.get(HISTORY_SERVERS) or "").strip() or None
-        return [history_topic(topic, servers)] if topic else []
+        servers = (props.get(HISTORY_SERVERS) or "").strip()
+        on_the_worker = servers in ("", EMBEDDED)  # the worker's cluster (worker_cluster_keys)
+        return [history_topic(topic, None if on_the_worker else servers)] if topic else []
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -149,11 +149,12 @@ CONFIG_DEF = (
     .define(
         HISTORY_SERVERS,
         ConfigType.STRING,
-        validator=required_text,
+        "",
         importance=Importance.HIGH,
         group=_CONNECTOR,
-        documentation="The Kafka cluster of the schema history topic, as Debezium requires it: the worker's "
-        "(its bootstrap.servers), where the worker creates that topic before the first record.",
+        documentation="The Kafka cluster of the schema history topic: the worker's, where the worker creates "
+        "that topic before the first record. Absent, empty or `embedded` (unlike Debezium, which requires it): "
+        "the worker's bootstrap.servers, the embedded broker's address included.",
     )
     .define(
         HISTORY_TOPIC,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.connector_context import ConnectorContext
@@ -21,6 +21,13 @@ class SourceConnector(ABC):
     as `self.context` (to ask for a task reconfiguration, or to fail)."""
 
     _context: ConnectorContext | None = None
+
+    worker_cluster_keys: ClassVar[tuple[str, ...]] = ()
+    """Keys of this connector's configuration that name a Kafka cluster which must be the worker's own (the
+    cluster of a topic the connector's own clients read and write, such as a schema history). Where such a
+    key is absent, empty or `embedded`, the connector and its tasks receive the worker's `bootstrap.servers`
+    in it: the embedded broker's address, which is new at every run, included. What the worker keeps and
+    shows is the config as written."""
 
     def initialize(self, context: ConnectorContext) -> None:
         self._context = context

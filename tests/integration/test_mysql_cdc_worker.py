@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.status import State
 from tests.broker import Broker
 from tests.integration.cdc_helpers import decimal_json, read_all, read_until
@@ -285,3 +286,39 @@ def test_through_the_rest_api_with_a_transform_metrics_and_the_status_page(
         assert metrics[("connectworker_source_record_write_total", task)] >= 2
         page = api.client.get("/ui")
         assert page.status_code == 200 and name in page.text and "RUNNING" in page.text
+
+
+@pytest.mark.parametrize("history_servers", ["embedded", None], ids=["embedded", "absent"])
+def test_the_history_on_the_worker_s_embedded_broker_needs_no_address(
+    db: MySqlDatabase, tmp_path: Path, history_servers: str | None
+) -> None:
+    """The README's own setup: `bootstrap.servers=embedded` (a new port at every run), and the connector's
+    schema history on it, by `embedded` or by leaving the key out."""
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO items VALUES (1, 'a')")
+    props = db.props(
+        "unused", **{"topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
+    )
+    del props["schema.history.internal.kafka.bootstrap.servers"]
+    if history_servers is not None:
+        props["schema.history.internal.kafka.bootstrap.servers"] = history_servers
+    config = WorkerConfig.from_properties(
+        {
+            "bootstrap.servers": "embedded",
+            "offset.storage.file.filename": str(tmp_path / "connect.offsets"),
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "topic.creation.enable": "true",
+        }
+    )
+    with running_worker(config, props) as runtime:
+        bootstrap = runtime.config.bootstrap_servers  # the embedded broker's address, this run's
+        read_until(bootstrap, f"{db.name}.{db.name}.items", lambda key, value: key == {"id": 1})
+        db.execute("INSERT INTO items VALUES (2, 'b')")
+        read_until(bootstrap, f"{db.name}.{db.name}.items", lambda key, value: key == {"id": 2})
+        assert runtime.worker is not None
+        assert task_state(runtime.worker, props["name"])[0] is State.RUNNING
+        history = read_all(bootstrap, db.history)  # on the embedded broker, where the task wrote it
+        assert history and history[0][1]["ddl"].startswith("CREATE TABLE")
+        kept = runtime.worker.get(props["name"]).config.props  # the config as written, kept and shown
+        assert kept.get("schema.history.internal.kafka.bootstrap.servers") == history_servers

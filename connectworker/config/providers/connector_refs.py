@@ -14,11 +14,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from connectworker.api.errors import ConfigError
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.providers.references import ConfigProviders, Resolution, has_references, shown_message
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.embedded_broker import EMBEDDED
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,22 @@ class ConnectorConfigResolver:
 
     def connector(self, config: ConnectorConfig) -> ConnectorConfig:
         """`config` with its references resolved and its values validated again (they may have changed
-        since it was created); ConfigError naming each key, with the reference and what is wrong."""
+        since it was created); ConfigError naming each key, with the reference and what is wrong. Its
+        worker-cluster keys (`SourceConnector.worker_cluster_keys`) left absent, empty or `embedded` name
+        the worker's cluster."""
+        return self._on_worker_cluster(self._with_references_resolved(config))
+
+    def _on_worker_cluster(self, config: ConnectorConfig) -> ConnectorConfig:
+        keys = config.connector_class.worker_cluster_keys
+        if self._worker is None or self._worker.uses_embedded_broker or not keys:  # no address known (a plan)
+            return config
+        defaulted = {key for key in keys if config.props.get(key, "").strip() in ("", EMBEDDED)}
+        if not defaulted:
+            return config
+        servers = self._worker.bootstrap_servers
+        return replace(config, props={**config.props, **dict.fromkeys(defaulted, servers)})
+
+    def _with_references_resolved(self, config: ConnectorConfig) -> ConnectorConfig:
         if not self._needs_resolving(config.props):
             return config
         source = f"connector {config.name}"
