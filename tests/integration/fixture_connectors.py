@@ -13,6 +13,7 @@ from connectworker.api import (
     CleanupPolicy,
     ConfigDef,
     ConfigType,
+    ConfigValue,
     RecordMetadata,
     RequiredTopic,
     SourceConnector,
@@ -228,3 +229,17 @@ class MarkingSource(NamedTopicsSource):
 
     def task_class(self) -> type[SourceTask]:
         return MarkingTask
+
+
+class GatedDataGen(DataGenConnector):
+    """A DataGen whose validation needs something outside the worker, as a CDC connector's needs its
+    database: the file `gate.file` names must exist."""
+
+    def config_def(self) -> ConfigDef:
+        return super().config_def().merge(ConfigDef().define("gate.file", ConfigType.STRING))
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        values = super().validate(props)
+        if not Path(props.get("gate.file", "")).exists():
+            values["gate.file"].errors.append(f"{props.get('gate.file')} does not exist (the service is down)")
+        return values

@@ -88,3 +88,61 @@ def test_the_standalone_command_serves_the_api_and_restores_rest_connectors(
         assert httpx.get(f"{url}/connectors").json() == sorted([f"file-{unique}", rest_name])
         assert httpx.get(f"{url}/connectors/{rest_name}/status").json()["connector"]["state"] == "RUNNING"
     delete_topics(admin, [f"cli-{unique}"])
+
+
+def test_a_stored_connector_whose_config_no_longer_validates_is_listed_failed_and_can_be_restarted(
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    gate = tmp_path / "service-up"
+    gate.touch()
+    name = f"gated-{unique}"
+    props = {
+        **datagen(name, f"gated-{unique}", rate="5"),
+        "connector.class": "tests.integration.fixture_connectors.GatedDataGen",
+        "gate.file": str(gate),
+    }
+    with rest_worker(config) as api:
+        assert api.client.post("/connectors", json={"name": name, "config": props}).status_code == 201
+    gate.unlink()  # the service its validation asks is down when the worker starts again
+
+    with rest_worker(config) as api:
+        assert api.client.get("/connectors").json() == [name]
+        status = status_of(api, name)
+        assert status["connector"]["state"] == "FAILED" and status["tasks"] == []
+        trace = status["connector"]["trace"]
+        assert f"gate.file: {gate} does not exist (the service is down)" in trace
+        assert f"POST /connectors/{name}/restart" in trace
+        assert api.client.get(f"/connectors/{name}/config").json()["gate.file"] == str(gate)  # as written
+        assert name in api.client.get("/ui").text
+
+        assert api.client.post(f"/connectors/{name}/restart").status_code == 204
+        assert status_of(api, name)["connector"]["state"] == "FAILED"  # validated again: still down
+        gate.touch()
+        assert api.client.post(f"/connectors/{name}/restart").status_code == 204
+        wait_until(lambda: status_of(api, name)["connector"]["state"] == "RUNNING", what=f"{name} running")
+        wait_until(lambda: bool(status_of(api, name)["tasks"]), what=f"{name}'s task")
+
+    gate.unlink()
+    with rest_worker(config) as api:  # FAILED again: and deleted from there
+        assert status_of(api, name)["connector"]["state"] == "FAILED"
+        assert api.client.delete(f"/connectors/{name}").status_code == 204
+        assert api.client.get("/connectors").json() == []
+    delete_topics(admin, [f"gated-{unique}"])
+
+
+def test_a_file_connector_changed_through_rest_is_not_run_by_a_worker_that_does_not_name_its_file(
+    broker: Broker, admin: AdminClient, tmp_path: Path, unique: str
+) -> None:
+    config = rest_worker_config(broker.bootstrap_servers, tmp_path)
+    from_file = datagen(f"file-{unique}", f"owned-{unique}", rate="5")
+    name = from_file["name"]
+    with rest_worker(config, from_file) as api:
+        assert api.client.put(f"/connectors/{name}/stop").status_code == 204
+        assert api.client.put(f"/connectors/{name}/resume").status_code == 202
+        assert json.loads((tmp_path / STORE).read_text())["connectors"][name]["target_state"] == "RUNNING"
+
+    with rest_worker(config) as api:  # its file is not named
+        assert api.client.get("/connectors").json() == []
+    assert json.loads((tmp_path / STORE).read_text())["connectors"] == {}
+    delete_topics(admin, [f"owned-{unique}"])

@@ -71,5 +71,5 @@ def test_initial_only_after_its_snapshot_idles() -> None:
 
 
 def test_the_acknowledgement_key_takes_an_lsn_only() -> None:
-    with pytest.raises(ConfigError, match="slot.gap.acknowledged.lsn: .*PostgreSQL LSN"):
+    with pytest.raises(ConfigError, match=r"slot\.gap\.acknowledged\.lsn: .*PostgreSQL LSN"):
         parse_settings({**SETTINGS, "slot.gap.acknowledged.lsn": "yes"})

@@ -103,3 +103,17 @@ def test_a_rest_created_connector_later_named_in_a_file_takes_the_file_config(tm
     store.put("a", StoredConnector({**FILE_A, "topic.pattern": "from-rest"}, State.RUNNING, None))
     [entry] = store.startup_entries([FILE_A])
     assert entry.config == FILE_A and not entry.from_store
+
+
+def test_a_file_connector_changed_through_rest_is_not_run_without_its_file_and_the_change_is_dropped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = ConnectorStore(tmp_path / "c.json")
+    store.put("a", StoredConnector(FILE_A, State.STOPPED, config_digest(FILE_A)))  # stopped, then resumed: RUNNING
+    store.put("b", StoredConnector({"name": "b", "connector.class": "DataGen"}, State.RUNNING))
+    with caplog.at_level(logging.WARNING):
+        entries = store.startup_entries([])
+    assert [e.config["name"] for e in entries] == ["b"]  # the REST-created one only: files own theirs
+    assert set(store.entries()) == {"b"}
+    assert "Connector a was changed through the REST API over its connector file" in caplog.text
+    assert "name the file to run it" in caplog.text

@@ -9,7 +9,9 @@ Connectors named on the command line interact with the file through a digest of 
 config: when REST changes (or deletes) such a connector, the entry remembers the digest of the file
 config it overrode. At the next start the stored entry wins while the file still holds that same
 config; once the operator edits the file, the file wins again and the stale entry is dropped. So
-neither source silently undoes a newer change made through the other.
+neither source silently undoes a newer change made through the other. Files own the connectors they
+name: a run that does not name the file does not run its connector, REST change or not, and drops the
+change.
 """
 
 from __future__ import annotations
@@ -139,9 +141,17 @@ class ConnectorStoreBase(ABC):
         for name, stored in self.entries().items():
             if name in in_files:
                 continue
-            if stored.config is None:
-                self.remove(name)  # its file is no longer named on the command line: nothing to keep
-            else:
+            if stored.file_digest is not None:  # a file's connector, changed through REST: the file owns it
+                if stored.config is not None:
+                    log.warning(
+                        "Connector %s was changed through the REST API over its connector file, which is not on "
+                        "the command line: it is not run, and its REST change is dropped from %s (files own the "
+                        "connectors they name; name the file to run it)",
+                        name,
+                        self.describe(),
+                    )
+                self.remove(name)
+            elif stored.config is not None:
                 result.append(StartupEntry(dict(stored.config), stored.target_state, from_store=True))
         return result
 

@@ -35,6 +35,7 @@ from connectworker.runtime.herder.errors import (
 from connectworker.runtime.herder.offset_changes import ask_connector, unused_offset_reasons
 from connectworker.runtime.herder.redaction import ConnectorSecrets
 from connectworker.runtime.herder.supervisor import Supervisor
+from connectworker.runtime.herder.unusable_config import is_unusable, unusable_config
 from connectworker.runtime.herder.validation import validate_connector_config
 from connectworker.runtime.herder.values import (
     ConnectorActivity,
@@ -96,6 +97,7 @@ class StandaloneHerder:
         self.secrets = ConnectorSecrets(worker, config, self.redactor)
         worker.resolver.on_values = self.secrets.refresh  # a connector's provider values, before it can log them
         self._file_digests: dict[str, str] = {}
+        self._file_rule_told: set[str] = set()  # file connectors whose REST change logged the rule
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
         self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task, metrics)
@@ -129,15 +131,19 @@ class StandaloneHerder:
                         providers=self.worker.resolver.providers,
                         worker=self.config,
                     )
-                except ConfigError as exc:
-                    log.error("Connector %s from the connector store is not started: %s", name, exc)
-                    continue
+                except ConfigError as exc:  # listed FAILED with the reason, as Kafka lists it
+                    config = unusable_config(entry.config, exc)
+                    log.error(
+                        "Connector %s from the connector store is FAILED: its config did not validate: %s",
+                        name,
+                        exc,
+                    )
                 try:
                     self._run(config, entry.target_state)
                 except ConfigError as exc:  # the worker's task limits: the others still start
                     log.error("Connector %s is not started: %s", name, exc)
                     continue
-                if entry.from_store:
+                if entry.from_store and not is_unusable(config):
                     log.info("Connector %s restored from the connector store (%s)", name, entry.target_state)
             self.secrets.refresh()
             self._started = True
@@ -370,7 +376,7 @@ class StandaloneHerder:
             self.auto_restarts.reset(name)  # a person restarted it: the automatic restarts count from 0
             connector_failed = running.status.snapshot()[0] is State.FAILED
             if not only_failed or connector_failed:
-                self.worker.restart_connector(name)
+                self.worker.restart_connector(name, self._validated_again(running.config))
                 return RestartPlan(True, frozenset(t.task_id for t in self.worker.get(name).tasks))
             tasks = frozenset(
                 t.task_id for t in running.tasks if include_tasks and t.status.snapshot()[0] is State.FAILED
@@ -378,6 +384,20 @@ class StandaloneHerder:
             for task_id in sorted(tasks):
                 self.worker.restart_task(name, task_id)
             return RestartPlan(False, tasks)
+
+    def _validated_again(self, config: ConnectorConfig) -> ConnectorConfig | None:
+        """For a restart: a connector whose config did not validate at start-up (`unusable_config`) gets its
+        config validated again, and runs for real once it passes; None (the config as it is) for the rest."""
+        if not is_unusable(config):
+            return None
+        try:
+            validated = parse_connector_config(
+                config.props, providers=self.worker.resolver.providers, worker=self.config
+            )
+        except ConfigError as exc:
+            return unusable_config(config.props, exc)
+        log.info("Connector %s: its config validates now; starting it", config.name)
+        return validated
 
     def restart_task(self, name: str, task_id: int) -> None:
         with self._lock:
@@ -387,8 +407,9 @@ class StandaloneHerder:
     def _restart_failed_connector(self, name: str) -> None:
         """An automatic restart of a FAILED connector: as `POST /connectors/NAME/restart`, but counted."""
         with self._lock:
-            if self.worker.get(name).target_state is not State.STOPPED:
-                self.worker.restart_connector(name)
+            running = self.worker.get(name)
+            if running.target_state is not State.STOPPED:
+                self.worker.restart_connector(name, self._validated_again(running.config))
 
     def _restart_failed_task(self, name: str, task_id: int) -> None:
         """An automatic restart of a FAILED task: as `POST /connectors/NAME/tasks/ID/restart`, but counted."""
@@ -446,6 +467,15 @@ class StandaloneHerder:
             running = None
         if self.store is not None:
             digest = self._file_digests.get(name)
+            if digest is not None and name not in self._file_rule_told:
+                self._file_rule_told.add(name)
+                log.info(
+                    "Connector %s comes from a connector file named on the command line, which owns it: this "
+                    "change through the REST API (kept in %s) lasts while that file is named and unchanged; "
+                    "edit the file to make it last beyond",
+                    name,
+                    self.store.describe(),
+                )
             if running is not None:
                 entry = StoredConnector(dict(running.config.props), running.target_state, digest)
                 self.store.put(name, entry)
