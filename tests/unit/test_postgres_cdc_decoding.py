@@ -65,7 +65,7 @@ def test_arrays_parse_with_quotes_escapes_and_nulls() -> None:
 
 
 def test_temporal_text_becomes_debeziums_values() -> None:
-    options = c.TypeOptions()
+    options = c.PostgresTypeOptions()
     zoned = c.column_type(c.TIMESTAMPTZ, -1, options)
     # Debezium 2.2+: as many fraction digits as the column's precision (6 without one), always written
     assert zoned is not None and zoned.parse("2026-02-03 04:05:06.5+02") == "2026-02-03T02:05:06.500000Z"
@@ -82,11 +82,11 @@ def test_temporal_text_becomes_debeziums_values() -> None:
 
 
 def test_modes_and_an_unknown_type() -> None:
-    hexed = c.column_type(c.BYTEA, -1, c.TypeOptions(binary_handling="hex"))
+    hexed = c.column_type(c.BYTEA, -1, c.PostgresTypeOptions(binary_handling="hex"))
     assert hexed is not None and hexed.parse("\\x00ff") == "00ff" and hexed.schema.type is SchemaType.STRING
-    assert c.column_type(600, -1, c.TypeOptions()) is None  # point
-    with pytest.raises(c.UnsupportedTypeError, match=r"Column 'p' of table public.t has the type point"):
-        c.require_type("public.t", "p", 600, -1, "point", c.TypeOptions())
+    assert c.column_type(1017, -1, c.PostgresTypeOptions()) is None  # point[]: Debezium has no schema for it
+    with pytest.raises(c.UnsupportedTypeError, match=r"Column 'p' of table public.t has the type point\[\]"):
+        c.require_type("public.t", "p", 1017, -1, "point[]", c.PostgresTypeOptions())
 
 
 # Debezium's AbstractRecordsProducerTest.schemaAndValuesForDateTimeTypes: (type oid, typmod, PostgreSQL's
@@ -127,12 +127,12 @@ DEBEZIUM_TEMPORAL = [
 def test_temporal_values_beyond_pythons_datetime_are_written_as_debezium_writes_them(
     oid: int, modifier: int, text: str, expected: object
 ) -> None:
-    column = c.column_type(oid, modifier, c.TypeOptions())
+    column = c.column_type(oid, modifier, c.PostgresTypeOptions())
     assert column is not None and column.parse(text) == expected
 
 
 def test_unchanged_toast_placeholders_follow_the_column_type_as_debeziums() -> None:
-    options, placeholder = c.TypeOptions(), "__debezium_unavailable_value"
+    options, placeholder = c.PostgresTypeOptions(), "__debezium_unavailable_value"
     by_type = {name: c.column_type(oid, -1, options) for name, oid in [("text", c.TEXT), ("bytea", c.BYTEA)]}
     by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("text[]", 1009), ("int4[]", 1007)]}
     by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("int8[]", 1016), ("uuid[]", 2951)]}
@@ -143,12 +143,12 @@ def test_unchanged_toast_placeholders_follow_the_column_type_as_debeziums() -> N
     assert unavailable["int4[]"] == list(placeholder.encode()) == unavailable["int8[]"]
     assert unavailable["uuid[]"] == ["b68a35a7-17ad-35b3-af2a-ae46edb4545a"]  # Java's UUID.nameUUIDFromBytes
     assert unavailable["int2[]"] is None  # Debezium has none: null where the column allows it
-    hexed = c.column_type(c.BYTEA, -1, c.TypeOptions(binary_handling="hex"))
+    hexed = c.column_type(c.BYTEA, -1, c.PostgresTypeOptions(binary_handling="hex"))
     assert hexed is not None and hexed.unavailable == placeholder  # not hex-encoded, as Debezium's
 
 
 def test_array_text_forms_of_json_bytea_and_timestamptz_parse_to_their_elements() -> None:
-    options = c.TypeOptions()
+    options = c.PostgresTypeOptions()
     json_array = c.column_type(3807, -1, options)  # jsonb[]
     assert json_array is not None and json_array.parse('{"{\\"a\\": 1}","[1, 2]",NULL}') == ['{"a": 1}', "[1, 2]", None]
     bytea_array = c.column_type(1001, -1, options)
