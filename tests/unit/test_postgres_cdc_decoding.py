@@ -10,7 +10,9 @@ import pytest
 
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.postgres_cdc import columns as c
+from connectworker.connectors.postgres_cdc import hstore
 from connectworker.connectors.postgres_cdc import pgoutput as pg
+from connectworker.connectors.postgres_cdc.catalog_types import CatalogTypes
 
 
 def tuple_data(*values: str | None) -> bytes:
@@ -155,3 +157,79 @@ def test_array_text_forms_of_json_bytea_and_timestamptz_parse_to_their_elements(
     assert bytea_array is not None and bytea_array.parse('{"\\\\x00ff"}') == [b"\x00\xff"]
     zoned = c.column_type(1185, -1, options)  # timestamptz[]
     assert zoned is not None and zoned.parse('{"2020-04-01 11:51:02+00"}') == ["2020-04-01T11:51:02.000000Z"]
+
+
+# (PostgreSQL's text, IntervalStyle=postgres; Debezium's MicroDuration; its Interval string), each checked
+# against Debezium's MicroDuration.durationMicros and Interval.toIsoString run on Java 17
+DEBEZIUM_INTERVALS = [
+    ("1 year 2 mons 3 days 04:05:06.78", 37091106780000, "P1Y2M3DT4H5M6.78S"),
+    ("-1 years -2 mons +3 days -04:05:06.78", -36572706780000, "P-1Y-2M3DT-4H-5M-6.78S"),
+    ("1 mon -1 days", 2543400000000, "P0Y1M-1DT0H0M0S"),
+    ("-1 days +100:00:00", 273600000000, "P0Y0M-1DT100H0M0S"),
+    ("1 day 02:00:00", 93600000000, "P0Y0M1DT2H0M0S"),
+    ("00:00:00", 0, "P0Y0M0DT0H0M0S"),
+    ("-00:00:00.000001", -1, "P0Y0M0DT0H0M-0.000001S"),
+    ("00:00:00.3", 300000, "P0Y0M0DT0H0M0.3S"),
+    ("178000000 years", 9223372036854775807, "P178000000Y0M0DT0H0M0S"),  # Java's (long) saturates
+]
+
+
+@pytest.mark.parametrize(("text", "micros", "iso"), DEBEZIUM_INTERVALS)
+def test_intervals_become_debeziums_micro_duration_and_iso_text(text: str, micros: int, iso: str) -> None:
+    numeric = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions())
+    string = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions(interval_handling="string"))
+    assert numeric is not None and string is not None
+    assert (numeric.parse(text), string.parse(text)) == (micros, iso)
+
+
+def test_an_interval_whose_hours_java_cannot_hold_is_refused() -> None:
+    numeric = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions())
+    assert numeric is not None
+    with pytest.raises(ValueError, match="32-bit"):  # pgjdbc's PGInterval fails on it too
+        numeric.parse("2562047788:00:54.775807")
+
+
+def test_money_by_decimal_mode_and_fraction_digits() -> None:
+    def parse(text: str, **options: object) -> object:
+        found = c.column_type(c.MONEY, -1, c.PostgresTypeOptions(**options))  # type: ignore[arg-type]
+        assert found is not None
+        return found.parse(text)
+
+    assert parse("$1,234.11") == (123411).to_bytes(3, "big")
+    assert parse("-$1,234.11") == parse("($1,234.11)") == (-123411).to_bytes(3, "big", signed=True)
+    assert parse("$0.05", money_fraction_digits=1) == bytes([1])  # rounded half up
+    assert parse("-$92,233,720,368,547,758.08", decimal_handling="string") == "-92233720368547758.08"
+    assert parse("$1.5", decimal_handling="double") == 1.5
+    with pytest.raises(ValueError, match="not a money value"):
+        parse("1,23 €")
+
+
+def test_hstore_entries_come_in_java_hash_map_order_as_jackson_writes_them() -> None:
+    """The order of 40 keys (past HashMap's first resize, non-ASCII) as java.util.HashMap iterates them on
+    Java 17; control characters escaped as Jackson escapes them."""
+    keys = [f"k{n}é" for n in range(40)]
+    order = [3, 1, 29, 19, 27, 17, 39, 25, 15, 37, 23, 13, 35, 21, 11, 33, 30, 20, 8, 6, 4, 2, 0, 18, 16, 38]
+    order += [28, 14, 36, 26, 12, 34, 24, 10, 32, 22, 31, 9, 7, 5]
+    assert [k for k, _ in hstore.java_hash_map_order([(k, "v") for k in keys])] == [keys[n] for n in order]
+    assert hstore.as_json('"a"=>"x\\"\\\\y", "b"=>NULL, "c"=>"\x01\x1f\n"') == (
+        '{"a":"x\\"\\\\y","b":null,"c":"\\u0001\\u001F\\n"}'
+    )
+    assert hstore.as_map('"a"=>"1", "b"=>NULL') == {"a": "1", "b": None}
+    with pytest.raises(ValueError, match="not an hstore"):
+        hstore.as_map('"a"->"1"')
+
+
+def test_bits_geometry_and_domains() -> None:
+    options = c.PostgresTypeOptions()
+    bit1, varbit, bit24 = (c.column_type(oid, n, options) for oid, n in [(c.BIT, 1), (c.VARBIT, -1), (c.BIT, 24)])
+    assert bit1 is not None and bit1.schema.type is SchemaType.BOOLEAN and bit1.parse("1") is True
+    assert varbit is not None and dict(varbit.schema.parameters) == {"length": "2147483647"}
+    assert bit24 is not None and bit24.parse("000000110000001000000001") == bytes([1, 2, 3])
+    point = c.column_type(600, -1, options)
+    assert point is not None and point.parse("(Infinity,-1e+300)")["x"] == float("inf")
+    types = CatalogTypes(domains={50_000: (c.NUMERIC, 655366), 50_001: (50_000, -1), 50_002: (50_001, 458758)})
+    assert types.base(50_001, -1) == (c.NUMERIC, 655366)  # a domain of a domain: numeric(10,2)
+    assert types.base(50_002, -1) == (c.NUMERIC, 458758)  # the nearest modifier: numeric(7,2)
+    domain = c.column_type(50_001, -1, options, types)
+    assert domain is not None and dict(domain.schema.parameters) == {"scale": "2", "connect.decimal.precision": "10"}
+    assert domain.parse("12.5") == (1250).to_bytes(2, "big")
