@@ -10,7 +10,7 @@ import pytest
 
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.postgres_cdc import columns as c
-from connectworker.connectors.postgres_cdc import hstore
+from connectworker.connectors.postgres_cdc import hstore, source_type
 from connectworker.connectors.postgres_cdc import pgoutput as pg
 from connectworker.connectors.postgres_cdc.catalog_types import CatalogTypes
 
@@ -233,3 +233,16 @@ def test_bits_geometry_and_domains() -> None:
     domain = c.column_type(50_001, -1, options, types)
     assert domain is not None and dict(domain.schema.parameters) == {"scale": "2", "connect.decimal.precision": "10"}
     assert domain.parse("12.5") == (1250).to_bytes(2, "big")
+
+
+def test_source_type_lengths_and_scales_of_interval_and_bits_are_the_jdbc_drivers() -> None:
+    """What pgjdbc's TypeInfoCache.getPrecision / getScale give, which column.propagate.source.type carries."""
+
+    def length_and_scale(oid: int, modifier: int) -> tuple[str, str]:
+        found = dict(source_type.parameters("x", oid, modifier, "t"))
+        return found["__debezium.source.column.length"], found["__debezium.source.column.scale"]
+
+    assert length_and_scale(c.INTERVAL, -1) == ("49", "6")
+    assert length_and_scale(c.INTERVAL, 0x7FFF0003) == ("49", "3")  # interval(3)
+    assert length_and_scale(c.BIT, 3) == ("3", "0")
+    assert length_and_scale(c.VARBIT, -1) == ("2147483647", "0")
