@@ -30,3 +30,4 @@ class ColumnType:
     schema: Schema  # not optional; the column's nullability makes it so
     parse: Callable[[Any], Any]
     unavailable: Any = None  # the value of an unchanged TOASTed value; None: this type has no placeholder
+    fallback: Any = None  # a NOT NULL column's value when a change leaves it out; None: its schema type's zero

@@ -1,8 +1,9 @@
 """`PostgresCdcConnector`: change data capture from PostgreSQL, Debezium's PostgreSQL connector in Python.
 
 One task (a replication slot is read by one client). Validation checks, beyond each key, that the server
-decodes logically (`wal_level=logical`) and that the user may replicate, so a REST create answers 400 and
-`connectworker standalone` exits 2 naming the setting to change. See docs/cdc.md.
+decodes logically (`wal_level=logical`), that the user may replicate and that every captured column's type
+has a mapping, so a REST create answers 400 and `connectworker standalone` exits 2 naming the setting to
+change. See docs/cdc.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from connectworker.api.task import SourceTask
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
 from ..debezium.validation import validate_on_the_server
+from .column_check import check_column_types
 from .database import check_setup, connect
 from .keys import CONFIG_DEF, HOSTNAME
 from .settings import parse_settings, problems_across_keys
@@ -36,6 +38,7 @@ class PostgresCdcConnector(DebeziumConnector):
             connection = connect(settings)
             try:
                 check_setup(connection, settings)
+                check_column_types(connection, settings)
             finally:
                 connection.close()
 

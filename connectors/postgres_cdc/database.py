@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from connectworker.api.errors import ConnectError
 
 from ..debezium.setup_errors import SetupError, first_line
-from .columns import EnumTypes
 from .pgoutput import parse_lsn
 from .settings import CdcSettings
 
@@ -23,7 +22,8 @@ if TYPE_CHECKING:
     import psycopg2.extensions
 
 SESSION_OPTIONS = (
-    "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 -c IntervalStyle=postgres"
+    "-c DateStyle=ISO -c TimeZone=UTC -c bytea_output=hex -c extra_float_digits=3 -c IntervalStyle=postgres "
+    "-c lc_monetary=C"
 )
 
 
@@ -147,18 +147,6 @@ def visible_table_columns(
         if set(names) <= {c.name for c in columns} or time.monotonic() >= deadline:
             return columns
         time.sleep(0.01)
-
-
-def enum_types(connection: psycopg2.extensions.connection) -> EnumTypes:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT t.oid, t.typarray, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_type t "
-            "JOIN pg_enum e ON e.enumtypid = t.oid WHERE t.typtype = 'e' GROUP BY t.oid, t.typarray"
-        )
-        rows = cursor.fetchall()
-    return EnumTypes(
-        {int(oid): tuple(labels) for oid, _, labels in rows}, {int(array): int(oid) for oid, array, _ in rows}
-    )
 
 
 def list_tables(connection: psycopg2.extensions.connection, settings: CdcSettings) -> list[tuple[int, str, str]]:

@@ -22,7 +22,8 @@ from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 from ..debezium import decimals
 from ..debezium.envelope import envelope_schema
 from . import source_type
-from .columns import ColumnType, EnumTypes, TypeOptions, require_type
+from .catalog_types import CatalogTypes
+from .columns import ColumnType, PostgresTypeOptions, require_type
 from .database import CatalogColumn
 from .pgoutput import UNCHANGED_TOAST
 from .rows import Row, RowColumn, compile_row
@@ -181,7 +182,9 @@ def _key_columns(settings: CdcSettings, schema: str, table: str, columns: Sequen
 
 
 def _null_value(column: Column) -> Any:
-    return None if column.optional else _fallback(column.type.schema)
+    if column.optional:
+        return None
+    return _fallback(column.type.schema) if column.type.fallback is None else column.type.fallback
 
 
 def _schema_label(column: Column) -> str:
@@ -230,8 +233,8 @@ def shape_of(
     table: str,
     names: Sequence[tuple[str, int, int]],
     catalog: Sequence[CatalogColumn],
-    enums: EnumTypes,
-    options: TypeOptions,
+    types: CatalogTypes,
+    options: PostgresTypeOptions,
 ) -> TableShape:
     """The shape of a table whose tuples hold the columns `names` ((name, type oid, typmod) in order), with
     nullability, primary key and type names from the catalog; raises UnsupportedTypeError for a kept column
@@ -243,10 +246,10 @@ def shape_of(
             continue
         known = by_name.get(name)
         type_name = known.type_name if known is not None else f"oid {oid}"
-        kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, enums)
+        kind = require_type(f"{schema}.{table}", name, oid, modifier, type_name, options, types)
         short_name = known.type_short_name if known is not None else ""
         if short_name and settings.propagates_type(schema, table, name, short_name):
-            extra = source_type.parameters(name, oid, modifier, short_name)
+            extra = source_type.parameters(name, *types.base(oid, modifier), short_name)
             kind = replace(kind, schema=replace(kind.schema, parameters=kind.schema.parameters + extra))
         key_position = known.key_position if known is not None else 0
         optional = known is None or known.nullable

@@ -36,11 +36,14 @@ SLOT_GAP_ACKNOWLEDGED = "slot.gap.acknowledged.lsn"
 COMPACT_KEYED = "compact.keyed.table.topics"
 SKIPPED_OPERATIONS = "skipped.operations"
 UNAVAILABLE_PLACEHOLDER = "unavailable.value.placeholder"
+INTERVAL_MODE, HSTORE_MODE, MONEY_DIGITS = "interval.handling.mode", "hstore.handling.mode", "money.fraction.digits"
 
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 SNAPSHOT_MODES = ("initial", "no_data", "never", "initial_only", "always")
 AUTOCREATE_MODES = ("all_tables", "filtered", "disabled")
 TIME_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
+INTERVAL_MODES = ("numeric", "string")
+HSTORE_MODES = ("json", "map")
 
 _DATABASE, _CONNECTOR, _TYPES = "Database", "Connector", "Types"
 
@@ -304,6 +307,35 @@ CONFIG_DEF = (
         group=_TYPES,
         recommended_values=BINARY_MODES,
         documentation="bytea columns: bytes, or base64, base64-url-safe, hex strings.",
+    )
+    .define(
+        INTERVAL_MODE,
+        ConfigType.STRING,
+        "numeric",
+        validator=one_of(*INTERVAL_MODES),
+        group=_TYPES,
+        recommended_values=INTERVAL_MODES,
+        documentation="interval columns: numeric (int64 io.debezium.time.MicroDuration, microseconds with a month "
+        "taken as 365.25 / 12 days) or string (io.debezium.time.Interval, ISO-8601: P1Y2M3DT4H5M6.78S).",
+    )
+    .define(
+        HSTORE_MODE,
+        ConfigType.STRING,
+        "json",
+        validator=one_of(*HSTORE_MODES),
+        group=_TYPES,
+        recommended_values=HSTORE_MODES,
+        documentation='hstore columns: json (an io.debezium.data.Json string, {"key":"value"}) or map (a '
+        "Connect map of strings to optional strings).",
+    )
+    .define(
+        MONEY_DIGITS,
+        ConfigType.INT,
+        2,
+        validator=in_range(0, 32767),
+        group=_TYPES,
+        documentation="The scale of money columns' Decimal with decimal.handling.mode=precise (values are "
+        "rounded half up to it).",
     )
     .define(
         UNAVAILABLE_PLACEHOLDER,

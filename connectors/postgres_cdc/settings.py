@@ -9,8 +9,8 @@ from typing import Any
 
 from connectworker.api.errors import ConfigError
 
-from ..debezium.column_types import TypeOptions
 from ..debezium.keys import parse_message_key_columns, skipped_operations
+from .columns import PostgresTypeOptions
 from .keys import (
     BINARY_MODE,
     COLUMN_EXCLUDE,
@@ -24,8 +24,11 @@ from .keys import (
     HEARTBEAT_MS,
     HEARTBEAT_PREFIX,
     HOSTNAME,
+    HSTORE_MODE,
+    INTERVAL_MODE,
     MAX_BATCH,
     MESSAGE_KEY_COLUMNS,
+    MONEY_DIGITS,
     PASSWORD,
     POLL_MS,
     PORT,
@@ -70,7 +73,7 @@ class CdcSettings:
     column_exclude: tuple[re.Pattern[str], ...]
     snapshot_mode: str
     tombstones: bool
-    types: TypeOptions
+    types: PostgresTypeOptions
     heartbeat_s: float
     heartbeat_topic: str
     slot_drop_on_stop: bool
@@ -155,11 +158,14 @@ def parse_settings(props: Mapping[str, str], *, source: str = "PostgresConnector
         column_exclude=patterns(COLUMN_EXCLUDE),
         snapshot_mode=values[SNAPSHOT_MODE].lower(),
         tombstones=values[TOMBSTONES],
-        types=TypeOptions(
+        types=PostgresTypeOptions(
             values[DECIMAL_MODE].lower(),
             values[TIME_MODE].lower(),
             values[BINARY_MODE].lower(),
             placeholder_bytes(values[UNAVAILABLE_PLACEHOLDER]),
+            interval_handling=values[INTERVAL_MODE].lower(),
+            hstore_handling=values[HSTORE_MODE].lower(),
+            money_fraction_digits=values[MONEY_DIGITS],
         ),
         heartbeat_s=values[HEARTBEAT_MS] / 1000,
         heartbeat_topic=f"{values[HEARTBEAT_PREFIX]}.{values[TOPIC_PREFIX]}",

@@ -16,7 +16,8 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .database import connect, enum_types, list_tables, quote, table_columns
+from .catalog_types import catalog_types
+from .database import connect, list_tables, quote, table_columns
 from .envelope import TableShape, shape_of
 from .settings import CdcSettings
 
@@ -38,7 +39,7 @@ class SnapshotReader:
         with self._connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
         self.tables = list_tables(self._connection, settings)
-        self._enums = enum_types(self._connection)
+        self._types = catalog_types(self._connection)
         self._batches = self._read()
         log.info(
             "Snapshot of %d table(s): %s", len(self.tables), ", ".join(f"{s}.{t}" for _, s, t in self.tables) or "none"
@@ -59,10 +60,11 @@ class SnapshotReader:
                 table,
                 [(c.name, c.type_oid, c.type_modifier) for c in catalog],
                 catalog,
-                self._enums,
+                self._types,
                 self._settings.types,
             )
-            oids = tuple({c.type_oid for c in catalog})
+            # a domain's values come as its base type's (RowDescription names the base type): both read as text
+            oids = tuple({c.type_oid for c in catalog} | {self._types.base(c.type_oid, -1)[0] for c in catalog})
             columns = ", ".join(quote(c.name) for c in catalog) or "NULL"
             with self._connection.cursor(name=f"cdc_snapshot_{number}") as cursor:
                 if oids:  # on this cursor only: on the connection, the next table's catalog query read text too

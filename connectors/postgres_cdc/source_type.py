@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .columns import (
     ARRAYS,
+    BIT,
     BOOL,
     BPCHAR,
     CHAR,
@@ -21,12 +22,14 @@ from .columns import (
     INT2,
     INT4,
     INT8,
+    INTERVAL,
     NUMERIC,
     OID,
     TIME_OID,
     TIMESTAMP_OID,
     TIMESTAMPTZ,
     TIMETZ,
+    VARBIT,
     VARCHAR,
 )
 
@@ -48,6 +51,10 @@ def length(oid: int, modifier: int) -> int:
     if oid in _TEMPORAL:  # the length of its text: seconds' fraction digits and the point
         fraction = 7 if modifier == -1 else 0 if modifier == 0 else 3 if modifier == 1 else modifier + 1
         return _TEMPORAL_WIDTH[oid] + fraction
+    if oid == INTERVAL:
+        return 49  # the driver's longest interval text
+    if oid == BIT or (oid == VARBIT and modifier != -1):
+        return modifier
     return UNKNOWN_LENGTH
 
 
@@ -60,6 +67,8 @@ def scale(oid: int, modifier: int) -> int:
         return 0 if modifier == -1 else (modifier - 4) & 0xFFFF
     if oid in _TEMPORAL:
         return 6 if modifier == -1 else modifier
+    if oid == INTERVAL:
+        return 6 if modifier == -1 else modifier & 0xFFFF
     return 0
 
 

@@ -27,7 +27,8 @@ from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 from ..debezium.envelope import envelope
 from ..debezium.setup_errors import first_line
 from . import pgoutput as pg
-from .database import connect, enum_types, visible_table_columns
+from .catalog_types import catalog_types
+from .database import connect, visible_table_columns
 from .envelope import Route, TableShape, shape_of, source_struct
 from .pending import PendingRecords
 from .settings import CdcSettings
@@ -212,7 +213,7 @@ class ChangeStream:
             relation.name,
             [(c.name, c.type_oid, c.type_modifier) for c in relation.columns],
             catalog,
-            enum_types(self._catalog),
+            catalog_types(self._catalog),
             self._settings.types,
         )
         if shape.keyed:

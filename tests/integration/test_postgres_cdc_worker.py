@@ -167,11 +167,11 @@ def test_snapshot_under_writes_then_stream_rebuilds_every_row_and_topics_follow_
             )
 
             db.execute(
-                "CREATE TABLE shapes (id int PRIMARY KEY, area circle)", "INSERT INTO shapes VALUES (1, '<(0,0),1>')"
+                "CREATE TABLE shapes (id int PRIMARY KEY, area point[])", "INSERT INTO shapes VALUES (1, '{\"(0,0)\"}')"
             )
             wait_until(lambda: task_state(runtime.worker, props["name"])[0] is State.FAILED, 30, "the task to fail")
             trace = task_state(runtime.worker, props["name"])[1] or ""
-            assert "Column 'area' of table public.shapes has the type circle" in trace
+            assert "Column 'area' of table public.shapes has the type point[]" in trace
     finally:
         stop.set()
         thread.join()

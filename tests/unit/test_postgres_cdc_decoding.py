@@ -10,7 +10,9 @@ import pytest
 
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.postgres_cdc import columns as c
+from connectworker.connectors.postgres_cdc import hstore, source_type
 from connectworker.connectors.postgres_cdc import pgoutput as pg
+from connectworker.connectors.postgres_cdc.catalog_types import CatalogTypes
 
 
 def tuple_data(*values: str | None) -> bytes:
@@ -65,7 +67,7 @@ def test_arrays_parse_with_quotes_escapes_and_nulls() -> None:
 
 
 def test_temporal_text_becomes_debeziums_values() -> None:
-    options = c.TypeOptions()
+    options = c.PostgresTypeOptions()
     zoned = c.column_type(c.TIMESTAMPTZ, -1, options)
     # Debezium 2.2+: as many fraction digits as the column's precision (6 without one), always written
     assert zoned is not None and zoned.parse("2026-02-03 04:05:06.5+02") == "2026-02-03T02:05:06.500000Z"
@@ -82,11 +84,11 @@ def test_temporal_text_becomes_debeziums_values() -> None:
 
 
 def test_modes_and_an_unknown_type() -> None:
-    hexed = c.column_type(c.BYTEA, -1, c.TypeOptions(binary_handling="hex"))
+    hexed = c.column_type(c.BYTEA, -1, c.PostgresTypeOptions(binary_handling="hex"))
     assert hexed is not None and hexed.parse("\\x00ff") == "00ff" and hexed.schema.type is SchemaType.STRING
-    assert c.column_type(600, -1, c.TypeOptions()) is None  # point
-    with pytest.raises(c.UnsupportedTypeError, match=r"Column 'p' of table public.t has the type point"):
-        c.require_type("public.t", "p", 600, -1, "point", c.TypeOptions())
+    assert c.column_type(1017, -1, c.PostgresTypeOptions()) is None  # point[]: Debezium has no schema for it
+    with pytest.raises(c.UnsupportedTypeError, match=r"Column 'p' of table public.t has the type point\[\]"):
+        c.require_type("public.t", "p", 1017, -1, "point[]", c.PostgresTypeOptions())
 
 
 # Debezium's AbstractRecordsProducerTest.schemaAndValuesForDateTimeTypes: (type oid, typmod, PostgreSQL's
@@ -127,12 +129,12 @@ DEBEZIUM_TEMPORAL = [
 def test_temporal_values_beyond_pythons_datetime_are_written_as_debezium_writes_them(
     oid: int, modifier: int, text: str, expected: object
 ) -> None:
-    column = c.column_type(oid, modifier, c.TypeOptions())
+    column = c.column_type(oid, modifier, c.PostgresTypeOptions())
     assert column is not None and column.parse(text) == expected
 
 
 def test_unchanged_toast_placeholders_follow_the_column_type_as_debeziums() -> None:
-    options, placeholder = c.TypeOptions(), "__debezium_unavailable_value"
+    options, placeholder = c.PostgresTypeOptions(), "__debezium_unavailable_value"
     by_type = {name: c.column_type(oid, -1, options) for name, oid in [("text", c.TEXT), ("bytea", c.BYTEA)]}
     by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("text[]", 1009), ("int4[]", 1007)]}
     by_type |= {name: c.column_type(oid, -1, options) for name, oid in [("int8[]", 1016), ("uuid[]", 2951)]}
@@ -143,15 +145,104 @@ def test_unchanged_toast_placeholders_follow_the_column_type_as_debeziums() -> N
     assert unavailable["int4[]"] == list(placeholder.encode()) == unavailable["int8[]"]
     assert unavailable["uuid[]"] == ["b68a35a7-17ad-35b3-af2a-ae46edb4545a"]  # Java's UUID.nameUUIDFromBytes
     assert unavailable["int2[]"] is None  # Debezium has none: null where the column allows it
-    hexed = c.column_type(c.BYTEA, -1, c.TypeOptions(binary_handling="hex"))
+    hexed = c.column_type(c.BYTEA, -1, c.PostgresTypeOptions(binary_handling="hex"))
     assert hexed is not None and hexed.unavailable == placeholder  # not hex-encoded, as Debezium's
 
 
 def test_array_text_forms_of_json_bytea_and_timestamptz_parse_to_their_elements() -> None:
-    options = c.TypeOptions()
+    options = c.PostgresTypeOptions()
     json_array = c.column_type(3807, -1, options)  # jsonb[]
     assert json_array is not None and json_array.parse('{"{\\"a\\": 1}","[1, 2]",NULL}') == ['{"a": 1}', "[1, 2]", None]
     bytea_array = c.column_type(1001, -1, options)
     assert bytea_array is not None and bytea_array.parse('{"\\\\x00ff"}') == [b"\x00\xff"]
     zoned = c.column_type(1185, -1, options)  # timestamptz[]
     assert zoned is not None and zoned.parse('{"2020-04-01 11:51:02+00"}') == ["2020-04-01T11:51:02.000000Z"]
+
+
+# (PostgreSQL's text, IntervalStyle=postgres; Debezium's MicroDuration; its Interval string), each checked
+# against Debezium's MicroDuration.durationMicros and Interval.toIsoString run on Java 17
+DEBEZIUM_INTERVALS = [
+    ("1 year 2 mons 3 days 04:05:06.78", 37091106780000, "P1Y2M3DT4H5M6.78S"),
+    ("-1 years -2 mons +3 days -04:05:06.78", -36572706780000, "P-1Y-2M3DT-4H-5M-6.78S"),
+    ("1 mon -1 days", 2543400000000, "P0Y1M-1DT0H0M0S"),
+    ("-1 days +100:00:00", 273600000000, "P0Y0M-1DT100H0M0S"),
+    ("1 day 02:00:00", 93600000000, "P0Y0M1DT2H0M0S"),
+    ("00:00:00", 0, "P0Y0M0DT0H0M0S"),
+    ("-00:00:00.000001", -1, "P0Y0M0DT0H0M-0.000001S"),
+    ("00:00:00.3", 300000, "P0Y0M0DT0H0M0.3S"),
+    ("178000000 years", 9223372036854775807, "P178000000Y0M0DT0H0M0S"),  # Java's (long) saturates
+]
+
+
+@pytest.mark.parametrize(("text", "micros", "iso"), DEBEZIUM_INTERVALS)
+def test_intervals_become_debeziums_micro_duration_and_iso_text(text: str, micros: int, iso: str) -> None:
+    numeric = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions())
+    string = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions(interval_handling="string"))
+    assert numeric is not None and string is not None
+    assert (numeric.parse(text), string.parse(text)) == (micros, iso)
+
+
+def test_an_interval_whose_hours_java_cannot_hold_is_refused() -> None:
+    numeric = c.column_type(c.INTERVAL, -1, c.PostgresTypeOptions())
+    assert numeric is not None
+    with pytest.raises(ValueError, match="32-bit"):  # pgjdbc's PGInterval fails on it too
+        numeric.parse("2562047788:00:54.775807")
+
+
+def test_money_by_decimal_mode_and_fraction_digits() -> None:
+    def parse(text: str, **options: object) -> object:
+        found = c.column_type(c.MONEY, -1, c.PostgresTypeOptions(**options))  # type: ignore[arg-type]
+        assert found is not None
+        return found.parse(text)
+
+    assert parse("$1,234.11") == (123411).to_bytes(3, "big")
+    assert parse("-$1,234.11") == parse("($1,234.11)") == (-123411).to_bytes(3, "big", signed=True)
+    assert parse("$0.05", money_fraction_digits=1) == bytes([1])  # rounded half up
+    assert parse("-$92,233,720,368,547,758.08", decimal_handling="string") == "-92233720368547758.08"
+    assert parse("$1.5", decimal_handling="double") == 1.5
+    with pytest.raises(ValueError, match="not a money value"):
+        parse("1,23 €")
+
+
+def test_hstore_entries_come_in_java_hash_map_order_as_jackson_writes_them() -> None:
+    """The order of 40 keys (past HashMap's first resize, non-ASCII) as java.util.HashMap iterates them on
+    Java 17; control characters escaped as Jackson escapes them."""
+    keys = [f"k{n}é" for n in range(40)]
+    order = [3, 1, 29, 19, 27, 17, 39, 25, 15, 37, 23, 13, 35, 21, 11, 33, 30, 20, 8, 6, 4, 2, 0, 18, 16, 38]
+    order += [28, 14, 36, 26, 12, 34, 24, 10, 32, 22, 31, 9, 7, 5]
+    assert [k for k, _ in hstore.java_hash_map_order([(k, "v") for k in keys])] == [keys[n] for n in order]
+    assert hstore.as_json('"a"=>"x\\"\\\\y", "b"=>NULL, "c"=>"\x01\x1f\n"') == (
+        '{"a":"x\\"\\\\y","b":null,"c":"\\u0001\\u001F\\n"}'
+    )
+    assert hstore.as_map('"a"=>"1", "b"=>NULL') == {"a": "1", "b": None}
+    with pytest.raises(ValueError, match="not an hstore"):
+        hstore.as_map('"a"->"1"')
+
+
+def test_bits_geometry_and_domains() -> None:
+    options = c.PostgresTypeOptions()
+    bit1, varbit, bit24 = (c.column_type(oid, n, options) for oid, n in [(c.BIT, 1), (c.VARBIT, -1), (c.BIT, 24)])
+    assert bit1 is not None and bit1.schema.type is SchemaType.BOOLEAN and bit1.parse("1") is True
+    assert varbit is not None and dict(varbit.schema.parameters) == {"length": "2147483647"}
+    assert bit24 is not None and bit24.parse("000000110000001000000001") == bytes([1, 2, 3])
+    point = c.column_type(600, -1, options)
+    assert point is not None and point.parse("(Infinity,-1e+300)")["x"] == float("inf")
+    types = CatalogTypes(domains={50_000: (c.NUMERIC, 655366), 50_001: (50_000, -1), 50_002: (50_001, 458758)})
+    assert types.base(50_001, -1) == (c.NUMERIC, 655366)  # a domain of a domain: numeric(10,2)
+    assert types.base(50_002, -1) == (c.NUMERIC, 458758)  # the nearest modifier: numeric(7,2)
+    domain = c.column_type(50_001, -1, options, types)
+    assert domain is not None and dict(domain.schema.parameters) == {"scale": "2", "connect.decimal.precision": "10"}
+    assert domain.parse("12.5") == (1250).to_bytes(2, "big")
+
+
+def test_source_type_lengths_and_scales_of_interval_and_bits_are_the_jdbc_drivers() -> None:
+    """What pgjdbc's TypeInfoCache.getPrecision / getScale give, which column.propagate.source.type carries."""
+
+    def length_and_scale(oid: int, modifier: int) -> tuple[str, str]:
+        found = dict(source_type.parameters("x", oid, modifier, "t"))
+        return found["__debezium.source.column.length"], found["__debezium.source.column.scale"]
+
+    assert length_and_scale(c.INTERVAL, -1) == ("49", "6")
+    assert length_and_scale(c.INTERVAL, 0x7FFF0003) == ("49", "3")  # interval(3)
+    assert length_and_scale(c.BIT, 3) == ("3", "0")
+    assert length_and_scale(c.VARBIT, -1) == ("2147483647", "0")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 from connectworker.connectors.postgres_cdc import columns as c
 from connectworker.connectors.postgres_cdc import pgoutput as pg
+from connectworker.connectors.postgres_cdc.catalog_types import CatalogTypes
 from connectworker.connectors.postgres_cdc.database import CatalogColumn
 from connectworker.connectors.postgres_cdc.envelope import TableShape, shape_of
 from connectworker.connectors.postgres_cdc.pending import PendingRecords
@@ -78,7 +79,7 @@ def shape(excluded: str = "") -> TableShape:
     settings = parse_settings(SETTINGS | ({"column.exclude.list": excluded} if excluded else {}))
     catalog = [CatalogColumn(name, oid, mod, f"t{oid}", nullable, key) for name, oid, mod, nullable, key in COLUMNS]
     names = [(name, oid, mod) for name, oid, mod, _, _ in COLUMNS]
-    return shape_of(settings, "public", "t", names, catalog, c.EnumTypes(), c.TypeOptions())
+    return shape_of(settings, "public", "t", names, catalog, CatalogTypes(), c.TypeOptions())
 
 
 TOASTABLE = {c.TEXT, c.VARCHAR, c.BYTEA, 1009}  # variable-length types: PostgreSQL never TOASTs the others
