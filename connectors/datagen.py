@@ -32,7 +32,7 @@ from connectworker.api.config_def import (
 from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
-from connectworker.api.record import SourceRecord, SourceRecordBatch, is_offset_count
+from connectworker.api.record import SourceRecord, SourceRecordBatch, as_json, is_offset_count
 from connectworker.api.schema import FLOAT64_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema
 from connectworker.api.task import SourceTask
 from connectworker.connectors.datagen_keys import (
@@ -155,14 +155,14 @@ class DataGenConnector(SourceConnector):
             if set(partition) != {TASK_FIELD} or not is_offset_count(task):
                 raise ConnectError(
                     f'A DataGen partition is {{"{TASK_FIELD}": <task id>}} with a non-negative integer (got '
-                    f"{dict(partition)!r})"
+                    f"{as_json(partition)})"
                 )
             if offset is None:
                 continue
             if set(offset) != {SEQ_FIELD} or not is_offset_count(offset[SEQ_FIELD]):
                 raise ConnectError(
                     f'A DataGen offset is null or {{"{SEQ_FIELD}": <records emitted>}} with a non-negative '
-                    f"integer (got {dict(offset)!r} for task {task})"
+                    f"integer (got {as_json(offset)} for task {task})"
                 )
         return True
 
@@ -261,7 +261,7 @@ class DataGenTask(SourceTask):
             return 0
         if not is_offset_count(seq):
             raise ConnectError(
-                f"DataGen task {self._task_id}: the committed offset {offset!r} has an "
+                f"DataGen task {self._task_id}: the committed offset {as_json(offset)} has an "
                 f"invalid '{SEQ_FIELD}' (expected a non-negative integer)"
             )
         return seq

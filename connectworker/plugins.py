@@ -66,9 +66,18 @@ def _plugin_path_problem(path: Path) -> str | None:
 
 
 def builtin_aliases() -> dict[str, str]:
+    """Every name a built-in connector answers to: its own aliases, and, as Kafka's plugin loader gives a
+    plugin, the simple name of each Java class name it accepts and that name without its `Connector`
+    suffix (`PostgresConnector` and `Postgres` for `io.debezium.connector.postgresql.PostgresConnector`)."""
     from connectworker.connectors import BUILTIN_CONNECTORS
 
-    return dict(BUILTIN_CONNECTORS)
+    aliases = dict(BUILTIN_CONNECTORS)
+    for name, dotted in BUILTIN_CONNECTORS.items():
+        if "." in name:
+            simple = name.rsplit(".", 1)[1]
+            for alias in (simple, simple.removesuffix("Connector")):
+                aliases.setdefault(alias, dotted)
+    return aliases
 
 
 def describe_exception(exc: BaseException) -> str:

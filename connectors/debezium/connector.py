@@ -49,6 +49,10 @@ class DebeziumConnector(SourceConnector):
         """Its start only checks the keys and warns: no side effect (the task's dry start is the database's)."""
         self.start(props)
 
+    def ignored_keys(self, props: Mapping[str, str]) -> list[str]:
+        """Debezium's keys it does not implement: reported by `key_warnings`, not as misspelt keys."""
+        return self.unimplemented_keys(props)
+
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """One task whatever tasks.max says, as Debezium: a replication slot or a binlog has one reader."""
         return [{}]

@@ -9,6 +9,7 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.record import as_json
 
 TOPIC_PREFIX = "topic.prefix"
 SNAPSHOTLESS_MODES = ("no_data", "never")
@@ -25,5 +26,6 @@ def require_server_partition(props: Mapping[str, str], partition: Mapping[str, A
     prefix = props.get(TOPIC_PREFIX, "")
     if dict(partition) != {"server": prefix}:
         raise ConnectError(
-            f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); got {dict(partition)!r}'
+            f'The partition of this connector is {{"server": "{prefix}"}} (its {TOPIC_PREFIX}); '
+            f"got {as_json(partition)}"
         )

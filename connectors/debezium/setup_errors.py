@@ -14,6 +14,23 @@ class SetupError(ConnectError):
         self.key = key
 
 
+class SetupErrors(ConnectError):
+    """Every setup problem a server check found, so that validation names them all at once (a task that
+    cannot start fails with them all too)."""
+
+    def __init__(self, errors: list[SetupError]) -> None:
+        super().__init__("; ".join(str(error) for error in errors))
+        self.errors = errors
+
+
+def raise_setup_errors(errors: list[SetupError]) -> None:
+    """Raise the one error found, or all of them together; nothing when there is none."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise SetupErrors(errors)
+
+
 def first_line(exc: BaseException) -> str:
     """A driver error's first line (the rest is often the statement or a hint already said)."""
     lines = str(exc).strip().splitlines()

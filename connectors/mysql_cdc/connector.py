@@ -21,11 +21,13 @@ from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
-from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME
+from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, PASSWORD, PORT, USER
 from .schema_history import history_topic
-from .settings import parse_settings, problems_across_keys
+from .settings import parse_settings, problems_across_keys, unsupported_key_problems
 from .source import resume_position
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
+
+CONNECTION_KEYS = (HOSTNAME, PORT, USER, PASSWORD)  # in `connect`'s order
 
 
 class MySqlCdcConnector(DebeziumConnector):
@@ -36,15 +38,17 @@ class MySqlCdcConnector(DebeziumConnector):
         return CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
-        def check_server() -> None:
-            settings = parse_settings(props)
-            connection = connect(settings.host, settings.port, settings.user, settings.password)
+        def check_server(values: Mapping[str, Any], every_key_holds: bool) -> None:
+            connection = connect(*(values[key] for key in CONNECTION_KEYS))
             try:
                 check_setup(connection)
             finally:
                 connection.close()
 
-        return validate_on_the_server(super().validate(props), problems_across_keys, check_server, HOSTNAME)
+        values = super().validate(props)
+        for key, problem in unsupported_key_problems(props).items():
+            values.setdefault(key, ConfigValue(key, props[key])).errors.append(problem)
+        return validate_on_the_server(values, problems_across_keys, check_server, HOSTNAME, CONNECTION_KEYS)
 
     def check_settings(self, props: Mapping[str, str]) -> None:
         parse_settings(props)

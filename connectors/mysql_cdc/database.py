@@ -14,7 +14,7 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError
 
-from ..debezium.setup_errors import SetupError, first_line
+from ..debezium.setup_errors import SetupError, first_line, raise_setup_errors
 
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 SESSION_INIT = "SET time_zone = '+00:00'"  # a snapshot reads TIMESTAMP in the session's zone; the binlog is UTC
@@ -102,29 +102,38 @@ def _grants(connection: Any) -> str:
 
 
 def check_setup(connection: Any) -> ServerInfo:
-    """The server's version and id; raises SetupError when it cannot be captured from."""
+    """The server's version and id; raises SetupError (or SetupErrors, every problem found) when it cannot be
+    captured from."""
     found = _variables(
         connection, "log_bin", "binlog_format", "binlog_row_image", "binlog_row_metadata", "version", "server_id"
     )
+    errors: list[SetupError] = []
     if found.get("log_bin", "OFF").upper() not in ("ON", "1"):
-        raise SetupError(
-            HOSTNAME,
-            "The server has no binary log (log_bin is OFF): start it with --log-bin (and --binlog-format=ROW, "
-            "--binlog-row-image=FULL) so that changes can be streamed",
+        errors.append(
+            SetupError(
+                HOSTNAME,
+                "The server has no binary log (log_bin is OFF): start it with --log-bin (and --binlog-format=ROW, "
+                "--binlog-row-image=FULL) so that changes can be streamed",
+            )
         )
     binlog_format = found.get("binlog_format", "").upper()
-    if binlog_format != "ROW":
-        raise SetupError(
-            HOSTNAME,
-            f"The server's binlog_format is {binlog_format or 'unknown'}; change data capture needs ROW "
-            "(SET GLOBAL binlog_format = 'ROW', and binlog_format=ROW in its configuration)",
+    logging = not errors  # without a binary log its format is moot: the message above names the flags
+    if logging and binlog_format != "ROW":
+        errors.append(
+            SetupError(
+                HOSTNAME,
+                f"The server's binlog_format is {binlog_format or 'unknown'}; change data capture needs ROW "
+                "(SET GLOBAL binlog_format = 'ROW', and binlog_format=ROW in its configuration)",
+            )
         )
     row_image = found.get("binlog_row_image", "FULL").upper()
-    if row_image != "FULL":
-        raise SetupError(
-            HOSTNAME,
-            f"The server's binlog_row_image is {row_image}; change data capture needs FULL "
-            "(SET GLOBAL binlog_row_image = 'FULL', and binlog_row_image=FULL in its configuration)",
+    if logging and row_image != "FULL":
+        errors.append(
+            SetupError(
+                HOSTNAME,
+                f"The server's binlog_row_image is {row_image}; change data capture needs FULL "
+                "(SET GLOBAL binlog_row_image = 'FULL', and binlog_row_image=FULL in its configuration)",
+            )
         )
     grants = _grants(connection)
     every = "ALL PRIVILEGES ON *.*" in grants
@@ -137,11 +146,14 @@ def check_setup(connection: Any) -> ServerInfo:
         if not every and not any(spelling in grants for spelling in spellings)
     ]
     if missing:
-        raise SetupError(
-            USER,
-            f"The user lacks the {' and '.join(missing)} privilege{'s' if len(missing) > 1 else ''} the binlog "
-            f"is read with: GRANT {', '.join(missing)} ON *.* TO the connector's user",
+        errors.append(
+            SetupError(
+                USER,
+                f"The user lacks the {' and '.join(missing)} privilege{'s' if len(missing) > 1 else ''} the binlog "
+                f"is read with: GRANT {', '.join(missing)} ON *.* TO the connector's user",
+            )
         )
+    raise_setup_errors(errors)
     version = found.get("version", "")
     return ServerInfo(
         version,

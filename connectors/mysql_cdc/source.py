@@ -18,7 +18,7 @@ from typing import Any
 
 import connectworker
 from connectworker.api.errors import ConnectError
-from connectworker.api.record import is_offset_count
+from connectworker.api.record import as_json, is_offset_count
 from connectworker.api.schema import Schema, SchemaType
 
 _OPT_STRING = Schema(SchemaType.STRING, optional=True)
@@ -135,14 +135,14 @@ def resume_position(offset: Mapping[str, Any]) -> Position:
     file, pos = offset.get("file"), offset.get("pos")
     if not isinstance(file, str) or not file or not is_offset_count(pos):
         raise ConnectError(
-            f"A MySQL offset holds the binlog 'file' (a name) and 'pos' (a non-negative integer); got {dict(offset)!r}"
+            f"A MySQL offset holds the binlog 'file' (a name) and 'pos' (a non-negative integer); got {as_json(offset)}"
         )
     for key in ("event", "row", "server_id", "ts_sec"):
         if key in offset and not is_offset_count(offset[key]):
-            raise ConnectError(f"A MySQL offset's {key!r} is a non-negative integer; got {offset[key]!r}")
+            raise ConnectError(f"A MySQL offset's {key!r} is a non-negative integer; got {as_json(offset[key])}")
     gtids = offset.get("gtids")
     if gtids is not None and not isinstance(gtids, str):
-        raise ConnectError(f"A MySQL offset's 'gtids' is a GTID set's text; got {gtids!r}")
+        raise ConnectError(f"A MySQL offset's 'gtids' is a GTID set's text; got {as_json(gtids)}")
     return Position(
         file,
         int(pos),

@@ -58,7 +58,8 @@ DEBEZIUM_KEYS = (
     "errors.max.retries",
 )
 DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
-    "Debezium MySQL connector keys that this connector does not implement; {verb} ignored (see docs/cdc.md)"
+    "{a}Debezium MySQL connector key{s} this connector does not implement: ignored, as none changes a record "
+    "it writes (docs/cdc.md)"
 )
 
 

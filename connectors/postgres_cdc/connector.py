@@ -13,17 +13,19 @@ from typing import Any
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
 from connectworker.api.errors import ConnectError
-from connectworker.api.record import is_offset_count
+from connectworker.api.record import as_json, is_offset_count
 from connectworker.api.task import SourceTask
 
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
 from ..debezium.validation import validate_on_the_server
 from .column_check import check_column_types
-from .database import check_setup, connect
-from .keys import CONFIG_DEF, HOSTNAME
+from .database import Login, check_setup, connect
+from .keys import CONFIG_DEF, DBNAME, HOSTNAME, PASSWORD, PORT, SSLMODE, USER
 from .settings import parse_settings, problems_across_keys
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
+
+CONNECTION_KEYS = (HOSTNAME, PORT, USER, PASSWORD, DBNAME, SSLMODE)  # in `Login`'s order
 
 
 class PostgresCdcConnector(DebeziumConnector):
@@ -33,16 +35,18 @@ class PostgresCdcConnector(DebeziumConnector):
         return CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
-        def check_server() -> None:
-            settings = parse_settings(props)
-            connection = connect(settings)
+        def check_server(values: Mapping[str, Any], every_key_holds: bool) -> None:
+            login = Login(*(values[key] for key in CONNECTION_KEYS))
+            connection = connect(login)
             try:
-                check_setup(connection, settings)
-                check_column_types(connection, settings)
+                check_setup(connection, login)
+                if every_key_holds:  # which tables and columns are captured
+                    check_column_types(connection, parse_settings(props))
             finally:
                 connection.close()
 
-        return validate_on_the_server(super().validate(props), problems_across_keys, check_server, HOSTNAME)
+        values = super().validate(props)
+        return validate_on_the_server(values, problems_across_keys, check_server, HOSTNAME, CONNECTION_KEYS)
 
     def check_settings(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
@@ -69,6 +73,6 @@ class PostgresCdcConnector(DebeziumConnector):
             if not is_offset_count(offset.get("lsn")):
                 raise ConnectError(
                     f"An offset is null or holds the LSN to stream from under 'lsn', a non-negative integer (got "
-                    f"{dict(offset)!r})"
+                    f"{as_json(offset)})"
                 )
         return True

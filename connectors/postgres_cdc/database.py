@@ -10,11 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from connectworker.api.errors import ConnectError
 
-from ..debezium.setup_errors import SetupError, first_line
+from ..debezium.setup_errors import SetupError, first_line, raise_setup_errors
 from .pgoutput import parse_lsn
 from .settings import CdcSettings
 
@@ -27,8 +27,40 @@ SESSION_OPTIONS = (
 )
 
 
+class ServerLogin(Protocol):
+    """How the server is reached: `CdcSettings`, or validation's `Login` while other keys are still wrong."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def user(self) -> str: ...
+
+    @property
+    def password(self) -> str | None: ...
+
+    @property
+    def dbname(self) -> str: ...
+
+    @property
+    def sslmode(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Login:
+    host: str
+    port: int
+    user: str
+    password: str | None
+    dbname: str
+    sslmode: str
+
+
 def connect(
-    settings: CdcSettings, *, replication: bool = False, read_only: bool = False
+    settings: ServerLogin, *, replication: bool = False, read_only: bool = False
 ) -> psycopg2.extensions.connection:
     """A connection with the session settings the parsers need. `read_only` (a dry run's): every
     transaction of the session is read-only, so the server itself refuses any write."""
@@ -75,26 +107,33 @@ def connect(
     return connection
 
 
-def check_setup(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
-    """Raises SetupError when the server cannot decode logically or the user may not replicate."""
+def check_setup(connection: psycopg2.extensions.connection, settings: ServerLogin) -> None:
+    """Raises SetupError (or SetupErrors, both problems) when the server cannot decode logically or the user
+    may not replicate."""
+    errors: list[SetupError] = []
     with connection.cursor() as cursor:
         cursor.execute("SHOW wal_level")
         (wal_level,) = cursor.fetchone()
         if wal_level != "logical":
-            raise SetupError(
-                "database.hostname",
-                f"PostgreSQL at {settings.host}:{settings.port} has wal_level={wal_level}; change data capture "
-                f"needs wal_level=logical: set it in postgresql.conf (or ALTER SYSTEM SET wal_level = logical) "
-                f"and restart the server",
+            errors.append(
+                SetupError(
+                    "database.hostname",
+                    f"PostgreSQL at {settings.host}:{settings.port} has wal_level={wal_level}; change data capture "
+                    f"needs wal_level=logical: set it in postgresql.conf (or ALTER SYSTEM SET wal_level = logical) "
+                    f"and restart the server",
+                )
             )
         cursor.execute("SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user")
         (may_replicate,) = cursor.fetchone()
         if not may_replicate:
-            raise SetupError(
-                "database.user",
-                f"User {settings.user!r} lacks the REPLICATION privilege that reading a replication slot needs: "
-                f"ALTER ROLE {settings.user} REPLICATION (or use a superuser)",
+            errors.append(
+                SetupError(
+                    "database.user",
+                    f"User {settings.user!r} lacks the REPLICATION privilege that reading a replication slot "
+                    f"needs: ALTER ROLE {settings.user} REPLICATION (or use a superuser)",
+                )
             )
+    raise_setup_errors(errors)
 
 
 @dataclass(frozen=True)

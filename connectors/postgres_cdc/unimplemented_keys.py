@@ -70,7 +70,7 @@ DEBEZIUM_KEYS = (
     "decimal.handling.",
 )
 DEBEZIUM_KEY_WARNINGS = ConnectorKeyWarnings(
-    "Debezium PostgreSQL connector keys that this connector does not implement; {verb} ignored (see docs/cdc.md)"
+    "{a}Debezium PostgreSQL connector key{s} this connector does not implement: ignored (docs/cdc.md)"
 )
 
 

@@ -17,7 +17,7 @@ from connectworker.api.config_def import ConfigDef, ConfigValue, add_problems, c
 from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.exactly_once import ExactlyOnceSupport
-from connectworker.api.record import is_offset_count
+from connectworker.api.record import as_json, is_offset_count
 from connectworker.api.task import SourceTask
 
 from .database import connect_with_retries, create_engine, describe, first_line
@@ -131,7 +131,7 @@ class SqlSourceConnector(SourceConnector):
             if not (set(partition) == {"protocol", "table"} or dict(partition) == {"query": "query"}):
                 raise ConnectError(
                     'A partition is {"protocol": "1", "table": "<schema>.<table>"} or {"query": "query"} (got '
-                    f"{dict(partition)!r})"
+                    f"{as_json(partition)})"
                 )
             if offset is None:
                 continue
@@ -140,7 +140,7 @@ class SqlSourceConnector(SourceConnector):
             if unknown or bad or not offset:
                 raise ConnectError(
                     "An offset is null or holds non-negative integers under incrementing, timestamp (epoch "
-                    f"milliseconds) and timestamp_nanos (got {dict(offset)!r} for {dict(partition)!r})"
+                    f"milliseconds) and timestamp_nanos (got {as_json(offset)} for {as_json(partition)})"
                 )
         return True
 

@@ -110,7 +110,11 @@ def closest_name(name: str, known: Iterable[str]) -> str | None:
     """The name in `known` that `name` most likely misspells, or None: for a "did you mean" hint next to an
     unknown key. One typing slip apart (a letter added, dropped, changed, or two swapped: `ue` for `eu`),
     else difflib's similarity at least 0.8 (`retention.msec` for `retention.ms`)."""
-    candidates = [k for k in known if k != name]
+    # difflib's ratio is 2*matches/(len(a)+len(b)), and matches <= the shorter length: a name less than 2/3
+    # as long as another (or more than 3/2 as long) is never 0.8 like it, so only names of a near length
+    # are compared (a slip changes the length by one at most).
+    low, high = len(name) * 2 / 3, len(name) * 3 / 2
+    candidates = [k for k in known if k != name and low <= len(k) <= high]
     slips = [k for k in candidates if len(name) > 1 and _one_slip_apart(name, k)]
     if slips:
         return min(slips)
@@ -302,13 +306,13 @@ class ConfigDef:
 def checks_hold(
     values: dict[str, ConfigValue], across_keys: Callable[[dict[str, Any]], Mapping[str, str]] | None = None
 ) -> bool:
-    """Whether the keys' own checks hold in `values` (a `validate` result) and then, if they do, the
-    rules `across_keys` finds broken among the typed values (added to `values` under their keys):
-    the steps before a connector's `validate` goes on to ask its system."""
-    if any(v.errors for v in values.values()):
-        return False
+    """Whether the keys' own checks hold in `values` (a `validate` result) and the rules `across_keys`
+    finds broken among the typed values (added to `values` under their keys): the steps before a
+    connector's `validate` goes on to ask its system. The rules see the keys that hold (those that do not
+    are absent to them), so every problem is named at once, not the rules' only once the keys are fixed."""
     if across_keys is not None:
-        for key, problem in across_keys({k: v.value for k, v in values.items()}).items():
+        valid = {k: v.value for k, v in values.items() if not v.errors}
+        for key, problem in across_keys(valid).items():
             values.setdefault(key, ConfigValue(key)).errors.append(problem)
     return not any(v.errors for v in values.values())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from connectworker.api.config_def import ConfigDef, ConfigValue
@@ -106,6 +106,12 @@ class SourceConnector(ABC):
         connector cannot tell (the default). Asked to flag such offsets on the status page; it must only
         read, never change anything."""
         return None
+
+    def ignored_keys(self, props: Mapping[str, str]) -> Collection[str]:
+        """Optional: the keys of `props` this connector knows and ignores on purpose (another product's keys
+        it does not implement, which it reports itself): the worker then does not also take them for
+        misspellings of the keys it declares. Default: none."""
+        return ()
 
     def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
         """The topics this connector, configured with `props`, needs before its first record, each with the

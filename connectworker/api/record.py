@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, overload
@@ -15,6 +16,12 @@ Headers = list[tuple[str, Any]]
 value (`str`, `bytes`, `int`, `float`, `bool`, `list`, `dict`, `date`/`time`/`datetime`, `None`),
 schemaless, or a `SchemaAndValue` that gives its schema; the worker's `header.converter` turns each into
 the bytes Kafka stores (`SimpleHeaderConverter` by default: text, as Kafka writes it)."""
+
+
+def as_json(value: object) -> str:
+    """An offset, a partition or one of their values as its JSON, for messages: as the user wrote it in a
+    REST body or sees it in the offsets (`{"seq": "abc"}`, not Python's `{'seq': 'abc'}`)."""
+    return json.dumps(value, default=repr)
 
 
 def is_offset_count(value: object) -> TypeGuard[int]:

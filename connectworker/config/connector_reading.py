@@ -59,6 +59,8 @@ class ConnectorConfigReading:
     """The `errors.*` settings, typed; None when one of them has a problem."""
     transactions: TransactionSettings | None
     """The transaction boundary, typed; None when one of its keys has a problem."""
+    ignored_keys: frozenset[str] = frozenset()
+    """Keys the connector knows and ignores on purpose (`SourceConnector.ignored_keys`)."""
     overrides: dict[str, dict[str, str]] = field(default_factory=dict)
     """The client overrides (`producer.override.*`, `admin.override.*`) without their prefix, by prefix."""
     clients: dict[str, ClientSettings] = field(default_factory=dict)
@@ -109,9 +111,9 @@ def _converter_errors(props: Mapping[str, str], reports: dict[str, KeyReport]) -
 
 def _connector_reports(
     connector_class: type[SourceConnector], props: Mapping[str, str], exactly_once_worker: bool | None
-) -> tuple[dict[str, KeyReport], frozenset[str], dict[str, str]]:
-    """The connector's own validation of its keys, the keys it declares, and its verdict on the
-    exactly-once keys. A
+) -> tuple[dict[str, KeyReport], frozenset[str], frozenset[str], dict[str, str]]:
+    """The connector's own validation of its keys, the keys it declares, those it ignores on purpose, and
+    its verdict on the exactly-once keys. A
     connector whose `validate()` (or exactly-once method) raises, or returns something else than
     ConfigValues by key, is reported as a PluginLoadError naming the class."""
     class_name = props["connector.class"]
@@ -119,6 +121,7 @@ def _connector_reports(
         connector = connector_class()
         own_def = connector.config_def()
         values = connector.validate(props)
+        ignored = frozenset(connector.ignored_keys(props))
         exactly_once = exactly_once_problems(props, connector, exactly_once_worker)
     except Exception as exc:
         raise PluginLoadError(
@@ -135,6 +138,7 @@ def _connector_reports(
             for name, value in values.items()
         },
         frozenset(own_def.keys),
+        ignored,
         exactly_once,
     )
 
@@ -196,12 +200,13 @@ def read_connector_config(
     _converter_errors(props, reports)
     connector_class: type[SourceConnector] | None = None
     own_keys: frozenset[str] = frozenset()
+    ignored_keys: frozenset[str] = frozenset()
     exactly_once: dict[str, str] = {}
     class_report = reports["connector.class"]
     if not class_report.value.errors:
         try:
             connector_class = resolve_connector_class(props["connector.class"])
-            own, own_keys, exactly_once = _connector_reports(connector_class, props, exactly_once_worker)
+            own, own_keys, ignored_keys, exactly_once = _connector_reports(connector_class, props, exactly_once_worker)
         except PluginNotFoundError as exc:
             class_report.value.errors.append(str(exc))
         else:
@@ -222,7 +227,14 @@ def read_connector_config(
     _report(reports, EXACTLY_ONCE_CONFIG_DEF, declared)  # the connector's own report of a key comes first
     _report(reports, AUTO_RESTART_CONFIG_DEF, declared)
     reading = ConnectorConfigReading(
-        reports, connector_class, own_keys, transforms.config, topic_creation, error_handling, transactions
+        reports,
+        connector_class,
+        own_keys,
+        transforms.config,
+        topic_creation,
+        error_handling,
+        transactions,
+        ignored_keys=ignored_keys,
     )
     _client_overrides(reading, props, worker)
     return reading

@@ -98,6 +98,8 @@ class ConnectorKeyWarnings:
     ``{verb}`` is "is" or "are"."""
 
     def __init__(self, why: str = "not implemented by this version of connectworker and {verb} ignored") -> None:
+        """`why` follows the keys and "is"/"are"; `{verb}` repeats that verb, `{a}` is "a " for one key,
+        `{s}` "s" for several."""
         self._why = why
         self._lock = threading.Lock()
         self._reported: dict[str, frozenset[str]] = {}
@@ -107,8 +109,9 @@ class ConnectorKeyWarnings:
             if not keys or self._reported.get(name) == frozenset(keys):
                 return
             self._reported[name] = frozenset(keys)
-        verb = "is" if len(keys) == 1 else "are"
-        log.warning("Connector %s: %s %s %s", name, ", ".join(keys), verb, self._why.format(verb=verb))
+        one = len(keys) == 1
+        why = self._why.format(verb="is" if one else "are", a="a " if one else "", s="" if one else "s")
+        log.warning("Connector %s: %s %s %s", name, ", ".join(keys), "is" if one else "are", why)
 
 
 CONNECTOR_KEY_WARNINGS = ConnectorKeyWarnings()

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from connectworker.runtime.herder.validation import validate_connector_config
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from tests.broker import Broker
@@ -360,3 +361,44 @@ def test_two_connectors_with_one_replica_id_fail_naming_database_server_id(
     [trace] = [t for t in traces if "same replica id" in t] or traces[:1]
     assert f"database.server.id={first['database.server.id']}" in trace, traces
     assert f"{mariadb.host}:{mariadb.port}" in trace
+
+
+def test_validate_names_every_problem_at_once_the_server_s_the_keys_and_the_refused_ones(
+    broker: Broker, db: MySqlDatabase, mariadb: MariaDb
+) -> None:
+    """A file with a bad key, a refused Debezium key, two keys that exclude each other, a server that logs
+    MIXED and a user without the replication grants: one validation names all of them, each with the value
+    the user set, so fixing them takes one round."""
+    user = f"u{db.name[2:]}"
+    mariadb.execute(
+        f"CREATE USER '{user}'@'%' IDENTIFIED BY 'reader-secret'", f"GRANT SELECT, RELOAD ON *.* TO '{user}'@'%'"
+    )
+    mariadb.execute("SET GLOBAL binlog_format = 'MIXED'")
+    try:
+        props = db.props(
+            broker.bootstrap_servers,
+            **{
+                "database.user": user,
+                "database.password": "reader-secret",
+                "decimal.handling.mode": "exact",
+                "column.truncate.to.4.chars": f"{db.name}.t.c",
+                "table.include.list": f"{db.name}.a",
+                "table.exclude.list": f"{db.name}.b",
+            },
+        )
+        validation = validate_connector_config("MySqlConnector", props)
+    finally:
+        mariadb.execute("SET GLOBAL binlog_format = 'ROW'")
+        mariadb.execute(f"DROP USER '{user}'@'%'")
+    refused = {key.name: (key.value, key.errors) for key in validation.keys if key.errors}
+    assert set(refused) == {
+        "database.hostname",
+        "database.user",
+        "decimal.handling.mode",
+        "column.truncate.to.4.chars",
+        "table.exclude.list",
+    }
+    assert "binlog_format is MIXED" in refused["database.hostname"][1][0]
+    assert "REPLICATION SLAVE and REPLICATION CLIENT" in refused["database.user"][1][0]
+    assert refused["decimal.handling.mode"][0] == "exact"
+    assert refused["column.truncate.to.4.chars"][0] == f"{db.name}.t.c"  # the value set, not null

@@ -728,10 +728,14 @@ def test_a_user_without_replication_is_refused_naming_the_user_and_the_privilege
     db.execute("DROP ROLE IF EXISTS reader", "CREATE ROLE reader LOGIN PASSWORD 'reader-secret'")
     try:
         values = PostgresCdcConnector().validate(
-            db.props(**{"database.user": "reader", "database.password": "reader-secret"})
+            db.props(
+                **{"database.user": "reader", "database.password": "reader-secret", "decimal.handling.mode": "exact"}
+            )
         )
         [error] = values["database.user"].errors
         assert "'reader'" in error and "REPLICATION" in error and "ALTER ROLE reader REPLICATION" in error
+        # named at once with the problem of a key that is not needed to reach the server
+        assert "decimal.handling.mode" in values["decimal.handling.mode"].errors[0]
     finally:
         db.execute("DROP ROLE reader")
 

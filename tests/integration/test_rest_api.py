@@ -287,6 +287,20 @@ def test_validate_reports_every_bad_key_including_topic_creation_groups(api: Res
     )
     assert mismatch.status_code == 400
     assert "does not match request type FileStreamSource" in mismatch.json()["message"]
+    # a plugin named by any of its names, as Kafka's loader gives them: the Java class, its simple name, that
+    # name without "Connector"
+    for plugin in ("org.apache.kafka.connect.file.FileStreamSourceConnector", "FileStreamSourceConnector"):
+        same = api.client.put(
+            f"/connector-plugins/{plugin}/config/validate",
+            json={"connector.class": "FileStreamSource", "name": "v", "topic": "t"},
+        )
+        assert same.status_code == 200, same.text
+    debezium = api.client.put(
+        "/connector-plugins/PostgresConnector/config/validate",
+        json={"connector.class": "io.debezium.connector.postgresql.PostgresConnector", "name": "v"},
+    )
+    assert debezium.status_code == 200, debezium.text  # its errors are the missing keys', key by key
+    assert {c["value"]["name"] for c in debezium.json()["configs"] if c["value"]["errors"]} >= {"database.hostname"}
 
 
 def test_create_and_update_errors_use_kafka_status_codes_and_shapes(api: RestWorker, unique: str) -> None:

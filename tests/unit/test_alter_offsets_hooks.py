@@ -34,10 +34,12 @@ REFUSED: list[tuple[type[SourceConnector], Mapping[str, str], dict[str, Any], di
     (FileStreamSourceConnector, {}, {"filename": "x"}, {"position": True}, "expected to be a Long value"),
     (DataGenConnector, {}, {"task": "0"}, {"seq": 1}, 'A DataGen partition is {"task": <task id>}'),
     (DataGenConnector, {}, {"task": 0}, {"seq": -3}, 'A DataGen offset is null or {"seq": <records emitted>}'),
+    (DataGenConnector, {}, {"task": 0}, {"seq": "abc"}, '(got {"seq": "abc"} for task 0)'),  # as JSON, as written
     (SqlSourceConnector, {}, {"table": "orders"}, {"incrementing": 1}, 'A partition is {"protocol": "1"'),
     (SqlSourceConnector, {}, {"query": "query"}, {"incrementing": "x"}, "An offset is null or holds non-negative"),
     (SqlSourceConnector, {}, {"query": "query"}, {}, "An offset is null or holds non-negative"),
     (PostgresCdcConnector, CDC, {"server": "other"}, None, 'The partition of this connector is {"server": "shop"}'),
+    (PostgresCdcConnector, CDC, {"server": "other"}, None, 'got {"server": "other"}'),
     (PostgresCdcConnector, CDC, {"server": "shop"}, {"lsn": "0/16B3748"}, "holds the LSN to stream from"),
 ]
 

@@ -80,8 +80,31 @@ def test_debezium_keys_it_does_not_implement_are_listed_once_as_ignored(caplog: 
             connector.stop()
     lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
     assert lines == [
-        "Connector ignored-keys: max.batch.size, snapshot.fetch.size are Debezium MySQL connector keys that this "
-        "connector does not implement; are ignored (see docs/cdc.md)"
+        "Connector ignored-keys: max.batch.size, snapshot.fetch.size are Debezium MySQL connector keys this "
+        "connector does not implement: ignored, as none changes a record it writes (docs/cdc.md)"
+    ]
+
+
+def test_a_debezium_key_it_ignores_is_not_also_taken_for_a_misspelt_key(caplog: pytest.LogCaptureFixture) -> None:
+    """`database.server.name` (Debezium 1.x's) is one slip from the declared `database.server.id`, but a
+    Debezium key this connector knows it ignores: its own line names it, no line suggests another key."""
+    import logging
+
+    from connectworker.config.connector_config import _warn_about_ignored_keys
+    from connectworker.config.connector_reading import read_connector_config
+
+    props = {**PROPS, "name": "one-line", "connector.class": "MySqlCdc", "database.server.name": "old"}
+    reading = read_connector_config(props)
+    assert "database.server.name" in reading.ignored_keys
+    with caplog.at_level(logging.WARNING):
+        _warn_about_ignored_keys("one-line", props, reading)
+        connector = MySqlCdcConnector()
+        connector.start(props)
+        connector.stop()
+    lines = [r.getMessage() for r in caplog.records if "database.server.name" in r.getMessage()]
+    assert lines == [
+        "Connector one-line: database.server.name is a Debezium MySQL connector key this connector does not "
+        "implement: ignored, as none changes a record it writes (docs/cdc.md)"
     ]
 
 

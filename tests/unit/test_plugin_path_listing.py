@@ -96,3 +96,14 @@ def test_connectors_on_plugin_path_are_listed_and_a_broken_module_is_named(
         f"plugin.path {plugin_path}: module listed_broken cannot be imported (RuntimeError: no database "
         f"driver" in caplog.text
     )
+
+
+def test_a_built_in_java_named_plugin_answers_to_its_simple_and_pruned_names_as_in_kafka() -> None:
+    from connectworker.plugins import resolve_connector_class
+
+    postgres = resolve_connector_class("io.debezium.connector.postgresql.PostgresConnector")
+    assert resolve_connector_class("PostgresConnector") is postgres and resolve_connector_class("Postgres") is postgres
+    mysql = resolve_connector_class("io.debezium.connector.mysql.MySqlConnector")
+    assert resolve_connector_class("MySqlConnector") is mysql and resolve_connector_class("MySql") is mysql
+    jdbc = resolve_connector_class("io.confluent.connect.jdbc.JdbcSourceConnector")
+    assert resolve_connector_class("JdbcSourceConnector") is jdbc and resolve_connector_class("JdbcSource") is jdbc

@@ -49,6 +49,8 @@ def validate_connector_config(
             groups.append(group)
         secret = is_secret_key(name, passwords)
         value = report.value.value
+        if value is None and report.value.errors:  # a key refused without a typed value: as the user set it
+            value = props.get(name)
         shown = None if value is None or value is NO_DEFAULT else config_text(value)
         keys.append(
             ValidatedKey(
