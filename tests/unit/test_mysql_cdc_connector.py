@@ -131,5 +131,7 @@ def test_the_example_file_names_only_declared_keys_and_valid_topic_creation_rule
         "name",
         "connector.class",
         "tasks.max",
+        *("key.converter", "key.converter.schemas.enable", "value.converter", "value.converter.schemas.enable"),
     }
+    assert props["key.converter"] == "org.apache.kafka.connect.json.JsonConverter"  # what Debezium consumers read
     assert resolve_connector_class(props["connector.class"]) is MySqlCdcConnector
