@@ -14,6 +14,10 @@ from typing import Any
 import psycopg2
 from confluent_kafka import Consumer, TopicPartition
 
+from connectworker.api.record import SourceRecord
+from connectworker.connectors.postgres_cdc.connector import PostgresCdcConnector
+from connectworker.connectors.postgres_cdc.task import PostgresCdcTask
+from connectworker.testing import TaskHarness, connector_task_props
 from tests.integration.harness import wait_until
 from tests.postgres import Postgres
 
@@ -115,6 +119,23 @@ def cdc_database(server: Postgres) -> Iterator[CdcDatabase]:
                 time.sleep(0.05)
             cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         admin.close()
+
+
+# -- the task without a worker -------------------------------------------------------------------
+def harness(db: CdcDatabase, **overrides: str) -> TaskHarness:
+    """The PostgreSQL CDC connector's task on `db`, as the worker would start it (testing kit's harness)."""
+    return TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**overrides))[0])
+
+
+def poll_records(h: TaskHarness, count: int) -> list[SourceRecord]:
+    """The next `count` records the task polls (at most 300 polls)."""
+    start = len(h.records)
+    for _ in range(300):
+        h.poll()
+        if len(h.records) - start >= count:
+            break
+    assert len(h.records) - start >= count, f"got {h.records[start:]}"
+    return h.records[start : start + count]
 
 
 # -- reading the topics back ---------------------------------------------------------------------

@@ -22,7 +22,14 @@ from connectworker.connectors.postgres_cdc import PostgresCdcConnector, Postgres
 from connectworker.converters import JsonConverter
 from connectworker.plugins import resolve_connector_class
 from connectworker.testing import TaskHarness, connector_task_props, parse_rules
-from tests.integration.cdc_helpers import ENVELOPE_FIELDS, CdcDatabase, cdc_database, decimal_json
+from tests.integration.cdc_helpers import (
+    ENVELOPE_FIELDS,
+    CdcDatabase,
+    cdc_database,
+    decimal_json,
+    harness,
+    poll_records,
+)
 from tests.integration.test_cli_bad_input import assert_refused, run_cli, write_worker
 from tests.postgres import Postgres, running_postgres
 
@@ -31,20 +38,6 @@ from tests.postgres import Postgres, running_postgres
 def db(postgres: Postgres) -> Iterator[CdcDatabase]:
     with cdc_database(postgres) as database:
         yield database
-
-
-def harness(db: CdcDatabase, **overrides: str) -> TaskHarness:
-    return TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**overrides))[0])
-
-
-def _poll(h: TaskHarness, count: int) -> list[SourceRecord]:
-    start = len(h.records)
-    for _ in range(300):
-        h.poll()
-        if len(h.records) - start >= count:
-            break
-    assert len(h.records) - start >= count, f"got {h.records[start:]}"
-    return h.records[start : start + count]
 
 
 def test_debezium_class_and_alias_resolve_to_the_connector() -> None:
@@ -92,7 +85,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         "INSERT INTO orders VALUES (1, 'tea', 2), (2, 'milk', NULL)",
     )
     with harness(db) as h:
-        snap = _poll(h, 2)
+        snap = poll_records(h, 2)
         topic = f"{db.name}.public.orders"
         assert [r.topic for r in snap] == [topic, topic]
         first, last = snap
@@ -149,7 +142,7 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
 
         db.execute("INSERT INTO orders VALUES (3, 'jam', 1)", "UPDATE orders SET qty = 5 WHERE id = 1")
         db.execute("DELETE FROM orders WHERE id = 2")
-        created, updated, deleted, tombstone = _poll(h, 4)
+        created, updated, deleted, tombstone = poll_records(h, 4)
         assert created.value["op"] == "c" and created.value["after"] == {"id": 3, "item": "jam", "qty": 1}
         assert created.value["source"]["snapshot"] == "false"
         # The commit's time (pgoutput's BEGIN, in microseconds) in the three units.
@@ -169,11 +162,11 @@ def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDataba
         assert deleted.source_offset["lsn"] == updated.source_offset["lsn"] < tombstone.source_offset["lsn"]
 
         db.execute("ALTER TABLE orders REPLICA IDENTITY FULL", "UPDATE orders SET qty = 6 WHERE id = 3")
-        [full] = _poll(h, 1)
+        [full] = poll_records(h, 1)
         assert full.value["before"] == {"id": 3, "item": "jam", "qty": 1}
 
         db.execute("ALTER TABLE orders ADD COLUMN price numeric(6, 2)", "INSERT INTO orders VALUES (4, 'oil', 1, 2.5)")
-        [widened] = _poll(h, 1)
+        [widened] = poll_records(h, 1)
         assert widened.value["after"] == {"id": 4, "item": "oil", "qty": 1, "price": (250).to_bytes(2, "big")}
         assert [f.name for f in widened.value_schema.fields[1].schema.fields] == ["id", "item", "qty", "price"]
 
@@ -183,7 +176,7 @@ def test_no_tombstone_with_tombstones_on_delete_false_and_a_keyless_table_has_a_
     with harness(db, **{"tombstones.on.delete": "false", "snapshot.mode": "no_data"}) as h:
         db.execute("INSERT INTO notes VALUES ('a')")
         db.execute("DELETE FROM notes")
-        created, deleted = _poll(h, 2)
+        created, deleted = poll_records(h, 2)
         for _ in range(5):
             h.poll()
         assert len(h.records) == 2
@@ -211,9 +204,9 @@ def test_a_snapshot_of_many_tables_of_mixed_types_gives_the_rows_the_stream_give
         *(f"INSERT INTO {table} VALUES (2, {values})" for table, (_, values) in MIXED_TABLES.items()),
     )
     with harness(db) as h:
-        snapshot = {r.topic.rsplit(".", 1)[1]: r for r in _poll(h, len(MIXED_TABLES))}
+        snapshot = {r.topic.rsplit(".", 1)[1]: r for r in poll_records(h, len(MIXED_TABLES))}
         db.execute(*(f"INSERT INTO {table} VALUES (3, {values})" for table, (_, values) in MIXED_TABLES.items()))
-        streamed = {r.topic.rsplit(".", 1)[1]: r for r in _poll(h, len(MIXED_TABLES))}
+        streamed = {r.topic.rsplit(".", 1)[1]: r for r in poll_records(h, len(MIXED_TABLES))}
     assert sorted(snapshot) == sorted(streamed) == sorted(MIXED_TABLES)
     assert snapshot["e_plain"].key == {"pk": 2}
     assert snapshot["e_plain"].value["after"] == {"pk": 2, "val": None, "note": None}  # not zeros, not ''
@@ -232,7 +225,7 @@ def test_skipped_operations_none_sends_a_truncate_as_debezium_does_and_by_defaul
     with harness(db, **{"snapshot.mode": "no_data", "skipped.operations": "none"}) as h:
         h.poll()
         db.execute("INSERT INTO tr VALUES (1)", "TRUNCATE tr, kept", "INSERT INTO kept VALUES (2)")
-        created, *truncates, last = _poll(h, 4)
+        created, *truncates, last = poll_records(h, 4)
     assert (created.value["op"], created.key, last.value["op"], last.key) == ("c", {"id": 1}, "c", {"id": 2})
     assert sorted(r.value["source"]["table"] for r in truncates) == ["kept", "tr"]
     # One message truncated both: its events are numbered, so a restart between them skips only the first.
@@ -250,7 +243,7 @@ def test_skipped_operations_none_sends_a_truncate_as_debezium_does_and_by_defaul
     with harness(db, **{"snapshot.mode": "no_data", "slot.name": f"{db.props()['slot.name']}_t"}) as h:
         h.poll()
         db.execute("INSERT INTO tr VALUES (3)", "TRUNCATE tr", "INSERT INTO tr VALUES (4)")
-        records = _poll(h, 2)
+        records = poll_records(h, 2)
         h.poll()
     assert (
         [(r.value["op"], r.key) for r in h.records]
@@ -272,7 +265,7 @@ def test_skipped_operations_leave_out_each_event_of_their_kind_as_debezium_does(
             "DELETE FROM ops WHERE id = 3",
             "INSERT INTO ops VALUES (4, 4)",
         )
-        records = _poll(h, 3)
+        records = poll_records(h, 3)
         h.poll()
     assert [(r.value["op"], r.key, r.value["after"]) for r in h.records] == [
         ("c", {"id": 3}, {"id": 3, "n": 3}),
@@ -303,7 +296,7 @@ def test_snapshot_records_are_marked_first_last_and_by_table_as_debezium_marks_t
     )
     total = sum(sizes.values())
     with harness(db, **{"max.batch.size": "2"}) as h:
-        records = _poll(h, total)
+        records = poll_records(h, total)
     seen = [(r.topic.rsplit(".", 1)[1], r.key["id"]) for r in records]
     assert seen == [(table, n) for table, rows in sizes.items() for n in range(1, rows + 1)]
     expected = [debezium_marker(position, total, n, sizes[table]) for position, (table, n) in enumerate(seen, start=1)]
@@ -323,9 +316,9 @@ def test_column_types_are_mapped_as_debezium_maps_them_in_snapshot_and_stream(db
         '\\x0001ff', ARRAY['x', 'y z', NULL], ARRAY[1, 2], NULL)"""
     db.execute(insert.format(1))
     with harness(db) as h:
-        [snapped] = _poll(h, 1)
+        [snapped] = poll_records(h, 1)
         db.execute(insert.format(2))
-        [streamed] = _poll(h, 1)
+        [streamed] = poll_records(h, 1)
     expected = {
         "id": 1,
         "small": 7,
@@ -401,11 +394,11 @@ def test_temporal_values_python_cannot_hold_are_written_as_debezium_writes_them_
     names = ("ts", "tz", "tz_ms", "day", "clock", "clock_tz")
     db.execute(f"INSERT INTO far VALUES {rows[0]}, {rows[1]}")
     with harness(db) as h:
-        snapped = _poll(h, 2)
+        snapped = poll_records(h, 2)
         db.execute(f"INSERT INTO far VALUES {rows[2]}", f"INSERT INTO far VALUES {rows[3]}")
-        streamed = _poll(h, 2)
+        streamed = poll_records(h, 2)
         db.execute("UPDATE far SET id = id + 10 WHERE id <= 2")  # the snapshot's rows, streamed
-        again = [r for r in _poll(h, 6) if r.value is not None and r.value["op"] == "c"]
+        again = [r for r in poll_records(h, 6) if r.value is not None and r.value["op"] == "c"]
     got = [tuple(r.value["after"][n] for n in names) for r in snapped + streamed]
     assert got == expected
     assert [tuple(r.value["after"][n] for n in names) for r in again] == expected[:2]
@@ -432,9 +425,9 @@ def test_unchanged_toasted_values_carry_debeziums_placeholder_by_type_and_the_ol
     full_row = db.query("SELECT note, counts FROM toasty WHERE id = 1")[0]
     placeholder = "__debezium_unavailable_value"
     with harness(db, **{"snapshot.mode": "no_data"}) as h, caplog.at_level(logging.WARNING):
-        _poll(h, 0)
+        poll_records(h, 0)
         db.execute("UPDATE toasty SET n = 1", "UPDATE toasty_full SET n = 1")
-        plain, full = _poll(h, 2)
+        plain, full = poll_records(h, 2)
     assert plain.value["after"] == {
         "id": 1,
         "n": 1,
@@ -462,13 +455,13 @@ def test_a_not_null_toasted_column_without_placeholder_and_an_unmappable_value_f
         "CREATE TABLE dated (id int PRIMARY KEY, day date)",
     )
     with harness(db, **{"snapshot.mode": "no_data"}) as h:
-        _poll(h, 0)
+        poll_records(h, 0)
         at_start = db.confirmed_flush_lsn()
         db.execute("UPDATE strict SET n = 1")
         with pytest.raises(
             ConnectError, match=r"column 'small' of table public\.strict \(type smallint\[\]\), NOT NULL"
         ):
-            _poll(h, 1)
+            poll_records(h, 1)
         assert db.confirmed_flush_lsn() == at_start
     db.execute("INSERT INTO dated VALUES (1, 'infinity')")
     with (
@@ -479,7 +472,7 @@ def test_a_not_null_toasted_column_without_placeholder_and_an_unmappable_value_f
             db, **{"time.precision.mode": "connect", "slot.name": db.slot + "_2", "table.include.list": "public.dated"}
         ) as h,
     ):
-        _poll(h, 1)
+        poll_records(h, 1)
 
 
 def test_a_table_without_primary_key_is_keyed_by_its_first_unique_index_and_key_fields_follow_the_key_order(
@@ -501,9 +494,9 @@ def test_a_table_without_primary_key_is_keyed_by_its_first_unique_index_and_key_
         "INSERT INTO t4 VALUES (4, 40, 400)",
     )
     with harness(db) as h:
-        snapped = {r.topic.rsplit(".", 1)[1]: r for r in _poll(h, 4)}
+        snapped = {r.topic.rsplit(".", 1)[1]: r for r in poll_records(h, 4)}
         db.execute("ALTER TABLE t2 REPLICA IDENTITY USING INDEX t2_a_pk", "UPDATE t2 SET val = 21")
-        [streamed] = _poll(h, 1)
+        [streamed] = poll_records(h, 1)
     assert {table: record.key for table, record in snapped.items()} == {
         "t1": {"pk": 1},
         "t2": {"pk": 2},
@@ -530,9 +523,9 @@ def test_schema_lists_and_message_key_columns_as_debezium_honours_them(db: CdcDa
         "INSERT INTO s3.a VALUES (3, 30)",
     )
     with harness(db, **{"schema.exclude.list": "s3,public", "message.key.columns": "(.*)1.a:aa,pk"}) as h:
-        snapped = _poll(h, 2)
+        snapped = poll_records(h, 2)
         db.execute("INSERT INTO s3.a VALUES (4, 40)", "INSERT INTO s1.a VALUES (5, 50)")
-        [streamed] = _poll(h, 1)
+        [streamed] = poll_records(h, 1)
     assert sorted((r.topic.split(".", 1)[1], r.key) for r in snapped) == [
         ("s1.a", {"aa": 10, "pk": 1}),
         ("s2.a", {"pk": 2}),
@@ -547,7 +540,7 @@ def test_schema_lists_and_message_key_columns_as_debezium_honours_them(db: CdcDa
         pytest.raises(ConnectError, match=r"message.key.columns keys table s1.a by nope, which it does not have"),
         harness(db, **{"message.key.columns": "s1.a:nope", "slot.name": db.slot + "_2"}) as h,
     ):
-        _poll(h, 1)
+        poll_records(h, 1)
 
 
 def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_through_the_json_converter(
@@ -570,7 +563,7 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
     converter = JsonConverter()
     converter.configure({"schemas.enable": "true"}, is_key=False)
     with harness(db, **{"column.exclude.list": r"public\.n\.nan"}) as h:
-        [record] = _poll(h, 1)
+        [record] = poll_records(h, 1)
     message = json.loads(converter.from_connect_data("t", record.value_schema, record.value))
     after = message["payload"]["after"]
     fields = {f["field"]: f for f in message["schema"]["fields"][1]["fields"]}
@@ -611,15 +604,15 @@ def test_numerics_and_enums_carry_debeziums_schemas_parameters_and_values_throug
     assert fields["moods"]["optional"] is True and after["moods"] == ["V1", "V0"]
 
     with harness(db, **{"decimal.handling.mode": "string", "slot.name": db.slot + "_2"}) as h:
-        [snapped] = _poll(h, 1)
+        [snapped] = poll_records(h, 1)
         db.execute("UPDATE n SET nan = 'Infinity'")
-        [updated] = _poll(h, 1)
+        [updated] = poll_records(h, 1)
     texts = {k: snapped.value["after"][k] for k in ("d", "dzs", "dvs", "n", "nan")}
     assert texts == {"d": "1.10", "dzs": "10", "dvs": "10.1111", "n": "22.2200", "nan": "NAN"}
     assert updated.value["after"]["nan"] == "POSITIVE_INFINITY"
     refused = r"Column 'nan' of table public\.n \(type numeric\) holds 'Infinity'.*decimal\.handling\.mode=string"
     with pytest.raises(ConnectError, match=refused), harness(db, **{"slot.name": db.slot + "_3"}) as h:
-        _poll(h, 1)
+        poll_records(h, 1)
 
 
 def test_source_types_propagate_to_schema_parameters_by_datatype_and_by_column_as_debeziums(db: CdcDatabase) -> None:
@@ -634,12 +627,12 @@ def test_source_types_propagate_to_schema_parameters_by_datatype_and_by_column_a
         "column.propagate.source.type": r"public\.test_table\.(AT|tags)",  # ignoring case, as Debezium
     }
     with harness(db, **props) as h:
-        _poll(h, 0)
+        poll_records(h, 0)
         db.execute(
             "INSERT INTO test_table (id, c1, c2, c3a, c3b, f1, f2, at, tags)"
             " VALUES (1, 123, 456, 789.01, 'test', 1.228, 234.56, now(), '{a}')"
         )
-        [record] = _poll(h, 1)
+        [record] = poll_records(h, 1)
     fields = {f.name: dict(f.schema.parameters) for f in record.value_schema.fields[0].schema.fields}
 
     def source(kind: str, length: str, scale: str, name: str) -> dict[str, str]:
@@ -669,7 +662,7 @@ def test_decimal_binary_and_time_modes(db: CdcDatabase) -> None:
     with harness(
         db, **{"decimal.handling.mode": "double", "binary.handling.mode": "base64", "time.precision.mode": "connect"}
     ) as h:
-        [record] = _poll(h, 1)
+        [record] = poll_records(h, 1)
     from datetime import UTC, date, datetime
 
     assert record.value["after"] == {
@@ -690,10 +683,10 @@ def test_an_unmappable_type_is_refused_at_validation_and_a_table_created_later_w
     ):
         harness(db)
     with harness(db, **{"snapshot.mode": "no_data", "column.exclude.list": "public.shapes.area"}) as h:
-        _poll(h, 0)
+        poll_records(h, 0)
         db.execute("CREATE TABLE later (id int PRIMARY KEY, spans interval[])", "INSERT INTO later VALUES (1, NULL)")
         with pytest.raises(ConnectError, match=r"Column 'spans' of table public\.later has the type interval\[\]"):
-            _poll(h, 1)
+            poll_records(h, 1)
 
 
 def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a_snapshot(db: CdcDatabase) -> None:
@@ -702,12 +695,12 @@ def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a
     db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1)")
     h = harness(db)
     with h:
-        _poll(h, 1)
+        poll_records(h, 1)
         h.commit()
         at_start = db.confirmed_flush_lsn()
         db.execute("INSERT INTO t VALUES (2)")
         db.execute("INSERT INTO t VALUES (3)")
-        _poll(h, 2)
+        poll_records(h, 2)
         for _ in range(3):
             h.poll()
         assert db.confirmed_flush_lsn() == at_start, "the slot moved before the offsets were committed"
@@ -716,11 +709,11 @@ def test_the_slot_is_not_confirmed_before_commit_and_a_restart_resumes_without_a
         assert committed is not None and committed["lsn"] > at_start and "snapshot" not in committed
         offsets_at_crash = h.committed_offsets
         db.execute("INSERT INTO t VALUES (4)")  # polled, its offset not committed before the "crash": comes again
-        _poll(h, 1)
+        poll_records(h, 1)
     h2 = TaskHarness(PostgresCdcTask, h.props, offsets=offsets_at_crash)
     with h2:
         db.execute("INSERT INTO t VALUES (5)")
-        records = _poll(h2, 2)
+        records = poll_records(h2, 2)
     assert [(r.value["op"], r.key["id"]) for r in records] == [("c", 4), ("c", 5)]
 
 
@@ -783,9 +776,9 @@ def test_a_transaction_larger_than_a_batch_comes_in_parts_resuming_before_it_unt
     db.execute("CREATE TABLE t (id int PRIMARY KEY)")
     with harness(db, **{"snapshot.mode": "no_data", "max.batch.size": "100"}) as h:
         db.execute("INSERT INTO t VALUES (0)")
-        [before] = _poll(h, 1)
+        [before] = poll_records(h, 1)
         db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n")
-        records = _poll(h, 250)
+        records = poll_records(h, 250)
     assert sorted(r.key["id"] for r in records) == list(range(1, 251))
     assert max(len(p) for p in h.polls) == 100
     assert {r.source_offset["lsn"] for r in records[:-1]} == {before.source_offset["lsn"]}
@@ -800,12 +793,12 @@ def test_a_restart_after_a_commit_mid_transaction_skips_what_was_committed(db: C
     with TaskHarness(PostgresCdcTask, props) as h:
         h.poll()
         db.execute("INSERT INTO t SELECT n FROM generate_series(1, 250) n", "DELETE FROM t WHERE id <= 2")
-        first = _poll(h, 100)
+        first = poll_records(h, 100)
         h.commit()
         committed = h.committed_offsets
     assert h.committed_offset({"server": db.name})["lsn_proc"] == first[-1].source_offset["lsn_proc"]
     with TaskHarness(PostgresCdcTask, props, offsets=committed) as again:
-        rest = _poll(again, 154)  # 150 inserts, 2 deletes and their tombstones
+        rest = poll_records(again, 154)  # 150 inserts, 2 deletes and their tombstones
         for _ in range(3):
             again.poll()
     ids = [r.key["id"] for r in first + rest if r.value is not None and r.value["op"] == "c"]
@@ -857,7 +850,7 @@ def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -
         db.execute("INSERT INTO other VALUES (2)")  # not captured: only a heartbeat tells the slot to move on
         [lsn] = db.query("SELECT pg_current_wal_lsn() - '0/0'")[0]
         for _ in range(100):
-            beats = [r for r in _poll(h, 1) if r.topic == heartbeats]
+            beats = [r for r in poll_records(h, 1) if r.topic == heartbeats]
             if beats and beats[-1].source_offset["lsn"] >= lsn:
                 break
         assert beats and beats[-1].source_offset["lsn"] >= lsn
@@ -868,7 +861,7 @@ def test_include_and_column_lists_a_key_change_and_heartbeats(db: CdcDatabase) -
 def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDatabase) -> None:
     db.execute("CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t VALUES (1), (2)")
     with harness(db, **{"snapshot.mode": "initial_only"}) as h:
-        assert sorted(r.key["id"] for r in _poll(h, 2)) == [1, 2]
+        assert sorted(r.key["id"] for r in poll_records(h, 2)) == [1, 2]
         db.execute("INSERT INTO t VALUES (3)")
         for _ in range(5):
             h.poll()
@@ -882,5 +875,5 @@ def test_snapshot_modes_always_and_initial_only_and_slot_drop_on_stop(db: CdcDat
         )[0],
         offsets=offsets,
     ) as again:
-        assert sorted((r.value["op"], r.key["id"]) for r in _poll(again, 3)) == [("r", 1), ("r", 2), ("r", 3)]
+        assert sorted((r.value["op"], r.key["id"]) for r in poll_records(again, 3)) == [("r", 1), ("r", 2), ("r", 3)]
     assert db.query(f"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '{db.slot}'") == [(0,)]

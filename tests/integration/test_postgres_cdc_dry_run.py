@@ -75,12 +75,15 @@ def slots(db: CdcDatabase) -> list[tuple[Any, ...]]:
     )
 
 
-def run_until_streamed(config: WorkerConfig, props: dict[str, str], db: CdcDatabase, topic: str, ids: range) -> None:
-    """Run the connector until the rows `ids` are on the topic and the slot confirmed the offsets of the
-    last of them (the snapshot read 1..3, the stream the rest)."""
+def run_until_streamed(config: WorkerConfig, props: dict[str, str], db: CdcDatabase, topic: str) -> None:
+    """Rows 1 to 3, read by the snapshot, then row 4, streamed: the connector runs until the slot confirmed
+    the committed offset of that change."""
+    insert(db, 1, 2, 3)
     partition = {"server": db.name}
     with running_worker(config, props) as runtime:
-        read_ids(config.bootstrap_servers, topic, ids)
+        read_ids(config.bootstrap_servers, topic, range(1, 4))
+        insert(db, 4)
+        read_ids(config.bootstrap_servers, topic, range(1, 5))
 
         def streamed_and_confirmed() -> bool:
             offset = committed_offset(runtime.worker, props["name"], partition) or {}
@@ -92,14 +95,10 @@ def run_until_streamed(config: WorkerConfig, props: dict[str, str], db: CdcDatab
 def test_plan_of_a_connector_that_ran_leaves_its_slot_and_the_next_run_streams_what_came_meanwhile(
     broker: Broker, db: CdcDatabase, tmp_path: Path
 ) -> None:
-    insert(db, 1, 2, 3)
     props = db.props(**RULES)
     topic = f"{db.name}.public.orders"
     config, worker_file = worker_files(broker, tmp_path)
-    with running_worker(config, props):
-        read_ids(broker.bootstrap_servers, topic, range(1, 4))
-        insert(db, 4)  # streamed: the committed offset is a stream's
-    run_until_streamed(config, props, db, topic, range(1, 5))
+    run_until_streamed(config, props, db, topic)
     before = slots(db)
     insert(db, 5)  # while the worker is stopped
 
@@ -158,14 +157,10 @@ def test_the_rest_plan_of_a_running_connector_leaves_its_stream_running(
 def test_a_committed_offset_behind_the_slot_fails_the_task_naming_both_lsns_until_acknowledged(
     broker: Broker, db: CdcDatabase, tmp_path: Path
 ) -> None:
-    insert(db, 1, 2, 3)
     props = db.props(**RULES)
     topic = f"{db.name}.public.orders"
     config, worker_file = worker_files(broker, tmp_path)
-    with running_worker(config, props):
-        read_ids(broker.bootstrap_servers, topic, range(1, 4))
-        insert(db, 4)
-    run_until_streamed(config, props, db, topic, range(1, 5))
+    run_until_streamed(config, props, db, topic)
     [(_, committed, _)] = slots(db)
     insert(db, 5)  # lost: another client moves the slot past it
     db.query(f"SELECT pg_replication_slot_advance('{db.slot}', pg_current_wal_lsn())")

@@ -13,9 +13,8 @@ import pytest
 
 from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema, SchemaType
-from connectworker.connectors.postgres_cdc import PostgresCdcConnector, PostgresCdcTask
-from connectworker.testing import TaskHarness, connector_task_props
-from tests.integration.cdc_helpers import CdcDatabase, cdc_database
+from connectworker.connectors.postgres_cdc import PostgresCdcConnector
+from tests.integration.cdc_helpers import CdcDatabase, cdc_database, harness, poll_records
 from tests.postgres import Postgres
 
 EXTENSIONS = ("hstore", "ltree", "citext", "isn")  # contrib modules Debian's postgresql package ships
@@ -28,28 +27,14 @@ def db(postgres: Postgres) -> Iterator[CdcDatabase]:
         yield database
 
 
-def harness(db: CdcDatabase, **overrides: str) -> TaskHarness:
-    return TaskHarness(PostgresCdcTask, connector_task_props(PostgresCdcConnector, db.props(**overrides))[0])
-
-
-def _poll(h: TaskHarness, count: int) -> list[SourceRecord]:
-    start = len(h.records)
-    for _ in range(300):
-        h.poll()
-        if len(h.records) - start >= count:
-            break
-    assert len(h.records) - start >= count, f"got {h.records[start:]}"
-    return h.records[start : start + count]
-
-
 def snapshot_and_stream(db: CdcDatabase, table: str, rows: list[str], **overrides: str) -> list[SourceRecord]:
     """The records of `rows` inserted once before the task starts (read by the snapshot) and once after it
     (streamed), ids 1.. and 101..; the snapshot's first, then the stream's."""
     db.execute(*(f"INSERT INTO {table} VALUES ({n}, {row})" for n, row in enumerate(rows, start=1)))
     with harness(db, **overrides) as h:
-        snapped = _poll(h, len(rows))
+        snapped = poll_records(h, len(rows))
         db.execute(*(f"INSERT INTO {table} VALUES ({100 + n}, {row})" for n, row in enumerate(rows, start=1)))
-        streamed = _poll(h, len(rows))
+        streamed = poll_records(h, len(rows))
     assert [r.value["op"] for r in snapped + streamed] == ["r"] * len(rows) + ["c"] * len(rows)
     return snapped + streamed
 
@@ -322,7 +307,7 @@ def test_interval_string_hstore_map_and_money_by_decimal_mode_and_fraction_digit
     ]
     for number, (overrides, expected) in enumerate(settings):
         with harness(db, **{"slot.name": f"{db.slot}_{number}", **overrides}) as h:
-            got = _poll(h, 2)
+            got = poll_records(h, 2)
         assert [(r.value["after"]["it"], r.value["after"]["hs"], r.value["after"]["csh"]) for r in got] == expected
         schemas = field_schemas(got[0])
         if number == 0:
@@ -347,9 +332,9 @@ def test_not_null_fallbacks_and_the_toasted_hstore_placeholder_are_debeziums(db:
     big = "(SELECT hstore(array_agg('k' || i), array_agg(md5(i::text))) FROM generate_series(1, 300) i)"
     db.execute(f"INSERT INTO strict VALUES (1, '1 day', '$5', '(1,1),(0,0)', '{{1,2,3}}', {big}, 0)")
     with harness(db, **{"snapshot.mode": "no_data", "interval.handling.mode": "string"}) as h:
-        _poll(h, 0)
+        poll_records(h, 0)
         db.execute("UPDATE strict SET n = 1", "DELETE FROM strict")
-        update, delete = _poll(h, 2)
+        update, delete = poll_records(h, 2)
     placeholder = "__debezium_unavailable_value"
     assert update.value["after"]["hs"] == f'{{"{placeholder}":"{placeholder}"}}'
     assert delete.value["before"] == {
