@@ -107,7 +107,7 @@ def test_filter_with_a_predicate_drops_records_and_their_offsets_still_advance(
 
 def test_the_plan_shows_the_routed_name_and_the_rule_that_matches_it(unique: str) -> None:
     config = parse_connector_config(routed(unique))
-    [entry] = plan_topics(config, [f"raw-{unique}"], enabled=True)
+    [entry] = plan_topics(config, [f"raw-{unique}"], enabled=True, committed={})
     assert entry.emitted == f"raw-{unique}"
     assert entry.topic.startswith(f"clean-{unique}-20") and len(entry.topic) == len(f"clean-{unique}-") + 8
     assert entry.create and entry.rule == "clean" and entry.partitions == 2
