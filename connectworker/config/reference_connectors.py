@@ -161,7 +161,7 @@ def connector_section() -> list[str]:
     from connectworker.config.exactly_once import EXACTLY_ONCE_CONFIG_DEF
     from connectworker.config.override_policy import ADMIN_OVERRIDE_PREFIX, POLICY_KEY, PRODUCER_OVERRIDE_PREFIX
     from connectworker.config.unsupported_keys import UNIMPLEMENTED_CONNECTOR_KEYS
-    from connectworker.transforms.registry import PREDICATES, TRANSFORMS
+    from connectworker.transforms.registry import DEBEZIUM_TRANSFORMS, PREDICATES, TRANSFORMS
 
     ignored = ", ".join(cell_code(p + "*" if p.endswith(".") else p) for p in UNIMPLEMENTED_CONNECTOR_KEYS)
     lines = [
@@ -192,7 +192,11 @@ def connector_section() -> list[str]:
     lines += config_keys_table(_transform_keys())
     lines += [
         "",
-        "Built-in transforms: " + ", ".join(cell_code(name) for name in TRANSFORMS) + ".",
+        "Built-in transforms: "
+        + ", ".join(cell_code(name) for name in TRANSFORMS)
+        + "; Debezium's: "
+        + ", ".join(cell_code(name) for name in DEBEZIUM_TRANSFORMS)
+        + " (docs/transforms.md).",
         "",
         "Built-in predicates: " + ", ".join(cell_code(name) for name in PREDICATES) + ".",
         "",

@@ -20,7 +20,13 @@ from connectworker.rest.config_infos import config_infos, key_info
 from connectworker.rest.deps import HerderDep, PluginName, request_config
 from connectworker.rest.errors import BadRequest, NotFound, error_responses
 from connectworker.rest.models import ConfigInfos, ConfigKeyInfo, ConfigScalar, PluginInfo
-from connectworker.transforms.registry import KAFKA_PREDICATES_PACKAGE, KAFKA_TRANSFORMS_PACKAGE, PREDICATES, TRANSFORMS
+from connectworker.transforms.registry import (
+    KAFKA_PREDICATES_PACKAGE,
+    PREDICATES,
+    builtin_predicate,
+    builtin_transformation,
+    builtin_transformation_classes,
+)
 
 router = APIRouter(tags=["connector plugins"])
 JAVA_PACKAGES = ("org.", "io.", "com.")  # the aliases that are another product's Java class name
@@ -41,8 +47,8 @@ def _resolve(name: str) -> type[SourceConnector] | None:
 def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True) -> list[PluginInfo]:
     """Source connectors, also under the Java class names they accept (Kafka's FileStreamSourceConnector,
     Confluent's JDBC source, Debezium's PostgreSQL connector); with `connectorsOnly=false` the
-    transformations, predicates, converters and header converters too (KIP-769; as in Kafka, String,
-    ByteArray and JSON are both converters and header converters)."""
+    transformations (Kafka's and Debezium's), predicates, converters and header converters too (KIP-769;
+    as in Kafka, String, ByteArray and JSON are both converters and header converters)."""
     plugins = [
         PluginInfo(class_name=dotted, type="source", version=cls().version()) for dotted, cls in connector_plugins()
     ]
@@ -53,8 +59,8 @@ def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")]
     ]
     if not connectors_only:
         plugins += [
-            PluginInfo(class_name=KAFKA_TRANSFORMS_PACKAGE + name, type="transformation", version=__version__)
-            for name in sorted(TRANSFORMS)
+            PluginInfo(class_name=name, type="transformation", version=__version__)
+            for name in builtin_transformation_classes()
         ]
         plugins += [
             PluginInfo(class_name=KAFKA_PREDICATES_PACKAGE + name, type="predicate", version=__version__)
@@ -72,9 +78,13 @@ def list_plugins(connectors_only: Annotated[bool, Query(alias="connectorsOnly")]
 
 @router.get("/connector-plugins/{plugin}/config", response_model=list[ConfigKeyInfo], responses=error_responses(404))
 def plugin_config(plugin: PluginName) -> list[ConfigKeyInfo]:
-    """The connector's own configuration keys (the common and topic.creation.* keys are in validate).
-    A plugin that is found but cannot be used (its module fails to import, an abstract method is
-    missing, …) is 404 as well, with the reason."""
+    """The plugin's own configuration keys: a connector's (the common and topic.creation.* keys are in
+    validate), or a built-in transformation's or predicate's (KIP-769). A plugin that is found but cannot
+    be used (its module fails to import, an abstract method is missing, …) is 404 as well, with the
+    reason."""
+    builtin = builtin_transformation(plugin) or builtin_predicate(plugin)
+    if builtin is not None:
+        return [key_info(key) for key in builtin().config_def().keys.values()]
     try:
         cls = resolve_connector_class(plugin)
     except PluginLoadError as exc:

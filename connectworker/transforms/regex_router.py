@@ -30,7 +30,7 @@ from connectworker.api.record import SourceRecord
 from connectworker.api.transform import Transformation
 from connectworker.transforms.side import with_topic
 
-__all__ = ["RegexRouter", "compile_java_regex", "parse_java_replacement"]
+__all__ = ["RegexRouter", "compile_java_regex", "parse_java_replacement", "replace_whole_match"]
 
 REGEX_CONFIG = "regex"
 REPLACEMENT_CONFIG = "replacement"
@@ -241,8 +241,15 @@ class RegexRouter(Transformation):
         return record
 
     def _route(self, topic: str) -> str:
-        match = self._regex.search(topic) if self._regex.fullmatch(topic) else None
-        if match is None:
-            return topic
-        text = "".join(part if isinstance(part, str) else match.group(part) or "" for part in self._replacement)
-        return topic[: match.start()] + text + topic[match.end() :]
+        routed = replace_whole_match(self._regex, self._replacement, topic)
+        return topic if routed is None else routed
+
+
+def replace_whole_match(regex: re.Pattern[str], replacement: Replacement, text: str) -> str | None:
+    """Java's ``matcher.matches() ? matcher.replaceFirst(replacement) : …``: `text` with the first match of
+    `regex` replaced, when `regex` matches the whole of it; None when it does not."""
+    match = regex.search(text) if regex.fullmatch(text) else None
+    if match is None:
+        return None
+    replaced = "".join(part if isinstance(part, str) else match.group(part) or "" for part in replacement)
+    return text[: match.start()] + replaced + text[match.end() :]

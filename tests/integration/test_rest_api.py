@@ -426,7 +426,23 @@ def test_listing_expansions_server_info_plugins_and_loggers(api: RestWorker, uni
     assert any(p["type"] == "converter" for p in everything)
     by_type = {kind: {p["class"] for p in everything if p["type"] == kind} for kind in ("transformation", "predicate")}
     assert "org.apache.kafka.connect.transforms.InsertField$Value" in by_type["transformation"]
-    assert len(by_type["transformation"]) == 26
+    debezium = {
+        "io.debezium.transforms.ExtractNewRecordState",
+        "io.debezium.transforms.ExtractChangedRecordState",
+        "io.debezium.transforms.outbox.EventRouter",
+        "io.debezium.transforms.ByLogicalTableRouter",
+        "io.debezium.transforms.ToLogicalTopicRouter",
+    }
+    assert debezium <= by_type["transformation"] and len(by_type["transformation"]) == 26 + len(debezium)
+    # each transformation's config definition, as KIP-769 gives it
+    router_keys = api.client.get("/connector-plugins/io.debezium.transforms.outbox.EventRouter/config").json()
+    defaults = {key["name"]: key["default_value"] for key in router_keys}
+    assert defaults["route.topic.replacement"] == "outbox.event.${routedByValue}"
+    assert defaults["table.field.event.key"] == "aggregateid"
+    unwrap_keys = api.client.get("/connector-plugins/io.debezium.transforms.ExtractNewRecordState/config").json()
+    assert {"delete.tombstone.handling.mode", "add.fields", "add.headers", "route.by.field"} <= {
+        key["name"] for key in unwrap_keys
+    }
     assert by_type["predicate"] == {
         "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
         "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
