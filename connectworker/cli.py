@@ -226,6 +226,8 @@ def _metrics_listener(config: WorkerConfig, runtime: StandaloneRuntime) -> Metri
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from connectworker.config.connector_config import parse_connector_config
     from connectworker.config.loading import load_worker_config
     from connectworker.config.properties import load_connector_file
@@ -234,6 +236,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from connectworker.runtime.clients.admin_client import open_topic_admin
     from connectworker.runtime.offsets.read_only import committed_offsets_read_only
     from connectworker.runtime.topic_planning.plan import plan_topics
+    from connectworker.runtime.topic_planning.sample_records import read_sample_record
     from connectworker.topics.plan import broker_honours_validate_only
 
     worker = (
@@ -273,6 +276,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             validate_only=args.validate_only,
             policy=policy,
             broker_honours_validate_only=admin is not None and broker_honours_validate_only(admin),
+            samples=[read_sample_record(Path(path)) for path in args.record],
         )
     finally:
         if policy is not None:
@@ -348,6 +352,15 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--worker", help="worker file: its topic.creation.enable and cluster are used")
     plan.add_argument("--topic", action="append", required=True, help="topic name (repeatable)")
     plan.add_argument("--json", action="store_true", help="print JSON objects")
+    plan.add_argument(
+        "--record",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a sample record emitted to each --topic, for transforms that route by the record's data "
+        '(repeatable; JSON: {"schema": …, "payload": …} as JsonConverter writes it, or a change event in '
+        'short, {"op": "c", "after": {…}}; docs/transforms.md)',
+    )
     plan.add_argument(
         "--validate-only",
         action="store_true",

@@ -39,7 +39,9 @@ class _Step:
     predicate: Predicate | None
     negate: bool
 
-    def apply(self, record: SourceRecord) -> SourceRecord | None:
+    def apply(self, record: SourceRecord, *, probe: bool = False) -> SourceRecord | None:
+        """The step applied to `record`; with `probe`, `record` has only a topic and a timestamp (the topic
+        plan's), and a transform that routes by data says so through its `plan_route`."""
         if self.predicate is not None:
             try:
                 holds = self.predicate.test(record)
@@ -51,8 +53,9 @@ class _Step:
                 ) from exc
             if holds == self.negate:
                 return record
+        apply = getattr(self.transformation, "plan_route", None) if probe else None
         try:
-            return self.transformation.apply(record)
+            return (apply or self.transformation.apply)(record)
         except RetriableError:
             raise  # retried within errors.retry.timeout, as Kafka does
         except Exception as exc:
@@ -102,12 +105,12 @@ class TransformationChain:
     def __bool__(self) -> bool:
         return bool(self._steps)
 
-    def apply(self, record: SourceRecord) -> SourceRecord | None:
+    def apply(self, record: SourceRecord, *, probe: bool = False) -> SourceRecord | None:
         current: SourceRecord | None = record
         for step in self._steps:
             if current is None:
                 return None
-            current = step.apply(current)
+            current = step.apply(current, probe=probe)
         return current
 
     def apply_poll(self, records: Sequence[SourceRecord], tolerance: ToleranceOperator) -> TransformedPoll:
@@ -154,8 +157,10 @@ class TransformationChain:
 
     def route(self, topic: str) -> SourceRecord | None:
         """What the chain makes of a record with only a topic (and the time now): for the topic plan of
-        transforms that route by topic (and time) alone. Raises `TransformError` for the others."""
-        return self.apply(SourceRecord(None, None, topic, None, timestamp=int(time.time() * 1000)))
+        transforms that route by topic (and time) alone. Raises `TransformError` for the others. A
+        built-in whose `apply` would take such a record for data (Debezium's take it for a tombstone)
+        answers through `plan_route` instead."""
+        return self.apply(SourceRecord(None, None, topic, None, timestamp=int(time.time() * 1000)), probe=True)
 
     def close(self) -> None:
         closeables: list[Transformation | Predicate] = [*(s.transformation for s in self._steps), *self._predicates]
