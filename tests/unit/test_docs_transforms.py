@@ -11,9 +11,17 @@ from pathlib import Path
 import pytest
 
 from connectworker.api import SourceRecord
+from connectworker.config.properties import load_connector_file
 from connectworker.config.transforms import read_transforms
 from connectworker.runtime.tasks.transform_chain import TransformationChain
-from connectworker.transforms.registry import PREDICATES, TRANSFORMS, builtin_predicate, builtin_transformation
+from connectworker.topics.rule_parser import parse_topic_creation
+from connectworker.transforms.registry import (
+    DEBEZIUM_TRANSFORMS,
+    PREDICATES,
+    TRANSFORMS,
+    builtin_predicate,
+    builtin_transformation,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "transforms.md"
 BLOCK = re.compile(r"<!-- example: (?P<name>[\w.]+) -->\n```\w+\n(?P<code>.*?)\n```", re.DOTALL)
@@ -23,9 +31,12 @@ UNDOCUMENTED_KEYS = {"replace.null.with.default", "offset.field", "blacklist", "
 def test_every_builtin_and_each_of_its_keys_is_in_the_tables() -> None:
     text = DOC.read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip().split(" ")[0]: line for line in text.splitlines() if line.startswith("| ")}
-    for name in [*TRANSFORMS, *PREDICATES]:
+    debezium = {name.rpartition(".")[2]: name for name in DEBEZIUM_TRANSFORMS}
+    for name in [*TRANSFORMS, *PREDICATES, *debezium]:
         cls = builtin_transformation(name) or builtin_predicate(name)
         assert cls is not None
+        if name in debezium:
+            assert f"`{debezium[name]}`" in rows[name], f"{name}'s row does not give Debezium's class name"
         row = rows.get(name.split("$")[0])
         assert row is not None, f"{name} has no row in docs/transforms.md"
         for key in set(cls().config_def().keys) - UNDOCUMENTED_KEYS:
@@ -53,3 +64,15 @@ def test_the_custom_transform_example_works_as_documented(tmp_path: Path, monkey
         assert routed is not None and routed.topic == "acme.orders"
     finally:
         sys.modules.pop(module, None)
+
+
+def test_the_outbox_example_validates_and_its_events_get_the_events_group(tmp_path: Path) -> None:
+    examples = {m["name"]: m["code"] for m in BLOCK.finditer(DOC.read_text(encoding="utf-8"))}
+    path = tmp_path / "outbox.properties"
+    path.write_text(examples["outbox.properties"] + "\n", encoding="utf-8")
+    props = load_connector_file(path)
+    report = read_transforms(props)
+    assert report.problems == {} and report.config is not None
+    match = parse_topic_creation(props).match("outbox.event.Order")
+    assert match is not None and match.rule == "events"
+    assert (match.settings.partitions, match.settings.configs()["cleanup.policy"]) == (12, "compact")
