@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,14 @@ def create_slot(server: Any, slot: str) -> None:
     connection = connect(server)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (slot,))
+    connection.close()
+
+
+def drop_slots(server: Any) -> None:
+    """Every replication slot dropped: a round's backlog read, its WAL is released."""
+    connection = connect(server)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots")
     connection.close()
 
 
@@ -192,11 +201,20 @@ def worker_props(server: Any, slot: str, prefix: str, name: str) -> dict[str, st
 
 
 def run_worker(
-    server: Any, bootstrap: str, slot: str, prefix: str, changes: int, workdir: Path, n: int, processes: str | None
+    server: Any,
+    bootstrap: str,
+    slot: str,
+    prefix: str,
+    changes: int,
+    workdir: Path,
+    n: int,
+    processes: str | None,
+    extra: Mapping[str, str] | None = None,
 ) -> float:
+    """Changes/s of the connector (its props and `extra`) from its start until every change is committed."""
     runtime = start_worker(workdir, bootstrap, n, processes)
     assert runtime.worker is not None
-    connector = parse_connector_config(worker_props(server, slot, prefix, f"cdc-{n}"))
+    connector = parse_connector_config({**worker_props(server, slot, prefix, f"cdc-{n}"), **(extra or {})})
     start = time.perf_counter()
     runtime.worker.start_connector(connector)
     while not runtime.worker.get(connector.name).tasks:
@@ -293,10 +311,7 @@ def main(changes: int = 1_000_000, rounds: int = 1) -> None:
                 results[kind].append(rate)
                 admin.delete([topic])  # Tansu keeps every byte in memory
                 print(f"round {n} {kind}: {rate:,.0f} changes/s", flush=True)
-            connection = connect(server)
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots")
-            connection.close()
+            drop_slots(server)
         lags = sorted(measure_lag(server, broker.bootstrap_servers, Path(tmp), next_id))
     raw, worker, in_process = results["raw"], results["thread"], results["process"]
     ratio = statistics.median(worker) / statistics.median(raw)

@@ -20,6 +20,7 @@ BENCHMARKS = [
     "bench.bench_rest_latency",
     "bench.bench_task_processes",
     "bench.bench_postgres_cdc",
+    "bench.bench_unwrap",
     "bench.bench_config_parse",
     "bench.bench_first_ack",
     "bench.bench_task_start",

@@ -7,12 +7,12 @@ import base64
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg2
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Message, TopicPartition
 
 from connectworker.api.record import SourceRecord
 from connectworker.connectors.postgres_cdc.connector import PostgresCdcConnector
@@ -141,6 +141,23 @@ def poll_records(h: TaskHarness, count: int) -> list[SourceRecord]:
 # -- reading the topics back ---------------------------------------------------------------------
 def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> list[Any]:
     """(key, value) of the topic's messages, JSON-decoded, from the beginning until `done(key, value)`."""
+    out: list[Any] = []
+
+    def take(message: Any) -> bool:
+        key = json.loads(message.key()) if message.key() else None
+        value = json.loads(message.value()) if message.value() is not None else None
+        out.append((key, value))
+        return bool(done(key, value))
+
+    consume_until(bootstrap, topic, take, timeout, lambda: f"the end of {topic} ({len(out)} messages read)")
+    return out
+
+
+def consume_until(
+    bootstrap: str, topic: str, take: Callable[[Message], bool], timeout: float, what: Callable[[], str]
+) -> None:
+    """Each of the topic's messages from its beginning (every partition) handed to `take` until it returns
+    true; `what` names what was awaited if `timeout` passes first."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -150,25 +167,15 @@ def read_until(bootstrap: str, topic: str, done: Any, timeout: float = 90) -> li
             "topic.metadata.refresh.interval.ms": 500,
         }
     )
-    out: list[Any] = []
     try:
         assign_all(consumer, topic, timeout)
 
         def step() -> bool:
-            for message in consumer.consume(500, timeout=0.5):
-                if message.error():
-                    continue
-                key = json.loads(message.key()) if message.key() else None
-                value = json.loads(message.value()) if message.value() is not None else None
-                out.append((key, value))
-                if done(key, value):
-                    return True
-            return False
+            return any(take(message) for message in consumer.consume(500, timeout=0.5) if not message.error())
 
-        wait_until(step, timeout, lambda: f"the end of {topic} ({len(out)} messages read)")
+        wait_until(step, timeout, what)
     finally:
         consumer.close()
-    return out
 
 
 def assign_all(consumer: Consumer, topic: str, timeout: float) -> None:

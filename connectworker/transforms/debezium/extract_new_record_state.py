@@ -221,6 +221,7 @@ class _Plan:
     deleted_out: Schema | None  # of a rewritten delete
     fields: tuple[ResolvedReference, ...]
     headers: tuple[ResolvedReference, ...]
+    extends: bool  # whether rows get `__deleted` or added fields
 
 
 class ExtractNewRecordState(Transformation):
@@ -268,7 +269,7 @@ class ExtractNewRecordState(Transformation):
         row_out = extended(row, marked + added) if marked or added else row
         before = field_schema(envelope, BEFORE) or row
         deleted_out = extended(before, marked + added) if rewrite else None
-        return _Plan(row, row_out, deleted_out, fields, headers)
+        return _Plan(row, row_out, deleted_out, fields, headers, bool(marked or added))
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
         return self.apply_to_copy(copy_record(record))
@@ -285,33 +286,41 @@ class ExtractNewRecordState(Transformation):
         if not isinstance(envelope, dict):
             raise DataError(f"A change event of topic {record.topic!r} is not a struct: {type(envelope).__name__}")
         if plan.headers:
-            record.headers = [
-                *record.headers,
-                *((r.new_name, SchemaAndValue(r.schema, r.value(envelope))) for r in plan.headers),
-            ]
+            headers = list(record.headers)
+            for ref in plan.headers:
+                headers.append((ref.new_name, SchemaAndValue(ref.schema, ref.value(envelope))))
+            record.headers = headers
         row = envelope.get(AFTER)
         deletes = self._handling.deletes
+        value: dict[str, Any] | None
         if row is not None:
-            value: dict[str, Any] | None = row
-            if deletes == "rewrite":
-                value = {**row, DELETED_FIELD: "false"}
             record.value_schema = plan.row_out
+            value = row if not plan.extends else self._extended(row, envelope, plan, "false")
         else:
             row = envelope.get(BEFORE)
             if row is None or deletes == "drop":  # a truncate (no row at all), or a delete to drop
                 return None
             if deletes == "rewrite":
-                value, record.value_schema = {**row, DELETED_FIELD: "true"}, plan.deleted_out
-            else:
-                value, record.value_schema = None, (plan.row_schema if deletes == "null" else None)
-        if value is not None and plan.fields:
-            value = {**value, **{r.new_name: r.value(envelope) for r in plan.fields}}
+                record.value_schema = plan.deleted_out
+                value = self._extended(row, envelope, plan, "true")
+            else:  # `null` keeps the row's schema; `tombstone` makes a tombstone
+                record.value_schema = plan.row_schema if deletes == "null" else None
+                value = None
         record.value = value
         if self._route_by is not None:
             self._route(record, row)
         if self._drop_header is not None:
             self._drop_fields(record)
         return record
+
+    def _extended(self, row: dict[str, Any], envelope: dict[str, Any], plan: _Plan, deleted: str) -> dict[str, Any]:
+        """`row` with `__deleted` (rewriting) and the added fields."""
+        value = dict(row)
+        if self._handling.deletes == "rewrite":
+            value[DELETED_FIELD] = deleted
+        for ref in plan.fields:
+            value[ref.new_name] = ref.value(envelope)
+        return value
 
     def _tombstone(self, record: SourceRecord) -> SourceRecord | None:
         ops = [ref.new_name for ref in self._headers if ref.field == OP]

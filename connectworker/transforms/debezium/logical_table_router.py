@@ -29,6 +29,7 @@ from connectworker.api.transform import Transformation
 from connectworker.transforms.debezium.envelope import AFTER, BEFORE, ENVELOPE_SUFFIX, field_schema, is_envelope
 from connectworker.transforms.debezium.schema_names import ADJUSTMENT_MODES, schema_name_adjuster
 from connectworker.transforms.regex_router import compile_java_regex, parse_java_replacement, replace_whole_match
+from connectworker.transforms.side import copy_record
 
 __all__ = ["ByLogicalTableRouter", "ToLogicalTopicRouter"]
 
@@ -211,19 +212,9 @@ class ToLogicalTopicRouter(Transformation):
         if record.value is not None and is_envelope(value_schema):
             assert value_schema is not None
             value_schema = self._derived(("envelope", value_schema, topic), self._envelope_schema)
-        r = record
-        return SourceRecord(
-            r.source_partition,
-            r.source_offset,
-            topic,
-            r.value,
-            key,
-            r.partition,
-            value_schema,
-            key_schema,
-            r.timestamp,
-            r.headers,
-        )
+        routed = copy_record(record)
+        routed.topic, routed.key, routed.key_schema, routed.value_schema = topic, key, key_schema, value_schema
+        return routed
 
     def _derived(self, cache_key: tuple[str, Schema, str], build: Any) -> Schema:
         found: Schema | None = self._schemas.get(cache_key)
