@@ -55,6 +55,9 @@ def unwrap_connector(db: CdcDatabase, number: int, mode: str) -> dict[str, str]:
         **{
             "name": f"unwrap-{db.name}-{number}",
             "slot.name": f"{db.slot}_{number}",
+            # a publication each: connectors starting together race to create a shared one (the loser fails on
+            # pg_publication_pubname_index)
+            "publication.name": f"{db.name}_pub_{number}",
             "topic.prefix": f"{db.name}_{number}",
             "table.include.list": "public.customers",
             "topic.creation.default.replication.factor": "1",
