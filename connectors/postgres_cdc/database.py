@@ -205,27 +205,35 @@ def quote(identifier: str) -> str:
 
 
 def ensure_publication(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
-    """The publication exists, created as publication.autocreate.mode says."""
+    """The publication exists, created as publication.autocreate.mode says. Connectors starting at once may
+    share a publication: one that finds another created it meanwhile takes it as it is."""
+    import psycopg2.errors
+
     if publication_exists(connection, settings.publication):
         return
-    with connection.cursor() as cursor:
-        mode = settings.publication_autocreate
-        if mode == "disabled":
-            raise SetupError(
-                "publication.name",
-                f"The publication {settings.publication!r} does not exist and "
-                f"publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
-                f"{settings.publication} FOR ...)",
-            )
-        if mode == "all_tables":
-            cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR ALL TABLES")
-            return
+    mode = settings.publication_autocreate
+    if mode == "disabled":
+        raise SetupError(
+            "publication.name",
+            f"The publication {settings.publication!r} does not exist and "
+            f"publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
+            f"{settings.publication} FOR ...)",
+        )
+    if mode == "all_tables":
+        what = "ALL TABLES"
+    else:
         tables = ", ".join(f"{quote(s)}.{quote(t)}" for _, s, t in list_tables(connection, settings))
         if not tables:
             raise SetupError(
                 "table.include.list", "publication.autocreate.mode=filtered needs at least one captured table to exist"
             )
-        cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR TABLE {tables}")
+        what = f"TABLE {tables}"
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE PUBLICATION {quote(settings.publication)} FOR {what}")
+    except (psycopg2.errors.DuplicateObject, psycopg2.errors.UniqueViolation):
+        if not publication_exists(connection, settings.publication):  # not the race: say what happened
+            raise
 
 
 def publication_exists(connection: psycopg2.extensions.connection, publication: str) -> bool:

@@ -8,6 +8,7 @@ import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -258,3 +259,27 @@ def test_a_table_whose_creation_is_decoded_before_it_is_visible_still_gets_its_k
         creator.close()
         catalog.close()
     assert [(c.name, c.key_position, c.nullable) for c in columns] == [("id", 1, False), ("note", 0, False)]
+
+
+def test_a_publication_another_connector_created_meanwhile_is_taken_as_it_is(
+    db: CdcDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Connectors sharing a publication and starting at once race to create it: the one that loses finds it
+    created and goes on (it used to fail with a duplicate key in pg_publication)."""
+    from connectworker.connectors.postgres_cdc import database
+    from connectworker.connectors.postgres_cdc.settings import parse_settings
+
+    db.execute("CREATE PUBLICATION dbz_publication FOR ALL TABLES")  # the other connector's, just created
+    real, looked = database.publication_exists, []
+
+    def exists(connection: Any, publication: str) -> bool:
+        looked.append(publication)
+        return len(looked) > 1 and real(connection, publication)  # it looked a moment before the other made it
+
+    monkeypatch.setattr(database, "publication_exists", exists)
+    connection = database.connect(parse_settings(db.props()))
+    try:
+        database.ensure_publication(connection, parse_settings(db.props()))
+    finally:
+        connection.close()
+    assert db.query("SELECT pubname, puballtables FROM pg_publication") == [("dbz_publication", True)]
