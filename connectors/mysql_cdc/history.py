@@ -144,8 +144,17 @@ class SchemaHistory:
         from confluent_kafka import KafkaException, Producer
 
         if self._producer is None:
-            self._producer = Producer(
-                {"bootstrap.servers": self._servers, "acks": "all", "enable.idempotence": True, "linger.ms": 0}
+            self._producer = Producer(  # one record in flight, as Debezium's history producer: never reordered
+                {
+                    "bootstrap.servers": self._servers,
+                    "acks": "all",
+                    "linger.ms": 0,
+                    "max.in.flight.requests.per.connection": 1,
+                    # as Debezium's: not idempotent (brokers before 2.8 want an ACL for it, and its producer id
+                    # costs the first record a round trip, 0.5 s on the embedded broker); a record written twice
+                    # after a lost acknowledgement replays to the same schema
+                    "enable.idempotence": False,
+                }
             )
         failed: list[str] = []
 
