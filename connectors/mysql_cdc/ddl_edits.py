@@ -10,8 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from connectworker.api.errors import ConnectError
+
 TableId = tuple[str, str]  # (database, table)
 Position = tuple[str, str | None] | None  # ("FIRST", None), ("AFTER", column), or None: at the end / in place
+
+
+class UnparseableDdlError(ConnectError):
+    """A DDL statement the parser cannot read; the message says what it could not."""
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,11 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from connectworker.api.errors import ConnectError
+
+from ..debezium.setup_errors import first_line
 from .binlog import SchemaMismatchError, prime_columns
-from .catalog import CatalogColumn, show_create_table
+from .catalog import CatalogColumn, holds_database, show_create_table
 from .ddl_parser import parse_statement
 from .history import HistoryRecord, SchemaHistory
 from .schema_state import SchemaState
@@ -50,8 +53,9 @@ class HeldSchemas:
         """settings.captures, remembered per table: asked for every table map and row event."""
         key = (database, table)
         captured = self._captured.get(key)
-        if captured is None:
-            captured = self._captured[key] = self._settings.captures(database, table)
+        if captured is None:  # the server's own databases never (as Debezium's table.ignore.builtin)
+            captured = holds_database(self._settings, database) and self._settings.captures(database, table)
+            self._captured[key] = captured
         return captured
 
     def shape(self, table: TableId, where: Position) -> TableShape:
@@ -65,7 +69,16 @@ class HeldSchemas:
         return shape
 
     def _read_now(self, table: TableId, where: Position) -> None:
-        ddl = show_create_table(self.catalog, *table)
+        import pymysql
+
+        try:
+            ddl = show_create_table(self.catalog, *table)
+        except pymysql.err.ProgrammingError as exc:  # no such table (any more)
+            raise ConnectError(
+                f"The binlog has changes of {table[0]}.{table[1]} at {where.file}:{where.pos}, a table the connector "
+                f"holds no schema of, and the server no longer has it to read one ({first_line(exc)}). Take a new "
+                "snapshot: delete the connector's offsets and history topic (or start it with a new topic.prefix)."
+            ) from None
         place = f"binlog position {where.file}:{where.pos} (read from the server for {table[0]}.{table[1]})"
         edits = parse_statement(ddl, table[0], place, skip_unparseable=False)
         changes = self.state.apply(edits or ())

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from .ddl import ddl_tables
 from .ddl_edits import (
     AddColumn,
     AddPrimaryKey,
@@ -155,6 +156,7 @@ class SchemaState:
         self.tables: dict[TableId, Table] = {}
         self.databases: dict[str, str | None] = {}  # each database's default character set
         self.server_charset: str | None = None
+        self._deferred: list[HistoryRecord] = []  # character set records replayed, parsed when a statement needs them
 
     def holds(self, database: str) -> bool:
         return self._holds(database)
@@ -162,6 +164,7 @@ class SchemaState:
     # -- DDL -------------------------------------------------------------------------------------------
     def apply(self, edits: Iterable[Edit]) -> list[TableChange]:
         """Applies a statement's edits; the tables it changed, in order."""
+        self._replay_deferred()
         changes: list[TableChange] = []
         for edit in edits:
             changes += self._apply(edit)
@@ -271,14 +274,24 @@ class SchemaState:
             return []
         return self._moved(old, replace(current, database=new[0], name=new[1]))
 
+    def _replay_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        for record in deferred:
+            for edit in _parsed(record):
+                self._apply(edit)
+
     # -- history ---------------------------------------------------------------------------------------
     def apply_record(self, record: HistoryRecord) -> None:
         """A history record replayed, as Debezium recovers one: its table changes where it has them, else
-        its DDL parsed again."""
+        its DDL parsed again. A statement that changes no table (SET character_set_server, CREATE / ALTER
+        DATABASE) matters only to a later statement's columns: it is parsed when one is applied, so that a
+        restart that meets no DDL parses nothing (the parser's first use costs 0.2 s)."""
         if not record.changes:
-            from .ddl_parser import parse_ddl
-
-            self.apply(parse_ddl(record.ddl, record.database))
+            found = ddl_tables(record.ddl, record.database)
+            if not (found.changed or found.renamed or found.dropped_database or found.truncated):
+                self._deferred.append(record)
+                return
+            self.apply(_parsed(record))
             return
         for change in record.changes:
             if change.previous is not None:
@@ -287,6 +300,12 @@ class SchemaState:
                 self.tables.pop(change.id, None)
             else:
                 self.tables[change.id] = change.table
+
+
+def _parsed(record: HistoryRecord) -> tuple[Edit, ...]:
+    from .ddl_parser import parse_ddl
+
+    return parse_ddl(record.ddl, record.database)
 
 
 def _alter_one(editing: _Editing, action: AlterAction) -> None:

@@ -13,7 +13,7 @@ TABLE` say `tinyint(1)` (a number).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .catalog import CatalogColumn
@@ -202,14 +202,17 @@ def _column_json(column: Column, position: int) -> dict[str, Any]:
 
 
 def table_of_json(table: TableId, value: Mapping[str, Any]) -> Table:
-    """Debezium's JSON of a table (as table_json writes it) back to a Table."""
+    """Debezium's JSON of a table (as table_json writes it) back to a Table; a text column without a
+    `charsetName` (Debezium writes none where the column takes its table's) takes `defaultCharsetName`."""
     columns = sorted(value.get("columns") or (), key=lambda c: int(c.get("position") or 0))
+    charset = value.get("defaultCharsetName")
+    read = (_column_of_json(c) for c in columns)
     return Table(
         table[0],
         table[1],
-        tuple(_column_of_json(c) for c in columns),
+        tuple(replace(c, charset=charset) if c.is_text and c.charset is None else c for c in read),
         tuple(str(name) for name in value.get("primaryKeyColumnNames") or ()),
-        value.get("defaultCharsetName"),
+        charset,
         value.get("comment"),
     )
 

@@ -262,3 +262,35 @@ def test_with_full_row_metadata_a_table_map_other_than_the_parsed_schema_fails_n
     assert "(the binlog's columns: id int, name varchar(10), row_start" in message
     assert "the schema held: id int(11), name varchar(10))" in message
     assert [k for k, _ in read_all(bootstrap, f"{db.name}.{db.name}.items")] == [{"id": 1}]
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_a_captured_table_whose_schema_is_not_held_is_read_from_the_server_when_its_first_change_comes(
+    broker: Broker, mariadb: MariaDb, db: MySqlDatabase, tmp_path: Path, dropped: bool
+) -> None:
+    bootstrap = broker.bootstrap_servers
+    config = json_worker(bootstrap, tmp_path)
+    with mysql_database(mariadb) as later:  # captured only from the restart on: its tables are not in the history
+        later.execute("CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(9) CHARACTER SET latin1)")
+        props = _snapshot(broker, db)
+        with running_worker(config, props):
+            read_until(bootstrap, f"{db.name}.{db.name}.items", lambda k, v: k == {"id": 1})
+        later.execute("INSERT INTO notes VALUES (1, 'né')", *(["DROP TABLE notes"] if dropped else []))
+        wider = {**props, "database.include.list": f"{db.name},{later.name}"}
+        with running_worker(config, wider) as runtime:
+            assert runtime.worker is not None
+            if dropped:
+                wait_until(
+                    lambda: task_state(runtime.worker, props["name"])[0] is State.FAILED, what="the task to fail"
+                )
+                message = task_state(runtime.worker, props["name"])[1] or ""
+            else:
+                read_until(bootstrap, f"{db.name}.{later.name}.notes", lambda k, v: k == {"id": 1})
+    if dropped:
+        assert f"The binlog has changes of {later.name}.notes at binlog." in message, message
+        assert "the server no longer has it to read one" in message and "Take a new snapshot" in message
+        return
+    [(key, value)] = read_all(bootstrap, f"{db.name}.{later.name}.notes")
+    assert (key, value["payload"]["after"]) == ({"id": 1}, {"id": 1, "body": "né"})
+    history = [HistoryRecord.from_json(v) for _, v in read_all(bootstrap, db.history)]
+    assert history[-1].ddl.startswith("CREATE TABLE `notes`")  # recorded when read, at the change's position

@@ -212,6 +212,8 @@ def test_alter_table_actions_in_order() -> None:
         ("ALTER TABLE t ADD PARTITION (PARTITION p3 VALUES LESS THAN (2000))", ()),
         ("ALTER TABLE t PARTITION BY KEY() PARTITIONS 2", ()),
         ("ALTER TABLE t REMOVE PARTITIONING", ()),
+        ("ALTER TABLE t DROP PARTITION p0, p1", ()),
+        ("ALTER TABLE t STORAGE DISK, MODIFY c INT STORAGE MEMORY", (ChangeColumn("c", ColumnDefinition("c", "INT")),)),
         ("ALTER TABLE t DISABLE KEYS", ()),
         ("ALTER TABLE t FORCE", ()),
         ("ALTER TABLE t COMMENT 'x', AUTO_INCREMENT = 100", ()),
@@ -236,6 +238,7 @@ def test_alter_table_statements_sqlglot_reads_only_in_part(statement: str, actio
             (AlterTable(("d", "t"), (AddUniqueKey(("a", "b")),), signalled=False),),
         ),
         ("CREATE INDEX ix ON t (a)", (AlterTable(("shop", "t"), (), signalled=False),)),
+        ("CREATE INDEX ix USING BTREE ON t (a)", (AlterTable(("shop", "t"), (), signalled=False),)),
         ("DROP INDEX `PRIMARY` ON t", (AlterTable(("shop", "t"), (DropPrimaryKey(),), signalled=False),)),
         (
             "CREATE DATABASE IF NOT EXISTS `d` /*!40100 DEFAULT CHARACTER SET latin1 */",
@@ -283,3 +286,57 @@ def test_an_unparseable_statement_fails_naming_its_start_and_position_or_is_skip
     assert "Skipping the DDL statement 'CREATE TABLE audit (a INT) WITH SYSTEM VERSIONING' at binlog position" in (
         caplog.text
     )
+
+
+MYSQL_8_SHOW_CREATE_TABLE = """CREATE TABLE `t1` (
+  `id` int NOT NULL AUTO_INCREMENT,
+  `c` varchar(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci DEFAULT NULL,
+  `j` json DEFAULT NULL,
+  `g` int GENERATED ALWAYS AS ((`id` * 2)) VIRTUAL,
+  `ts` timestamp NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  `inv` int DEFAULT NULL /*!80023 INVISIBLE */,
+  `d` decimal(10,2) unsigned zerofill DEFAULT '0000000.00',
+  `b` bit(3) DEFAULT b'101',
+  `bin` varbinary(16) DEFAULT (uuid_to_bin(uuid())),
+  `p` point NOT NULL /*!80003 SRID 4326 */,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `c` (`c`(5)),
+  KEY `idx` ((lower(`c`))),
+  SPATIAL KEY `p` (`p`),
+  FULLTEXT KEY `ft` (`c`),
+  CONSTRAINT `fk` FOREIGN KEY (`id`) REFERENCES `t0` (`id`) ON DELETE CASCADE,
+  CONSTRAINT `t1_chk_1` CHECK ((`id` > 0))
+) ENGINE=InnoDB AUTO_INCREMENT=5 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci STATS_PERSISTENT=0
+/*!50100 PARTITION BY HASH (`id`) PARTITIONS 2 */"""
+
+
+def test_what_mysql_8_writes_in_show_create_table_and_the_binlog() -> None:
+    [edit] = parse_ddl(MYSQL_8_SHOW_CREATE_TABLE, "shop")
+    assert isinstance(edit, CreateTable) and edit.primary_key == ("id",)
+    assert [(c.name, c.type_name, c.length, c.scale, c.nullable) for c in edit.columns] == [
+        ("id", "INT", None, None, False),
+        ("c", "VARCHAR", 10, None, None),
+        ("j", "JSON", None, None, None),
+        ("g", "INT", None, None, None),
+        ("ts", "TIMESTAMP", None, None, True),
+        ("inv", "INT", None, None, None),
+        ("d", "DECIMAL UNSIGNED ZEROFILL", 10, 2, None),
+        ("b", "BIT", 3, None, None),
+        ("bin", "VARBINARY", 16, None, None),
+        ("p", "POINT", None, None, False),
+    ]
+    assert parse_ddl(
+        "CREATE DATABASE `d` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */ "
+        "/*!80016 DEFAULT ENCRYPTION='N' */",
+        "shop",
+    ) == (DatabaseCharset("d", "utf8mb4", "utf8mb4_0900_ai_ci", created=True),)
+    assert _columns(  # a CREATE TABLE ... SELECT, as MySQL 8.0.21+ logs it in row format
+        "CREATE TABLE `t2` (`a` int DEFAULT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 START TRANSACTION"
+    ) == [("a", "INT", None, None)]
+    assert _alter("ALTER TABLE `t1` ADD COLUMN `y` int DEFAULT NULL /* xid=55 */").actions == (
+        AddColumn(ColumnDefinition("y", "INT", has_default=True)),
+    )
+    assert _alter(
+        "ALTER TABLE t1 CHANGE COLUMN `y` `z` bigint NOT NULL FIRST, ALGORITHM=INSTANT, LOCK=SHARED"
+    ).actions == (ChangeColumn("y", ColumnDefinition("z", "BIGINT", nullable=False), ("FIRST", None)),)
+    assert _alter("ALTER TABLE t1 ALTER COLUMN y SET INVISIBLE, ADD INDEX ix ((a + 1)) INVISIBLE").actions == ()
