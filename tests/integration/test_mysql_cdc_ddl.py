@@ -294,3 +294,15 @@ def test_a_captured_table_whose_schema_is_not_held_is_read_from_the_server_when_
     assert (key, value["payload"]["after"]) == ({"id": 1}, {"id": 1, "body": "né"})
     history = [HistoryRecord.from_json(v) for _, v in read_all(bootstrap, db.history)]
     assert history[-1].ddl.startswith("CREATE TABLE `notes`")  # recorded when read, at the change's position
+
+
+def test_recovery_without_committed_offsets_fails_naming_the_modes_that_start_a_connector(
+    broker: Broker, db: MySqlDatabase, tmp_path: Path
+) -> None:
+    props = _snapshot(broker, db, **{"snapshot.mode": "recovery"})
+    with running_worker(json_worker(broker.bootstrap_servers, tmp_path), props) as runtime:
+        assert runtime.worker is not None
+        wait_until(lambda: task_state(runtime.worker, props["name"])[0] is State.FAILED, what="the task to fail")
+        message = task_state(runtime.worker, props["name"])[1] or ""
+    assert "snapshot.mode=recovery rebuilds the schema history of a connector that has streamed before" in message
+    assert f"{db.name} has no committed offsets. Set snapshot.mode=initial (or no_data) to start it" in message
