@@ -150,6 +150,8 @@ def parse_ddl(statement: str, database: str) -> tuple[Edit, ...]:
     text = executable_text(statement).strip().rstrip(";").strip()
     try:
         items = tokens(text)
+    except ConnectError:  # sqlglot is not installed
+        raise
     except Exception as exc:  # sqlglot's TokenError: an unclosed quote or comment
         raise UnparseableDdlError(f"cannot read it ({exc})") from None
     if not items:

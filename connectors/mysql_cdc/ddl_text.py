@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from connectworker.api.errors import ConnectError
+
 from .ddl_edits import TableId, UnparseableDdlError
 
 _VERSION_HINT = re.compile(r"/\*M?!\d{0,6}")
@@ -80,9 +82,15 @@ def _quoted_end(text: str, start: int) -> int:
 
 
 def tokens(text: str) -> list[Any]:
-    """sqlglot's MySQL tokens of `text` (raises sqlglot's TokenError)."""
-    from .ddl_dialect import BinlogMySql
-
+    """sqlglot's MySQL tokens of `text` (raises sqlglot's TokenError). Every statement is tokenized before
+    it is parsed: where sqlglot is missing, this says how to install it."""
+    try:
+        from .ddl_dialect import BinlogMySql
+    except ImportError:
+        raise ConnectError(
+            "The MySQL CDC connector parses the binlog's DDL with sqlglot, which is not installed: "
+            "pip install 'connectworker[sql]'"
+        ) from None
     return list(BinlogMySql().tokenize(text))
 
 

@@ -7,6 +7,8 @@ refused with the reason."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from connectworker.api.errors import ConnectError
@@ -340,3 +342,11 @@ def test_what_mysql_8_writes_in_show_create_table_and_the_binlog() -> None:
         "ALTER TABLE t1 CHANGE COLUMN `y` `z` bigint NOT NULL FIRST, ALGORITHM=INSTANT, LOCK=SHARED"
     ).actions == (ChangeColumn("y", ColumnDefinition("z", "BIGINT", nullable=False), ("FIRST", None)),)
     assert _alter("ALTER TABLE t1 ALTER COLUMN y SET INVISIBLE, ADD INDEX ix ((a + 1)) INVISIBLE").actions == ()
+
+
+def test_without_sqlglot_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "connectworker.connectors.mysql_cdc.ddl_dialect", None)  # import fails
+    with pytest.raises(ConnectError, match=r"^The MySQL CDC connector parses the binlog's DDL with sqlglot") as failed:
+        parse_statement("ALTER TABLE t ADD c INT", "shop", "binlog position b.000001:4", skip_unparseable=True)
+    assert not isinstance(failed.value, UnparseableDdlError)  # not a statement to skip: every one would be
+    assert "pip install 'connectworker[sql]'" in str(failed.value)
