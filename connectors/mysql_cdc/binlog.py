@@ -4,9 +4,9 @@ MariaDB (10.11: `binlog_row_metadata=NO_LOG` by default) and MySQL without `binl
 no column names, unsigned flags or ENUM / SET labels in a table map event; a binlog reader left alone
 names columns `UNKNOWN_COL0` (or asks information_schema, which answers as of now, not as of the event),
 reads ENUM and SET as nothing, and fails on BLOB bytes that are not UTF-8. `prime_columns` gives the table
-map's columns what the connector knows of the table at that binlog position: names, unsigned flags, labels,
-each text column's character set (information_schema's CHARACTER_SET_NAME), and for binary columns a
-charset that leaves the bytes undecoded.
+map's columns what the connector knows of the table at that binlog position (parsed from the DDL): names,
+unsigned flags, labels, each text column's character set, and for binary columns a charset that leaves the
+bytes undecoded.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ _BINARY = re.compile(r"(tiny|medium|long)?blob|(var)?binary\b.*")
 
 
 REMEDY = (
-    "Have the server write full row metadata (SET GLOBAL binlog_row_metadata=FULL, and in its configuration), "
-    "from which the connector takes each table's columns at each row event, or take a new snapshot: delete "
-    "the connector's offsets (or start it with a new topic.prefix)"
+    "The schema the connector parsed from the DDL does not fit the binlog here: a DDL statement it skipped "
+    "(schema.history.internal.skip.unparseable.ddl) or read wrongly, or a schema history rebuilt by "
+    "snapshot.mode=recovery after the table was altered. Take a new snapshot: delete the connector's offsets "
+    "and its history topic (or start it with a new topic.prefix)"
 )
 
 
@@ -78,8 +79,7 @@ def _check_type(table: str, column: Any, name: str, column_type: str) -> None:
     if differs:
         raise SchemaMismatchError(
             f"The binlog's row events of {table} give column {name!r} another type than {column_type}, the one the "
-            "connector holds for it at this position (its schema history recorded the table as information_schema "
-            f"showed it after a later DDL: the connector was behind). {REMEDY}"
+            f"connector holds for it at this position. {REMEDY}"
         )
 
 
@@ -90,8 +90,7 @@ def prime_columns(table: str, columns: Sequence[Any], known: Sequence[tuple[str,
     if len(columns) != len(known):
         raise SchemaMismatchError(
             f"The binlog's row events of {table} have {len(columns)} column(s); the schema the connector holds "
-            f"for it at this position has {len(known)} ({', '.join(name for name, _, _ in known)}): its schema "
-            f"history recorded the table as information_schema showed it after a later DDL. {REMEDY}"
+            f"for it at this position has {len(known)} ({', '.join(name for name, _, _ in known)}). {REMEDY}"
         )
     for column, (name, column_type, charset) in zip(columns, known, strict=True):
         _check_type(table, column, name, column_type)

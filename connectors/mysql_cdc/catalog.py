@@ -1,6 +1,7 @@
-"""What information_schema says of the captured tables: which tables the filters capture, and each table's
-columns (name, COLUMN_TYPE, character set, nullability, place in the primary key), which build its schema
-for the snapshot and prime the binlog's table map events (binlog.py)."""
+"""What the server says of the databases and tables the connector holds schemas of, for the snapshot (and
+snapshot.mode=recovery): the server's and each captured database's default character set, their base
+tables, and each table's `SHOW CREATE TABLE`, which the snapshot parses as Debezium does (schema_state.py);
+and `CatalogColumn`, a column as the table shapes and the priming of table map events (binlog.py) read it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .settings import MySqlSettings
+from .snapshot import quote
 
 SYSTEM_DATABASES = frozenset({"mysql", "information_schema", "performance_schema", "sys"})
 
@@ -25,29 +27,47 @@ class CatalogColumn:
         return self.name, self.column_type, self.charset
 
 
-def captured_tables(connection: Any, settings: MySqlSettings) -> list[tuple[str, str]]:
-    """(database, table) of every base table the filters capture, system databases left out, in order."""
+def server_charset(connection: Any) -> tuple[str, str]:
+    """The server's default character set and collation (those of a database created without one)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT @@GLOBAL.character_set_server, @@GLOBAL.collation_server")
+        charset, collation = cursor.fetchone()
+    return str(charset), str(collation)
+
+
+def held_databases(connection: Any, settings: MySqlSettings) -> list[tuple[str, str, str]]:
+    """(name, default character set, default collation) of every database the filters capture, system
+    databases left out, in order: the databases whose tables the connector holds schemas of."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA "
+            "ORDER BY SCHEMA_NAME"
+        )
+        rows = [(str(name), str(charset), str(collation)) for name, charset, collation in cursor.fetchall()]
+    return [row for row in rows if row[0] not in SYSTEM_DATABASES and settings.captures_database(row[0])]
+
+
+def base_tables(connection: Any, databases: list[str]) -> list[tuple[str, str]]:
+    """(database, table) of every base table of `databases`, in order."""
+    if not databases:
+        return []
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
-            "ORDER BY TABLE_SCHEMA, TABLE_NAME"
+            f"AND TABLE_SCHEMA IN ({', '.join(['%s'] * len(databases))}) ORDER BY TABLE_SCHEMA, TABLE_NAME",
+            databases,
         )
-        rows = [(str(db), str(table)) for db, table in cursor.fetchall()]
-    return [(db, table) for db, table in rows if db not in SYSTEM_DATABASES and settings.captures(db, table)]
+        return [(str(db), str(table)) for db, table in cursor.fetchall()]
 
 
-def table_columns(connection: Any, database: str, table: str) -> list[CatalogColumn]:
-    """A table's columns in their order (the binlog's row order)."""
+def show_create_table(connection: Any, database: str, table: str) -> str:
+    """The table's `SHOW CREATE TABLE`: its definition as the server writes it."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, c.CHARACTER_SET_NAME, c.IS_NULLABLE, "
-            "COALESCE(k.ORDINAL_POSITION, 0) FROM information_schema.COLUMNS c "
-            "LEFT JOIN information_schema.KEY_COLUMN_USAGE k ON k.TABLE_SCHEMA = c.TABLE_SCHEMA "
-            "AND k.TABLE_NAME = c.TABLE_NAME AND k.COLUMN_NAME = c.COLUMN_NAME AND k.CONSTRAINT_NAME = 'PRIMARY' "
-            "WHERE c.TABLE_SCHEMA = %s AND c.TABLE_NAME = %s ORDER BY c.ORDINAL_POSITION",
-            (database, table),
-        )
-        return [
-            CatalogColumn(str(name), str(kind), str(charset) if charset else None, nullable == "YES", int(key))
-            for name, kind, charset, nullable, key in cursor.fetchall()
-        ]
+        cursor.execute(f"SHOW CREATE TABLE {quote(database)}.{quote(table)}")
+        return str(cursor.fetchone()[1])
+
+
+def holds_database(settings: MySqlSettings, database: str) -> bool:
+    """Whether the connector holds the schemas of a database's tables (and parses its DDL): a captured
+    database that is not one of the server's own."""
+    return database not in SYSTEM_DATABASES and settings.captures_database(database)

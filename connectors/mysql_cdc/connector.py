@@ -9,6 +9,7 @@ topic: the worker creates it (one partition, infinite retention) before the firs
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,9 +24,11 @@ from ..debezium.validation import validate_on_the_server
 from .database import check_setup, connect
 from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, PASSWORD, PORT, USER
 from .schema_history import history_topic
-from .settings import parse_settings, problems_across_keys, unsupported_key_problems
+from .settings import deprecated_snapshot_mode, parse_settings, problems_across_keys, unsupported_key_problems
 from .source import resume_position
 from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
+
+log = logging.getLogger(__name__)
 
 CONNECTION_KEYS = (HOSTNAME, PORT, USER, PASSWORD)  # in `connect`'s order
 
@@ -52,6 +55,9 @@ class MySqlCdcConnector(DebeziumConnector):
 
     def check_settings(self, props: Mapping[str, str]) -> None:
         parse_settings(props)
+        deprecated = deprecated_snapshot_mode(props)
+        if deprecated is not None:
+            log.warning("Connector %s: %s", props.get("name", type(self).__name__), deprecated)
 
     def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
         return unimplemented_keys(props)

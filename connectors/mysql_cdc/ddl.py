@@ -1,10 +1,15 @@
-"""Which tables a DDL statement (a binlog Query event's text) changes: enough of MySQL's grammar to name
-them; their columns afterwards are read from information_schema (history.py), not parsed from the DDL."""
+"""Which tables and databases a statement of the binlog (a Query event's text) changes: enough of MySQL's
+grammar to name them, read before the statement is parsed (ddl_parser.py), so that only the DDL of the
+captured databases is: the statements of other databases are never parsed (a statement there that the
+parser cannot read fails nothing)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from .ddl_text import executable_text
 
 TableId = tuple[str, str]  # (database, table)
 
@@ -14,9 +19,7 @@ _COMMENT = re.compile(r"/\*.*?\*/|--[^\n]*|#[^\n]*", re.DOTALL)
 _STATEMENTS = (
     (
         "CREATE",
-        re.compile(
-            rf"CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?({_QUALIFIED})", re.I
-        ),
+        re.compile(rf"CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?({_QUALIFIED})", re.I),
     ),
     ("ALTER", re.compile(rf"ALTER\s+(?:ONLINE\s+)?(?:IGNORE\s+)?TABLE\s+(?:IF\s+EXISTS\s+)?({_QUALIFIED})", re.I)),
     (
@@ -27,9 +30,14 @@ _STATEMENTS = (
         ),
     ),
 )
-_DROP = re.compile(r"DROP\s+(?:TEMPORARY\s+)?TABLES?\s+(?:IF\s+EXISTS\s+)?(.*)", re.I | re.DOTALL)
+_DROP = re.compile(r"DROP\s+TABLES?\s+(?:IF\s+EXISTS\s+)?(.*)", re.I | re.DOTALL)
 _RENAME = re.compile(r"RENAME\s+TABLES?\s+(.*)", re.I | re.DOTALL)
 _DROP_DATABASE = re.compile(rf"DROP\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+EXISTS\s+)?({_NAME})", re.I)
+_DATABASE = re.compile(
+    rf"(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:DATABASE|SCHEMA)\s+(?:IF\s+NOT\s+EXISTS\s+)?({_NAME})"
+    rf"|ALTER\s+(?:DATABASE|SCHEMA)(?:\s+(?!DEFAULT\b|CHARACTER\b|CHARSET\b|COLLATE\b)({_NAME}))?)",
+    re.I,
+)
 _TRUNCATE = re.compile(rf"TRUNCATE\s+(?:TABLE\s+)?({_QUALIFIED})", re.I)
 
 
@@ -45,18 +53,26 @@ def _table_id(name: str, database: str) -> TableId:
 
 @dataclass(frozen=True)
 class DdlTables:
-    """The tables a statement touches: (kind, table) with kind CREATE, ALTER, DROP, or RENAME (`table` the
-    old name; `renamed_to` the new one); `dropped_database` for DROP DATABASE; `truncated` for TRUNCATE."""
+    """The tables a statement touches: (kind, table) with kind CREATE, ALTER or DROP; `renamed` (old, new)
+    pairs; `dropped_database` for DROP DATABASE; `database` for CREATE / ALTER DATABASE; `truncated` for
+    TRUNCATE."""
 
     changed: tuple[tuple[str, TableId], ...] = ()
     renamed: tuple[tuple[TableId, TableId], ...] = ()
     dropped_database: str | None = None
     truncated: TableId | None = None
+    database: str | None = None
+
+    def touches(self, holds: Callable[[str], bool]) -> bool:
+        """Whether the statement changes a database `holds`: one whose schema the connector keeps."""
+        tables = [t for _, t in self.changed] + [t for pair in self.renamed for t in pair]
+        databases = [t[0] for t in tables] + [d for d in (self.dropped_database, self.database) if d is not None]
+        return any(holds(database) for database in databases)
 
 
 def ddl_tables(statement: str, database: str) -> DdlTables:
     """Which tables a DDL statement run in `database` changes (an empty answer: none, or not DDL)."""
-    text = _COMMENT.sub(" ", statement).strip()
+    text = _COMMENT.sub(" ", executable_text(statement)).strip()
     for kind, pattern in _STATEMENTS:
         if match := pattern.match(text):
             return DdlTables(changed=((kind, _table_id(match[1], database)),))
@@ -70,6 +86,8 @@ def ddl_tables(statement: str, database: str) -> DdlTables:
         return DdlTables(dropped_database=_unquote(match[1]))
     if match := _TRUNCATE.match(text):
         return DdlTables(truncated=_table_id(match[1], database))
+    if match := _DATABASE.match(text):
+        return DdlTables(database=_unquote(match[1] or match[2]) if (match[1] or match[2]) else database)
     return DdlTables()
 
 

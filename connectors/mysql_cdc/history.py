@@ -1,21 +1,22 @@
-"""The schema history: what the connector knew of each captured table's columns, and from which binlog
-position on, kept in the schema history topic (`schema.history.internal.kafka.topic`, one partition,
-created by the worker: schema_history.py) so that a restart knows each table's schema at its resumed
-position rather than as of now.
+"""The schema history: the DDL the connector applied to the schema it holds, and from which binlog position
+on, kept in the schema history topic (`schema.history.internal.kafka.topic`, one partition, created by the
+worker: schema_history.py) so that a restart knows each table's schema at its resumed position rather than
+as of now.
 
-A record is written for the snapshot (every captured table's columns, at the snapshot's position) and for
-each DDL on a captured table met in the binlog (at its transaction's position): its `ddl`, the database
-it ran in, and each table it changed with that table's columns as the connector read them from
-information_schema right after it (name, COLUMN_TYPE, charset, nullability, place in the primary key), or
-a drop. Records are written one at a time and synchronously (flushed, a delivery error fails the task)
-before any change after the DDL is handed on, so the history is never behind the offsets.
+Each record is Debezium's `HistoryRecord` JSON: `source` (`{"server": <topic.prefix>}`), `position` (the
+binlog offset of the statement's transaction), `ts_ms`, `databaseName` (the database the statement ran
+in), `ddl` (its text) and `tableChanges`, each table it changed as Debezium's JsonTableChangeSerializer
+writes it (`type` CREATE / ALTER / DROP, `id` `"db"."table"`, `previousId` for a rename, and `table` with
+its columns: name, jdbcType, typeName, typeExpression, charsetName, length, scale, position, optional,
+autoIncremented, generated, enumValues, ...). A record is written for the snapshot (the server's and each
+database's character set, and every held table's `SHOW CREATE TABLE`, at the snapshot's position) and for
+each DDL of a held database met in the binlog; one at a time and synchronously (flushed, a delivery error
+fails the task) before any change after it is handed on, so the history is never behind the offsets.
 
-Recovery reads the topic from its beginning to its end (no consumer group), and `schemas_as_of` gives each
-table's columns as of a position: its last record at or before it.
-
-The columns are read, not parsed from the DDL: a connector far behind the server that meets two ALTERs of
-one table reads the columns after the second at the first, and the row events between them then fail with
-a schema mismatch (binlog.SchemaMismatchError) rather than being decoded with a guessed schema.
+Recovery reads the topic from its beginning to its end (no consumer group); schema_state.schemas_as_of
+replays the records up to a position, as Debezium does: a record's `tableChanges` where it has them, else
+its `ddl` parsed again. Records this connector wrote before it kept Debezium's form (their columns as
+information_schema's `columnType`) are read too.
 """
 
 from __future__ import annotations
@@ -23,19 +24,18 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from connectworker.api.errors import ConnectError, RetriableError
 
-from .catalog import CatalogColumn
 from .keys import HISTORY_SERVERS, HISTORY_TOPIC
 from .source import Position
+from .tables import Table, TableId, parse_quoted_id, quoted_id, table_json, table_of_json
 
 log = logging.getLogger(__name__)
 
-TableId = tuple[str, str]  # (database, table)
 _FLUSH_S = 30.0
 
 
@@ -51,10 +51,36 @@ def not_after(position: Position, limit: Position) -> bool:
 
 @dataclass(frozen=True)
 class TableChange:
-    database: str
-    table: str
-    columns: tuple[CatalogColumn, ...] | None  # None: the table was dropped
-    kind: str = "ALTER"  # CREATE, ALTER or DROP, as Debezium's tableChanges name them
+    """One table a statement changed, as Debezium's TableChanges.TableChange: CREATE or ALTER with the table
+    afterwards (`previous`: its name before a rename), or DROP."""
+
+    kind: str
+    id: TableId
+    table: Table | None = None
+    previous: TableId | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind, "id": quoted_id(self.id)}
+        if self.previous is not None:
+            out["previousId"] = quoted_id(self.previous)
+        if self.table is not None:
+            out["table"] = table_json(self.table)
+            out["comment"] = self.table.comment
+        return out
+
+    @staticmethod
+    def from_json(value: Mapping[str, Any]) -> TableChange:
+        kind = str(value.get("type", "ALTER"))
+        table_id = parse_quoted_id(str(value["id"])) if "id" in value else (value["database"], value["tableName"])
+        previous = parse_quoted_id(str(value["previousId"])) if value.get("previousId") else None
+        found = value.get("table")
+        if kind == "DROP" or not found:
+            return TableChange("DROP" if kind == "DROP" or not found else kind, table_id, None, previous)
+        if any("columnType" in c for c in found.get("columns") or ()):
+            from .history_v1 import table_of_v1_json
+
+            return TableChange(kind, table_id, table_of_v1_json(table_id, found), previous)
+        return TableChange(kind, table_id, table_of_json(table_id, found), previous)
 
 
 @dataclass(frozen=True)
@@ -64,19 +90,26 @@ class HistoryRecord:
     ddl: str
     changes: tuple[TableChange, ...]
     ts_ms: int = 0
+    snapshot: bool = False  # written by a snapshot (its position carries Debezium's `snapshot: true`)
 
     def to_json(self, server: str) -> dict[str, Any]:
-        position: dict[str, Any] = {"file": self.position.file, "pos": self.position.pos}
+        position: dict[str, Any] = {
+            "ts_sec": self.position.ts_sec,
+            "file": self.position.file,
+            "pos": self.position.pos,
+        }
         if self.position.gtids:
             position["gtids"] = self.position.gtids
-        position |= {"server_id": self.position.server_id, "ts_sec": self.position.ts_sec}
+        position["server_id"] = self.position.server_id
+        if self.snapshot:
+            position["snapshot"] = True
         return {
             "source": {"server": server},
             "position": position,
             "ts_ms": self.ts_ms,
             "databaseName": self.database,
             "ddl": self.ddl,
-            "tableChanges": [_change_json(change) for change in self.changes],
+            "tableChanges": [change.to_json() for change in self.changes],
         }
 
     @staticmethod
@@ -89,62 +122,13 @@ class HistoryRecord:
             server_id=int(where.get("server_id", 0)),
             ts_sec=int(where.get("ts_sec", 0)),
         )
-        changes = tuple(_change_of(change) for change in value.get("tableChanges", ()))
-        database, ddl = str(value.get("databaseName", "")), str(value.get("ddl", ""))
-        return HistoryRecord(position, database, ddl, changes, int(value.get("ts_ms", 0)))
+        changes = tuple(TableChange.from_json(change) for change in value.get("tableChanges") or ())
+        database, ddl = str(value.get("databaseName") or ""), str(value.get("ddl") or "")
+        return HistoryRecord(position, database, ddl, changes, int(value.get("ts_ms", 0)), bool(where.get("snapshot")))
 
     def same_event(self, other: HistoryRecord) -> bool:
         """Whether two records stand for one DDL event (a restart meeting a DDL it recorded before)."""
         return (self.position.file, self.position.pos, self.ddl) == (other.position.file, other.position.pos, other.ddl)
-
-
-def _change_json(change: TableChange) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "DROP" if change.columns is None else change.kind}
-    out["id"] = f'"{change.database}"."{change.table}"'
-    out["database"], out["tableName"] = change.database, change.table
-    if change.columns is not None:
-        keyed = sorted((c for c in change.columns if c.key_position), key=lambda c: c.key_position)
-        out["table"] = {
-            "primaryKeyColumnNames": [c.name for c in keyed],
-            "columns": [
-                {
-                    "name": c.name,
-                    "columnType": c.column_type,
-                    "charsetName": c.charset,
-                    "position": number,
-                    "optional": c.nullable,
-                    "keyPosition": c.key_position,
-                }
-                for number, c in enumerate(change.columns, 1)
-            ],
-        }
-    return out
-
-
-def _change_of(value: Mapping[str, Any]) -> TableChange:
-    table = value.get("table")
-    columns = (
-        tuple(
-            CatalogColumn(
-                str(c["name"]), str(c["columnType"]), c.get("charsetName"), bool(c["optional"]), int(c["keyPosition"])
-            )
-            for c in table["columns"]
-        )
-        if value.get("type") != "DROP" and table is not None
-        else None
-    )
-    return TableChange(str(value["database"]), str(value["tableName"]), columns, str(value.get("type", "ALTER")))
-
-
-def schemas_as_of(records: Iterable[HistoryRecord], position: Position) -> dict[TableId, tuple[CatalogColumn, ...]]:
-    """Each table's columns as of `position`: from its last record (in the topic's order) at or before it;
-    a table whose last such record is a drop is left out."""
-    held: dict[TableId, tuple[CatalogColumn, ...] | None] = {}
-    for record in records:
-        if not_after(record.position, position):
-            for change in record.changes:
-                held[(change.database, change.table)] = change.columns
-    return {table: columns for table, columns in held.items() if columns is not None}
 
 
 class SchemaHistory:
@@ -160,8 +144,17 @@ class SchemaHistory:
         from confluent_kafka import KafkaException, Producer
 
         if self._producer is None:
-            self._producer = Producer(
-                {"bootstrap.servers": self._servers, "acks": "all", "enable.idempotence": True, "linger.ms": 0}
+            self._producer = Producer(  # one record in flight, as Debezium's history producer: never reordered
+                {
+                    "bootstrap.servers": self._servers,
+                    "acks": "all",
+                    "linger.ms": 0,
+                    "max.in.flight.requests.per.connection": 1,
+                    # as Debezium's: not idempotent (brokers before 2.8 want an ACL for it, and its producer id
+                    # costs the first record a round trip, 0.5 s on the embedded broker); a record written twice
+                    # after a lost acknowledgement replays to the same schema
+                    "enable.idempotence": False,
+                }
             )
         failed: list[str] = []
 

@@ -23,6 +23,7 @@ TABLE_INCLUDE, TABLE_EXCLUDE, COLUMN_EXCLUDE = "table.include.list", "table.excl
 SNAPSHOT_MODE, LOCKING_MODE = "snapshot.mode", "snapshot.locking.mode"
 HISTORY_SERVERS = "schema.history.internal.kafka.bootstrap.servers"
 HISTORY_TOPIC = "schema.history.internal.kafka.topic"
+SKIP_UNPARSEABLE_DDL = "schema.history.internal.skip.unparseable.ddl"
 SCHEMA_CHANGES, TOMBSTONES = "include.schema.changes", "tombstones.on.delete"
 HEARTBEAT_PREFIX = "topic.heartbeat.prefix"
 DECIMAL_MODE, TIME_MODE = "decimal.handling.mode", "time.precision.mode"
@@ -33,7 +34,8 @@ HEARTBEAT_MS, SKIPPED_OPERATIONS, MESSAGE_KEY_COLUMNS = (
     "message.key.columns",
 )
 
-SNAPSHOT_MODES = ("initial", "initial_only", "no_data", "never", "when_needed")
+SNAPSHOT_MODES = ("initial", "initial_only", "no_data", "never", "when_needed", "recovery")
+DEPRECATED_SNAPSHOT_MODES = {"schema_only": "no_data", "schema_only_recovery": "recovery"}  # Debezium 2.x's names
 LOCKING_MODES = ("minimal", "none")
 TIME_MODES = ("adaptive_time_microseconds", "connect")
 BIGINT_MODES = ("long", "precise")
@@ -131,11 +133,14 @@ CONFIG_DEF = (
         SNAPSHOT_MODE,
         ConfigType.STRING,
         "initial",
-        validator=one_of(*SNAPSHOT_MODES),
+        validator=one_of(*SNAPSHOT_MODES, *DEPRECATED_SNAPSHOT_MODES),
         group=_CONNECTOR,
         recommended_values=SNAPSHOT_MODES,
         documentation="initial: snapshot once, then stream; initial_only: snapshot, then stop; no_data "
-        "(never): stream only; when_needed: snapshot again when the binlog position is gone.",
+        "(never): stream only; when_needed: snapshot again when the binlog position is gone; recovery: "
+        "rebuild a lost schema history from the tables' schemas now, then stream on from the committed "
+        "position (right only if no DDL ran since). Debezium 2.x's schema_only and schema_only_recovery "
+        "are read as no_data and recovery (deprecated).",
     )
     .define(
         LOCKING_MODE,
@@ -144,7 +149,8 @@ CONFIG_DEF = (
         validator=one_of(*LOCKING_MODES),
         group=_CONNECTOR,
         recommended_values=LOCKING_MODES,
-        documentation="minimal: a global read lock only while the binlog position is read; none: no lock.",
+        documentation="minimal: a global read lock only while the binlog position and the tables' schemas are read; "
+        "none: no lock.",
     )
     .define(
         HISTORY_SERVERS,
@@ -163,6 +169,15 @@ CONFIG_DEF = (
         importance=Importance.HIGH,
         group=_CONNECTOR,
         documentation="The schema history topic: one partition, retention.ms=-1, cleanup.policy=delete.",
+    )
+    .define(
+        SKIP_UNPARSEABLE_DDL,
+        ConfigType.BOOLEAN,
+        False,
+        group=_CONNECTOR,
+        documentation="A DDL statement of a captured database that the connector cannot parse: false fails the "
+        "task naming it and its binlog position; true logs a warning and skips it (the schema it held is "
+        "kept, which may no longer be the table's).",
     )
     .define(
         SCHEMA_CHANGES,

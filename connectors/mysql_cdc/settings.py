@@ -70,15 +70,21 @@ class MySqlSettings:
     skipped: frozenset[str]
     message_keys: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     types: MySqlTypeOptions
+    skip_unparseable_ddl: bool = False
+    connector_name: str = "mysql"  # source.connector: Debezium's module of the connector class (mysql, mariadb)
     retry_timeout_ms: int | None = None
     """errors.retry.timeout when set (-1: forever): how long a lost server is retried before the task fails;
     None (unset): forever, as Kafka retries a poll() and Debezium (errors.max.retries=-1) a lost connection."""
 
-    def captures(self, database: str, table: str) -> bool:
-        """Whether a table's changes are captured (Debezium: anchored, case-insensitive matches)."""
+    def captures_database(self, database: str) -> bool:
+        """Whether a database is captured: the connector holds the schemas of its tables and parses its DDL."""
         if self.database_include and not any(p.fullmatch(database) for p in self.database_include):
             return False
-        if any(p.fullmatch(database) for p in self.database_exclude):
+        return not any(p.fullmatch(database) for p in self.database_exclude)
+
+    def captures(self, database: str, table: str) -> bool:
+        """Whether a table's changes are captured (Debezium: anchored, case-insensitive matches)."""
+        if not self.captures_database(database):
             return False
         name = f"{database}.{table}"
         if self.table_include:
@@ -133,7 +139,7 @@ def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") 
         table_include=patterns(k.TABLE_INCLUDE),
         table_exclude=patterns(k.TABLE_EXCLUDE),
         column_exclude=patterns(k.COLUMN_EXCLUDE),
-        snapshot_mode=values[k.SNAPSHOT_MODE].lower(),
+        snapshot_mode=snapshot_mode(values[k.SNAPSHOT_MODE]),
         locking_mode=values[k.LOCKING_MODE].lower(),
         history_servers=values[k.HISTORY_SERVERS],
         history_topic=values[k.HISTORY_TOPIC],
@@ -149,7 +155,36 @@ def parse_settings(props: Mapping[str, str], *, source: str = "MySqlConnector") 
             binary_handling=values[k.BINARY_MODE].lower(),
             bigint_unsigned=values[k.BIGINT_MODE].lower(),
         ),
+        skip_unparseable_ddl=values[k.SKIP_UNPARSEABLE_DDL],
+        connector_name=connector_name(props),
         retry_timeout_ms=_retry_timeout(props),
+    )
+
+
+MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector"
+
+
+def connector_name(props: Mapping[str, str]) -> str:
+    """Debezium's name of the connector the class stands for (its `source.connector`): `mariadb` for its
+    MariaDB connector class, `mysql` for its MySQL one and this connector's own names, whatever the server."""
+    return "mariadb" if (props.get("connector.class") or "").strip() == MARIADB_CONNECTOR else "mysql"
+
+
+def snapshot_mode(value: str) -> str:
+    """snapshot.mode, Debezium 2.x's deprecated names read as their successors."""
+    mode = value.strip().lower()
+    return k.DEPRECATED_SNAPSHOT_MODES.get(mode, mode)
+
+
+def deprecated_snapshot_mode(props: Mapping[str, str]) -> str | None:
+    """Debezium's deprecation of a snapshot.mode of its 2.x names, for a warning; None for the others."""
+    mode = (props.get(k.SNAPSHOT_MODE) or "").strip().lower()
+    successor = k.DEPRECATED_SNAPSHOT_MODES.get(mode)
+    if successor is None:
+        return None
+    return (
+        f"{k.SNAPSHOT_MODE}={mode} is deprecated (Debezium: to be removed in Debezium 3.0, replaced by "
+        f"{successor}): it runs as {k.SNAPSHOT_MODE}={successor}"
     )
 
 

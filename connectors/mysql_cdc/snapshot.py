@@ -3,8 +3,9 @@ shortest lock `snapshot.locking.mode` allows, and every row is read in one REPEA
 started WITH CONSISTENT SNAPSHOT at that position, so streaming from it afterwards neither repeats nor
 misses a change.
 
-- `minimal`: FLUSH TABLES WITH READ LOCK (the RELOAD privilege) while the transaction starts and the position
-  is read, released at once; rows are then read without a lock.
+- `minimal`: FLUSH TABLES WITH READ LOCK (the RELOAD privilege) while the transaction starts, the position
+  is read and the tables' schemas (`SHOW CREATE TABLE`) are read, released at once; rows are then read
+  without a lock.
 - `none`: no lock. On MariaDB the position is still exact: `binlog_snapshot_file` / `binlog_snapshot_position`
   are the binlog coordinates of the consistent snapshot itself. On MySQL it is read right after the
   transaction starts (Debezium: safe only if no DDL or writes run meanwhile).
@@ -12,7 +13,7 @@ misses a change.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,9 +40,12 @@ def _status(cursor: Any, name: str) -> str | None:
     return str(row[1]) if row else None
 
 
-def begin_snapshot(connection: Any, locking_mode: str, *, mariadb: bool) -> BinlogPosition:
+def begin_snapshot(
+    connection: Any, locking_mode: str, *, mariadb: bool, under_lock: Callable[[], None] = lambda: None
+) -> BinlogPosition:
     """Starts the snapshot's transaction on `connection` (left open for `table_rows`) and returns the binlog
-    position the rows it reads are as of."""
+    position the rows it reads are as of. `under_lock` runs once the position is read, before the lock is
+    released (as Debezium's `minimal` mode reads the tables' schemas): what it reads is as of that position."""
     if locking_mode not in LOCKING_MODES:
         raise ConnectError(f"snapshot.locking.mode must be one of {', '.join(LOCKING_MODES)}; got {locking_mode!r}")
     with connection.cursor() as cursor:
@@ -58,12 +62,15 @@ def begin_snapshot(connection: Any, locking_mode: str, *, mariadb: bool) -> Binl
                 gtids = str(row[0]) if row and row[0] else None
                 if not file or pos is None:
                     raise ConnectError("The server has no binary log to snapshot at (binlog_snapshot_file is empty)")
-                return BinlogPosition(file, int(pos), gtids)
-            master = _one(cursor, "SHOW MASTER STATUS")
-            if master is None:
-                raise ConnectError("The server has no binary log to snapshot at (SHOW MASTER STATUS is empty)")
-            executed = str(master[4]) if len(master) > 4 and master[4] else None
-            return BinlogPosition(str(master[0]), int(master[1]), executed)
+                position = BinlogPosition(file, int(pos), gtids)
+            else:
+                master = _one(cursor, "SHOW MASTER STATUS")
+                if master is None:
+                    raise ConnectError("The server has no binary log to snapshot at (SHOW MASTER STATUS is empty)")
+                executed = str(master[4]) if len(master) > 4 and master[4] else None
+                position = BinlogPosition(str(master[0]), int(master[1]), executed)
+            under_lock()
+            return position
         finally:
             if locked:
                 cursor.execute("UNLOCK TABLES")

@@ -1,9 +1,10 @@
 """Debezium's MySQL `source` block and offsets.
 
-`source` (schema `io.debezium.connector.mysql.Source`): where a change came from: the connector (`mysql` or
-`mariadb`), `name` (topic.prefix), `db`, `table`, `server_id` (the database's id, from the event header,
-not database.server.id), `gtid`, binlog `file` and `pos` (of the transaction's start), `row` (the row within
-its event), `snapshot` and the instant in `ts_ms` / `ts_us` / `ts_ns`.
+`source` (schema `io.debezium.connector.mysql.Source`, or `...mariadb.Source`): where a change came from: the
+connector (`mysql` for Debezium's MySQL connector class, `mariadb` for its MariaDB one, as Debezium's
+module names: whatever the server is), `name` (topic.prefix), `db`, `table`, `server_id` (the database's
+id, from the event header, not database.server.id), `gtid`, binlog `file` and `pos` (of the transaction's
+start), `row` (the row within its event), `snapshot` and the instant in `ts_ms` / `ts_us` / `ts_ns`.
 
 Offsets (partition `{"server": topic.prefix}`): `file`, `pos`, `gtids`, `row`, `event`, `ts_sec`,
 `server_id`; a snapshot's hold `snapshot: true` until its last record's `snapshot_completed: true`.
@@ -12,6 +13,7 @@ Streaming resumes at `file`/`pos` (the transaction's start), skipping `event` ev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,37 +25,45 @@ from connectworker.api.schema import Schema, SchemaType
 
 _OPT_STRING = Schema(SchemaType.STRING, optional=True)
 _OPT_INT64 = Schema(SchemaType.INT64, optional=True)
-SOURCE_SCHEMA = Schema.struct(
-    "io.debezium.connector.mysql.Source",
-    ("version", Schema(SchemaType.STRING)),
-    ("connector", Schema(SchemaType.STRING)),
-    ("name", Schema(SchemaType.STRING)),
-    ("ts_ms", Schema(SchemaType.INT64)),
-    (
-        "snapshot",
-        Schema(
-            SchemaType.STRING,
-            optional=True,
-            name="io.debezium.data.Enum",
-            version=1,
-            parameters=(
-                ("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"),
+
+
+@functools.cache
+def source_schema(connector: str) -> Schema:
+    """Debezium's `source` schema of its MySQL (`io.debezium.connector.mysql.Source`) or MariaDB
+    (`io.debezium.connector.mariadb.Source`) connector."""
+    return Schema.struct(
+        f"io.debezium.connector.{connector}.Source",
+        ("version", Schema(SchemaType.STRING)),
+        ("connector", Schema(SchemaType.STRING)),
+        ("name", Schema(SchemaType.STRING)),
+        ("ts_ms", Schema(SchemaType.INT64)),
+        (
+            "snapshot",
+            Schema(
+                SchemaType.STRING,
+                optional=True,
+                name="io.debezium.data.Enum",
+                version=1,
+                parameters=(
+                    ("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"),
+                ),
             ),
         ),
-    ),
-    ("db", Schema(SchemaType.STRING)),
-    ("sequence", _OPT_STRING),
-    ("ts_us", _OPT_INT64),
-    ("ts_ns", _OPT_INT64),
-    ("table", _OPT_STRING),
-    ("server_id", Schema(SchemaType.INT64)),
-    ("gtid", _OPT_STRING),
-    ("file", Schema(SchemaType.STRING)),
-    ("pos", Schema(SchemaType.INT64)),
-    ("row", Schema(SchemaType.INT32)),
-    ("thread", _OPT_INT64),
-    ("query", _OPT_STRING),
-)
+        ("db", Schema(SchemaType.STRING)),
+        ("sequence", _OPT_STRING),
+        ("ts_us", _OPT_INT64),
+        ("ts_ns", _OPT_INT64),
+        ("table", _OPT_STRING),
+        ("server_id", Schema(SchemaType.INT64)),
+        ("gtid", _OPT_STRING),
+        ("file", Schema(SchemaType.STRING)),
+        ("pos", Schema(SchemaType.INT64)),
+        ("row", Schema(SchemaType.INT32)),
+        ("thread", _OPT_INT64),
+        ("query", _OPT_STRING),
+    )
+
+
 VERSION = f"connectworker-{connectworker.__version__}"
 
 
@@ -73,7 +83,7 @@ class Position:
 
 def source_struct(
     *,
-    mariadb: bool,
+    connector: str,
     name: str,
     db: str,
     table: str | None,
@@ -87,7 +97,7 @@ def source_struct(
 ) -> dict[str, Any]:
     return {
         "version": VERSION,
-        "connector": "mariadb" if mariadb else "mysql",
+        "connector": connector,
         "name": name,
         "ts_ms": ts_us // 1000,
         "snapshot": snapshot,

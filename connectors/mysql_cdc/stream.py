@@ -25,15 +25,16 @@ from connectworker.api.schema import SchemaAndValue
 from ..debezium.envelope import envelope
 from ..debezium.setup_errors import first_line
 from . import gtids as gtid_sets
-from .catalog import CatalogColumn, table_columns
 from .database import ServerInfo, connect
-from .ddl import TableId, ddl_tables, is_transaction_control
+from .ddl import ddl_tables, is_transaction_control
+from .ddl_parser import parse_statement
 from .heartbeat import heartbeat_record
 from .held_schemas import PRIMED, HeldSchemas
-from .history import HistoryRecord, SchemaHistory, TableChange
+from .history import HistoryRecord, SchemaHistory
 from .reader import BinlogReader
 from .row_decoder import decode_rows
 from .schema_change import schema_change_record
+from .schema_state import SchemaState
 from .settings import MySqlSettings
 from .source import Position, source_struct, streaming_offset
 from .table_shape import Route, TableShape
@@ -52,13 +53,13 @@ class BinlogStream:
         server: ServerInfo,
         partition: dict[str, Any],
         resume: Position,
-        held: dict[TableId, tuple[CatalogColumn, ...]],
+        state: SchemaState,
         history: SchemaHistory,
         recovered: Sequence[HistoryRecord] = (),
     ) -> None:
         self._settings, self._server, self._partition = settings, server, partition
         self._resume = resume  # where a (re)connect starts, with the events and rows of its transaction to skip
-        self._schemas = HeldSchemas(settings, held, history)
+        self._schemas = HeldSchemas(settings, state, history)
         self._history, self._recovered = history, list(recovered)
         self._reader: BinlogReader | None = None
         self._gtids = resume.gtids
@@ -215,9 +216,10 @@ class BinlogStream:
 
     # -- schemas -------------------------------------------------------------------------------
     def _ddl(self, statement: str, schema: str, event: Any, after: tuple[str, int], out: list[SourceRecord]) -> None:
-        """A DDL statement: the captured tables it changes get their columns read again (or their
-        recorded ones, for a DDL the history has from before a restart), a history record, and (with
-        include.schema.changes) a schema change event."""
+        """A statement that may be DDL: when it changes a captured database, it is parsed and applied to the
+        held schema (or, for a DDL the history has from before a restart, its record replayed), recorded in
+        the history, and (with include.schema.changes) sent as a schema change event when it changed a
+        captured table."""
         assert self._txn is not None
         position = self._txn
         found = ddl_tables(statement, schema)
@@ -225,38 +227,29 @@ class BinlogStream:
         if found.truncated is not None and schemas.captures(*found.truncated):
             self._truncate(schemas.shape(found.truncated, self._where_at(*after)), out)
             return
-        touched: list[tuple[str, TableId]] = [(kind, t) for kind, t in found.changed]
-        for old, new in found.renamed:
-            touched += [("DROP", old), ("CREATE", new)]
-        if found.dropped_database is not None:
-            touched += [("DROP", t) for t in schemas.held if t[0] == found.dropped_database]
-        touched = [(kind, t) for kind, t in touched if schemas.captures(*t)]
-        if not touched:
+        if not found.touches(schemas.state.holds):
             return
         recorded = next(
-            (
-                r
-                for r in self._recovered
-                if r.position.file == position.file and r.position.pos == position.pos and r.ddl == statement
-            ),
-            None,
+            (r for r in self._recovered if r.same_event(HistoryRecord(position, schema, statement, ()))), None
         )
-        if recorded is None:
-            changes = []
-            for kind, table in touched:
-                columns = None if kind == "DROP" else tuple(table_columns(self._schemas.catalog, *table))
-                if columns == ():  # gone by now (a later DROP): its next DDL records that
-                    log.warning("%s.%s, changed by %r, no longer exists", *table, statement[:80])
-                    columns = None
-                changes.append(
-                    TableChange(*table, columns, kind if table not in schemas.held or kind == "DROP" else "ALTER")
-                )
-            recorded = HistoryRecord(position, schema, statement, tuple(changes), int(event.timestamp) * 1000)
+        if recorded is not None:
+            schemas.state.apply_record(recorded)
+        else:
+            where = f"binlog position {position.file}:{position.pos}"
+            edits = parse_statement(statement, schema, where, skip_unparseable=self._settings.skip_unparseable_ddl)
+            if edits is None:
+                return
+            changes = tuple(schemas.state.apply(edits))
+            recorded = HistoryRecord(position, schema, statement, changes, int(event.timestamp) * 1000)
             self._history.record(recorded)
-        for change in recorded.changes:
-            schemas.replace((change.database, change.table), change.columns)
+        schemas.forget([c.id for c in recorded.changes] + [c.previous for c in recorded.changes])
         log.info("DDL at %s:%d on %s: %s", position.file, position.pos, schema or "-", statement[:200])
-        if self._settings.schema_changes:
+        captured = [
+            c
+            for c in recorded.changes
+            if schemas.captures(*c.id) or (c.previous is not None and schemas.captures(*c.previous))
+        ]
+        if self._settings.schema_changes and captured:
             gtids = (
                 gtid_sets.advance(self._gtids, self._txn_gtid, mariadb=self._server.mariadb)
                 if self._txn_gtid
@@ -266,12 +259,12 @@ class BinlogStream:
                 Position(after[0], after[1], gtids, server_id=position.server_id, ts_sec=position.ts_sec)
             )
             source = self._source(None, schema, position, 0)
-            out.append(schema_change_record(self._settings, self._partition, offset, source, recorded))
+            out.append(schema_change_record(self._settings, self._partition, offset, source, recorded, captured))
 
     # -- changes -------------------------------------------------------------------------------
     def _source(self, shape: TableShape | None, database: str, position: Position, row: int) -> dict[str, Any]:
         return source_struct(
-            mariadb=self._server.mariadb,
+            connector=self._settings.connector_name,
             name=self._settings.topic_prefix,
             db=shape.database if shape is not None else database,
             table=shape.table if shape is not None else None,

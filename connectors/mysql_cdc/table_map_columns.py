@@ -1,13 +1,10 @@
 """A table's columns as the binlog's own table map event gives them, when the server writes full row
 metadata (`binlog_row_metadata=FULL`: MariaDB 10.5+, MySQL 8.0.1+).
 
-Without it the connector holds each table's columns itself (its schema history, read from
-information_schema after each DDL), which is right as long as it reads DDL as they come. A connector that
-was stopped while a table was altered twice reads, at the first ALTER, the columns after the second: its
-held schema is then wrong for the rows in between. With full metadata each table map carries the names,
-signedness, character sets, ENUM / SET labels, nullability and primary key of the table at that very
-event, so the stream takes the table's columns from it when they differ from those it holds
-(stream.BinlogStream), and records them in the history at that position.
+The connector holds each table's columns itself, parsed from the DDL (schema_state.py); with full metadata
+each table map carries the names, signedness, character sets, ENUM / SET labels, nullability and primary
+key of the table at that very event, against which the stream checks the columns it holds
+(held_schemas.py: a difference fails the task, naming both).
 
 `COLUMN_TYPE` is written as information_schema writes it, from the type code and its metadata (no display
 widths: `int`, `int unsigned`, `decimal(10,2)`, `varchar(20)`, `datetime(3)`, `enum('a','b')`); the
@@ -16,18 +13,16 @@ character length of a CHAR or VARCHAR is its byte length over its character set'
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .catalog import CatalogColumn
+from .tables import widest_character
 
 _INTEGERS = {1: "tinyint", 2: "smallint", 9: "mediumint", 3: "int", 8: "bigint"}
 _PLAIN = {4: "float", 5: "double", 10: "date", 14: "date", 13: "year", 245: "json", 255: "geometry"}
 _TEMPORAL = {17: "timestamp", 7: "timestamp", 18: "datetime", 12: "datetime", 19: "time", 11: "time"}
 _BLOBS = {1: "tiny", 2: "", 3: "medium", 4: "long"}  # BLOB / TEXT by the size of their length prefix
-_WIDEST = {  # bytes of a character set's widest character, where more than one
-    "utf8mb4": 4, "utf8mb3": 3, "utf8": 3, "ucs2": 2, "utf16": 4, "utf16le": 4, "utf32": 4, "big5": 2,
-    "sjis": 2, "cp932": 2, "gbk": 2, "gb2312": 2, "gb18030": 4, "euckr": 2, "ujis": 3, "eucjpms": 3,
-}  # fmt: skip
 
 
 def table_map_columns(event: Any) -> tuple[CatalogColumn, ...] | None:
@@ -83,8 +78,29 @@ def _column_type(column: Any) -> str:
     if kind == 252:
         return _BLOBS.get(int(column.length_size), "long") + ("text" if charset else "blob")
     if kind in (15, 253, 254):
-        length = int(column.max_length) // _WIDEST.get(charset or "", 1)
+        length = int(column.max_length) // widest_character(charset)
         if kind == 254:
             return f"{'char' if charset else 'binary'}({length})"
         return f"{'varchar' if charset else 'varbinary'}({length})"
     raise ValueError(f"the binlog's column type code {kind} is not one this connector knows")
+
+
+_DISPLAY_WIDTH = re.compile(r"^(tinyint|smallint|mediumint|int|bigint|year)\(\d+\)")
+_SPATIAL = frozenset({"point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon"})
+
+
+def binlog_signature(column_type: str) -> str:
+    """A COLUMN_TYPE as far as a table map event can tell it (how table_map_columns writes it): no display
+    widths or ZEROFILL, BOOLEAN as the TINYINT it is, no FLOAT / DOUBLE precision or sign, JSON as the
+    LONGTEXT MariaDB stores it as, the spatial types as GEOMETRY."""
+    text = " ".join(column_type.lower().replace("zerofill", "").split())
+    base = re.split(r"[\s(]", text, maxsplit=1)[0]
+    if base in ("bool", "boolean"):
+        return "tinyint"
+    if base in ("float", "double"):
+        return base
+    if base == "json":
+        return "longtext"
+    if base in _SPATIAL or base.startswith("geom"):
+        return "geometry"
+    return _DISPLAY_WIDTH.sub(r"\1", text)

@@ -3,9 +3,9 @@
 `<topic>.Value` and `<topic>.Envelope`; and the function from a row, as the snapshot or the binlog gives it,
 to the `Value` struct.
 
-A shape is made from the table's catalog columns (catalog.py) as the connector holds them at a binlog
-position: read from information_schema for the snapshot and after each DDL, or recovered from the schema
-history on a restart.
+A shape is made from the table's columns (catalog.CatalogColumn, tables.Table.catalog) as the connector
+holds them at a binlog position: parsed from the snapshot's `SHOW CREATE TABLE` and from each DDL after it
+(schema_state.py), or recovered from the schema history on a restart.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..debezium.column_types import ColumnType
 from ..debezium.envelope import envelope_schema
 from .catalog import CatalogColumn
 from .settings import MySqlSettings
-from .source import SOURCE_SCHEMA
+from .source import source_schema
 from .types import require_type
 
 Route = tuple[str, Schema | None, Schema | None, tuple[tuple[str, Any], ...]]
@@ -65,7 +65,7 @@ class TableShape:
         self.row_schema = Schema.struct(
             f"{self.topic}.Value", *((c.name, c.field_schema) for c in self.columns), optional=True
         )
-        self.envelope_schema = envelope_schema(self.topic, self.row_schema, SOURCE_SCHEMA)
+        self.envelope_schema = envelope_schema(self.topic, self.row_schema, source_schema(settings.connector_name))
         self.route: Route = (self.topic, self.key_schema, self.envelope_schema, ())
         self.tombstone_route: Route = (self.topic, self.key_schema, None, ())
         self._key_names = tuple(c.name for c in self.key_columns)

@@ -29,13 +29,15 @@ from connectworker.api.topic_settings import TopicSettings
 
 from ..debezium.envelope import read_records
 from ..debezium.snapshot_markers import SnapshotMarkers
-from .catalog import CatalogColumn, captured_tables, table_columns
+from .catalog import holds_database
 from .database import ServerInfo, check_position_available, check_setup, connect
-from .ddl import TableId
-from .history import HistoryRecord, SchemaHistory, TableChange, schemas_as_of
+from .history import HistoryRecord, SchemaHistory
+from .keys import HISTORY_TOPIC, SNAPSHOT_MODE
 from .schema_change import schema_change_record
+from .schema_snapshot import read_schemas, record_schemas
+from .schema_state import SchemaState, schemas_as_of
 from .settings import RETRY_TIMEOUT, MySqlSettings, parse_settings
-from .snapshot import begin_snapshot, end_snapshot, quote, table_rows
+from .snapshot import begin_snapshot, end_snapshot, table_rows
 from .source import Position, resume_position, snapshot_finished, snapshot_offset, source_struct
 from .stream import MAX_BATCH, BinlogStream
 from .table_shape import TableShape
@@ -46,7 +48,7 @@ Batch = tuple[TableShape, list[list[Any]]]
 
 
 def needs_snapshot(mode: str, committed: Mapping[str, Any] | None) -> bool:
-    if mode in ("no_data", "never"):
+    if mode in ("no_data", "never", "recovery"):
         return False
     return not snapshot_finished(committed)
 
@@ -79,12 +81,11 @@ class MySqlCdcTask(SourceTask):
         connection = connect(settings.host, settings.port, settings.user, settings.password)
         try:
             self._server = server = check_setup(connection)
-            if not server.full_row_metadata:
-                log.warning(
-                    "%s: the server does not write full row metadata (binlog_row_metadata=FULL): DDL made while "
-                    "this connector is stopped can fail it on a schema mismatch at its restart, or a column "
-                    "renamed meanwhile be written under its new name (docs/cdc.md, 'The schema history')",
-                    settings.topic_prefix,
+            if settings.snapshot_mode == "recovery" and not committed:
+                raise ConnectError(
+                    f"{SNAPSHOT_MODE}=recovery rebuilds the schema history of a connector that has streamed before, "
+                    f"from its committed binlog position; {settings.topic_prefix} has no committed offsets. Set "
+                    f"{SNAPSHOT_MODE}=initial (or no_data) to start it."
                 )
             snapshot = needs_snapshot(settings.snapshot_mode, committed)
             resume: Position | None = None
@@ -104,9 +105,21 @@ class MySqlCdcTask(SourceTask):
             self._idle = True
             return
         if resume is not None:
-            recovered = history.recover()
-            held = schemas_as_of(recovered, resume)
-            self._stream = BinlogStream(settings, server, partition, resume, held, history, recovered)
+            recovered: list[HistoryRecord] = []
+            if settings.snapshot_mode == "recovery":
+                state = self._rebuild_history(settings, resume)
+            else:
+                recovered = history.recover()
+                if not recovered:
+                    raise ConnectError(
+                        f"The schema history topic {settings.history_topic} ({HISTORY_TOPIC}) holds no record of "
+                        f"{settings.topic_prefix}, which has committed offsets: it was lost or deleted, and the "
+                        f"tables' schemas at {resume.file}:{resume.pos} with it. Set {SNAPSHOT_MODE}=recovery to "
+                        "rebuild it from the tables' schemas now (right only if no DDL ran since that position), or "
+                        "take a new snapshot (delete the connector's offsets)."
+                    )
+                state = schemas_as_of(recovered, resume, self._holds)
+            self._stream = BinlogStream(settings, server, partition, resume, state, history, recovered)
             log.info(
                 "MySQL CDC task for %s resumes the binlog at %s:%d", settings.topic_prefix, resume.file, resume.pos
             )
@@ -119,42 +132,80 @@ class MySqlCdcTask(SourceTask):
         keeps every topic's settings as the rules make them, so nothing more is needed to answer."""
         self._settings = settings = parse_settings(props, source="MySqlCdcTask")
         committed = self.context.offset_storage_reader.offset({"server": settings.topic_prefix})
-        if needs_snapshot(settings.snapshot_mode, committed):
+        if settings.snapshot_mode == "recovery" and not committed:
+            what = f"fail: {SNAPSHOT_MODE}=recovery needs committed offsets, and there are none"
+        elif needs_snapshot(settings.snapshot_mode, committed):
             what = f"take a snapshot (snapshot.mode={settings.snapshot_mode}, committed offset {committed})"
         elif settings.snapshot_mode == "initial_only":
             what = "read nothing (snapshot.mode=initial_only, and its snapshot was taken)"
         elif committed:
             position = resume_position(committed)
-            what = f"resume the binlog at {position.file}:{position.pos}"
+            rebuild = (
+                "rebuild the schema history from the tables' schemas now, then "
+                if settings.snapshot_mode == "recovery"
+                else ""
+            )
+            what = f"{rebuild}resume the binlog at {position.file}:{position.pos}"
         else:
             what = "record the captured tables' schemas, then stream the binlog from its current end"
         log.info("Dry run: a start of %s would %s", settings.topic_prefix, what)
 
+    def _holds(self, database: str) -> bool:
+        assert self._settings is not None
+        return holds_database(self._settings, database)
+
+    def _rebuild_history(self, settings: MySqlSettings, resume: Position) -> SchemaState:
+        """snapshot.mode=recovery: the tables' schemas as the server has them now, recorded in the history at
+        the committed position, as Debezium's recovery snapshot records them."""
+        assert self._history is not None
+        log.warning(
+            "%s=recovery: the schema history of %s is rebuilt from the tables' schemas now, recorded at the committed "
+            "position %s:%d; changes made before a DDL that ran since are decoded with the later schema",
+            SNAPSHOT_MODE,
+            settings.topic_prefix,
+            resume.file,
+            resume.pos,
+        )
+        connection = connect(settings.host, settings.port, settings.user, settings.password)
+        try:
+            statements = read_schemas(connection, settings)
+        finally:
+            connection.close()
+        state = SchemaState(self._holds)
+        record_schemas(statements, state, self._history, resume, int(time.time() * 1000), settings)
+        return state
+
     def _begin_snapshot(self, settings: MySqlSettings, server: ServerInfo, *, with_rows: bool) -> None:
-        """The consistent snapshot's position and each captured table's columns there, recorded in the
-        history; its rows are read by poll() (with_rows), or streaming starts at once (no_data, never)."""
+        """The consistent snapshot's position and the captured databases' schemas there (read under its lock,
+        parsed and recorded in the history); its rows are read by poll() (with_rows), or streaming starts at
+        once (no_data, never)."""
         assert self._history is not None
         connection = connect(settings.host, settings.port, settings.user, settings.password)
         self._snapshot_started = time.time_ns() // 1000
-        at = begin_snapshot(connection, settings.locking_mode, mariadb=server.mariadb)
+        statements: list[tuple[str, str]] = []
+        at = begin_snapshot(
+            connection,
+            settings.locking_mode,
+            mariadb=server.mariadb,
+            under_lock=lambda: statements.extend(read_schemas(connection, settings)),
+        )
         self._snapshot_position = position = Position(
             at.file, at.pos, at.gtids, server_id=server.server_id, ts_sec=self._snapshot_started // 1_000_000
         )
-        tables = captured_tables(connection, settings)
-        held: dict[TableId, tuple[CatalogColumn, ...]] = {}
+        state = SchemaState(self._holds)
         partition = {"server": settings.topic_prefix}
-        for database, table in tables:
-            held[(database, table)] = columns = tuple(table_columns(connection, database, table))
-            with connection.cursor() as cursor:
-                cursor.execute(f"SHOW CREATE TABLE {quote(database)}.{quote(table)}")
-                ddl = str(cursor.fetchone()[1])
-            change = TableChange(database, table, columns, "CREATE")
-            recorded = HistoryRecord(position, database, ddl, (change,), self._snapshot_started // 1000)
-            self._history.record(recorded)
-            if settings.schema_changes:
-                source = self._snapshot_source(database, table)
+
+        def schema_change(record: HistoryRecord) -> None:
+            captured = [c for c in record.changes if c.table is not None and settings.captures(*c.id)]
+            if settings.schema_changes and captured:
+                source = self._snapshot_source(*captured[0].id)
                 offset = snapshot_offset(position, completed=False)
-                self._schema_changes.append(schema_change_record(settings, partition, offset, source, recorded))
+                self._schema_changes.append(schema_change_record(settings, partition, offset, source, record, captured))
+
+        record_schemas(
+            statements, state, self._history, position, self._snapshot_started // 1000, settings, schema_change
+        )
+        tables = [table for table in state.tables if settings.captures(*table)]
         if not with_rows and self._schema_changes:  # streaming starts after them: they end the snapshot
             self._schema_changes[-1].source_offset = snapshot_offset(position, completed=True)
         log.info(
@@ -165,13 +216,13 @@ class MySqlCdcTask(SourceTask):
             "" if with_rows else " (schemas only)",
             ", ".join(f"{d}.{t}" for d, t in tables) or "none",
         )
-        self._stream = BinlogStream(settings, server, partition, position, dict(held), self._history)
+        self._stream = BinlogStream(settings, server, partition, position, state, self._history)
         if not with_rows:
             end_snapshot(connection)
             connection.close()
             return
         self._snapshot_connection = connection
-        shapes = [TableShape(settings, d, t, held[(d, t)]) for d, t in tables]
+        shapes = [TableShape(settings, d, t, state.tables[(d, t)].catalog()) for d, t in tables]
         self._batches = self._read(connection, shapes)
 
     def _read(self, connection: Any, shapes: list[TableShape]) -> Iterator[Batch]:
@@ -247,7 +298,7 @@ class MySqlCdcTask(SourceTask):
         assert self._settings is not None and self._server is not None and self._snapshot_position is not None
         position = self._snapshot_position
         return source_struct(
-            mariadb=self._server.mariadb,
+            connector=self._settings.connector_name,
             name=self._settings.topic_prefix,
             db=database,
             table=table,

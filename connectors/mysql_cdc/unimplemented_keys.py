@@ -41,7 +41,6 @@ DEBEZIUM_KEYS = (
     "table.ignore.builtin",
     "schema.history.internal.store.only.captured.tables.ddl",
     "schema.history.internal.store.only.captured.databases.ddl",
-    "schema.history.internal.skip.unparseable.ddl",
     "schema.history.internal.kafka.recovery.poll.interval.ms",
     "schema.history.internal.kafka.recovery.attempts",
     "schema.history.internal.kafka.query.timeout.ms",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from connectworker.config.worker_config import WorkerConfig
+from connectworker.connectors.mysql_cdc.catalog import CatalogColumn
 from tests.integration.harness import wait_until, worker_config
 from tests.mariadb import MariaDb, replica_id
 
@@ -80,3 +81,21 @@ def purge_binlogs(server: MariaDb) -> None:
         return [row[0] for row in server.query("SHOW BINARY LOGS")] == [current]
 
     wait_until(purged, 30, lambda: f"the binlogs before {current} purged ({server.query('SHOW BINARY LOGS')})")
+
+
+def information_schema_columns(connection: Any, database: str, table: str) -> list[CatalogColumn]:
+    """A table's columns as information_schema describes them now (name, COLUMN_TYPE, character set,
+    nullability, place in the primary key): what the tests hold the connector's parsed schema against."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.COLUMN_NAME, c.COLUMN_TYPE, c.CHARACTER_SET_NAME, c.IS_NULLABLE, "
+            "COALESCE(k.ORDINAL_POSITION, 0) FROM information_schema.COLUMNS c "
+            "LEFT JOIN information_schema.KEY_COLUMN_USAGE k ON k.TABLE_SCHEMA = c.TABLE_SCHEMA "
+            "AND k.TABLE_NAME = c.TABLE_NAME AND k.COLUMN_NAME = c.COLUMN_NAME AND k.CONSTRAINT_NAME = 'PRIMARY' "
+            "WHERE c.TABLE_SCHEMA = %s AND c.TABLE_NAME = %s ORDER BY c.ORDINAL_POSITION",
+            (database, table),
+        )
+        return [
+            CatalogColumn(str(name), str(kind), str(charset) if charset else None, nullable == "YES", int(key))
+            for name, kind, charset, nullable, key in cursor.fetchall()
+        ]

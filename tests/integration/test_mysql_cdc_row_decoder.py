@@ -15,9 +15,9 @@ import pytest
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
 from connectworker.connectors.mysql_cdc.binlog import prime_columns
-from connectworker.connectors.mysql_cdc.catalog import table_columns
 from connectworker.connectors.mysql_cdc.database import connect
 from connectworker.connectors.mysql_cdc.row_decoder import RowDecoder, decode_rows, decoder_for
+from connectworker.connectors.mysql_cdc.schema_snapshot import parsed_table
 from tests.mariadb import PASSWORD, USER, MariaDb
 
 COLUMNS = (
@@ -54,10 +54,10 @@ def _binlog_rows(
     mariadb: MariaDb, database: str, table: str, start: tuple[str, int], decoder: Any
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Each captured row event's kind and rows, decoded by `decoder(event)`, table maps primed with the
-    table's schema as information_schema gives it now (it does not change here)."""
+    table's schema as its SHOW CREATE TABLE gives it now (it does not change here)."""
     catalog = connect(mariadb.host, mariadb.port, USER, PASSWORD)
     try:
-        known = [c.binlog_view for c in table_columns(catalog, database, table)]
+        known = [c.binlog_view for c in parsed_table(catalog, database, table).catalog()]
     finally:
         catalog.close()
     reader = mariadb.binlog_reader(start, TableMapEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)

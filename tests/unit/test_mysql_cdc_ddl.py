@@ -29,7 +29,13 @@ from connectworker.connectors.mysql_cdc.ddl import DdlTables, ddl_tables, is_tra
         ("DROP DATABASE IF EXISTS `old`", DdlTables(dropped_database="old")),
         ("TRUNCATE TABLE logs", DdlTables(truncated=("shop", "logs"))),
         ("GRANT SELECT ON *.* TO x", DdlTables()),
-        ("CREATE DATABASE d", DdlTables()),
+        ("CREATE DATABASE d", DdlTables(database="d")),
+        ("create schema if not exists `d` /*!40100 DEFAULT CHARACTER SET utf8mb4 */", DdlTables(database="d")),
+        ("ALTER DATABASE DEFAULT CHARACTER SET latin1", DdlTables(database="shop")),
+        ("ALTER SCHEMA `d` COLLATE utf8mb4_bin", DdlTables(database="d")),
+        ("CREATE TEMPORARY TABLE t (id int)", DdlTables()),
+        ("DROP TEMPORARY TABLE IF EXISTS t", DdlTables()),
+        ("/*!50001 ALTER TABLE v ADD c int */", DdlTables(changed=(("ALTER", ("shop", "v")),))),
     ],
 )
 def test_the_tables_a_statement_changes(statement: str, expected: DdlTables) -> None:

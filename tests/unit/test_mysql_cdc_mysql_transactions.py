@@ -13,10 +13,11 @@ from typing import Any
 from pymysqlreplication.event import GtidEvent, QueryEvent, XidEvent
 from pymysqlreplication.row_event import TableMapEvent, WriteRowsEvent
 
-from connectworker.connectors.mysql_cdc.catalog import CatalogColumn
 from connectworker.connectors.mysql_cdc.database import ServerInfo
+from connectworker.connectors.mysql_cdc.ddl_parser import parse_ddl
 from connectworker.connectors.mysql_cdc.held_schemas import PRIMED
 from connectworker.connectors.mysql_cdc.row_decoder import DECODED
+from connectworker.connectors.mysql_cdc.schema_state import SchemaState
 from connectworker.connectors.mysql_cdc.settings import parse_settings
 from connectworker.connectors.mysql_cdc.source import Position
 from connectworker.connectors.mysql_cdc.stream import BinlogStream
@@ -24,7 +25,12 @@ from tests.unit.mysql_cdc_props import MYSQL_PROPS
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"  # as MySQL writes its server_uuid
 PROPS = MYSQL_PROPS
-COLUMNS = (CatalogColumn("id", "int(11)", None, False, 1), CatalogColumn("name", "varchar(20)", "utf8mb4", True, 0))
+
+
+def _orders() -> SchemaState:
+    state = SchemaState()
+    state.apply(parse_ddl("CREATE TABLE orders (id INT PRIMARY KEY, name VARCHAR(20)) CHARSET utf8mb4", "shop"))
+    return state
 
 
 def _event(kind: type, end: int, **fields: Any) -> Any:
@@ -64,7 +70,7 @@ def test_mysql_gtid_transactions_give_debezium_s_source_and_offsets() -> None:
         ServerInfo("8.0.36", False, 223344),
         {"server": "shop"},
         Position("mysql-bin.000003", 1000, f"{UUID}:1-22"),
-        {("shop", "orders"): COLUMNS},
+        _orders(),
         history=None,  # type: ignore[arg-type]  # no DDL here
     )
     stream._reader = ListReader([*_transaction(23, 1000, [1, 2]), *_transaction(24, 1331, [3])])  # type: ignore[assignment]

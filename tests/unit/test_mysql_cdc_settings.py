@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from connectworker.api.errors import ConfigError
-from connectworker.connectors.mysql_cdc.settings import parse_settings
+from connectworker.connectors.mysql_cdc.settings import deprecated_snapshot_mode, parse_settings
 
 # Debezium's documented example (its MySQL connector's "Deployment" section), with the types keys added.
 DEBEZIUM_FILE = {
@@ -57,7 +57,13 @@ def test_table_and_column_filters_match_whole_names() -> None:
 @pytest.mark.parametrize(
     ("key", "value", "named"),
     [
-        ("snapshot.mode", "schema_only", "Value must be one of initial, initial_only, no_data, never, when_needed"),
+        (
+            "snapshot.mode",
+            "always",
+            "Value must be one of initial, initial_only, no_data, never, when_needed, recovery, schema_only, "
+            "schema_only_recovery",
+        ),
+        ("schema.history.internal.skip.unparseable.ddl", "maybe", "schema.history.internal.skip.unparseable.ddl"),
         ("snapshot.locking.mode", "extended", "Value must be one of minimal, none"),
         ("decimal.handling.mode", "exact", "Value must be one of precise, double, string"),
         ("bigint.unsigned.handling.mode", "string", "Value must be one of long, precise"),
@@ -74,6 +80,29 @@ def test_bad_values_and_unsupported_keys_are_refused_naming_the_key(key: str, va
     with pytest.raises(ConfigError) as refused:
         parse_settings({**DEBEZIUM_FILE, key: value})
     assert f"{key}:" in str(refused.value) and named in str(refused.value)
+
+
+@pytest.mark.parametrize(("written", "read"), [("schema_only", "no_data"), ("SCHEMA_ONLY_RECOVERY", "recovery")])
+def test_debezium_2_snapshot_modes_are_read_as_their_successors_with_a_deprecation(written: str, read: str) -> None:
+    props = {**DEBEZIUM_FILE, "snapshot.mode": written}
+    assert parse_settings(props).snapshot_mode == read
+    assert deprecated_snapshot_mode(props) == (
+        f"snapshot.mode={written.lower()} is deprecated (Debezium: to be removed in Debezium 3.0, replaced by {read}): "
+        f"it runs as snapshot.mode={read}"
+    )
+    assert deprecated_snapshot_mode({**DEBEZIUM_FILE, "snapshot.mode": read}) is None
+
+
+@pytest.mark.parametrize(
+    ("connector_class", "name"),
+    [
+        ("io.debezium.connector.mysql.MySqlConnector", "mysql"),
+        ("io.debezium.connector.mariadb.MariaDbConnector", "mariadb"),
+        ("MySqlCdc", "mysql"),
+    ],
+)
+def test_source_connector_follows_the_connector_class(connector_class: str, name: str) -> None:
+    assert parse_settings({**DEBEZIUM_FILE, "connector.class": connector_class}).connector_name == name
 
 
 def test_missing_required_keys_are_named() -> None:

@@ -6,19 +6,21 @@ import pytest
 
 from connectworker.api.errors import ConnectError
 from connectworker.connectors.mysql_cdc.source import (
-    SOURCE_SCHEMA,
     Position,
     resume_position,
     snapshot_finished,
     snapshot_offset,
+    source_schema,
     source_struct,
     streaming_offset,
 )
 
 
-def test_source_fields_in_debeziums_order() -> None:
-    assert SOURCE_SCHEMA.name == "io.debezium.connector.mysql.Source"
-    assert [field.name for field in SOURCE_SCHEMA.fields or ()] == [
+@pytest.mark.parametrize("connector", ["mysql", "mariadb"])
+def test_source_fields_in_debeziums_order(connector: str) -> None:
+    schema = source_schema(connector)
+    assert schema.name == f"io.debezium.connector.{connector}.Source"
+    assert [field.name for field in schema.fields or ()] == [
         "version", "connector", "name", "ts_ms", "snapshot", "db", "sequence", "ts_us", "ts_ns", "table",
         "server_id", "gtid", "file", "pos", "row", "thread", "query",
     ]  # fmt: skip
@@ -26,7 +28,7 @@ def test_source_fields_in_debeziums_order() -> None:
 
 def test_source_of_a_streamed_mariadb_change() -> None:
     source = source_struct(
-        mariadb=True,
+        connector="mariadb",
         name="fulfillment",
         db="inventory",
         table="customers",

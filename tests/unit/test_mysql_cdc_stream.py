@@ -12,6 +12,7 @@ import pytest
 from connectworker.api.errors import RetriableError
 from connectworker.api.record import SourceRecord
 from connectworker.connectors.mysql_cdc.database import ServerInfo
+from connectworker.connectors.mysql_cdc.schema_state import SchemaState
 from connectworker.connectors.mysql_cdc.settings import parse_settings
 from connectworker.connectors.mysql_cdc.source import Position
 from connectworker.connectors.mysql_cdc.stream import BinlogStream
@@ -41,7 +42,7 @@ def stream_with(reader: BreakingReader, monkeypatch: pytest.MonkeyPatch) -> Binl
         ServerInfo("10.11", True, 1),
         {"server": "shop"},
         Position("binlog.000001", 4),
-        {},
+        SchemaState(),
         history=None,  # type: ignore[arg-type]  # not reached: no DDL here
     )
     stream._reader = reader  # type: ignore[assignment]  # started, as _ensure_started would

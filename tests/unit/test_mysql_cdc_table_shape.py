@@ -14,7 +14,7 @@ from connectworker.api.schema import SchemaType
 from connectworker.connectors.debezium.envelope import TRANSACTION_SCHEMA, envelope
 from connectworker.connectors.mysql_cdc.catalog import CatalogColumn
 from connectworker.connectors.mysql_cdc.settings import parse_settings
-from connectworker.connectors.mysql_cdc.source import SOURCE_SCHEMA
+from connectworker.connectors.mysql_cdc.source import source_schema
 from connectworker.connectors.mysql_cdc.table_shape import TableShape, UnmappableValueError
 
 PROPS = {
@@ -47,7 +47,7 @@ def test_schemas_are_named_as_debeziums() -> None:
     assert (envelope_schema.name, envelope_schema.version) == ("shop.inventory.orders.Envelope", 1)
     fields = {f.name: f.schema for f in envelope_schema.fields}
     assert list(fields) == ["before", "after", "source", "op", "ts_ms", "ts_us", "ts_ns", "transaction"]
-    assert fields["before"] is orders.row_schema and fields["source"] is SOURCE_SCHEMA
+    assert fields["before"] is orders.row_schema and fields["source"] is source_schema("mysql")
     assert fields["transaction"] is TRANSACTION_SCHEMA and fields["op"].type is SchemaType.STRING
     value_fields = [(f.name, f.schema.type, f.schema.optional) for f in orders.row_schema.fields]
     assert value_fields == [
