@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .column_definitions import resolve_column
 from .ddl_edits import CreateTable
 from .ddl_parser import UnparseableDdlError, parse_ddl
-from .schema_state import resolve_column
 from .tables import Table, TableId
 
 

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from .column_definitions import TEXT_SIZES, charset_name, charset_of, resolve_column, sized_type
 from .ddl import ddl_tables
 from .ddl_edits import (
     AddColumn,
@@ -31,7 +32,6 @@ from .ddl_edits import (
     AlterTable,
     ChangeColumn,
     ColumnDefault,
-    ColumnDefinition,
     CreateTable,
     DatabaseCharset,
     DropColumn,
@@ -52,68 +52,6 @@ from .source import Position as BinlogPosition
 from .tables import Column, Table, TableId, widest_character
 
 log = logging.getLogger(__name__)
-
-_TEXT = frozenset({"CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET"})
-_AS_BINARY = {
-    "CHAR": "BINARY",
-    "VARCHAR": "VARBINARY",
-    "TINYTEXT": "TINYBLOB",
-    "TEXT": "BLOB",
-    "MEDIUMTEXT": "MEDIUMBLOB",
-    "LONGTEXT": "LONGBLOB",
-}
-_SIZES = ((255, "TINY"), (65_535, ""), (16_777_215, "MEDIUM"))  # bytes the TEXT / BLOB types hold
-
-
-def charset_name(name: str | None) -> str | None:
-    """A character set as information_schema names it (`utf8` is `utf8mb3`)."""
-    if not name:
-        return None
-    name = name.lower()
-    return "utf8mb3" if name == "utf8" else name
-
-
-def charset_of(collation: str | None) -> str | None:
-    """A collation's character set (`utf8mb4_bin` -> utf8mb4; `binary` -> binary)."""
-    return charset_name(collation.split("_")[0]) if collation else None
-
-
-def _sized(kind: str, size: int) -> str:
-    """The TEXT or BLOB type (`kind`) that holds `size` bytes."""
-    prefix = next((p for limit, p in _SIZES if size <= limit), "LONG")
-    return prefix + kind
-
-
-def resolve_column(definition: ColumnDefinition, table_charset: str | None) -> Column:
-    """A column as MySQL makes it from its definition in a table whose default character set is
-    `table_charset`."""
-    type_name, length = definition.type_name, definition.length
-    base, _, modifiers = type_name.partition(" ")
-    charset = charset_name(definition.charset) or charset_of(definition.collation)
-    if base in _TEXT:
-        if charset == "binary" and base in _AS_BINARY:
-            base, charset = _AS_BINARY[base], None
-        else:
-            charset = charset or charset_name(table_charset)
-    else:
-        charset = None
-    if base in ("TEXT", "BLOB") and length is not None:  # TEXT(n): characters; BLOB(n): bytes
-        base = _sized(base, length * widest_character(charset) if base == "TEXT" else length)
-        length = None
-    return Column(
-        definition.name,
-        " ".join(part for part in (base, modifiers) if part),
-        length,
-        definition.scale,
-        charset,
-        definition.nullable is not False and not definition.primary_key,
-        definition.auto_increment,
-        definition.generated,
-        definition.enum_values,
-        definition.has_default,
-        definition.default,
-        definition.comment,
-    )
 
 
 @dataclass
@@ -365,9 +303,9 @@ def _converted(column: Column, charset: str | None) -> Column:
         return column
     base, _, modifiers = column.type_name.partition(" ")
     if base.endswith("TEXT"):
-        limit = next((size for size, prefix in _SIZES if prefix + "TEXT" == base), 4_294_967_295)
+        limit = next((size for size, prefix in TEXT_SIZES if prefix + "TEXT" == base), 4_294_967_295)
         characters = limit // widest_character(column.charset)
-        base = _sized("TEXT", characters * widest_character(charset))
+        base = sized_type("TEXT", characters * widest_character(charset))
     return replace(column, type_name=" ".join(p for p in (base, modifiers) if p), charset=charset)
 
 
