@@ -18,13 +18,7 @@ from connectworker.config.connector_config import ConnectorConfig, parse_connect
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.runtime.herder import views
 from connectworker.runtime.herder.auto_restart import AutoRestarter
-from connectworker.runtime.herder.connector_store import (
-    ConnectorStoreBase,
-    StartupEntry,
-    StoredConnector,
-    config_digest,
-    usable_entries,
-)
+from connectworker.runtime.herder.connector_store import ConnectorStoreBase
 from connectworker.runtime.herder.errors import (
     ConnectorExistsError,
     InvalidRequestError,
@@ -33,9 +27,10 @@ from connectworker.runtime.herder.errors import (
     invalid_config,
 )
 from connectworker.runtime.herder.offset_changes import ask_connector, unused_offset_reasons
+from connectworker.runtime.herder.persistence import Persistence
 from connectworker.runtime.herder.redaction import ConnectorSecrets
 from connectworker.runtime.herder.supervisor import Supervisor
-from connectworker.runtime.herder.unusable_config import is_unusable, unusable_config
+from connectworker.runtime.herder.unusable_config import is_unusable, parsed_or_unusable
 from connectworker.runtime.herder.validation import validate_connector_config
 from connectworker.runtime.herder.values import (
     ConnectorActivity,
@@ -96,8 +91,7 @@ class StandaloneHerder:
         self._lock = threading.RLock()
         self.secrets = ConnectorSecrets(worker, config, self.redactor)
         worker.resolver.on_values = self.secrets.refresh  # a connector's provider values, before it can log them
-        self._file_digests: dict[str, str] = {}
-        self._file_rule_told: set[str] = set()  # file connectors whose REST change logged the rule
+        self.persistence = Persistence(store)
         self._cluster_id = cluster_id  # known from the start-up check: `GET /` never waits for Kafka
         self._started = False
         self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task, metrics)
@@ -112,32 +106,18 @@ class StandaloneHerder:
         store overrides are restarted with the stored config and state, or stopped if deleted.
         """
         with self._lock:
-            self._file_digests = {c.name: config_digest(c.props) for c in file_configs}
-            if self.store is None:
-                entries = [StartupEntry(dict(c.props), State.RUNNING, False) for c in file_configs]
-            else:
-                entries = self.store.startup_entries([c.props for c in file_configs])
-            where = self.store.describe() if self.store is not None else "the connector store"
-            wanted = usable_entries(entries, where)
+            wanted = self.persistence.startup_entries([c.props for c in file_configs])
             self.secrets.set(e.config for e in wanted.values())
             for name in self.worker.connector_names():
-                if name not in wanted and name in self._file_digests:
+                if name not in wanted and self.persistence.from_file(name):
                     self.worker.remove_connector(name)
             for name, entry in wanted.items():
-                try:
-                    config = parse_connector_config(
-                        entry.config,
-                        source=f"connector store entry {name!r}",
-                        providers=self.worker.resolver.providers,
-                        worker=self.config,
-                    )
-                except ConfigError as exc:  # listed FAILED with the reason, as Kafka lists it
-                    config = unusable_config(entry.config, exc)
-                    log.error(
-                        "Connector %s from the connector store is FAILED: its config did not validate: %s",
-                        name,
-                        exc,
-                    )
+                config = parsed_or_unusable(
+                    entry.config,
+                    source=f"connector store entry {name!r}",
+                    providers=self.worker.resolver.providers,
+                    worker=self.config,
+                )
                 try:
                     self._run(config, entry.target_state)
                 except ConfigError as exc:  # the worker's task limits: the others still start
@@ -390,13 +370,10 @@ class StandaloneHerder:
         config validated again, and runs for real once it passes; None (the config as it is) for the rest."""
         if not is_unusable(config):
             return None
-        try:
-            validated = parse_connector_config(
-                config.props, providers=self.worker.resolver.providers, worker=self.config
-            )
-        except ConfigError as exc:
-            return unusable_config(config.props, exc)
-        log.info("Connector %s: its config validates now; starting it", config.name)
+        providers, source = self.worker.resolver.providers, f"connector {config.name}"
+        validated = parsed_or_unusable(config.props, source=source, providers=providers, worker=self.config)
+        if not is_unusable(validated):
+            log.info("Connector %s: its config validates now; starting it", config.name)
         return validated
 
     def restart_task(self, name: str, task_id: int) -> None:
@@ -465,22 +442,5 @@ class StandaloneHerder:
             running: RunningConnector | None = self.worker.get(name)
         except UnknownConnectorError:
             running = None
-        if self.store is not None:
-            digest = self._file_digests.get(name)
-            if digest is not None and name not in self._file_rule_told:
-                self._file_rule_told.add(name)
-                log.info(
-                    "Connector %s comes from a connector file named on the command line, which owns it: this "
-                    "change through the REST API (kept in %s) lasts while that file is named and unchanged; "
-                    "edit the file to make it last beyond",
-                    name,
-                    self.store.describe(),
-                )
-            if running is not None:
-                entry = StoredConnector(dict(running.config.props), running.target_state, digest)
-                self.store.put(name, entry)
-            elif digest is not None:
-                self.store.put(name, StoredConnector(None, State.RUNNING, digest))  # keep it deleted
-            else:
-                self.store.remove(name)
+        self.persistence.save(name, running)
         self.secrets.refresh()

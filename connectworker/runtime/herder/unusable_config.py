@@ -10,16 +10,21 @@ passes. The placeholder stands in for the connector class, whose `start` fails w
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 from connectworker.api.config_def import ConfigDef
 from connectworker.api.connector import SourceConnector
 from connectworker.api.errors import ConfigError, ConnectError
 from connectworker.api.task import SourceTask
-from connectworker.config.connector_config import ConnectorConfig
+from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
+from connectworker.config.providers.references import ConfigProviders
+from connectworker.config.worker_config import WorkerConfig
 from connectworker.topics.rules import TopicCreationRules
 
-__all__ = ["is_unusable", "unusable_config"]
+log = logging.getLogger(__name__)
+
+__all__ = ["is_unusable", "parsed_or_unusable", "unusable_config"]
 
 
 class UnusableConfig(SourceConnector):
@@ -69,3 +74,15 @@ def unusable_config(props: Mapping[str, str], error: ConfigError) -> ConnectorCo
 
 def is_unusable(config: ConnectorConfig) -> bool:
     return issubclass(config.connector_class, UnusableConfig)
+
+
+def parsed_or_unusable(
+    props: Mapping[str, str], *, source: str, providers: ConfigProviders, worker: WorkerConfig
+) -> ConnectorConfig:
+    """`props` validated, or, when they do not validate now, the config of a connector listed FAILED with
+    the reason (logged)."""
+    try:
+        return parse_connector_config(props, source=source, providers=providers, worker=worker)
+    except ConfigError as exc:  # listed FAILED with the reason, as Kafka lists it
+        log.error("Connector %s is FAILED: its config did not validate: %s", props.get("name", ""), exc)
+        return unusable_config(props, exc)
