@@ -31,7 +31,7 @@ from connectworker.api.schema import Schema, SchemaType
 from connectworker.config.error_handling import ErrorHandling
 from connectworker.config.transforms import read_transforms
 from connectworker.connectors.debezium.envelope import envelope, envelope_schema
-from connectworker.connectors.postgres_cdc.envelope import SOURCE_SCHEMA
+from connectworker.connectors.postgres_cdc.source import SOURCE_SCHEMA
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput

@@ -1,41 +1,75 @@
 """What a Debezium-style CDC connector class is beyond its database: one task (a change stream has one
-reader, whatever tasks.max says), its settings checked at start and the Debezium keys it does not
-implement named once, exactly-once only without a snapshot, and offsets of another `topic.prefix` (a
-renamed connector's server) or malformed ones reported as unused."""
+reader, whatever tasks.max says); validation (each key, the rules across the shared keys, the column
+mappers' keys, the Debezium keys it does not implement under one rule, then the server's checks); its
+settings checked at start and the ignored Debezium keys named once; exactly-once only without a snapshot;
+and offsets of another `topic.prefix` (a renamed connector's server) or malformed ones reported as
+unused."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import connectworker
+from connectworker.api.config_def import ConfigValue
 from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.task import SourceTask
 from connectworker.config.unsupported_keys import ConnectorKeyWarnings
 
+from .capture_keys import HOSTNAME, capture_key_problems
+from .column_mappers import ColumnMappers
 from .offsets import exactly_once_support
+from .settings import CaptureSettings
+from .unimplemented_keys import UnimplementedKey, listed, refused_keys, warned_keys
+from .validation import validate_on_the_server
 
 
 class DebeziumConnector(SourceConnector):
-    """Subclasses give their database's parts: `config_def`, `validate`, `task_class`, `alter_offsets`,
-    and the three below."""
+    """Subclasses give their database's parts: `config_def`, `task_class`, `alter_offsets`, the class
+    attributes and the methods below."""
+
+    namespace: ClassVar[str]  # where its tables live: schema (PostgreSQL), database (MySQL)
+    connection_keys: ClassVar[tuple[str, ...]]  # the keys `check_server` connects with
+    unimplemented: ClassVar[Sequence[UnimplementedKey]]  # the Debezium keys it does not implement
+    key_warnings: ClassVar[ConnectorKeyWarnings]  # where the ignored ones are reported (once per connector)
+    task_type: ClassVar[type[SourceTask]]
 
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
 
     @abstractmethod
+    def parse_settings(self, props: Mapping[str, str]) -> CaptureSettings:
+        """The connector's settings; raises ConfigError naming every bad key."""
+
+    @abstractmethod
+    def check_server(self, props: Mapping[str, str], values: Mapping[str, Any], every_key_holds: bool) -> None:
+        """Connects with the typed values of the connection keys and runs the server's checks (those needing
+        every key, such as the captured columns' types, when `every_key_holds`); see validation.py."""
+
+    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
+        values = super().validate(props)
+        refused = {**ColumnMappers.problems(props), **refused_keys(props, self.unimplemented, self.config_def().keys)}
+        for key, problem in refused.items():
+            values.setdefault(key, ConfigValue(key, props[key])).errors.append(problem)
+        return validate_on_the_server(
+            values,
+            lambda typed: capture_key_problems(typed, self.namespace),
+            lambda typed, every_key_holds: self.check_server(props, typed, every_key_holds),
+            HOSTNAME,
+            self.connection_keys,
+        )
+
+    def task_class(self) -> type[SourceTask]:
+        return self.task_type
+
     def check_settings(self, props: Mapping[str, str]) -> None:
-        """Raise ConfigError naming every bad key (the connector's settings parser)."""
+        self.parse_settings(props)
 
-    @abstractmethod
     def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
-        """The Debezium keys of `props` this connector does not implement and ignores."""
-
-    @property
-    @abstractmethod
-    def key_warnings(self) -> ConnectorKeyWarnings:
-        """Where `unimplemented_keys` are reported (once per connector)."""
+        """The Debezium keys of `props` this connector does not implement and ignores (they only tune)."""
+        return warned_keys(props, self.unimplemented, self.config_def().keys)
 
     def version(self) -> str:
         return connectworker.__version__
@@ -50,8 +84,10 @@ class DebeziumConnector(SourceConnector):
         self.start(props)
 
     def ignored_keys(self, props: Mapping[str, str]) -> list[str]:
-        """Debezium's keys it does not implement: reported by `key_warnings`, not as misspelt keys."""
-        return self.unimplemented_keys(props)
+        """Debezium's keys it does not implement (refused or reported by `key_warnings`) and the column mappers'
+        keys (read by pattern): not misspelt keys."""
+        declared = self.config_def().keys
+        return [*(key for key in props if listed(key, self.unimplemented, declared)), *ColumnMappers.keys(props)]
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """One task whatever tasks.max says, as Debezium: a replication slot or a binlog has one reader."""

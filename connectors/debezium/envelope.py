@@ -4,11 +4,8 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any
 
-from connectworker.api.record import SourceRecord
 from connectworker.api.schema import Schema, SchemaType
 
 _OPT_INT64 = Schema(SchemaType.INT64, optional=True)
@@ -55,38 +52,3 @@ def envelope(
         "ts_ns": ts_ns,
         "transaction": None,
     }
-
-
-class RowShape(Protocol):
-    """What a connector's table shape gives a snapshot's records."""
-
-    topic: str
-    key_schema: Schema | None
-    envelope_schema: Schema
-
-    def row(self, values: Any) -> dict[str, Any]: ...
-
-    def key(self, row: dict[str, Any]) -> dict[str, Any] | None: ...
-
-
-def read_records(
-    shape: RowShape, rows: Iterable[Any], partition: dict[str, Any], offset: dict[str, Any], source: dict[str, Any]
-) -> list[SourceRecord]:
-    """A snapshot batch's rows as read (`op: r`) records; each gets its own copy of `source`, where its
-    `source.snapshot` marker is set (snapshot_markers.py)."""
-    now = time.time_ns()
-    records = []
-    for values in rows:
-        after = shape.row(values)
-        records.append(
-            SourceRecord(
-                partition,
-                offset,
-                shape.topic,
-                envelope(None, after, dict(source), "r", now),
-                shape.key(after),
-                key_schema=shape.key_schema,
-                value_schema=shape.envelope_schema,
-            )
-        )
-    return records

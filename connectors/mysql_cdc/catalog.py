@@ -44,7 +44,7 @@ def held_databases(connection: Any, settings: MySqlSettings) -> list[tuple[str, 
             "ORDER BY SCHEMA_NAME"
         )
         rows = [(str(name), str(charset), str(collation)) for name, charset, collation in cursor.fetchall()]
-    return [row for row in rows if row[0] not in SYSTEM_DATABASES and settings.captures_database(row[0])]
+    return [row for row in rows if row[0] not in SYSTEM_DATABASES and settings.captures_namespace(row[0])]
 
 
 def base_tables(connection: Any, databases: list[str]) -> list[tuple[str, str]]:
@@ -70,4 +70,4 @@ def show_create_table(connection: Any, database: str, table: str) -> str:
 def holds_database(settings: MySqlSettings, database: str) -> bool:
     """Whether the connector holds the schemas of a database's tables (and parses its DDL): a captured
     database that is not one of the server's own."""
-    return database not in SYSTEM_DATABASES and settings.captures_database(database)
+    return database not in SYSTEM_DATABASES and settings.captures_namespace(database)

@@ -13,59 +13,49 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.config_def import ConfigDef
 from connectworker.api.required_topics import RequiredTopic
-from connectworker.api.task import SourceTask
 from connectworker.embedded_broker import EMBEDDED
 
+from ..debezium.capture_keys import HOSTNAME, PASSWORD, PORT, USER
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
-from ..debezium.validation import validate_on_the_server
+from ..debezium.unimplemented_tables import MYSQL_KEY_WARNINGS as DEBEZIUM_KEY_WARNINGS
+from ..debezium.unimplemented_tables import MYSQL_UNIMPLEMENTED as UNIMPLEMENTED
 from .database import check_setup, connect
-from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC, HOSTNAME, PASSWORD, PORT, USER
+from .keys import CONFIG_DEF, HISTORY_SERVERS, HISTORY_TOPIC
 from .schema_history import history_topic
-from .settings import deprecated_snapshot_mode, parse_settings, problems_across_keys, unsupported_key_problems
+from .settings import NAMESPACE, MySqlSettings, deprecated_snapshot_mode, parse_settings
 from .source import resume_position
-from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
+from .task import MySqlCdcTask
 
 log = logging.getLogger(__name__)
 
-CONNECTION_KEYS = (HOSTNAME, PORT, USER, PASSWORD)  # in `connect`'s order
-
 
 class MySqlCdcConnector(DebeziumConnector):
+    namespace = NAMESPACE
+    connection_keys = (HOSTNAME, PORT, USER, PASSWORD)  # in `connect`'s order
+    unimplemented = UNIMPLEMENTED
+    task_type = MySqlCdcTask
     key_warnings = DEBEZIUM_KEY_WARNINGS
     worker_cluster_keys = (HISTORY_SERVERS,)  # absent or `embedded`: the worker hands it its bootstrap.servers
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
 
-    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
-        def check_server(values: Mapping[str, Any], every_key_holds: bool) -> None:
-            connection = connect(*(values[key] for key in CONNECTION_KEYS))
-            try:
-                check_setup(connection)
-            finally:
-                connection.close()
-
-        values = super().validate(props)
-        for key, problem in unsupported_key_problems(props).items():
-            values.setdefault(key, ConfigValue(key, props[key])).errors.append(problem)
-        return validate_on_the_server(values, problems_across_keys, check_server, HOSTNAME, CONNECTION_KEYS)
-
-    def check_settings(self, props: Mapping[str, str]) -> None:
-        parse_settings(props)
+    def parse_settings(self, props: Mapping[str, str]) -> MySqlSettings:
+        settings = parse_settings(props)
         deprecated = deprecated_snapshot_mode(props)
         if deprecated is not None:
             log.warning("Connector %s: %s", props.get("name", type(self).__name__), deprecated)
+        return settings
 
-    def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
-        return unimplemented_keys(props)
-
-    def task_class(self) -> type[SourceTask]:
-        from .task import MySqlCdcTask
-
-        return MySqlCdcTask
+    def check_server(self, props: Mapping[str, str], values: Mapping[str, Any], every_key_holds: bool) -> None:
+        connection = connect(*(values[key] for key in self.connection_keys))
+        try:
+            check_setup(connection)
+        finally:
+            connection.close()
 
     def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
         topic = (props.get(HISTORY_TOPIC) or "").strip()

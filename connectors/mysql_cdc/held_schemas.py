@@ -32,7 +32,7 @@ from .schema_state import SchemaState
 from .settings import MySqlSettings
 from .source import Position
 from .table_map_columns import binlog_signature, table_map_columns
-from .table_shape import TableShape
+from .table_shape import MySqlTableShape
 from .tables import TableId
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class HeldSchemas:
         self._settings, self._history = settings, history
         self.state = state
         self._captured: dict[TableId, bool] = {}  # the table filters' answers (settings do not change)
-        self._shapes: dict[TableId, TableShape] = {}
+        self._shapes: dict[TableId, MySqlTableShape] = {}
         self.catalog: Any = None  # the stream's connection to the server, while it streams
         self.topics_keyed: set[str] = set()
 
@@ -58,7 +58,7 @@ class HeldSchemas:
             self._captured[key] = captured
         return captured
 
-    def shape(self, table: TableId, where: Position) -> TableShape:
+    def shape(self, table: TableId, where: Position) -> MySqlTableShape:
         """The table's shape; a table with no schema held gets it from its `SHOW CREATE TABLE` now, recorded
         in the history at `where` (the open transaction's start, or the event's position)."""
         shape = self._shapes.get(table)
@@ -138,8 +138,8 @@ class HeldSchemas:
                 )
         prime_columns(f"{table[0]}.{table[1]}", event.columns, shape.binlog_view)
 
-    def _make(self, table: TableId) -> TableShape:
-        shape = self._shapes[table] = TableShape(self._settings, *table, self.state.tables[table].catalog())
+    def _make(self, table: TableId) -> MySqlTableShape:
+        shape = self._shapes[table] = MySqlTableShape(self._settings, *table, self.state.tables[table].catalog())
         if shape.keyed:
             self.topics_keyed.add(shape.topic)
         return shape

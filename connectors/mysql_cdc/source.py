@@ -18,53 +18,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import connectworker
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import as_json, is_offset_count
 from connectworker.api.schema import Schema, SchemaType
 
-_OPT_STRING = Schema(SchemaType.STRING, optional=True)
-_OPT_INT64 = Schema(SchemaType.INT64, optional=True)
+from ..debezium.source_info import OPTIONAL_INT64, OPTIONAL_STRING, common_source
+from ..debezium.source_info import source_schema as common_schema
 
 
 @functools.cache
 def source_schema(connector: str) -> Schema:
     """Debezium's `source` schema of its MySQL (`io.debezium.connector.mysql.Source`) or MariaDB
     (`io.debezium.connector.mariadb.Source`) connector."""
-    return Schema.struct(
-        f"io.debezium.connector.{connector}.Source",
-        ("version", Schema(SchemaType.STRING)),
-        ("connector", Schema(SchemaType.STRING)),
-        ("name", Schema(SchemaType.STRING)),
-        ("ts_ms", Schema(SchemaType.INT64)),
-        (
-            "snapshot",
-            Schema(
-                SchemaType.STRING,
-                optional=True,
-                name="io.debezium.data.Enum",
-                version=1,
-                parameters=(
-                    ("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"),
-                ),
-            ),
-        ),
-        ("db", Schema(SchemaType.STRING)),
-        ("sequence", _OPT_STRING),
-        ("ts_us", _OPT_INT64),
-        ("ts_ns", _OPT_INT64),
-        ("table", _OPT_STRING),
+    return common_schema(
+        connector,
+        ("table", OPTIONAL_STRING),
         ("server_id", Schema(SchemaType.INT64)),
-        ("gtid", _OPT_STRING),
+        ("gtid", OPTIONAL_STRING),
         ("file", Schema(SchemaType.STRING)),
         ("pos", Schema(SchemaType.INT64)),
         ("row", Schema(SchemaType.INT32)),
-        ("thread", _OPT_INT64),
-        ("query", _OPT_STRING),
+        ("thread", OPTIONAL_INT64),
+        ("query", OPTIONAL_STRING),
     )
-
-
-VERSION = f"connectworker-{connectworker.__version__}"
 
 
 @dataclass(frozen=True)
@@ -82,35 +58,19 @@ class Position:
 
 
 def source_struct(
-    *,
-    connector: str,
-    name: str,
-    db: str,
-    table: str | None,
-    ts_us: int,
-    snapshot: str,
-    server_id: int,
-    gtid: str | None,
-    file: str,
-    pos: int,
-    row: int,
+    connector: str, name: str, db: str, table: str | None, at: Position, ts_us: int, snapshot: str, gtid: str | None
 ) -> dict[str, Any]:
+    """`source` of a change of `db.table` (`connector`: mysql or mariadb; `name`: topic.prefix) at `at`, its
+    transaction's start (or the snapshot's position), at the instant `ts_us`; `row` is 0 (a row event's rows
+    set theirs)."""
     return {
-        "version": VERSION,
-        "connector": connector,
-        "name": name,
-        "ts_ms": ts_us // 1000,
-        "snapshot": snapshot,
-        "db": db,
-        "sequence": None,
-        "ts_us": ts_us,
-        "ts_ns": ts_us * 1000,
+        **common_source(connector, name, ts_us=ts_us, snapshot=snapshot, db=db, sequence=None),
         "table": table,
-        "server_id": server_id,
+        "server_id": at.server_id,
         "gtid": gtid,
-        "file": file,
-        "pos": pos,
-        "row": row,
+        "file": at.file,
+        "pos": at.pos,
+        "row": 0,
         "thread": None,
         "query": None,
     }

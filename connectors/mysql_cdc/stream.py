@@ -19,16 +19,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from connectworker.api.errors import ConnectError, RetriableError
-from connectworker.api.record import SourceRecord
-from connectworker.api.schema import SchemaAndValue
+from connectworker.api.record import SourceRecord, SourceRecordBatch
 
-from ..debezium.envelope import envelope
+from ..debezium.emitter import ChangeEmitter
+from ..debezium.heartbeat import Heartbeats
+from ..debezium.pending import PendingRecords
+from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
 from . import gtids as gtid_sets
 from .database import ServerInfo, connect
 from .ddl import ddl_tables, is_transaction_control
 from .ddl_parser import parse_statement
-from .heartbeat import heartbeat_record
 from .held_schemas import PRIMED, HeldSchemas
 from .history import HistoryRecord, SchemaHistory
 from .reader import BinlogReader
@@ -37,13 +38,11 @@ from .schema_change import schema_change_record
 from .schema_state import SchemaState
 from .settings import MySqlSettings
 from .source import Position, source_struct, streaming_offset
-from .table_shape import Route, TableShape
+from .table_shape import MySqlTableShape
 
 log = logging.getLogger(__name__)
 
-MAX_BATCH = 2048
 SAME_REPLICA_ID = "same server_uuid/server_id"  # in MariaDB's refusal (4052) and MySQL's (1236) of a twin id
-NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
 
 
 class BinlogStream:
@@ -67,9 +66,12 @@ class BinlogStream:
         self._txn_gtid: str | None = None
         self._row_event = 0  # row events of the open transaction so far
         self._skip: tuple[str, int, int, int] | None = None
-        self._last_heartbeat = time.monotonic()
+        self._heartbeats = Heartbeats(settings)
         self._next: tuple[str, int] = (resume.file, resume.pos)  # where the next event starts
         self._broken: ConnectError | None = None  # a lost connection, raised once its read's records are out
+        self._pending = PendingRecords()  # records made and not handed on yet
+        self._emitter = ChangeEmitter(settings.skipped, settings.tombstones, by_event=True)  # as Debezium's MySQL
+        self._row_offsets: tuple[dict[str, Any], dict[str, Any]] = ({}, {})  # a row's records' (not last, last)
         self.topics_keyed = self._schemas.topics_keyed
 
     # -- connection ----------------------------------------------------------------------------
@@ -104,50 +106,56 @@ class BinlogStream:
                 log.debug("Closing the catalog connection: %s", exc)
             self._schemas.catalog = None
 
+    def committed(self, offset: Any) -> None:
+        """Nothing to confirm: the server keeps its binlog by its own expiry, whoever has read it."""
+
     # -- reading -------------------------------------------------------------------------------
-    def read(self, stopping: threading.Event, poll_s: float = 0.5) -> list[SourceRecord]:
-        """The records of the events that come within `poll_s`, at most about MAX_BATCH of them."""
+    def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
+        """The records of the events that come within poll.interval.ms, at most max.batch.size of them (what
+        a large row event makes beyond that waits for the next read)."""
         import pymysql
 
+        settings, pending = self._settings, self._pending
+        if len(pending) >= settings.max_batch:
+            return pending.take(settings.max_batch, self._partition)
         if self._broken is not None:  # after the records handled before it, which the last read returned
             broken, self._broken = self._broken, None
             raise broken
         self._ensure_started()
         assert self._reader is not None
-        out: list[SourceRecord] = []
-        deadline = time.monotonic() + poll_s
+        deadline = time.monotonic() + settings.poll_s
         try:
-            while len(out) < MAX_BATCH and not stopping.is_set():
+            while len(pending) < settings.max_batch and not stopping.is_set():
                 left = deadline - time.monotonic()
-                item = self._reader.next(min(left, 0.05) if out else max(left, 0.0))
+                item = self._reader.next(min(left, 0.05) if pending else max(left, 0.0))
                 if item is None:
-                    if not out:
-                        self._heartbeat(out)
-                    if out or time.monotonic() >= deadline:
+                    if not pending:
+                        self._heartbeat()
+                    if pending or time.monotonic() >= deadline:
                         break
                     continue
                 file, pos, event = item
-                self._handle(file, pos, event, out)
+                self._handle(file, pos, event)
         except (pymysql.err.Error, OSError) as exc:
             if SAME_REPLICA_ID in str(exc):  # retrying would not help: the other client stays connected
-                return self._broke(first_line(exc), out, self._same_replica_id(exc))
-            return self._broke(first_line(exc), out)
+                return self._broke(first_line(exc), self._same_replica_id(exc))
+            return self._broke(first_line(exc))
         except ConnectError as exc:
             if isinstance(exc, RetriableError) or "ended the binlog stream" in str(exc):
-                return self._broke(str(exc), out)
+                return self._broke(str(exc))
             raise
-        return out
+        return pending.take(settings.max_batch, self._partition)
 
-    def _broke(self, reason: str, out: list[SourceRecord], error: ConnectError | None = None) -> list[SourceRecord]:
+    def _broke(self, reason: str, error: ConnectError | None = None) -> list[SourceRecord] | SourceRecordBatch:
         """The connection is lost: reconnect at the next read, where the last event handed on ends (or, with
-        `error`, fail with it). The records of this read's events are returned first (the position has moved
-        past them): the error is raised by the next read."""
+        `error`, fail with it). The records of the events read before are returned first (the position has
+        moved past them): the error is raised by the read after they are all handed on."""
         self.close()
         error = error or RetriableError(f"The binlog stream of {self._where()} broke: {reason}; reconnecting")
-        if not out:
+        if not self._pending:
             raise error
         self._broken = error
-        return out
+        return self._pending.take(self._settings.max_batch, self._partition)
 
     def _same_replica_id(self, exc: BaseException) -> ConnectError:
         return ConnectError(
@@ -157,7 +165,7 @@ class BinlogStream:
             "position when restarted"
         )
 
-    def _handle(self, file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
+    def _handle(self, file: str, pos: int, event: Any) -> None:
         from pymysqlreplication.event import GtidEvent, MariadbGtidEvent, QueryEvent, RotateEvent, XidEvent
         from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
@@ -178,7 +186,7 @@ class BinlogStream:
                 if self._txn is None:
                     self._begin(file, pos, event, None)
                 schema = event.schema if isinstance(event.schema, str) else bytes(event.schema).decode()
-                self._ddl(statement, schema, event, (file, end), out)
+                self._ddl(statement, schema, event, (file, end))
                 self._commit(file, end)
         elif isinstance(event, TableMapEvent) and not getattr(event, PRIMED, False):
             table = (str(event.schema), str(event.table))
@@ -192,7 +200,7 @@ class BinlogStream:
             table = (str(event.schema), str(event.table))
             if self._schemas.captures(*table):
                 kind = "c" if isinstance(event, WriteRowsEvent) else "u" if isinstance(event, UpdateRowsEvent) else "d"
-                self._rows(self._schemas.shape(table, self._where_at(file, pos)), kind, event, number, out)
+                self._rows(self._schemas.shape(table, self._where_at(file, pos)), kind, event, number)
         elif isinstance(event, XidEvent):
             self._commit(file, end)
         if end:
@@ -215,7 +223,7 @@ class BinlogStream:
         self._resume = Position(file, end, self._gtids, server_id=server_id, ts_sec=ts_sec)
 
     # -- schemas -------------------------------------------------------------------------------
-    def _ddl(self, statement: str, schema: str, event: Any, after: tuple[str, int], out: list[SourceRecord]) -> None:
+    def _ddl(self, statement: str, schema: str, event: Any, after: tuple[str, int]) -> None:
         """A statement that may be DDL: when it changes a captured database, it is parsed and applied to the
         held schema (or, for a DDL the history has from before a restart, its record replayed), recorded in
         the history, and (with include.schema.changes) sent as a schema change event when it changed a
@@ -225,7 +233,7 @@ class BinlogStream:
         found = ddl_tables(statement, schema)
         schemas = self._schemas
         if found.truncated is not None and schemas.captures(*found.truncated):
-            self._truncate(schemas.shape(found.truncated, self._where_at(*after)), out)
+            self._truncate(schemas.shape(found.truncated, self._where_at(*after)))
             return
         if not found.touches(schemas.state.holds):
             return
@@ -259,27 +267,25 @@ class BinlogStream:
                 Position(after[0], after[1], gtids, server_id=position.server_id, ts_sec=position.ts_sec)
             )
             source = self._source(None, schema, position, 0)
-            out.append(schema_change_record(self._settings, self._partition, offset, source, recorded, captured))
+            record = schema_change_record(self._settings, self._partition, offset, source, recorded, captured)
+            route = (record.topic, record.key_schema, record.value_schema, ())
+            self._pending.records.append((offset, record.key, record.value, route))
 
     # -- changes -------------------------------------------------------------------------------
-    def _source(self, shape: TableShape | None, database: str, position: Position, row: int) -> dict[str, Any]:
-        return source_struct(
-            connector=self._settings.connector_name,
-            name=self._settings.topic_prefix,
-            db=shape.database if shape is not None else database,
-            table=shape.table if shape is not None else None,
-            ts_us=position.ts_sec * 1_000_000,
-            snapshot="false",
-            server_id=position.server_id,
-            gtid=self._txn_gtid,
-            file=position.file,
-            pos=position.pos,
-            row=row,
+    def _source(self, shape: MySqlTableShape | None, database: str, position: Position, row: int) -> dict[str, Any]:
+        settings, table = self._settings, shape.table if shape is not None else None
+        db = shape.database if shape is not None else database
+        ts_us = position.ts_sec * 1_000_000
+        source = source_struct(
+            settings.connector_name, settings.topic_prefix, db, table, position, ts_us, "false", self._txn_gtid
         )
+        return {**source, "row": row} if row else source
 
-    def _rows(self, shape: TableShape, kind: str, event: Any, number: int, out: list[SourceRecord]) -> None:
+    def _rows(self, shape: MySqlTableShape, kind: str, event: Any, number: int) -> None:
+        """The records of a row event's rows. A row's records but its last carry the offset of the rows before
+        it (`row`: their count); its last one counts it too, so a restart skips exactly the rows sent whole."""
         assert self._txn is not None
-        txn, skipped = self._txn, self._settings.skipped
+        txn = self._txn
         skip_rows = -1
         skip = self._skip
         if skip is not None and (skip[0], skip[1]) == (txn.file, txn.pos):
@@ -288,108 +294,38 @@ class BinlogStream:
             skip_rows = skip[3] if number == skip[2] else -1
         event_offset = streaming_offset(Position(txn.file, txn.pos, txn.gtids, number, 0, txn.server_id, txn.ts_sec))
         event_source = self._source(shape, shape.database, txn, 0)
-        now = time.time_ns()
-
-        def offset(done: int) -> dict[str, Any]:
-            return {**event_offset, "row": done}
-
+        emitter, emit = self._emitter, self._emit
         rows = decode_rows(event)
         for index, row in enumerate(rows):
             if index < skip_rows:
                 continue
             source = {**event_source, "row": index}
+            self._row_offsets = ({**event_offset, "row": index}, {**event_offset, "row": index + 1})
             if kind == "c":
-                if "c" not in skipped:
-                    after = shape.row(row["values"])
-                    self._emit(
-                        out, shape.route, offset(index + 1), shape.key(after), envelope(None, after, source, "c", now)
-                    )
+                emitter.created(emit, shape, row["values"], source)
             elif kind == "u":
-                before, after = shape.row(row["before_values"]), shape.row(row["after_values"])
-                old_key, new_key = shape.key(before), shape.key(after)
-                if shape.keyed and old_key != new_key:  # as Debezium: a delete (and tombstone), then a create
-                    if "d" not in skipped:
-                        moved_to = ((NEW_KEY_HEADER, SchemaAndValue(shape.key_schema, new_key)),)
-                        self._delete(
-                            out, shape, offset(index), old_key, envelope(before, None, source, "d", now), moved_to
-                        )
-                    if "c" not in skipped:
-                        moved_from = ((OLD_KEY_HEADER, SchemaAndValue(shape.key_schema, old_key)),)
-                        route = (*shape.route[:3], moved_from)
-                        self._emit(out, route, offset(index + 1), new_key, envelope(None, after, source, "c", now))
-                elif "u" not in skipped:
-                    self._emit(out, shape.route, offset(index + 1), new_key, envelope(before, after, source, "u", now))
-            elif "d" not in skipped:
-                before = shape.row(row["values"])
-                tombstone = self._settings.tombstones
-                value = envelope(before, None, source, "d", now)
-                self._delete(
-                    out,
-                    shape,
-                    offset(index if tombstone else index + 1),
-                    shape.key(before),
-                    value,
-                    (),
-                    offset(index + 1),
-                )
+                emitter.updated(emit, shape, row["before_values"], row["after_values"], source)
+            else:
+                emitter.deleted(emit, shape, row["values"], source)
         if rows:
             self._resume = Position(txn.file, txn.pos, txn.gtids, number, len(rows), txn.server_id, txn.ts_sec)
 
-    def _delete(
-        self,
-        out: list[SourceRecord],
-        shape: TableShape,
-        offset: dict[str, Any],
-        key: Any,
-        value: dict[str, Any],
-        headers: tuple[tuple[str, Any], ...] = (),
-        tombstone_offset: dict[str, Any] | None = None,
-    ) -> None:
-        """A delete, and its tombstone unless tombstones.on.delete=false; both carry `headers`."""
-        self._emit(out, (*shape.route[:3], headers) if headers else shape.route, offset, key, value)
-        if self._settings.tombstones:
-            route = (*shape.tombstone_route[:3], headers) if headers else shape.tombstone_route
-            self._emit(out, route, tombstone_offset or offset, key, None)
-
-    def _truncate(self, shape: TableShape, out: list[SourceRecord]) -> None:
+    def _truncate(self, shape: MySqlTableShape) -> None:
         assert self._txn is not None
-        if "t" in self._settings.skipped:
-            log.info("TRUNCATE of %s.%s not sent (skipped.operations has t, its default)", shape.database, shape.table)
-            return
         txn = self._txn
         offset = streaming_offset(Position(txn.file, txn.pos, txn.gtids, 0, 0, txn.server_id, txn.ts_sec))
-        source = self._source(shape, shape.database, txn, 0)
-        self._emit(
-            out,
-            (shape.topic, None, shape.envelope_schema, ()),
-            offset,
-            None,
-            envelope(None, None, source, "t", time.time_ns()),
-        )
+        self._row_offsets = (offset, offset)
+        if not self._emitter.truncated(self._emit, shape, self._source(shape, shape.database, txn, 0)):
+            log.info("TRUNCATE of %s.%s not sent (skipped.operations has t, its default)", shape.database, shape.table)
 
-    def _emit(self, out: list[SourceRecord], route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
-        topic, key_schema, value_schema, headers = route
-        out.append(
-            SourceRecord(
-                self._partition,
-                offset,
-                topic,
-                value,
-                key,
-                key_schema=key_schema,
-                value_schema=value_schema,
-                headers=[*headers],
-            )
-        )
+    def _emit(self, route: Route, key: Any, value: Any, last: bool) -> None:
+        self._pending.records.append((self._row_offsets[last], key, value, route))
 
-    def _heartbeat(self, out: list[SourceRecord]) -> None:
+    def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the offsets advance
         while no captured table changes."""
-        if not self._settings.heartbeat_s or self._txn is not None:
+        if self._txn is not None or not self._heartbeats.due():
             return
-        if time.monotonic() - self._last_heartbeat < self._settings.heartbeat_s:
-            return
-        self._last_heartbeat = time.monotonic()
         file, pos = self._next
         self._resume = Position(file, pos, self._gtids, server_id=self._resume.server_id, ts_sec=int(time.time()))
-        out.append(heartbeat_record(self._settings, self._partition, streaming_offset(self._resume)))
+        self._pending.records.append(self._heartbeats.record(streaming_offset(self._resume)))

@@ -17,7 +17,6 @@ reader give to Debezium's values, in Debezium's default modes for its MySQL conn
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
 from ..debezium import decimals
-from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError
+from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError, binary_conversion
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
@@ -96,13 +95,7 @@ def _bytes(value: str | bytes) -> bytes:
 
 
 def _binary(mode: str) -> tuple[SchemaType, Callable[[Any], Any]]:
-    if mode == "bytes":
-        return SchemaType.BYTES, _bytes
-    if mode == "hex":
-        return SchemaType.STRING, lambda value: _bytes(value).hex()
-    if mode == "base64-url-safe":
-        return SchemaType.STRING, lambda value: base64.urlsafe_b64encode(_bytes(value)).decode()
-    return SchemaType.STRING, lambda value: base64.b64encode(_bytes(value)).decode()
+    return binary_conversion(mode, _bytes)
 
 
 def labels(args: str) -> tuple[str, ...]:

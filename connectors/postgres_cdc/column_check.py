@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..debezium.capture_keys import COLUMN_EXCLUDE
 from ..debezium.setup_errors import SetupError
 from .catalog_types import catalog_types
 from .columns import column_type
-from .keys import COLUMN_EXCLUDE
 from .settings import CdcSettings
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ domains, PostGIS...) has no mapping here either: the connector refuses a column 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import uuid
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from connectworker.api.schema import Schema, SchemaType
 from connectworker.converters.logical import DATE, TIME, TIMESTAMP
 
 from ..debezium import decimals
-from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError
+from ..debezium.column_types import ColumnType, TypeOptions, UnsupportedTypeError, binary_conversion
 from . import bits, geometric, hstore, interval, money
 from .catalog_types import CatalogTypes
 from .temporal import days, epoch_micros, micros_of_day, zoned_time, zoned_timestamp
@@ -130,14 +129,8 @@ def _bytea(text: str) -> bytes:
     raise ValueError("bytea not in hex form (bytea_output=hex)")
 
 
-def _binary(mode: str) -> tuple[SchemaType, Parse]:
-    if mode == "bytes":
-        return SchemaType.BYTES, _bytea
-    if mode == "hex":
-        return SchemaType.STRING, lambda text: _bytea(text).hex()
-    if mode == "base64-url-safe":
-        return SchemaType.STRING, lambda text: base64.urlsafe_b64encode(_bytea(text)).decode()
-    return SchemaType.STRING, lambda text: base64.b64encode(_bytea(text)).decode()
+def _binary(mode: str) -> tuple[SchemaType, Callable[[Any], Any]]:
+    return binary_conversion(mode, _bytea)
 
 
 def _precision(modifier: int, default: int = 6) -> int:

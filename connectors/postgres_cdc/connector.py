@@ -11,53 +11,44 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from connectworker.api.config_def import ConfigDef, ConfigValue
+from connectworker.api.config_def import ConfigDef
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import as_json, is_offset_count
-from connectworker.api.task import SourceTask
 
+from ..debezium.capture_keys import HOSTNAME, PASSWORD, PORT, USER
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
-from ..debezium.validation import validate_on_the_server
+from ..debezium.unimplemented_tables import POSTGRES_KEY_WARNINGS as DEBEZIUM_KEY_WARNINGS
+from ..debezium.unimplemented_tables import POSTGRES_UNIMPLEMENTED as UNIMPLEMENTED
 from .column_check import check_column_types
 from .database import Login, check_setup, connect
-from .keys import CONFIG_DEF, DBNAME, HOSTNAME, PASSWORD, PORT, SSLMODE, USER
-from .settings import parse_settings, problems_across_keys
-from .unimplemented_keys import DEBEZIUM_KEY_WARNINGS, unimplemented_keys
-
-CONNECTION_KEYS = (HOSTNAME, PORT, USER, PASSWORD, DBNAME, SSLMODE)  # in `Login`'s order
+from .keys import CONFIG_DEF, DBNAME, SSLMODE
+from .settings import NAMESPACE, CdcSettings, parse_settings
+from .task import PostgresCdcTask
 
 
 class PostgresCdcConnector(DebeziumConnector):
+    namespace = NAMESPACE
+    connection_keys = (HOSTNAME, PORT, USER, PASSWORD, DBNAME, SSLMODE)  # in `Login`'s order
+    unimplemented = UNIMPLEMENTED
+    task_type = PostgresCdcTask
     key_warnings = DEBEZIUM_KEY_WARNINGS
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
 
-    def validate(self, props: Mapping[str, str]) -> dict[str, ConfigValue]:
-        def check_server(values: Mapping[str, Any], every_key_holds: bool) -> None:
-            login = Login(*(values[key] for key in CONNECTION_KEYS))
-            connection = connect(login)
-            try:
-                check_setup(connection, login)
-                if every_key_holds:  # which tables and columns are captured
-                    check_column_types(connection, parse_settings(props))
-            finally:
-                connection.close()
+    def parse_settings(self, props: Mapping[str, str]) -> CdcSettings:
+        return parse_settings(props)
 
-        values = super().validate(props)
-        return validate_on_the_server(values, problems_across_keys, check_server, HOSTNAME, CONNECTION_KEYS)
-
-    def check_settings(self, props: Mapping[str, str]) -> None:
-        parse_settings(props)
-
-    def unimplemented_keys(self, props: Mapping[str, str]) -> list[str]:
-        return unimplemented_keys(props)
-
-    def task_class(self) -> type[SourceTask]:
-        from .task import PostgresCdcTask
-
-        return PostgresCdcTask
+    def check_server(self, props: Mapping[str, str], values: Mapping[str, Any], every_key_holds: bool) -> None:
+        login = Login(*(values[key] for key in self.connection_keys))
+        connection = connect(login)
+        try:
+            check_setup(connection, login)
+            if every_key_holds:  # which tables and columns are captured
+                check_column_types(connection, parse_settings(props))
+        finally:
+            connection.close()
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

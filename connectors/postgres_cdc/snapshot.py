@@ -16,10 +16,14 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from connectworker.api.record import SourceRecord
+
+from ..debezium.table_shape import TableShape
 from .catalog_types import catalog_types
 from .database import connect, list_tables, quote, table_columns
-from .envelope import TableShape, shape_of
 from .settings import CdcSettings
+from .source import source_struct
+from .table_shape import PostgresTableShape, shape_of
 
 if TYPE_CHECKING:
     import psycopg2.extensions
@@ -28,11 +32,13 @@ log = logging.getLogger(__name__)
 
 
 class SnapshotReader:
-    """Reads the captured tables of an exported snapshot, a batch of rows at a time."""
+    """Reads the captured tables of an exported snapshot, a batch of rows at a time (the coordinator's
+    `SnapshotSource`). Its records' offsets hold the slot's consistent point (`lsn`), where streaming
+    starts, and `snapshot: true`; the last one's `last_snapshot_record: true` says it is complete."""
 
-    def __init__(self, settings: CdcSettings, snapshot_name: str) -> None:
-
+    def __init__(self, settings: CdcSettings, snapshot_name: str, lsn: int, started_us: int) -> None:
         self._settings = settings
+        self._lsn, self._started_us = lsn, started_us
         self._connection: psycopg2.extensions.connection = connect(settings)
         self._connection.autocommit = False
         self._connection.set_session(isolation_level="REPEATABLE READ", readonly=True)
@@ -45,11 +51,35 @@ class SnapshotReader:
             "Snapshot of %d table(s): %s", len(self.tables), ", ".join(f"{s}.{t}" for _, s, t in self.tables) or "none"
         )
 
-    def next_batch(self) -> tuple[TableShape, list[list[Any]]] | None:
+    def records_ahead(self) -> list[SourceRecord]:
+        return []
+
+    def next_batch(self) -> tuple[PostgresTableShape, list[list[Any]]] | None:
         """The next rows (as text tuples in the shape's column order) of the table being read; None at the end."""
         return next(self._batches, None)
 
-    def _read(self) -> Iterator[tuple[TableShape, list[list[Any]]]]:
+    def offset(self, *, completed: bool) -> dict[str, Any]:
+        return {
+            "lsn": self._lsn,
+            "txId": None,
+            "ts_usec": self._started_us,
+            "snapshot": True,
+            "last_snapshot_record": completed,
+        }
+
+    def source(self, shape: TableShape) -> dict[str, Any]:
+        return source_struct(
+            self._settings,
+            shape.namespace,
+            shape.table,
+            ts_us=self._started_us,
+            snapshot="true",
+            tx_id=None,
+            lsn=self._lsn,
+            sequence=None,
+        )
+
+    def _read(self) -> Iterator[tuple[PostgresTableShape, list[list[Any]]]]:
         import psycopg2.extensions
 
         for number, (relid, schema, table) in enumerate(self.tables):

@@ -70,12 +70,3 @@ def scale(oid: int, modifier: int) -> int:
     if oid == INTERVAL:
         return 6 if modifier == -1 else modifier & 0xFFFF
     return 0
-
-
-def parameters(column: str, oid: int, modifier: int, type_name: str) -> tuple[tuple[str, str], ...]:
-    return (
-        ("__debezium.source.column.type", type_name.upper()),
-        ("__debezium.source.column.length", str(length(oid, modifier))),
-        ("__debezium.source.column.scale", str(scale(oid, modifier))),
-        ("__debezium.source.column.name", column),
-    )

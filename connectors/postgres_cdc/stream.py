@@ -18,32 +18,31 @@ import logging
 import select
 import threading
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from connectworker.api.errors import ConnectError, RetriableError
 from connectworker.api.record import SourceRecord, SourceRecordBatch
-from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
 
-from ..debezium.envelope import envelope
+from ..debezium.emitter import ChangeEmitter
+from ..debezium.heartbeat import Heartbeats
+from ..debezium.pending import PendingRecords
+from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
 from . import pgoutput as pg
 from .catalog_types import catalog_types
 from .database import connect, visible_table_columns
-from .envelope import Route, TableShape, shape_of, source_struct
-from .pending import PendingRecords
 from .settings import CdcSettings
+from .source import source_struct
+from .table_shape import PostgresTableShape, shape_of
 
 if TYPE_CHECKING:
     import psycopg2.extensions
 
 log = logging.getLogger(__name__)
 
-NEW_KEY_HEADER, OLD_KEY_HEADER = "__debezium.newkey", "__debezium.oldkey"  # a primary-key change's, as Debezium's
-_INSERT, _UPDATE, _DELETE = 73, 85, 68  # first bytes of pgoutput's Insert, Update and Delete messages
+_INSERT, _UPDATE = 73, 85  # first bytes of pgoutput's Insert and Update messages
 _MORE_S = 0.002  # how long a poll with records waits for more before returning them
-
-HEARTBEAT_KEY = Schema.struct("io.debezium.connector.common.ServerNameKey", ("serverName", Schema(SchemaType.STRING)))
-HEARTBEAT_VALUE = Schema.struct("io.debezium.connector.common.Heartbeat", ("ts_ms", Schema(SchemaType.INT64)))
 
 
 def epoch_micros(moment: Any) -> int:
@@ -52,7 +51,11 @@ def epoch_micros(moment: Any) -> int:
 
 class ChangeStream:
     def __init__(
-        self, settings: CdcSettings, partition: dict[str, Any], resume_lsn: int, committed: dict[str, Any] | None = None
+        self,
+        settings: CdcSettings,
+        partition: dict[str, Any],
+        resume_lsn: int,
+        committed: Mapping[str, Any] | None = None,
     ) -> None:
         self._settings = settings
         self._partition = partition
@@ -60,7 +63,7 @@ class ChangeStream:
         self._replication: psycopg2.extensions.connection | None = None
         self._catalog: psycopg2.extensions.connection | None = None
         self._cursor: Any = None
-        self._shapes: dict[int, TableShape | None] = {}
+        self._shapes: dict[int, PostgresTableShape | None] = {}
         self._begin: pg.Begin | None = None
         self._begin_usec = 0
         self._sequence_head = ""  # the open transaction's `source.sequence` up to its change's own LSN
@@ -72,11 +75,12 @@ class ChangeStream:
             self._skip = (int(committed["txId"]), int(committed["lsn_proc"]), int(committed.get("event_serial_no", 1)))
         self._open = PendingRecords()  # records of the open transaction not handed on yet
         self._ready = PendingRecords()
-        self._heartbeat_route: Route = (settings.heartbeat_topic, HEARTBEAT_KEY, HEARTBEAT_VALUE, ())
+        self._emitter = ChangeEmitter(settings.skipped, settings.tombstones)
+        self._offset: dict[str, Any] = {}  # the change being emitted's
+        self._heartbeats = Heartbeats(settings)
         self._flush_lock = threading.Lock()
         self._to_flush = 0  # set by commit(), sent by the polling thread
         self._flushed = 0
-        self._last_heartbeat = time.monotonic()
         self.topics_keyed: set[str] = set()
 
     # -- connection ----------------------------------------------------------------------------
@@ -118,10 +122,14 @@ class ChangeStream:
         self._replication = self._catalog = self._cursor = None
 
     # -- offsets -------------------------------------------------------------------------------
-    def committed(self, lsn: int) -> None:
-        """The offsets up to `lsn` are stored (any thread); the next poll tells the slot."""
+    def committed(self, offset: Any) -> None:
+        """The offsets store has the records up to `offset` (any thread); the next poll tells the slot its
+        `lsn`, the end of the last transaction Kafka has whole (a snapshot's offset tells it nothing)."""
+        lsn = offset.get("lsn")
+        if not lsn or offset.get("snapshot"):
+            return
         with self._flush_lock:
-            self._to_flush = max(self._to_flush, lsn)
+            self._to_flush = max(self._to_flush, int(lsn))
 
     def _send_flush(self) -> None:
         with self._flush_lock:
@@ -142,7 +150,8 @@ class ChangeStream:
         read_message, socket = self._cursor.read_message, [self._cursor.connection.fileno()]
         try:
             self._send_flush()
-            while len(ready) < max_batch and not stopping.is_set():
+            max_queue, pending = self._settings.max_queue, self._open
+            while len(ready) < max_batch and len(pending) < max_queue and not stopping.is_set():
                 message = read_message()
                 if message is not None:
                     handle(message)
@@ -164,7 +173,7 @@ class ChangeStream:
                 f"The replication stream of slot {self._settings.slot!r} broke: {first_line(exc)}; reconnecting"
             ) from None
         if len(ready) < max_batch and len(self._open) >= max_batch:
-            self._open.move_to(ready)  # a large transaction: handed on in parts
+            self._open.move_to(ready)  # a large transaction: handed on in parts (max.queue.size bounds it)
         return ready.take(max_batch, self._partition)
 
     def _handle(self, message: Any) -> None:
@@ -193,16 +202,19 @@ class ChangeStream:
         elif isinstance(decoded, pg.Relation):
             self._shapes[decoded.relid] = self._shape(decoded)
         elif isinstance(decoded, pg.Truncate):
-            if "t" in self._settings.skipped:
-                log.info("TRUNCATE of relation(s) %s not sent (skipped.operations has t, its default)", decoded.relids)
-            else:  # one message for every table the statement truncated: its events numbered as one change's
-                self._serial = 0
-                for relid in decoded.relids:
-                    shape = self._shapes.get(relid)
-                    if shape is not None:
-                        self._truncate(shape, message.data_start)
+            self._serial = 0  # one message for every table the statement truncated: numbered as one change's
+            for relid in decoded.relids:
+                shape = self._shapes.get(relid)
+                if shape is not None and not self._emitter.truncated(
+                    self._emit, shape, self._where(shape, message.data_start)
+                ):
+                    log.info(
+                        "TRUNCATE of %s.%s not sent (skipped.operations has t, its default)",
+                        shape.namespace,
+                        shape.table,
+                    )
 
-    def _shape(self, relation: pg.Relation) -> TableShape | None:
+    def _shape(self, relation: pg.Relation) -> PostgresTableShape | None:
         if not self._settings.captures(relation.namespace, relation.name):
             return None
         assert self._catalog is not None
@@ -220,83 +232,42 @@ class ChangeStream:
             self.topics_keyed.add(shape.topic)
         return shape
 
-    def _where(self, shape: TableShape, lsn: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The offset and the `source` of an event at `lsn` in the open transaction. The events of one message
-        share its LSN: `_emit` numbers them (`event_serial_no`) from where the caller reset `_serial`, so that
-        a restart skips exactly those committed before it."""
+    def _where(self, shape: PostgresTableShape, lsn: int) -> dict[str, Any]:
+        """The `source` of an event at `lsn` in the open transaction; sets its offset for `_emit`. The events of
+        one message share its LSN: `_emit` numbers them (`event_serial_no`) from where the caller reset
+        `_serial`, so that a restart skips exactly those committed before it."""
         begin = self._begin
         if begin is None:
             raise ConnectError(f"pgoutput sent a change at LSN {pg.format_lsn(lsn)} outside a transaction")
         ts_usec = self._begin_usec
-        offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
-        source = source_struct(
+        self._offset = {"lsn": self._resume_lsn, "lsn_proc": lsn, "txId": begin.xid, "ts_usec": ts_usec}
+        return source_struct(
             self._settings,
-            shape,
+            shape.namespace,
+            shape.table,
             ts_us=ts_usec,
             snapshot="false",
             tx_id=begin.xid,
             lsn=lsn,
             sequence=f'{self._sequence_head}{lsn}"]',
         )
-        return offset, source
 
-    def _truncate(self, shape: TableShape, lsn: int) -> None:
-        """A TRUNCATE of a captured table, as Debezium sends it: `op` t, no row, a null key."""
-        offset, source = self._where(shape, lsn)
-        self._emit(shape.truncate_route, offset, None, envelope(None, None, source, "t", time.time_ns()))
-
-    def _change(self, shape: TableShape, kind: int, old: pg.Tuple | None, new: pg.Tuple | None, lsn: int) -> None:
+    def _change(
+        self, shape: PostgresTableShape, kind: int, old: pg.Tuple | None, new: pg.Tuple | None, lsn: int
+    ) -> None:
         """The records of one change: `kind` is the message's first byte, `old` and `new` its tuples."""
-        skipped = self._settings.skipped
-        if (kind == _INSERT and "c" in skipped) or (kind == _DELETE and "d" in skipped):
-            return  # skipped.operations (decoding the row would be wasted)
-        offset, source = self._where(shape, lsn)
-        now = time.time_ns()
+        source = self._where(shape, lsn)
         self._serial = 0
         if kind == _INSERT:
-            assert new is not None
-            after = shape.row(new)
-            self._emit(shape.route, offset, shape.key(after), envelope(None, after, source, "c", now))
+            self._emitter.created(self._emit, shape, new, source)
         elif kind == _UPDATE:
-            assert new is not None
-            before = shape.row(old) if old is not None else None
-            after = shape.row(new, old)
-            old_key, new_key = (shape.key(before) if before is not None else None), shape.key(after)
-            if shape.keyed and old_key is not None and old_key != new_key:
-                # As Debezium: a delete (and its tombstone) carrying the new key in a header, then a create
-                # carrying the old one; skipped.operations applies to each of them as to any delete or
-                # create, so `u` does not skip a key change.
-                if "d" not in skipped:
-                    moved_to = ((NEW_KEY_HEADER, SchemaAndValue(shape.key_schema, new_key)),)
-                    self._delete(shape, offset, old_key, envelope(before, None, source, "d", now), moved_to)
-                if "c" not in skipped:
-                    moved_from = ((OLD_KEY_HEADER, SchemaAndValue(shape.key_schema, old_key)),)
-                    route = (*shape.route[:3], moved_from)
-                    self._emit(route, offset, new_key, envelope(None, after, source, "c", now))
-            elif "u" not in skipped:
-                self._emit(shape.route, offset, new_key, envelope(before, after, source, "u", now))
+            self._emitter.updated(self._emit, shape, old, new, source)
         else:
-            assert old is not None
-            before = shape.row(old)
-            self._delete(shape, offset, shape.key(before), envelope(before, None, source, "d", now))
+            self._emitter.deleted(self._emit, shape, old, source)
 
-    def _delete(
-        self,
-        shape: TableShape,
-        offset: dict[str, Any],
-        key: Any,
-        value: dict[str, Any],
-        headers: tuple[tuple[str, Any], ...] = (),
-    ) -> None:
-        """A delete, and its tombstone unless tombstones.on.delete=false; both carry `headers`."""
-        self._emit((*shape.route[:3], headers) if headers else shape.route, offset, key, value)
-        if self._settings.tombstones:
-            tombstone = (*shape.tombstone_route[:3], headers) if headers else shape.tombstone_route
-            self._emit(tombstone, offset, key, None)
-
-    def _emit(self, route: Route, offset: dict[str, Any], key: Any, value: Any) -> None:
+    def _emit(self, route: Route, key: Any, value: Any, last: bool) -> None:
         self._serial += 1
-        serial, skip = self._serial, self._skip
+        serial, skip, offset = self._serial, self._skip, self._offset
         if skip is not None and skip[0] == offset["txId"] and (offset["lsn_proc"], serial) <= skip[1:]:
             return  # committed before a restart: sent already
         self._open.records.append(({**offset, "event_serial_no": serial} if serial > 1 else offset, key, value, route))
@@ -304,18 +275,8 @@ class ChangeStream:
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
         while no captured table changes."""
-        if not self._settings.heartbeat_s or self._open or self._begin is not None:
+        if self._open or self._begin is not None or not self._heartbeats.due():
             return
-        if time.monotonic() - self._last_heartbeat < self._settings.heartbeat_s:
-            return
-        self._last_heartbeat = time.monotonic()
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
-        self._ready.records.append(
-            (
-                {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)},
-                {"serverName": self._settings.topic_prefix},
-                {"ts_ms": int(time.time() * 1000)},
-                self._heartbeat_route,
-            )
-        )
+        self._ready.records.append(self._heartbeats.record({"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -262,6 +262,30 @@ class ConfigDef:
             )
         )
         return self
+
+    def define_choice(
+        self,
+        name: str,
+        default: str,
+        allowed: Sequence[str],
+        *,
+        also: Iterable[str] = (),
+        importance: Importance = Importance.MEDIUM,
+        documentation: str = "",
+        group: str | None = None,
+    ) -> ConfigDef:
+        """A string key taking one of `allowed` (ignoring case), recommended as such; `also` are accepted
+        without being recommended (deprecated names)."""
+        return self.define(
+            name,
+            ConfigType.STRING,
+            default,
+            validator=one_of(*allowed, *also),
+            importance=importance,
+            documentation=documentation,
+            group=group,
+            recommended_values=allowed,
+        )
 
     def merge(self, other: ConfigDef) -> ConfigDef:
         """A new ConfigDef with this one's keys followed by `other`'s (keys of `other` may not repeat)."""

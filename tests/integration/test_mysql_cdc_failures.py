@@ -381,7 +381,7 @@ def test_validate_names_every_problem_at_once_the_server_s_the_keys_and_the_refu
                 "database.user": user,
                 "database.password": "reader-secret",
                 "decimal.handling.mode": "exact",
-                "column.truncate.to.4.chars": f"{db.name}.t.c",
+                "provide.transaction.metadata": "true",
                 "table.include.list": f"{db.name}.a",
                 "table.exclude.list": f"{db.name}.b",
             },
@@ -395,10 +395,10 @@ def test_validate_names_every_problem_at_once_the_server_s_the_keys_and_the_refu
         "database.hostname",
         "database.user",
         "decimal.handling.mode",
-        "column.truncate.to.4.chars",
+        "provide.transaction.metadata",
         "table.exclude.list",
     }
     assert "binlog_format is MIXED" in refused["database.hostname"][1][0]
     assert "REPLICATION SLAVE and REPLICATION CLIENT" in refused["database.user"][1][0]
     assert refused["decimal.handling.mode"][0] == "exact"
-    assert refused["column.truncate.to.4.chars"][0] == f"{db.name}.t.c"  # the value set, not null
+    assert refused["provide.transaction.metadata"][0] == "true"  # the value set, not null

@@ -67,16 +67,21 @@ def test_bad_keys_are_config_errors_naming_the_key(db: CdcDatabase) -> None:
     assert PostgresCdcConnector().config_def().keys["database.password"].type.value == "PASSWORD"
 
 
-def test_unknown_debezium_keys_are_listed_once_as_not_implemented(
+def test_debezium_keys_it_does_not_implement_are_warned_once_when_they_tune_and_refused_when_they_change_data(
     db: CdcDatabase, caplog: pytest.LogCaptureFixture
 ) -> None:
-    props = db.props(**{"snapshot.fetch.size": "100", "provide.transaction.metadata": "true"})
+    props = db.props(**{"snapshot.fetch.size": "100", "slot.max.retries": "3", "provide.transaction.metadata": "false"})
     with caplog.at_level(logging.WARNING):
         connector_task_props(PostgresCdcConnector, props)
         connector_task_props(PostgresCdcConnector, props)
     lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
     assert len(lines) == 1
-    assert "provide.transaction.metadata, snapshot.fetch.size are Debezium PostgreSQL connector keys" in lines[0]
+    assert "slot.max.retries, snapshot.fetch.size are Debezium PostgreSQL connector keys" in lines[0]
+    values = PostgresCdcConnector().validate({**props, "provide.transaction.metadata": "true"})
+    assert values["provide.transaction.metadata"].errors == [
+        "Debezium's provide.transaction.metadata is not implemented by this connector, and it would change what "
+        "is written: it adds transaction events and the transaction block. Remove it (or set it to 'false')"
+    ]
 
 
 def test_snapshot_then_stream_in_debeziums_envelope_field_by_field(db: CdcDatabase) -> None:

@@ -117,6 +117,34 @@ def test_the_database_restarted_mid_stream_is_waited_out_and_nothing_is_lost(
         )
 
 
+@pytest.mark.long(seconds=30)
+def test_the_database_gone_for_longer_than_errors_retry_timeout_fails_the_task_naming_the_server(
+    broker: Broker, db: CdcDatabase, tmp_path: Path
+) -> None:
+    """As the MySQL connector does: retried while it is within errors.retry.timeout, then FAILED with the
+    server's host and port, not retried for ever."""
+    if db.server.data_dir is None:
+        pytest.skip("the server was not started by the tests, so they cannot stop it")
+    db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
+    _numbered(db, 0, 9)
+    props = db.props(**{"errors.retry.timeout": "5000", "errors.retry.delay.max.ms": "500"})
+    with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
+        assert runtime.worker is not None
+        read_ids(broker.bootstrap_servers, f"{db.name}.public.events", range(10))
+        db.server.pg_ctl("stop", "-m", "fast")
+        try:
+            wait_until(
+                lambda: task_state(runtime.worker, props["name"])[0] is State.FAILED,
+                60,
+                lambda: f"the task to fail ({task_state(runtime.worker, props['name'])})",
+            )
+            trace = task_state(runtime.worker, props["name"])[1] or ""
+        finally:
+            db.server.pg_ctl("start")
+    assert f"The server at {db.server.host}:{db.server.port} was unreachable for longer than" in trace
+    assert "errors.retry.timeout=5000 ms: the task stops" in trace
+
+
 def test_through_rest_a_user_without_replication_is_a_400_naming_the_user_and_the_privilege(
     broker: Broker, db: CdcDatabase, tmp_path: Path
 ) -> None:

@@ -72,7 +72,7 @@ def test_debezium_keys_it_does_not_implement_are_listed_once_as_ignored(caplog: 
     connector, however often it starts."""
     import logging
 
-    props = {**PROPS, "name": "ignored-keys", "snapshot.fetch.size": "100", "max.batch.size": "2048"}
+    props = {**PROPS, "name": "ignored-keys", "snapshot.fetch.size": "100", "snapshot.delay.ms": "5"}
     with caplog.at_level(logging.WARNING):
         for _ in range(2):
             connector = MySqlCdcConnector()
@@ -80,7 +80,7 @@ def test_debezium_keys_it_does_not_implement_are_listed_once_as_ignored(caplog: 
             connector.stop()
     lines = [r.getMessage() for r in caplog.records if "does not implement" in r.getMessage()]
     assert lines == [
-        "Connector ignored-keys: max.batch.size, snapshot.fetch.size are Debezium MySQL connector keys this "
+        "Connector ignored-keys: snapshot.delay.ms, snapshot.fetch.size are Debezium MySQL connector keys this "
         "connector does not implement: ignored, as none changes a record it writes (docs/cdc.md)"
     ]
 

@@ -66,7 +66,7 @@ class ListReader:
 
 def test_mysql_gtid_transactions_give_debezium_s_source_and_offsets() -> None:
     stream = BinlogStream(
-        parse_settings(PROPS),
+        parse_settings({**PROPS, "poll.interval.ms": "200"}),
         ServerInfo("8.0.36", False, 223344),
         {"server": "shop"},
         Position("mysql-bin.000003", 1000, f"{UUID}:1-22"),
@@ -76,7 +76,7 @@ def test_mysql_gtid_transactions_give_debezium_s_source_and_offsets() -> None:
     stream._reader = ListReader([*_transaction(23, 1000, [1, 2]), *_transaction(24, 1331, [3])])  # type: ignore[assignment]
     stream._schemas.catalog = object()  # started, as _ensure_started would
 
-    records = stream.read(threading.Event(), poll_s=0.2)
+    records = stream.read(threading.Event())
 
     assert [r.topic for r in records] == ["shop.shop.orders"] * 3
     assert [r.key for r in records] == [{"id": 1}, {"id": 2}, {"id": 3}]

@@ -71,9 +71,14 @@ def test_table_and_column_filters_match_whole_names() -> None:
         ("skipped.operations", "c,x", "Value must be a list of c, u, d, t, or none; got x"),
         ("table.include.list", "inventory.(", "is not a valid regular expression"),
         ("message.key.columns", "inventory.t", "is not <table regex>:<column>"),
-        ("database.ssl.mode", "required", "Debezium's database.ssl.mode is not supported by this connector"),
-        ("column.mask.hash.SHA-256.with.salt.x", "a.b", "column masking is not implemented"),
-        ("converters", "boolean", "custom converters are not implemented"),
+        (
+            "database.ssl.mode",
+            "required",
+            "Debezium's database.ssl.mode is not implemented by this connector, and it would change what is "
+            "written: TLS to the database is not implemented. Remove it (or set it to 'disabled')",
+        ),
+        ("converters", "boolean", "it would change what is written: custom converters change columns' values"),
+        ("provide.transaction.metadata", "true", "it adds transaction events and the transaction block"),
     ],
 )
 def test_bad_values_and_unsupported_keys_are_refused_naming_the_key(key: str, value: str, named: str) -> None:

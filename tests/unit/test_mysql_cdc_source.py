@@ -27,18 +27,9 @@ def test_source_fields_in_debeziums_order(connector: str) -> None:
 
 
 def test_source_of_a_streamed_mariadb_change() -> None:
+    at = Position("mysql-bin.000003", 484, server_id=223344)
     source = source_struct(
-        connector="mariadb",
-        name="fulfillment",
-        db="inventory",
-        table="customers",
-        ts_us=1_465_581_029_100_123,
-        snapshot="false",
-        server_id=223344,
-        gtid="0-223344-7",
-        file="mysql-bin.000003",
-        pos=484,
-        row=0,
+        "mariadb", "fulfillment", "inventory", "customers", at, 1_465_581_029_100_123, "false", "0-223344-7"
     )
     assert source["connector"] == "mariadb"
     assert (source["ts_ms"], source["ts_us"], source["ts_ns"]) == (1465581029100, 1465581029100123, 1465581029100123000)

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from connectworker.api.errors import RetriableError
-from connectworker.api.record import SourceRecord
 from connectworker.connectors.mysql_cdc.database import ServerInfo
 from connectworker.connectors.mysql_cdc.schema_state import SchemaState
 from connectworker.connectors.mysql_cdc.settings import parse_settings
@@ -38,7 +37,7 @@ class BreakingReader:
 
 def stream_with(reader: BreakingReader, monkeypatch: pytest.MonkeyPatch) -> BinlogStream:
     stream = BinlogStream(
-        parse_settings(PROPS),
+        parse_settings({**PROPS, "poll.interval.ms": "5000"}),
         ServerInfo("10.11", True, 1),
         {"server": "shop"},
         Position("binlog.000001", 4),
@@ -48,8 +47,8 @@ def stream_with(reader: BreakingReader, monkeypatch: pytest.MonkeyPatch) -> Binl
     stream._reader = reader  # type: ignore[assignment]  # started, as _ensure_started would
     monkeypatch.setattr(stream, "_ensure_started", lambda: None)
 
-    def handle(file: str, pos: int, event: Any, out: list[SourceRecord]) -> None:
-        out.append(SourceRecord({"server": "shop"}, {"pos": pos}, "shop.db.t", event))
+    def handle(file: str, pos: int, event: Any) -> None:
+        stream._pending.records.append(({"pos": pos}, None, event, ("shop.db.t", None, None, ())))
 
     monkeypatch.setattr(stream, "_handle", handle)
     return stream
@@ -60,14 +59,15 @@ def test_the_records_before_a_lost_connection_are_returned_and_the_loss_raised_b
 ) -> None:
     reader = BreakingReader(["one", "two"])
     stream = stream_with(reader, monkeypatch)
-    first = stream.read(threading.Event(), poll_s=5)
+    first = stream.read(threading.Event())
+    assert isinstance(first, list)
     assert [r.value for r in first] == ["one", "two"]  # not dropped with the failed read
     assert reader.closed
     with pytest.raises(RetriableError, match=r"The binlog stream of db\.example:3306 broke: Connection reset by peer"):
-        stream.read(threading.Event(), poll_s=5)
+        stream.read(threading.Event())
 
 
 def test_a_lost_connection_with_nothing_handed_on_is_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = stream_with(BreakingReader([]), monkeypatch)
     with pytest.raises(RetriableError, match="reconnecting"):
-        stream.read(threading.Event(), poll_s=5)
+        stream.read(threading.Event())

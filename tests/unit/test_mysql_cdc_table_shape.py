@@ -12,10 +12,11 @@ import pytest
 from connectworker.api.errors import ConnectError
 from connectworker.api.schema import SchemaType
 from connectworker.connectors.debezium.envelope import TRANSACTION_SCHEMA, envelope
+from connectworker.connectors.debezium.table_shape import UnmappableValueError
 from connectworker.connectors.mysql_cdc.catalog import CatalogColumn
 from connectworker.connectors.mysql_cdc.settings import parse_settings
 from connectworker.connectors.mysql_cdc.source import source_schema
-from connectworker.connectors.mysql_cdc.table_shape import TableShape, UnmappableValueError
+from connectworker.connectors.mysql_cdc.table_shape import MySqlTableShape as TableShape
 
 PROPS = {
     "database.hostname": "localhost",
@@ -89,7 +90,7 @@ def test_excluded_columns_are_left_out_of_snapshot_and_binlog_rows_alike() -> No
     assert orders.column_names == ("order_id", "region", "amount", "placed")
     assert [c[0] for c in orders.binlog_view] == ["order_id", "region", "amount", "placed", "secret"]
     snapshot = orders.row([4294967295, "eu", Decimal("1.50"), datetime(2024, 1, 2, 3, 4, 5)])
-    binlog = orders.row(
+    binlog = orders.change_row(
         {
             "order_id": -1,
             "region": "eu",

@@ -239,8 +239,7 @@ def test_source_type_lengths_and_scales_of_interval_and_bits_are_the_jdbc_driver
     """What pgjdbc's TypeInfoCache.getPrecision / getScale give, which column.propagate.source.type carries."""
 
     def length_and_scale(oid: int, modifier: int) -> tuple[str, str]:
-        found = dict(source_type.parameters("x", oid, modifier, "t"))
-        return found["__debezium.source.column.length"], found["__debezium.source.column.scale"]
+        return str(source_type.length(oid, modifier)), str(source_type.scale(oid, modifier))
 
     assert length_and_scale(c.INTERVAL, -1) == ("49", "6")
     assert length_and_scale(c.INTERVAL, 0x7FFF0003) == ("49", "3")  # interval(3)

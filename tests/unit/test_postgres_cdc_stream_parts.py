@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
+from connectworker.connectors.debezium.pending import PendingRecords
+from connectworker.connectors.debezium.table_shape import TableShape
 from connectworker.connectors.postgres_cdc import columns as c
 from connectworker.connectors.postgres_cdc import pgoutput as pg
 from connectworker.connectors.postgres_cdc.catalog_types import CatalogTypes
 from connectworker.connectors.postgres_cdc.database import CatalogColumn
-from connectworker.connectors.postgres_cdc.envelope import TableShape, shape_of
-from connectworker.connectors.postgres_cdc.pending import PendingRecords
 from connectworker.connectors.postgres_cdc.settings import parse_settings
+from connectworker.connectors.postgres_cdc.table_shape import shape_of
 from tests.unit.test_postgres_cdc_decoding import tuple_data
 
 SETTINGS = {"database.hostname": "h", "database.dbname": "d", "database.user": "u", "topic.prefix": "p"}
@@ -96,7 +97,8 @@ def tuples() -> st.SearchStrategy[list[Any]]:
 @given(tuples(), st.none() | tuples(), st.sampled_from(["", "public[.]t[.](n|raw)", "public[.]t[.]id"]))
 def test_the_compiled_row_is_the_column_loops_row(values: list[Any], previous: list[Any] | None, excluded: str) -> None:
     table = shape(excluded)
-    expected = table._row_by_columns(values, previous)
+    positions, unmapped = [column.position for column in table.columns], [None] * len(table.columns)
+    expected = table._row_by_columns(positions, values, previous, unmapped)
     got = table.row(values, previous)
     assert got == expected and list(got) == list(expected)
     assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]

@@ -1,4 +1,4 @@
-"""Change records the stream has made but not handed on yet.
+"""Change records a stream has made but not handed on yet: the columnar batches of both CDC connectors.
 
 A poll of a backlog is thousands of changes of one table. Each is kept as one tuple (offset, key, value,
 route: its topic and schemas), and a poll's tuples are turned into columns at once (`zip`), handed on as
@@ -14,7 +14,7 @@ from typing import Any
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
 
-from .envelope import Route
+from .routes import Route
 
 Pending = tuple[dict[str, Any], Any, Any, Route]
 """One record: its offset, key, value and route."""
