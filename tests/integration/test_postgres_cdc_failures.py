@@ -127,7 +127,15 @@ def test_the_database_gone_for_longer_than_errors_retry_timeout_fails_the_task_n
         pytest.skip("the server was not started by the tests, so they cannot stop it")
     db.execute("CREATE TABLE events (id bigint PRIMARY KEY, note text)")
     _numbered(db, 0, 9)
-    props = db.props(**{"errors.retry.timeout": "5000", "errors.retry.delay.max.ms": "500"})
+    props = db.props(
+        **{
+            "errors.retry.timeout": "5000",
+            "errors.retry.delay.max.ms": "500",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        }
+    )
     with running_worker(worker_config(broker.bootstrap_servers, tmp_path), props) as runtime:
         assert runtime.worker is not None
         read_ids(broker.bootstrap_servers, f"{db.name}.public.events", range(10))
