@@ -42,16 +42,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 
 from bench.cdc_worker import start_worker
+from bench.raw_producer import open_producer, produce
 from bench.results import verdict, write_section
 from connectworker.api import TopicSettings
 from connectworker.config.connector_config import parse_connector_config
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
-from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.status import State
 
 PARTITIONS = 4
@@ -140,7 +140,7 @@ def run_raw(
         only_tables=[table],
         only_schemas=[DB],
     )
-    producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap})
+    producer = open_producer(bootstrap)
     gtid, transaction_pos, sent = None, start[1], 0
     for event in stream:
         if isinstance(event, MariadbGtidEvent):
@@ -183,12 +183,7 @@ def run_raw(
                 "ts_ns": now_ns,
                 "transaction": None,
             }
-            while True:
-                try:
-                    producer.produce(topic, dumps(value).encode(), dumps({"id": after["id"]}).encode())
-                    break
-                except BufferError:
-                    producer.poll(0.05)
+            produce(producer, topic, dumps(value).encode(), dumps({"id": after["id"]}).encode())
             sent += 1
             if sent % 1000 == 0:
                 producer.poll(0)

@@ -34,9 +34,10 @@ from typing import Any
 
 import psycopg2
 import psycopg2.extras
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 
 from bench.cdc_worker import start_worker
+from bench.raw_producer import open_producer, produce
 from bench.results import verdict, write_section
 from connectworker.api import TopicSettings
 from connectworker.config.connector_config import parse_connector_config
@@ -44,7 +45,6 @@ from connectworker.connectors.postgres_cdc import pgoutput as pg
 from connectworker.embedded_broker import EmbeddedBroker
 from connectworker.runtime.clients.admin_client import open_topic_admin
 from connectworker.runtime.clients.gc_tuning import tune_gc_for_throughput
-from connectworker.runtime.clients.producer_settings import PRODUCER_DEFAULTS
 from connectworker.runtime.status import State
 
 PARTITIONS = 4
@@ -121,7 +121,7 @@ def run_raw(server: Any, bootstrap: str, slot: str, topic: str, changes: int) ->
     )
     cursor = connection.cursor()
     cursor.start_replication(slot_name=slot, decode=False, options={"proto_version": "1", "publication_names": "bench"})
-    producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap})
+    producer = open_producer(bootstrap)
     relations: dict[int, Any] = {}
     begin: pg.Begin | None = None
     last_end, sent = 0, 0
@@ -164,12 +164,7 @@ def run_raw(server: Any, bootstrap: str, slot: str, topic: str, changes: int) ->
                 "ts_ms": int(time.time() * 1000),
                 "transaction": None,
             }
-            while True:
-                try:
-                    producer.produce(topic, dumps(value).encode(), dumps({"id": after["id"]}).encode())
-                    break
-                except BufferError:
-                    producer.poll(0.05)
+            produce(producer, topic, dumps(value).encode(), dumps({"id": after["id"]}).encode())
             sent += 1
             if sent % 1000 == 0:
                 producer.poll(0)

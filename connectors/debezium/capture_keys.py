@@ -18,6 +18,7 @@ from .keys import (
     required_text,
     topic_prefix,
 )
+from .signal_keys import signal_key_problems, signal_keys
 
 HOSTNAME, PORT, USER, PASSWORD = "database.hostname", "database.port", "database.user", "database.password"
 TOPIC_PREFIX = "topic.prefix"
@@ -37,7 +38,12 @@ DATABASE, CONNECTOR, TYPES = "Database", "Connector", "Types"
 
 def capture_keys(*, server: str, namespace: str, default_port: int, user_needs: str) -> ConfigDef:
     """The shared keys of a connector for `server` (PostgreSQL, MySQL or MariaDB) whose tables live in a
-    `namespace` (schema, database): `<namespace>.include.list` and `.exclude.list` are its lists."""
+    `namespace` (schema, database): `<namespace>.include.list` and `.exclude.list` are its lists; then the keys
+    of signals, incremental snapshots and notifications (signal_keys.py)."""
+    return _capture_keys(server, namespace, default_port, user_needs).merge(signal_keys(namespace))
+
+
+def _capture_keys(server: str, namespace: str, default_port: int, user_needs: str) -> ConfigDef:
     spaces = f"{namespace}.include.list", f"{namespace}.exclude.list"
     return (
         ConfigDef()
@@ -260,4 +266,4 @@ def capture_key_problems(values: Mapping[str, Any], namespace: str) -> dict[str,
     batch, queue = values.get(MAX_BATCH), values.get(MAX_QUEUE)
     if batch is not None and queue is not None and queue <= batch:
         problems[MAX_QUEUE] = f"must be larger than {MAX_BATCH} ({batch}), as Debezium requires; got {queue}"
-    return problems
+    return {**problems, **signal_key_problems(values)}

@@ -15,13 +15,17 @@ import connectworker
 from connectworker.api.config_def import ConfigValue
 from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.exactly_once import ExactlyOnceSupport
+from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.task import SourceTask
+from connectworker.api.topic_settings import TopicSettings
 from connectworker.config.unsupported_keys import ConnectorKeyWarnings
+from connectworker.embedded_broker import EMBEDDED
 
-from .capture_keys import HOSTNAME, capture_key_problems
+from .capture_keys import HOSTNAME, TOPIC_PREFIX, capture_key_problems
 from .column_mappers import ColumnMappers
 from .offsets import exactly_once_support
 from .settings import CaptureSettings
+from .signal_keys import SIGNAL_CHANNELS, SIGNAL_CONSUMER, SIGNAL_SERVERS, SIGNAL_TOPIC
 from .unimplemented_keys import UnimplementedKey, listed, refused_keys, warned_keys
 from .validation import validate_on_the_server
 
@@ -64,6 +68,25 @@ class DebeziumConnector(SourceConnector):
     def task_class(self) -> type[SourceTask]:
         return self.task_type
 
+    def required_topics(self, props: Mapping[str, str]) -> Sequence[RequiredTopic]:
+        """The signal topic, when the kafka signal channel is on: one partition, as Debezium requires (its
+        channel reads partition 0 only, so signals keep their order)."""
+        channels = {c.strip().lower() for c in (props.get(SIGNAL_CHANNELS) or "").split(",")}
+        if "kafka" not in channels:
+            return []
+        topic = (props.get(SIGNAL_TOPIC) or "").strip() or f"{(props.get(TOPIC_PREFIX) or '').strip()}-signal"
+        servers = (props.get(SIGNAL_SERVERS) or "").strip()
+        own = servers not in ("", EMBEDDED)
+        return [
+            RequiredTopic(
+                TopicSettings(topic, partitions=1),
+                f"It is the signal topic ({SIGNAL_TOPIC}), whose partition 0 alone is read: signals written to "
+                "another partition would never be acted on",
+                cluster=servers if own else None,
+                cluster_key=SIGNAL_SERVERS if own else None,
+            )
+        ]
+
     def check_settings(self, props: Mapping[str, str]) -> None:
         self.parse_settings(props)
 
@@ -84,10 +107,14 @@ class DebeziumConnector(SourceConnector):
         self.start(props)
 
     def ignored_keys(self, props: Mapping[str, str]) -> list[str]:
-        """Debezium's keys it does not implement (refused or reported by `key_warnings`) and the column mappers'
-        keys (read by pattern): not misspelt keys."""
+        """Debezium's keys it does not implement (refused or reported by `key_warnings`), and the keys read by
+        pattern (the column mappers', `signal.consumer.*`): not misspelt keys."""
         declared = self.config_def().keys
-        return [*(key for key in props if listed(key, self.unimplemented, declared)), *ColumnMappers.keys(props)]
+        return [
+            *(key for key in props if listed(key, self.unimplemented, declared)),
+            *ColumnMappers.keys(props),
+            *(key for key in props if key.startswith(SIGNAL_CONSUMER)),
+        ]
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         """One task whatever tasks.max says, as Debezium: a replication slot or a binlog has one reader."""

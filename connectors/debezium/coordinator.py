@@ -14,6 +14,11 @@ snapshot if one is due, then the stream; commits, failures and stop.
   A lost server is a `RetriableError` (the worker backs off and polls again; the source reconnects where the
   last record handed on ends) until `errors.retry.timeout` has passed: then the task fails, naming the
   server.
+- **Signals and incremental snapshots** (incremental_snapshot.py): the stream acts on the signal table's
+  rows as it reads them; before each read, the signals of the other channels (kafka, file: every
+  `signal.poll.interval.ms`; REST) are handed to it. After each read the snapshot's progress is reported to
+  the worker (REST status, /ui, /metrics); a blocking snapshot asked for runs as the initial one does, the
+  stream waiting, its records at the stream's offset.
 - **Commits** tell the stream what the offsets store has (PostgreSQL confirms it to its slot).
 - **Stop** may come at any time, from another thread: polls and stop take turns with the connections.
 """
@@ -36,7 +41,19 @@ from connectworker.api.topic_settings import CleanupPolicy, TopicSettings
 
 from .capture_keys import RETRY_TIMEOUT
 from .emitter import read_records
+from .incremental_snapshot import IncrementalSnapshot
+from .operator_channel import RestSignalChannel, progress_document
 from .settings import CaptureSettings
+from .signal_channels import SignalChannels
+from .signal_keys import (
+    SIGNAL_CHANNELS,
+    SIGNAL_FILE,
+    SIGNAL_POLL_MS,
+    SIGNAL_SERVERS,
+    SIGNAL_TOPIC,
+    signal_consumer_config,
+)
+from .signal_types import Signal, SnapshotProgress
 from .snapshot_markers import SnapshotMarkers
 from .table_shape import TableShape
 
@@ -71,6 +88,8 @@ class StreamingSource(Protocol):
     """A database's change stream."""
 
     topics_keyed: set[str]  # the topics of the keyed tables it has met (compact.keyed.table.topics)
+    incremental: IncrementalSnapshot | None  # its incremental snapshots (with a signal table or channel)
+    signals: list[Signal]  # the other channels' signals, acted on at its next read
 
     def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
         """What comes within poll.interval.ms; raises RetriableError when the server is lost."""
@@ -102,6 +121,9 @@ class CdcTask(SourceTask):
         self._markers = SnapshotMarkers()
         self._failing_since: float | None = None  # monotonic time of the first of consecutive failed reads
         self.keyed_topics: set[str] = set()  # met by the snapshot (or found by a dry start)
+        self._channels: SignalChannels | None = None  # the kafka and file signal channels
+        self._blocking = False  # the snapshot running is a blocking one (the stream waits for it)
+        self._reported: dict[str, Any] | None = None  # the progress last reported
 
     # -- the database's part ---------------------------------------------------------------------
     @abstractmethod
@@ -111,6 +133,11 @@ class CdcTask(SourceTask):
     @abstractmethod
     def begin(self, settings: CaptureSettings, committed: Mapping[str, Any] | None) -> Start:
         """Checks the server, decides how the task starts from its committed offset, and makes its sources."""
+
+    @abstractmethod
+    def blocking_snapshot(self, tables: Sequence[str]) -> SnapshotSource:
+        """A snapshot of `tables` now, its records at the stream's position (a blocking snapshot: the stream
+        waits meanwhile)."""
 
     def snapshot_done(self) -> None:
         """After the snapshot's last record is handed on (PostgreSQL drops an initial_only snapshot's slot)."""
@@ -133,6 +160,8 @@ class CdcTask(SourceTask):
         committed = self.context.offset_storage_reader.offset(self.partition)
         start = self.begin(settings, committed)
         self._snapshot, self._stream = start.snapshot, start.stream
+        if start.stream is not None and settings.signals.channels - {"source"}:
+            self._channels = open_channels(settings, props, committed)
         if start.snapshot is None and start.stream is None:
             log.info("snapshot.mode=%s and the snapshot was taken: nothing more to read", settings.snapshot_mode)
 
@@ -145,12 +174,24 @@ class CdcTask(SourceTask):
             if self._stream is None:  # idle: nothing more to read
                 self._stopping.wait(self.settings.poll_s)
                 return None
+            if self._channels is not None:
+                self._stream.signals.extend(self._channels.poll_due())
+            if self._stream.incremental is not None:
+                self._stream.signals.extend(RestSignalChannel(self.context).poll())
             try:
                 records = self._stream.read(self._stopping)
             except RetriableError as exc:
                 self._give_up_after_retry_timeout(exc)
                 raise
             self._failing_since = None
+            engine = self._stream.incremental
+            if engine is not None:
+                self._report(engine.progress())
+            if engine is not None and engine.blocking is not None:
+                tables, engine.blocking = [c.id for c in engine.blocking], None
+                log.info("Blocking snapshot of %s: streaming waits until it is done", ", ".join(tables))
+                self._snapshot, self._blocking = self.blocking_snapshot(tables), True
+                self._markers = SnapshotMarkers()
             return records or None
 
     def _snapshot_batch(self, snapshot: SnapshotSource) -> list[SourceRecord]:
@@ -167,6 +208,10 @@ class CdcTask(SourceTask):
                 out[-1].source_offset = snapshot.offset(completed=True)
             snapshot.close()
             self._snapshot = None
+            if self._blocking:
+                self._blocking = False
+                log.info("Blocking snapshot done; streaming resumes")
+                return out
             if self.settings.snapshot_mode == "initial_only":
                 if self._stream is not None:
                     self._stream.close()
@@ -182,6 +227,13 @@ class CdcTask(SourceTask):
         if shape.keyed:
             self.keyed_topics.add(shape.topic)
         return out
+
+    def _report(self, progress: SnapshotProgress | None) -> None:
+        """The snapshot's progress for the REST status, /ui and /metrics, when it changed."""
+        document = progress_document(progress)
+        if document != self._reported:
+            self._reported = document
+            self.context.report_progress(document)
 
     def _give_up_after_retry_timeout(self, exc: RetriableError) -> None:
         """Raises a ConnectError (the task fails) once the stream has been failing for longer than
@@ -215,6 +267,8 @@ class CdcTask(SourceTask):
                 self._snapshot = None
             if self._stream is not None:
                 self._stream.close()
+            if self._channels is not None:
+                self._channels.close()
             self.stopped()
 
     def settings_for_new_topic(self, settings: TopicSettings) -> TopicSettings | None:
@@ -226,3 +280,20 @@ class CdcTask(SourceTask):
             self._stream is not None and settings.name in self._stream.topics_keyed
         )
         return settings.with_cleanup_policy(CleanupPolicy.COMPACT) if keyed else settings
+
+
+def open_channels(
+    settings: CaptureSettings, props: Mapping[str, str], committed: Mapping[str, Any] | None
+) -> SignalChannels:
+    """The kafka and file signal channels the settings enable, Kafka's read on from the committed position."""
+    signals = settings.signals
+    values = {
+        SIGNAL_CHANNELS: sorted(signals.channels),
+        SIGNAL_FILE: signals.file,
+        SIGNAL_SERVERS: signals.kafka_servers,
+        SIGNAL_TOPIC: signals.kafka_topic,
+        SIGNAL_POLL_MS: int(signals.poll_s * 1000),
+    }
+    return SignalChannels.from_values(
+        values, topic_prefix=settings.topic_prefix, offset=committed, consumer_config=signal_consumer_config(props)
+    )

@@ -37,17 +37,28 @@ class Sink(Protocol):
     def __call__(self, route: Route, key: Any, value: Any, last: bool, /) -> None: ...
 
 
+class Watcher(Protocol):
+    """Sees each change about to be emitted (`row`: the after, or the before of a delete): the incremental
+    snapshot's signals and window (incremental_snapshot.py)."""
+
+    def __call__(self, sink: Sink, shape: TableShape, op: str, row: Any, key: Any, /) -> None: ...
+
+
 class ChangeEmitter:
-    __slots__ = ("by_event", "skipped", "tombstones")
+    __slots__ = ("by_event", "skipped", "tombstones", "watcher")
 
     def __init__(self, skipped: frozenset[str], tombstones: bool, *, by_event: bool = False) -> None:
         self.skipped, self.tombstones, self.by_event = skipped, tombstones, by_event
+        self.watcher: Watcher | None = None
 
     def created(self, sink: Sink, shape: TableShape, new: Any, source: dict[str, Any]) -> None:
         if "c" in self.skipped:
             return
         after = shape.change_row(new)
-        sink(shape.route, shape.change_key(new, after), envelope(None, after, source, "c", time.time_ns()), True)
+        key = shape.change_key(new, after)
+        if self.watcher is not None:
+            self.watcher(sink, shape, "c", after, key)
+        sink(shape.route, key, envelope(None, after, source, "c", time.time_ns()), True)
 
     def updated(self, sink: Sink, shape: TableShape, old: Any, new: Any, source: dict[str, Any]) -> None:
         """`old` is None where the database sends no old row (PostgreSQL without REPLICA IDENTITY FULL or a key
@@ -59,9 +70,13 @@ class ChangeEmitter:
         after = shape.change_row(new, old)
         new_key = shape.change_key(new, after)
         old_key = shape.change_key(old, before) if before is not None else None
+        watcher = self.watcher
         if shape.keyed and old_key is not None and old_key != new_key:
             deletes = self.by_event or "d" not in skipped
             creates = self.by_event or "c" not in skipped
+            if watcher is not None:
+                watcher(sink, shape, "d", before, old_key)
+                watcher(sink, shape, "c", after, new_key)
             if deletes:
                 moved_to = ((NEW_KEY_HEADER, SchemaAndValue(shape.key_schema, new_key)),)
                 self._delete(sink, shape, old_key, envelope(before, None, source, "d", now), moved_to, not creates)
@@ -69,6 +84,8 @@ class ChangeEmitter:
                 moved_from = ((OLD_KEY_HEADER, SchemaAndValue(shape.key_schema, old_key)),)
                 sink((*shape.route[:3], moved_from), new_key, envelope(None, after, source, "c", now), True)
         elif "u" not in skipped:
+            if watcher is not None:
+                watcher(sink, shape, "u", after, new_key)
             sink(shape.route, new_key, envelope(before, after, source, "u", now), True)
 
     def deleted(self, sink: Sink, shape: TableShape, old: Any, source: dict[str, Any]) -> None:
@@ -76,6 +93,8 @@ class ChangeEmitter:
             return
         before = shape.change_row(old)
         key = shape.change_key(old, before)
+        if self.watcher is not None:
+            self.watcher(sink, shape, "d", before, key)
         self._delete(sink, shape, key, envelope(before, None, source, "d", time.time_ns()), (), True)
 
     def truncated(self, sink: Sink, shape: TableShape, source: dict[str, Any]) -> bool:

@@ -8,8 +8,6 @@ that mixes tables, tombstones or heartbeats is handed on as `SourceRecord`s, as 
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import is_
 from typing import Any
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
@@ -38,25 +36,34 @@ class PendingRecords:
         self.records = []
 
     def take(self, count: int, partition: dict[str, Any]) -> list[SourceRecord] | SourceRecordBatch:
-        """The first `count` records (all if fewer), removed from here: a `SourceRecordBatch` when there
-        are two or more and they share one route with a value schema (no tombstone), else records."""
-        if count >= len(self.records):
-            taken, self.records = self.records, []
-        else:
-            taken = self.records[:count]
-            del self.records[:count]
-        size = len(taken)
+        """The first `count` records (all if fewer), removed from here: a `SourceRecordBatch` when there are
+        two or more and they share one route with a value schema (no tombstone), else records. A long run of
+        one route ahead of others (an incremental snapshot's chunk, then its watermark and notification) is
+        taken alone, as a batch: the others wait for the next take."""
+        records = self.records
+        size = min(count, len(records))
         if size >= 2:
-            offsets, keys, values, routes = map(list, zip(*taken, strict=True))
-            first = routes[0]
-            topic, key_schema, value_schema, headers = first
-            if value_schema is not None and not headers and all(map(is_, routes, repeat(first, size))):
+            first = records[0][3]
+            run = 1
+            while run < size and records[run][3] is first:
+                run += 1
+            if first[2] is not None and not first[3] and (run == size or run >= LONG_RUN):
+                taken = records[:run]
+                del records[:run]
+                offsets, keys, values, _routes = map(list, zip(*taken, strict=True))
+                topic, key_schema, value_schema, _headers = first
                 return SourceRecordBatch(
-                    partition, offsets, [topic] * size, keys, values, key_schema=key_schema, value_schema=value_schema
+                    partition, offsets, [topic] * run, keys, values, key_schema=key_schema, value_schema=value_schema
                 )
+        taken = records[:size]
+        del records[:size]
         return [
             SourceRecord(
                 partition, offset, route[0], value, key, key_schema=route[1], value_schema=route[2], headers=[*route[3]]
             )
             for offset, key, value, route in taken
         ]
+
+
+LONG_RUN = 256
+"""A run of records of one route this long goes as a batch of its own, ahead of what follows it."""

@@ -14,12 +14,30 @@ from connectworker.api.config_def import ConfigDef
 from connectworker.api.errors import ConfigError
 
 from . import capture_keys as k
+from . import signal_keys as sk
 from .capture_keys import capture_key_problems
 from .column_mappers import ColumnMappers
 from .keys import parse_message_key_columns, skipped_operations
+from .signal_keys import enabled_channels
 from .unimplemented_keys import UnimplementedKey, refused_keys
 
 Patterns = tuple[re.Pattern[str], ...]
+
+
+@dataclass(frozen=True)
+class SignalSettings:
+    """Signals, incremental snapshots and notifications (signal_keys.py)."""
+
+    table: str = ""  # signal.data.collection: "<namespace>.<table>", compared as written (Debezium: case-sensitive)
+    channels: frozenset[str] = frozenset({"source"})
+    poll_s: float = 5.0
+    kafka_topic: str = ""
+    kafka_servers: str = ""
+    file: str = "file-signals.txt"
+    chunk_size: int = 1024
+    insert_delete: bool = False
+    notification_channels: frozenset[str] = frozenset()
+    notification_topic: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +67,7 @@ class CaptureSettings:
     retry_timeout_ms: int | None = None
     """errors.retry.timeout when set (-1: forever): how long a lost server is retried before the task fails;
     None (unset): forever, as Kafka retries a poll() and Debezium (errors.max.retries=-1) a lost connection."""
+    signals: SignalSettings = SignalSettings()
 
     def captures_namespace(self, namespace: str) -> bool:
         """Whether a schema (PostgreSQL) or database (MySQL) is captured."""
@@ -58,13 +77,19 @@ class CaptureSettings:
 
     def captures(self, namespace: str, table: str) -> bool:
         """Whether a table's changes are captured (Debezium: whole, case-insensitive matches of
-        `<namespace>.<table>`, within the captured namespaces)."""
+        `<namespace>.<table>`, within the captured namespaces). The signal table always is (its rows are not
+        snapshotted: `is_signal_table`)."""
+        if self.signals.table and self.is_signal_table(namespace, table):
+            return True
         if not self.captures_namespace(namespace):
             return False
         name = f"{namespace}.{table}"
         if self.table_include:
             return any(p.fullmatch(name) for p in self.table_include)
         return not any(p.fullmatch(name) for p in self.table_exclude)
+
+    def is_signal_table(self, namespace: str, table: str) -> bool:
+        return f"{namespace}.{table}" == self.signals.table
 
     def keeps_column(self, namespace: str, table: str, column: str) -> bool:
         name = f"{namespace}.{table}.{column}"
@@ -140,7 +165,24 @@ def _capture_settings(values: Mapping[str, Any], props: Mapping[str, str], names
         "compact_keyed": values[k.COMPACT_KEYED],
         "mappers": ColumnMappers.from_props(props),
         "retry_timeout_ms": retry_timeout(props),
+        "signals": signal_settings(values, values[k.TOPIC_PREFIX]),
     }
+
+
+def signal_settings(values: Mapping[str, Any], prefix: str) -> SignalSettings:
+    """The signal, incremental snapshot and notification settings of a connector's typed values."""
+    return SignalSettings(
+        table=values[sk.SIGNAL_TABLE].strip(),
+        channels=frozenset(enabled_channels(values[sk.SIGNAL_CHANNELS])),
+        poll_s=values[sk.SIGNAL_POLL_MS] / 1000,
+        kafka_topic=values[sk.SIGNAL_TOPIC].strip() or f"{prefix}-signal",
+        kafka_servers=values[sk.SIGNAL_SERVERS].strip(),
+        file=values[sk.SIGNAL_FILE],
+        chunk_size=values[sk.CHUNK_SIZE],
+        insert_delete=values[sk.WATERMARKING].strip().lower() == "insert_delete",
+        notification_channels=frozenset(enabled_channels(values[sk.NOTIFICATION_CHANNELS])),
+        notification_topic=values[sk.NOTIFICATION_TOPIC].strip(),
+    )
 
 
 def retry_timeout(props: Mapping[str, str]) -> int | None:

@@ -20,6 +20,7 @@ from connectworker.embedded_broker import EMBEDDED
 from ..debezium.capture_keys import HOSTNAME, PASSWORD, PORT, USER
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
+from ..debezium.signal_keys import SIGNAL_SERVERS
 from ..debezium.unimplemented_tables import MYSQL_KEY_WARNINGS as DEBEZIUM_KEY_WARNINGS
 from ..debezium.unimplemented_tables import MYSQL_UNIMPLEMENTED as UNIMPLEMENTED
 from .database import check_setup, connect
@@ -38,7 +39,7 @@ class MySqlCdcConnector(DebeziumConnector):
     unimplemented = UNIMPLEMENTED
     task_type = MySqlCdcTask
     key_warnings = DEBEZIUM_KEY_WARNINGS
-    worker_cluster_keys = (HISTORY_SERVERS,)  # absent or `embedded`: the worker hands it its bootstrap.servers
+    worker_cluster_keys = (HISTORY_SERVERS, SIGNAL_SERVERS)  # absent or `embedded`: the worker's bootstrap.servers
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -61,7 +62,8 @@ class MySqlCdcConnector(DebeziumConnector):
         topic = (props.get(HISTORY_TOPIC) or "").strip()
         servers = (props.get(HISTORY_SERVERS) or "").strip()
         on_the_worker = servers in ("", EMBEDDED)  # the worker's cluster (worker_cluster_keys)
-        return [history_topic(topic, None if on_the_worker else servers)] if topic else []
+        history = [history_topic(topic, None if on_the_worker else servers)] if topic else []
+        return [*history, *super().required_topics(props)]
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

@@ -8,12 +8,14 @@ Its records' offsets hold the snapshot's binlog position with `snapshot: true`; 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from connectworker.api.record import SourceRecord
 
 from ..debezium.table_shape import TableShape
+from .database import connect
 from .settings import MySqlSettings
 from .snapshot import end_snapshot, table_rows
 from .source import Position, snapshot_offset, source_struct
@@ -69,6 +71,25 @@ class BinlogSnapshot:
             connection.close()
         except Exception as exc:  # a broken connection (the stop came mid-read): nothing more to do with it
             log.debug("Closing the snapshot connection: %s", exc)
+
+
+class BlockingBinlogSnapshot(BinlogSnapshot):
+    """A blocking snapshot's reads (a signal's `execute-snapshot` of type `blocking`): the tables as they are
+    now, in one consistent-snapshot transaction, while the stream waits; its records carry the stream's
+    offset, as Debezium's reuse it, so a restart streams on from there and does not take it again."""
+
+    def __init__(
+        self, settings: MySqlSettings, shapes: list[MySqlTableShape], position: Position, offset: dict[str, Any]
+    ) -> None:
+        connection = connect(settings.host, settings.port, settings.user, settings.password)
+        with connection.cursor() as cursor:
+            cursor.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            cursor.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+        super().__init__(settings, connection, shapes, position, time.time_ns() // 1000, [])
+        self._stream_offset = offset
+
+    def offset(self, *, completed: bool) -> dict[str, Any]:
+        return dict(self._stream_offset)
 
 
 def snapshot_source(

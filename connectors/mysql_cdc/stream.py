@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectworker.api.errors import ConnectError, RetriableError
@@ -23,10 +23,13 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 
 from ..debezium.emitter import ChangeEmitter
 from ..debezium.heartbeat import Heartbeats
+from ..debezium.incremental_setup import incremental_snapshot
 from ..debezium.pending import PendingRecords
 from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
+from ..debezium.signal_types import Signal
 from . import gtids as gtid_sets
+from .chunks import MySqlChunks
 from .database import ServerInfo, connect
 from .ddl import ddl_tables, is_transaction_control
 from .ddl_parser import parse_statement
@@ -55,6 +58,7 @@ class BinlogStream:
         state: SchemaState,
         history: SchemaHistory,
         recovered: Sequence[HistoryRecord] = (),
+        committed: Mapping[str, Any] | None = None,
     ) -> None:
         self._settings, self._server, self._partition = settings, server, partition
         self._resume = resume  # where a (re)connect starts, with the events and rows of its transaction to skip
@@ -73,6 +77,11 @@ class BinlogStream:
         self._emitter = ChangeEmitter(settings.skipped, settings.tombstones, by_event=True)  # as Debezium's MySQL
         self._row_offsets: tuple[dict[str, Any], dict[str, Any]] = ({}, {})  # a row's records' (not last, last)
         self.topics_keyed = self._schemas.topics_keyed
+        self.incremental = incremental_snapshot(settings, self._emitter, committed)
+        if self.incremental is not None:
+            self._chunks = MySqlChunks(settings, self._schemas, lambda: self._txn or self._resume)
+            self.incremental.reader = self._chunks
+        self.signals: list[Signal] = []  # of the other channels than the signal table: acted on at the next read
 
     # -- connection ----------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -96,6 +105,8 @@ class BinlogStream:
         return f"{self._settings.host}:{self._settings.port}"
 
     def close(self) -> None:
+        if self.incremental is not None:
+            self._chunks.close()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -123,6 +134,8 @@ class BinlogStream:
             raise broken
         self._ensure_started()
         assert self._reader is not None
+        if self.incremental is not None and self._txn is None:  # between transactions: at the last one's position
+            self.incremental.act(self._emit_between, self.signals)
         deadline = time.monotonic() + settings.poll_s
         try:
             while len(pending) < settings.max_batch and not stopping.is_set():
@@ -319,7 +332,26 @@ class BinlogStream:
             log.info("TRUNCATE of %s.%s not sent (skipped.operations has t, its default)", shape.database, shape.table)
 
     def _emit(self, route: Route, key: Any, value: Any, last: bool) -> None:
-        self._pending.records.append((self._row_offsets[last], key, value, route))
+        offset = self._row_offsets[last]
+        if self.incremental is not None and self.incremental.active:
+            offset = {**offset, **self.incremental.offset_state()}
+        self._pending.records.append((offset, key, value, route))
+
+    def _emit_between(self, route: Route, key: Any, value: Any, last: bool) -> None:
+        self._pending.records.append((self.position(), key, value, route))
+
+    def position(self) -> dict[str, Any]:
+        """The offset of a record sent between transactions: where the last one handed on ends."""
+        offset = streaming_offset(self._resume)
+        if self.incremental is not None:
+            offset.update(self.incremental.offset_state())
+        return offset
+
+    def blocking_shapes(self, tables: Sequence[str]) -> tuple[list[MySqlTableShape], Position]:
+        """The shapes of `tables` ("database.table") held now, and the position the stream stands at."""
+        held = {f"{d}.{t}": (d, t) for d, t in self._schemas.state.tables if self._schemas.captures(d, t)}
+        ids = [held[t] for t in tables if t in held and not self._settings.is_signal_table(*held[t])]
+        return [self._schemas.shape(table, self._resume) for table in ids], self._resume
 
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the offsets advance
@@ -328,4 +360,7 @@ class BinlogStream:
             return
         file, pos = self._next
         self._resume = Position(file, pos, self._gtids, server_id=self._resume.server_id, ts_sec=int(time.time()))
-        self._pending.records.append(self._heartbeats.record(streaming_offset(self._resume)))
+        offset = streaming_offset(self._resume)
+        if self.incremental is not None:
+            offset.update(self.incremental.offset_state())
+        self._pending.records.append(self._heartbeats.record(offset))

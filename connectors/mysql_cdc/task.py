@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.record import SourceRecord
 
 from ..debezium.column_mappers import SourceColumn
-from ..debezium.coordinator import CdcTask, Start
+from ..debezium.coordinator import CdcTask, SnapshotSource, Start
 from ..debezium.settings import CaptureSettings
 from ..debezium.table_shape import warn_unmatched_columns
 from .catalog import holds_database
@@ -37,7 +37,7 @@ from .schema_snapshot import read_schemas, record_schemas
 from .schema_state import SchemaState, schemas_as_of
 from .settings import MySqlSettings, parse_settings
 from .snapshot import begin_snapshot, end_snapshot
-from .snapshot_source import BinlogSnapshot, snapshot_source
+from .snapshot_source import BinlogSnapshot, BlockingBinlogSnapshot, snapshot_source
 from .source import Position, resume_position, snapshot_finished, snapshot_offset
 from .source_column import source_column
 from .stream import BinlogStream
@@ -122,7 +122,8 @@ class MySqlCdcTask(CdcTask):
             log.info(
                 "MySQL CDC task for %s resumes the binlog at %s:%d", settings.topic_prefix, resume.file, resume.pos
             )
-            return Start(None, BinlogStream(settings, server, self.partition, resume, state, history, recovered))
+            stream = BinlogStream(settings, server, self.partition, resume, state, history, recovered, committed)
+            return Start(None, stream)
         return self._begin_snapshot(settings, server, with_rows=snapshot)
 
     def dry_start(self, props: Mapping[str, str]) -> None:
@@ -200,7 +201,7 @@ class MySqlCdcTask(CdcTask):
                 schema_changes.append(schema_change_record(settings, self.partition, offset, source, record, captured))
 
         record_schemas(statements, state, self._history, position, started_us // 1000, settings, schema_change)
-        tables = [table for table in state.tables if settings.captures(*table)]
+        tables = [t for t in state.tables if settings.captures(*t) and not settings.is_signal_table(*t)]
         shapes = [MySqlTableShape(settings, d, t, state.tables[(d, t)].catalog()) for d, t in tables]
         warn_unmatched_columns(settings, captured_columns(settings, state))
         log.info(
@@ -217,6 +218,11 @@ class MySqlCdcTask(CdcTask):
             connection.close()
             connection, shapes = None, []
         return Start(BinlogSnapshot(settings, connection, shapes, position, started_us, schema_changes), stream)
+
+    def blocking_snapshot(self, tables: Sequence[str]) -> SnapshotSource:
+        assert self.settings is not None and isinstance(self._stream, BinlogStream)
+        shapes, position = self._stream.blocking_shapes(tables)
+        return BlockingBinlogSnapshot(self.settings, shapes, position, self._stream.position())
 
     def stopped(self) -> None:
         if self._history is not None:

@@ -18,6 +18,7 @@ from connectworker.api.record import as_json, is_offset_count
 from ..debezium.capture_keys import HOSTNAME, PASSWORD, PORT, USER
 from ..debezium.connector import DebeziumConnector
 from ..debezium.offsets import require_server_partition
+from ..debezium.signal_keys import SIGNAL_SERVERS
 from ..debezium.unimplemented_tables import POSTGRES_KEY_WARNINGS as DEBEZIUM_KEY_WARNINGS
 from ..debezium.unimplemented_tables import POSTGRES_UNIMPLEMENTED as UNIMPLEMENTED
 from .column_check import check_column_types
@@ -32,6 +33,7 @@ class PostgresCdcConnector(DebeziumConnector):
     connection_keys = (HOSTNAME, PORT, USER, PASSWORD, DBNAME, SSLMODE)  # in `Login`'s order
     unimplemented = UNIMPLEMENTED
     task_type = PostgresCdcTask
+    worker_cluster_keys = (SIGNAL_SERVERS,)  # absent or `embedded`: the worker hands it its bootstrap.servers
     key_warnings = DEBEZIUM_KEY_WARNINGS
 
     def config_def(self) -> ConfigDef:

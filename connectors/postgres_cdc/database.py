@@ -279,3 +279,29 @@ def drop_slot(connection: psycopg2.extensions.connection, slot: str, wait_s: flo
                     f"it, or give this connector another slot.name",
                 )
             time.sleep(0.1)
+
+
+def check_signal_table(connection: psycopg2.extensions.connection, settings: CdcSettings) -> None:
+    """The signal table (signal.data.collection) exists and its changes reach the slot: without it in the
+    publication, an incremental snapshot's watermarks would never come back and it would wait for ever."""
+    if not settings.signals.table:
+        return
+    schema, _, table = settings.signals.table.partition(".")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = %s", (schema, table))
+        if cursor.fetchone() is None:
+            raise ConnectError(
+                f"The signal table {settings.signals.table} (signal.data.collection) does not exist: create it, "
+                "e.g. CREATE TABLE debezium_signal (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, "
+                "data varchar(2048)), or leave the key out"
+            )
+        cursor.execute(
+            "SELECT 1 FROM pg_publication_tables WHERE pubname = %s AND schemaname = %s AND tablename = %s",
+            (settings.publication, schema, table),
+        )
+        if cursor.fetchone() is None:
+            raise ConnectError(
+                f"The signal table {settings.signals.table} (signal.data.collection) is not in publication "
+                f"{settings.publication}, so its watermarks would never reach the connector: ALTER PUBLICATION "
+                f"{settings.publication} ADD TABLE {quote(schema)}.{quote(table)}"
+            )

@@ -13,14 +13,15 @@ catalog query (type modifiers, nullability, key flags) into text, and rows into 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import time
+from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from connectworker.api.record import SourceRecord
 
 from ..debezium.table_shape import TableShape
-from .catalog_types import catalog_types
-from .database import connect, list_tables, quote, table_columns
+from .catalog_types import CatalogTypes, catalog_types
+from .database import CatalogColumn, connect, list_tables, quote, table_columns
 from .settings import CdcSettings
 from .source import source_struct
 from .table_shape import PostgresTableShape, shape_of
@@ -36,15 +37,29 @@ class SnapshotReader:
     `SnapshotSource`). Its records' offsets hold the slot's consistent point (`lsn`), where streaming
     starts, and `snapshot: true`; the last one's `last_snapshot_record: true` says it is complete."""
 
-    def __init__(self, settings: CdcSettings, snapshot_name: str, lsn: int, started_us: int) -> None:
+    def __init__(
+        self,
+        settings: CdcSettings,
+        snapshot_name: str | None,
+        lsn: int,
+        started_us: int,
+        only: Collection[str] | None = None,
+    ) -> None:
+        """`snapshot_name`: the slot's exported snapshot to read (None: the database as it is now, for a
+        blocking snapshot); `only`: the tables to read ("schema.table"), else every captured one."""
         self._settings = settings
         self._lsn, self._started_us = lsn, started_us
         self._connection: psycopg2.extensions.connection = connect(settings)
         self._connection.autocommit = False
         self._connection.set_session(isolation_level="REPEATABLE READ", readonly=True)
-        with self._connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
-        self.tables = list_tables(self._connection, settings)
+        if snapshot_name is not None:
+            with self._connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION SNAPSHOT %s", (snapshot_name,))
+        self.tables = [
+            t
+            for t in list_tables(self._connection, settings)
+            if not settings.is_signal_table(*t[1:]) and (only is None or f"{t[1]}.{t[2]}" in only)
+        ]
         self._types = catalog_types(self._connection)
         self._batches = self._read()
         log.info(
@@ -80,26 +95,10 @@ class SnapshotReader:
         )
 
     def _read(self) -> Iterator[tuple[PostgresTableShape, list[list[Any]]]]:
-        import psycopg2.extensions
-
         for number, (relid, schema, table) in enumerate(self.tables):
-            catalog = table_columns(self._connection, relid)
-            shape = shape_of(
-                self._settings,
-                schema,
-                table,
-                [(c.name, c.type_oid, c.type_modifier) for c in catalog],
-                catalog,
-                self._types,
-                self._settings.types,
-            )
-            # a domain's values come as its base type's (RowDescription names the base type): both read as text
-            oids = tuple({c.type_oid for c in catalog} | {self._types.base(c.type_oid, -1)[0] for c in catalog})
+            shape, catalog = table_shape(self._connection, self._settings, self._types, relid, schema, table)
             columns = ", ".join(quote(c.name) for c in catalog) or "NULL"
-            with self._connection.cursor(name=f"cdc_snapshot_{number}") as cursor:
-                if oids:  # on this cursor only: on the connection, the next table's catalog query read text too
-                    raw = psycopg2.extensions.new_type(oids, f"CDC_TEXT_{number}", _text)
-                    psycopg2.extensions.register_type(raw, cursor)
+            with text_cursor(self._connection, self._types, catalog, f"cdc_snapshot_{number}") as cursor:
                 cursor.itersize = self._settings.max_batch
                 cursor.execute(f"SELECT {columns} FROM {quote(schema)}.{quote(table)}")
                 while True:
@@ -118,3 +117,40 @@ class SnapshotReader:
 
 def _text(value: str | None, cursor: Any) -> str | None:
     return value
+
+
+class BlockingSnapshotReader(SnapshotReader):
+    """A blocking snapshot's reads (a signal's `execute-snapshot` of type `blocking`): the tables as they are
+    now, while the stream waits; its records carry the stream's position, as Debezium's reuse the streaming
+    offset, so a restart streams on from there and does not take the snapshot again."""
+
+    def __init__(self, settings: CdcSettings, tables: Collection[str], offset: dict[str, Any]) -> None:
+        self._stream_offset = offset
+        super().__init__(settings, None, int(offset.get("lsn") or 0), int(time.time_ns() // 1000), tables)
+
+    def offset(self, *, completed: bool) -> dict[str, Any]:
+        return dict(self._stream_offset)
+
+
+def table_shape(
+    connection: Any, settings: CdcSettings, types: CatalogTypes, relid: int, schema: str, table: str
+) -> tuple[PostgresTableShape, list[CatalogColumn]]:
+    """A table's shape from the catalog, and its columns in the order a `SELECT` of them all gives them."""
+    catalog = table_columns(connection, relid)
+    names = [(c.name, c.type_oid, c.type_modifier) for c in catalog]
+    return shape_of(settings, schema, table, names, catalog, types, settings.types), catalog
+
+
+def text_cursor(connection: Any, types: CatalogTypes, catalog: Sequence[CatalogColumn], name: str | None = None) -> Any:
+    """A cursor (server-side when `name` is given) that reads the values of `catalog`'s columns as their text,
+    as pgoutput sends them. A domain's values come as its base type's (RowDescription names the base type):
+    both are read as text. The typecaster is the cursor's own: on the connection, a catalog query would
+    read text too."""
+    import psycopg2.extensions
+
+    cursor = connection.cursor(name=name) if name else connection.cursor()
+    oids = tuple({c.type_oid for c in catalog} | {types.base(c.type_oid, -1)[0] for c in catalog})
+    if oids:
+        raw = psycopg2.extensions.new_type(oids, f"CDC_TEXT_{name or 'chunk'}", _text)
+        psycopg2.extensions.register_type(raw, cursor)
+    return cursor

@@ -26,11 +26,14 @@ from connectworker.api.record import SourceRecord, SourceRecordBatch
 
 from ..debezium.emitter import ChangeEmitter
 from ..debezium.heartbeat import Heartbeats
+from ..debezium.incremental_setup import incremental_snapshot
 from ..debezium.pending import PendingRecords
 from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
+from ..debezium.signal_types import Signal
 from . import pgoutput as pg
 from .catalog_types import catalog_types
+from .chunks import PostgresChunks
 from .database import connect, visible_table_columns
 from .settings import CdcSettings
 from .source import source_struct
@@ -82,6 +85,8 @@ class ChangeStream:
         self._to_flush = 0  # set by commit(), sent by the polling thread
         self._flushed = 0
         self.topics_keyed: set[str] = set()
+        self.incremental = incremental_snapshot(settings, self._emitter, committed)
+        self.signals: list[Signal] = []  # of the other channels than the signal table: acted on at the next read
 
     # -- connection ----------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -107,6 +112,8 @@ class ChangeStream:
                 f"{self._settings.host}:{self._settings.port}: {first_line(exc)}"
             ) from None
         self._cursor = cursor
+        if self.incremental is not None:
+            self.incremental.reader = PostgresChunks(self._settings, lambda: self._catalog)
         self._shapes.clear()
         self._begin = None
         self._open.clear()
@@ -150,6 +157,8 @@ class ChangeStream:
         read_message, socket = self._cursor.read_message, [self._cursor.connection.fileno()]
         try:
             self._send_flush()
+            if self.incremental is not None:  # between transactions: sent at the last one's position
+                self.incremental.act(self._emit_between, self.signals)
             max_queue, pending = self._settings.max_queue, self._open
             while len(ready) < max_batch and len(pending) < max_queue and not stopping.is_set():
                 message = read_message()
@@ -270,7 +279,21 @@ class ChangeStream:
         serial, skip, offset = self._serial, self._skip, self._offset
         if skip is not None and skip[0] == offset["txId"] and (offset["lsn_proc"], serial) <= skip[1:]:
             return  # committed before a restart: sent already
-        self._open.records.append(({**offset, "event_serial_no": serial} if serial > 1 else offset, key, value, route))
+        if self.incremental is not None and self.incremental.active:
+            offset = {**offset, "event_serial_no": serial, **self.incremental.offset_state()}
+        elif serial > 1:
+            offset = {**offset, "event_serial_no": serial}
+        self._open.records.append((offset, key, value, route))
+
+    def _emit_between(self, route: Route, key: Any, value: Any, last: bool) -> None:
+        self._ready.records.append((self.position(), key, value, route))
+
+    def position(self) -> dict[str, Any]:
+        """The offset of a record sent between transactions: the end of the last transaction handed on."""
+        offset: dict[str, Any] = {"lsn": self._resume_lsn, "ts_usec": int(time.time() * 1_000_000)}
+        if self.incremental is not None:
+            offset.update(self.incremental.offset_state())
+        return offset
 
     def _heartbeat(self) -> None:
         """With heartbeat.interval.ms, a record carrying the current position, so the slot advances
@@ -279,4 +302,7 @@ class ChangeStream:
             return
         lsn = max(self._resume_lsn, int(getattr(self._cursor, "wal_end", 0) or 0))
         self._resume_lsn = lsn
-        self._ready.records.append(self._heartbeats.record({"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}))
+        offset: dict[str, Any] = {"lsn": lsn, "ts_usec": int(time.time() * 1_000_000)}
+        if self.incremental is not None:
+            offset.update(self.incremental.offset_state())
+        self._ready.records.append(self._heartbeats.record(offset))

@@ -11,19 +11,20 @@ resumes the stream from `lsn`; one whose snapshot was cut short snapshots again 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectworker.api.errors import ConnectError
 
 from ..debezium.column_mappers import SourceColumn
-from ..debezium.coordinator import CdcTask, Start
+from ..debezium.coordinator import CdcTask, SnapshotSource, Start
 from ..debezium.settings import CaptureSettings
 from ..debezium.table_shape import warn_unmatched_columns
 from . import pgoutput as pg
 from .catalog_types import catalog_types
 from .database import (
     check_setup,
+    check_signal_table,
     connect,
     drop_slot,
     ensure_publication,
@@ -33,7 +34,7 @@ from .database import (
     table_columns,
 )
 from .settings import CdcSettings, parse_settings
-from .snapshot import SnapshotReader
+from .snapshot import BlockingSnapshotReader, SnapshotReader
 from .source_column import source_column
 from .start_plan import plan_start
 from .stream import ChangeStream, epoch_micros
@@ -54,6 +55,7 @@ class PostgresCdcTask(CdcTask):
             check_setup(connection, settings)
             warn_unmatched_columns(settings, captured_columns(connection, settings))
             ensure_publication(connection, settings)
+            check_signal_table(connection, settings)
             plan = plan_start(settings, committed, slot_state(connection, settings.slot))
             for note in plan.notes:
                 log.warning("%s", note)
@@ -126,6 +128,10 @@ class PostgresCdcTask(CdcTask):
         _name, consistent_point, snapshot_name, _plugin = cursor.fetchone()
         log.info("Created slot %s at %s (exported snapshot %s)", settings.slot, consistent_point, snapshot_name)
         return connection, pg.parse_lsn(consistent_point), snapshot_name
+
+    def blocking_snapshot(self, tables: Sequence[str]) -> SnapshotSource:
+        assert self.settings is not None and isinstance(self._stream, ChangeStream)
+        return BlockingSnapshotReader(self.settings, tables, self._stream.position())
 
     def snapshot_done(self) -> None:
         settings = self.settings

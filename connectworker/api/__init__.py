@@ -20,6 +20,7 @@ from connectworker.api.connector import SourceConnector, offset_refusal
 from connectworker.api.connector_context import ConnectorContext
 from connectworker.api.errors import ConfigError, ConnectError, DataError, DryRunUnsupported, RetriableError
 from connectworker.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport, TransactionContext
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.record import RecordMetadata, SourceRecord, SourceRecordBatch, is_offset_count
 from connectworker.api.required_topics import RequiredTopic
 from connectworker.api.schema import Schema, SchemaAndValue, SchemaType
@@ -46,6 +47,7 @@ __all__ = [
     "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",
+    "OperatorSignal",
     "PolicyViolationError",
     "Predicate",
     "RecordMetadata",

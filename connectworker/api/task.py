@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from connectworker.api.errors import DryRunUnsupported
 from connectworker.api.exactly_once import TransactionContext
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.record import RecordMetadata, SourceOffset, SourcePartition, SourceRecord, SourceRecordBatch
 from connectworker.api.topic_settings import TopicSettings
 
@@ -31,6 +32,19 @@ class SourceTaskContext(Protocol):
     @property
     def transaction_context(self) -> TransactionContext | None:
         """Present only for `transaction.boundary=connector` on an exactly-once worker."""
+        ...
+
+    def report_progress(self, progress: Mapping[str, Any] | None) -> None:
+        """Publish what the task is doing, for its operators (api/operator.py): a small JSON object the
+        REST status shows as the task's `progress` (its `snapshot` member also on `/ui` and `/metrics`);
+        None takes it away. Kept as a copy; raises ValueError for what is not a JSON object or is over
+        `MAX_PROGRESS_BYTES`. Cheap enough to call after every batch; a context without operators
+        ignores it."""
+        ...
+
+    def operator_signals(self) -> list[OperatorSignal]:
+        """The signals operators sent the task (`POST /connectors/NAME/signals`) since the last call,
+        oldest first; each is handed out once. A context without operators has none."""
         ...
 
 

@@ -15,6 +15,7 @@ from connectworker.rest import (
     routes_lifecycle,
     routes_offsets,
     routes_plugins,
+    routes_signals,
     routes_topics,
     status_page,
 )
@@ -44,6 +45,7 @@ def create_app(herder: Herder, *, credentials: Mapping[str, str] | None = None) 
         routes_lifecycle,
         routes_topics,
         routes_offsets,
+        routes_signals,
         routes_plugins,
         status_page,
         console,

@@ -14,6 +14,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    StringConstraints,
     field_validator,
 )
 
@@ -143,6 +144,7 @@ class TaskState(BaseModel):
     worker_id: str
     trace: str | None = None
     transactional_id: str | None = None  # beyond Kafka: the task's producer, on an exactly-once worker
+    progress: dict[str, Any] | None = None  # beyond Kafka: what the task reports doing, while it runs
 
 
 class ConnectorStateInfo(BaseModel):
@@ -189,6 +191,35 @@ class AlterOffsetsRequest(BaseModel):
 
 class Message(BaseModel):
     message: str
+
+
+SignalText = Annotated[StrictStr, StringConstraints(min_length=1, max_length=200), AfterValidator(unicode_text)]
+
+
+class SignalRequest(BaseModel):
+    """An operator's signal to a connector's tasks (beyond Kafka); what `type` and `data` mean is the
+    connector's (docs/rest.md)."""
+
+    type: SignalText
+    data: dict[str, Any] | None = None
+    id: SignalText | None = None
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"type": "execute-snapshot", "data": {"data-collections": ["public.orders"]}}]},
+    )
+
+    @field_validator("data")
+    @classmethod
+    def _storable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        json_value(value)
+        return value
+
+
+class SignalSent(BaseModel):
+    id: str  # as sent, else the random UUID the worker gave the signal
+    type: str
+    tasks: list[int]  # the tasks it was handed to
 
 
 class PluginInfo(BaseModel):

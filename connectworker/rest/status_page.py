@@ -11,7 +11,8 @@ the topics it writes to. It answers a topic-plan form (`?connector=NAME&topics=a
 (no or an unknown connector, no topics, an illegal topic name) is said on the page, with a 4xx status.
 Its one script (`/ui/console.js`) swaps in the live part (`GET /ui/live`, the same HTML) every two
 seconds and sends the buttons' requests to the REST API: Pause, Resume, Stop, Restart, Delete, Reset
-offsets and Edit offsets, each enabled only in the states it applies to (a disabled one says why).
+offsets and Edit offsets, each enabled only in the states it applies to (a disabled one says why), and
+the buttons a task's progress document asks for beside its snapshot line, each sending the task a signal.
 Jinja2 escapes everything it shows, the script inserts only that escaped HTML and text, a
 Content-Security-Policy allows no script but the page's own, and the page sits behind the API's
 authentication (the app-wide middleware). Without JavaScript it still shows everything, as of its

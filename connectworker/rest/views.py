@@ -33,6 +33,7 @@ def task_state(task: values.TaskStatus) -> TaskState:
         worker_id=task.worker_id,
         trace=task.trace,
         transactional_id=task.transactional_id,
+        progress=task.progress,
     )
 
 

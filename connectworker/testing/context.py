@@ -1,19 +1,24 @@
 """A task context for tests: the task's props and committed offsets held in memory.
 
 It is the worker's own context (`connectworker.runtime.tasks.task_context`) over a plain mapping of offsets,
-so a task sees in a test exactly what it sees in the worker: `context.configs()` and
-`context.offset_storage_reader.offset(partition)` / `.offsets(partitions)`.
+so a task sees in a test exactly what it sees in the worker: `context.configs()`,
+`context.offset_storage_reader.offset(partition)` / `.offsets(partitions)`, and its operators' line: a test
+sends the task signals (`send_signal`) and reads the progress it reported (`progress`).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from connectworker.api.exactly_once import TransactionContext
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.record import SourceOffset, SourcePartition, SourceRecord
 from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.tasks.operator_link import OperatorLink
 from connectworker.runtime.tasks.task_context import TaskOffsetReader, WorkerTaskContext
 
 __all__ = [
@@ -78,12 +83,25 @@ class InMemoryTaskContext(WorkerTaskContext):
         transaction_context: TransactionContext | None = None,
     ) -> None:
         self._committed = offsets_by_key(offsets)
-        super().__init__(TaskOffsetReader(self._committed), props or {}, transaction_context)
+        self._line = OperatorLink("test task")
+        super().__init__(TaskOffsetReader(self._committed), props or {}, transaction_context, self._line)
 
     @property
     def committed_offsets(self) -> dict[str, SourceOffset]:
         """The offsets the task can read, keyed by canonical partition JSON (a copy)."""
         return dict(self._committed)
+
+    @property
+    def progress(self) -> dict[str, Any] | None:
+        """The progress document the task last reported (`report_progress`), as the REST status shows it."""
+        return self._line.progress
+
+    def send_signal(self, type: str, data: Mapping[str, Any] | None = None, id: str | None = None) -> OperatorSignal:
+        """Send the task a signal, as `POST /connectors/NAME/signals` does: its next `operator_signals()`
+        returns it. Without `id`, a random UUID, as the worker gives one."""
+        signal = OperatorSignal(id if id is not None else str(uuid.uuid4()), type, dict(data or {}))
+        self._line.deliver(signal)
+        return signal
 
 
 class RecordedTransactions(TransactionContext):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from connectworker.api.config_def import ConfigDef
 from connectworker.api.connector import SourceConnector
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.record import SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.runtime.observability.task_stats import TaskStats
@@ -63,6 +64,7 @@ class FakeTask:
         self.status.set(State.PAUSED if paused else State.RUNNING)
         self.stopped = False
         self.reported_again = False
+        self.signals: list[OperatorSignal] = []
 
     def pause(self) -> None:
         if self.status.state is State.RUNNING:
@@ -82,6 +84,9 @@ class FakeTask:
 
     def forget_reported_topics(self) -> None:
         self.reported_again = True
+
+    def signal(self, signal: OperatorSignal) -> None:
+        self.signals.append(signal)
 
     def stats(self) -> TaskStats:
         return TaskStats(produced=10, committed_records=7)

@@ -72,6 +72,8 @@ class FakeStream:
         self.reads, self.closed, self.down = list(reads), False, False
         self.committed_offsets: list[Mapping[str, Any]] = []
         self.topics_keyed: set[str] = set()
+        self.incremental = None
+        self.signals: list[Any] = []
 
     def read(self, stopping: threading.Event) -> list[SourceRecord]:
         if self.down:
@@ -96,6 +98,9 @@ class FakeTask(CdcTask):
     def begin(self, settings: CaptureSettings, committed: Mapping[str, Any] | None) -> Start:
         self.events.append(("begin", committed))
         return self._start
+
+    def blocking_snapshot(self, tables: Sequence[str]) -> FakeSnapshot:
+        return FakeSnapshot([])
 
     def snapshot_done(self) -> None:
         self.events.append(("snapshot_done", None))

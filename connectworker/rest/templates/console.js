@@ -86,6 +86,11 @@
         const shown = scope ? scope.options[scope.selectedIndex].text : "connector";
         return call("POST", connectorPath(name, "/restart?" + query), "Restart " + name + " (" + shown + ")");
       }
+      case "signal": {  // a button the task's progress asked for: its signal, as the page rendered it
+        const task = button.dataset.task;
+        return call("POST", connectorPath(name, "/tasks/" + encodeURIComponent(task) + "/signals"),
+                    button.textContent + " (task " + name + "-" + task + ")", button.dataset.signal);
+      }
       case "restart-task": {
         const task = button.dataset.task;
         return call("POST", connectorPath(name, "/tasks/" + encodeURIComponent(task) + "/restart"),

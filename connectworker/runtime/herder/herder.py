@@ -1,8 +1,8 @@
 """The standalone herder: the connectors' lifecycle (from files, REST or tests), done atomically and persisted.
 
-Named after Kafka's `StandaloneHerder`. It serialises changes (so "create unless it exists" cannot
-race), validates configs and reports every problem at once, keeps `[hidden]` secrets unchanged on
-update, and records each change in the connector store so it survives a restart.
+Named after Kafka's `StandaloneHerder`. It serialises changes (so "create unless it exists" cannot race),
+validates configs and reports every problem at once, keeps `[hidden]` secrets unchanged on update, and
+records each change in the connector store so it survives a restart.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from connectworker.api.errors import ConfigError
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.topic_policy import CreateTopicPolicy
 from connectworker.config.connector_config import ConnectorConfig, parse_connector_config
 from connectworker.config.worker_config import WorkerConfig
@@ -27,6 +28,7 @@ from connectworker.runtime.herder.errors import (
     invalid_config,
 )
 from connectworker.runtime.herder.offset_changes import ask_connector, unused_offset_reasons
+from connectworker.runtime.herder.operator_signals import send_signal
 from connectworker.runtime.herder.persistence import Persistence
 from connectworker.runtime.herder.redaction import ConnectorSecrets
 from connectworker.runtime.herder.supervisor import Supervisor
@@ -392,6 +394,9 @@ class StandaloneHerder:
         """An automatic restart of a FAILED task: as `POST /connectors/NAME/tasks/ID/restart`, but counted."""
         with self._lock:
             self.worker.restart_task(name, task_id)
+
+    def signal(self, name: str, signal: OperatorSignal, task_id: int | None = None) -> list[int]:
+        return send_signal(self.worker.get(name), signal, task_id)
 
     def reset_topics(self, name: str) -> None:
         self.worker.reset_topics(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from connectworker.api.operator import OperatorSignal
 from connectworker.runtime.herder.values import (
     ConnectorActivity,
     ConnectorInfo,
@@ -79,6 +80,11 @@ class Herder(Protocol):
     def restart(self, name: str, include_tasks: bool, only_failed: bool) -> RestartPlan: ...
 
     def restart_task(self, name: str, task_id: int) -> None: ...
+
+    def signal(self, name: str, signal: OperatorSignal, task_id: int | None = None) -> list[int]:
+        """Hand an operator's signal to the connector's running and paused tasks (or task `task_id` alone);
+        the ids of the tasks it went to. Raises `InvalidRequestError` when no task may take it."""
+        ...
 
     # -- offsets -------------------------------------------------------------------------------
     def offsets(self, name: str, *, read_again: bool = True) -> list[tuple[object, object]]: ...

@@ -13,6 +13,12 @@ from typing import Any
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
 from connectworker.runtime.observability.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from connectworker.runtime.observability.secrets import HIDDEN
+from connectworker.runtime.observability.task_progress import (
+    ProgressAction,
+    SnapshotProgressView,
+    progress_actions,
+    snapshot_of,
+)
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.service import CreatedTopic
 
@@ -63,6 +69,17 @@ class TaskStatus:
     worker_id: str
     trace: str | None = None  # redacted
     transactional_id: str | None = None  # the task's producer, on an exactly-once worker
+    progress: dict[str, Any] | None = None  # the task's progress document, while it runs (api/operator.py)
+
+    @property
+    def snapshot(self) -> SnapshotProgressView | None:
+        """The snapshot the progress document reports, if any."""
+        return snapshot_of(self.progress)
+
+    @property
+    def actions(self) -> list[ProgressAction]:
+        """The buttons the progress document asks for, each sending the task a signal."""
+        return progress_actions(self.progress)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from connectworker.runtime.herder.values import (
 )
 from connectworker.runtime.observability.rates import RateHistory
 from connectworker.runtime.observability.secrets import hide
+from connectworker.runtime.observability.task_progress import shown_progress
 from connectworker.runtime.runners.task_runner import TaskHandle
 from connectworker.runtime.status import State
 from connectworker.runtime.worker import RunningConnector, Worker
@@ -62,7 +63,8 @@ def task_status(task: TaskHandle, worker_id: str, redact: Redact, restarting: bo
     worker = task.worker_id or worker_id
     if restarting:
         return TaskStatus(task.task_id, State.RESTARTING.value, worker, transactional_id=task.transactional_id)
-    return TaskStatus(task.task_id, state.value, worker, _shown_trace(trace, redact), task.transactional_id)
+    progress = shown_progress(state, task.stats().progress)
+    return TaskStatus(task.task_id, state.value, worker, _shown_trace(trace, redact), task.transactional_id, progress)
 
 
 def connector_status(

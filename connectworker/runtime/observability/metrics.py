@@ -17,6 +17,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from connectworker.runtime.observability.snapshot_metrics import snapshot_families
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
@@ -113,6 +114,7 @@ class _WorkerCollector(Collector):
         tasks = [task for _, _, task in snapshot if task is not None]
         yield from self._worker_group(len(snapshot) - len(tasks), len(tasks))
         yield from self._task_groups(tasks)
+        yield from snapshot_families(tasks, PREFIX, TASK_LABELS)
         if self._topics is not None:
             yield from self._topic_creation(self._topics)
 

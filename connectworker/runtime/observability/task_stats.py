@@ -1,8 +1,10 @@
-"""A task's counters at one moment: what metrics and status read, wherever the task runs."""
+"""A task's counters (and its progress document) at one moment: what metrics and status read, wherever the
+task runs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,7 @@ class TaskStats:
     errors: int = 0
     connectivity_note: str | None = None  # "Kafka cluster unreachable since …" while it is
     uncommitted_at_stop: int = 0  # records whose offsets the task's stop left uncommitted (they come again)
+    progress: dict[str, Any] | None = None  # the task's progress document (api/operator.py) while it runs
 
     @property
     def active(self) -> int:

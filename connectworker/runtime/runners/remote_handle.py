@@ -1,6 +1,6 @@
 """The worker's view of one connector task that runs in another process (a task process on this host,
-or a Spark task): what the task last reported (state, trace, counters, topics), the command waiting
-for it (run, pause, stop), and its side of the task's topic connection."""
+or a Spark task): what the task last reported (state, trace, counters and progress, topics), the command
+and the operators' signals waiting for it, and its side of the task's topic connection."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from connectworker.api.operator import OperatorSignal
 from connectworker.runtime.observability.log_context import log_fields
 from connectworker.runtime.observability.task_metrics import TaskMetrics
 from connectworker.runtime.observability.task_stats import TaskStats
@@ -63,6 +65,7 @@ class RemoteTaskHandle:
         self._command = "pause" if paused else "run"
         self._send: Callable[[], None] | None = None  # sends the current command at once, while connected
         self._forget_topics = False
+        self._signals: list[dict[str, Any]] = []  # operators' signals not sent to the task yet
         self._stats = TaskStats()
         self._lock = threading.Lock()
         self._ended = threading.Event()  # the task's process (or Spark job) is done with it
@@ -92,6 +95,12 @@ class RemoteTaskHandle:
     def stop(self) -> None:
         with self._lock:
             self._command = "stop"
+        self._tell()
+
+    def signal(self, signal: OperatorSignal) -> None:
+        """Sent to the task at once if it is connected, else with the answer to its first report."""
+        with self._lock:
+            self._signals.append(signal.as_json())
         self._tell()
 
     def _tell(self) -> None:
@@ -184,6 +193,11 @@ class RemoteTaskHandle:
         with self._lock:
             return self._command
 
+    def take_signals(self) -> list[dict[str, Any]]:
+        with self._lock:
+            signals, self._signals = self._signals, []
+        return signals
+
     def attach(self, send: Callable[[], None] | None) -> None:
         with self._lock:
             self._send = send
@@ -226,4 +240,7 @@ class RemoteTaskHandle:
             self.status.set(State.FAILED, failure)
         elif self.status.state not in (State.FAILED, State.STOPPED):
             self.status.set(State.STOPPED)
+        with self._lock:  # what it last reported of its progress is over (its process may have died)
+            self._stats = replace(self._stats, progress=None)
+            self._signals = []
         self._ended.set()

@@ -25,6 +25,7 @@ from typing import Any
 
 from prometheus_client import Histogram
 
+from connectworker.api.operator import OperatorSignal
 from connectworker.config.worker_config import WorkerConfig
 from connectworker.plugins import add_plugin_paths
 from connectworker.runtime.observability.log_context import LogContextFilter
@@ -249,7 +250,7 @@ class WorkerLink:
 
     def _obey(self, task: WorkerSourceTask) -> None:
         """Apply each command the worker sends: the answer to every report, and what it pushes at once (a
-        stop, a pause, a resume)."""
+        stop, a pause, a resume); hand the task the operators' signals that come with it."""
         reason = "the worker closed the connection"
         while True:
             try:
@@ -260,7 +261,10 @@ class WorkerLink:
                 if not self._closing:
                     self._lost(task, reason)
                 return
-            command = json.loads(line).get("command")
+            message = json.loads(line)
+            for signal in message.get("signals", ()):
+                task.signal(OperatorSignal.from_json(signal))
+            command = message.get("command")
             if command == "stop":
                 task.stop()
             elif command == "pause":

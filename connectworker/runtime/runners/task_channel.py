@@ -2,11 +2,12 @@
 or Spark tasks on executors): the remote-task protocol's transport.
 
 Each remote task opens a TCP connection to this server and, every `REPORT_INTERVAL_S` (and at once when
-something changed), sends one JSON line: the task's state and trace, its counters, the topics it met,
-its metric observations and its log lines. The worker answers each line with what the task should do
-(`run`, `pause`, `stop`, `forget_topics`), and sends a command at once when one is asked for (a stop
-reaches the task in well under a millisecond, not at its next report); a task whose worker is gone (the
-connection drops) stops and commits on its own.
+something changed), sends one JSON line: the task's state and trace, its counters and progress document,
+the topics it met, its metric observations and its log lines. The worker answers each line with what the
+task should do (`run`, `pause`, `stop`, `forget_topics`) and the operators' signals for it not sent yet,
+and sends a command (or a signal) at once when one is asked for (a stop reaches the task in well under a
+millisecond, not at its next report); a task whose worker is gone (the connection drops) stops and
+commits on its own, and a signal sent as it went is lost with it.
 
 A task opens a second connection for topic creation (`"kind": "topics"` in its first line): the
 worker's topic-creation service, with its one known-topic cache, checks and creates the task's new
@@ -90,6 +91,10 @@ class ReportSink(Protocol):
     def command_now(self, answer: str | None) -> str:
         """The command to write now: a one-shot `answer` (`forget_topics`) as it is, else the current one
         (`run`, `pause`, `stop`), which may have changed since `on_report` returned."""
+        ...
+
+    def take_signals(self) -> list[dict[str, Any]]:
+        """The operators' signals for the task not sent yet (as JSON), now handed over to be sent."""
         ...
 
     def attach(self, send: Callable[[], None] | None) -> None:
@@ -189,4 +194,7 @@ class TaskChannel:
 
 
 def _command_message(sink: ReportSink, answer: str | None) -> dict[str, Any]:
-    return {"command": sink.command_now(answer)}
+    message: dict[str, Any] = {"command": sink.command_now(answer)}
+    if signals := sink.take_signals():
+        message["signals"] = signals
+    return message

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from connectworker.api.operator import OperatorSignal
 from connectworker.runtime.clients.gc_tuning import collects_rarely
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import Status
@@ -65,6 +66,10 @@ class TaskHandle(Protocol):
 
     def forget_reported_topics(self) -> None:
         """Report every topic again on its next use."""
+        ...
+
+    def signal(self, signal: OperatorSignal) -> None:
+        """Hand the task an operator's signal (its context's `operator_signals()` returns it); returns at once."""
         ...
 
     def stats(self) -> TaskStats: ...

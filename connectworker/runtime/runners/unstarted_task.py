@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import traceback
 
+from connectworker.api.operator import OperatorSignal
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.task_spec import TaskSpec
@@ -37,6 +38,9 @@ class UnstartedTask:
 
     def forget_reported_topics(self) -> None:
         """It reported none."""
+
+    def signal(self, signal: OperatorSignal) -> None:
+        """Nothing runs to read it (the herder signals only running and paused tasks)."""
 
     def stats(self) -> TaskStats:
         return TaskStats()

@@ -100,7 +100,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._offsets_topic.refresh()
 
     def task_context(self) -> WorkerTaskContext:
-        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props, self._transaction_context)
+        return WorkerTaskContext(
+            TaskOffsetReader(self._store, self.connector), self.props, self._transaction_context, self.operator
+        )
 
     @property
     def commit_interval_s(self) -> float:

@@ -1,14 +1,12 @@
 """One `SourceTask` run by the worker: its lifecycle, the poll loop and its shutdown.
 
-poll → transforms → convert → topic gate → produce (`RecordSender`, record_sending.py) → acks →
-offsets (`OffsetCommitter`, offset_commits.py). Offsets are committed periodically
-(`offset.flush.interval.ms`), when the task is paused, and once more when it stops, only over each
-source partition's acknowledged prefix (at least once, as Kafka Connect).
+poll → transforms → convert → topic gate → produce (`RecordSender`, record_sending.py) → acks → offsets
+(`OffsetCommitter`, offset_commits.py), committed periodically (`offset.flush.interval.ms`), when the task
+is paused, and once more when it stops, over each source partition's acknowledged prefix (at least once).
 
-`run()` is the whole life of the task and blocks until it ends; where it runs (a thread of the
-standalone worker, a task process, a Spark task) is the task runner's business (runtime/runners/).
-The exactly-once task (`exactly_once_task.py`) is this loop with transactions: it overrides the hooks
-of the section "hooks", each of which states its contract.
+`run()` is the whole life of the task and blocks until it ends; where it runs (a thread of the worker, a
+task process, a Spark task) is the task runner's business (runtime/runners/). The exactly-once task
+(`exactly_once_task.py`) is this loop with transactions: it overrides the "hooks", each stating its contract.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from typing import Any
 from confluent_kafka import KafkaError, Message, Producer
 
 from connectworker.api.errors import ConnectError
+from connectworker.api.operator import OperatorSignal
 from connectworker.api.record import RecordMetadata, SourceRecord
 from connectworker.api.task import SourceTask
 from connectworker.runtime.clients.connectivity import ConnectivityMonitor
@@ -34,6 +33,7 @@ from connectworker.runtime.offsets.flusher import OffsetFlusher
 from connectworker.runtime.status import State, Status
 from connectworker.runtime.tasks.delivery_reports import DeliveryReportPump
 from connectworker.runtime.tasks.offset_commits import OffsetCommitter
+from connectworker.runtime.tasks.operator_link import OperatorLink
 from connectworker.runtime.tasks.poll_retry import PollRetry, is_retriable
 from connectworker.runtime.tasks.record_sending import QUEUE_FULL_WAIT_S, RecordSender
 from connectworker.runtime.tasks.submitted_records import RecordAck, SubmittedRecords
@@ -82,6 +82,7 @@ class WorkerSourceTask:
         self.task = task
         self.props = dict(props)
         self.status = Status()
+        self.operator = OperatorLink(self.name)  # its progress out, operators' signals in
         self.metrics = metrics if metrics is not None else TaskMetrics.unregistered()
         self._parts = parts
         self._timeouts = timeouts
@@ -196,7 +197,11 @@ class WorkerSourceTask:
             errors=self.tolerance.errors,
             connectivity_note=self.connectivity.note,
             uncommitted_at_stop=self.uncommitted_at_stop,
+            progress=self.operator.progress,
         )
+
+    def signal(self, signal: OperatorSignal) -> None:  # an operator's: the task reads it with its context
+        self.operator.deliver(signal)
 
     def forget_reported_topics(self) -> None:
         """Report every topic again on its next use (REST `PUT /connectors/{name}/topics/reset`)."""
@@ -278,7 +283,7 @@ class WorkerSourceTask:
 
     def task_context(self) -> WorkerTaskContext:
         """The context the connector's task is initialized with (its committed offsets, its config)."""
-        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props)
+        return WorkerTaskContext(TaskOffsetReader(self._store, self.connector), self.props, operator=self.operator)
 
     def send_poll(self, producer: Producer, result: object) -> None:
         """Send what one `poll()` returned (not empty). The default sends it whole; an override may send
@@ -434,6 +439,7 @@ class WorkerSourceTask:
         if self.sender.chain is not None:
             self.sender.chain.close()
         self._parts.close(self.name)
+        self.operator.ended()
         if self.status.state is not State.FAILED:
             self.status.set(State.STOPPED)
         log.info(

@@ -1,4 +1,5 @@
-"""What a running task sees of the worker: its config and its connector's committed offsets.
+"""What a running task sees of the worker: its config, its connector's committed offsets and its line to
+its operators (progress out, signals in: `operator_link.py`).
 
 One context and one offset reader for every mode: the standalone worker reads the live backing store
 (`OffsetBackingStore`, file or topic), a dry run (`plan_context.py`) reads no offsets, and a Spark task
@@ -11,9 +12,11 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from connectworker.api.exactly_once import TransactionContext
+from connectworker.api.operator import OperatorSignal, progress_document
 from connectworker.api.record import SourceOffset, SourcePartition
 from connectworker.runtime.offsets.backing_store import OffsetBackingStore
 from connectworker.runtime.offsets.file_store import partition_key
+from connectworker.runtime.tasks.operator_link import OperatorLink
 
 
 class TaskOffsetReader:
@@ -37,12 +40,20 @@ class TaskOffsetReader:
 
 
 class WorkerTaskContext:
+    """`operator`: where the task's progress goes and its signals come from; without one (a dry run, a
+    Spark micro-batch) progress is checked and dropped and there are no signals."""
+
     def __init__(
-        self, reader: TaskOffsetReader, props: Mapping[str, str], transaction_context: TransactionContext | None = None
+        self,
+        reader: TaskOffsetReader,
+        props: Mapping[str, str],
+        transaction_context: TransactionContext | None = None,
+        operator: OperatorLink | None = None,
     ) -> None:
         self._reader = reader
         self._props = dict(props)
         self._transaction_context = transaction_context
+        self._operator = operator
 
     @property
     def transaction_context(self) -> TransactionContext | None:
@@ -54,3 +65,12 @@ class WorkerTaskContext:
 
     def configs(self) -> Mapping[str, str]:
         return self._props
+
+    def report_progress(self, progress: Mapping[str, Any] | None) -> None:
+        if self._operator is None:
+            progress_document(progress)  # checked all the same: a bad document fails wherever the task runs
+            return
+        self._operator.report_progress(progress)
+
+    def operator_signals(self) -> list[OperatorSignal]:
+        return self._operator.take_signals() if self._operator is not None else []

@@ -1,0 +1,77 @@
+"""What an incremental snapshot needs of a database (`ChunkReader`: its tables, its SQL and its
+connection for the chunks and the watermarks), and which columns cut a table into chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from .snapshot_requests import Collection
+from .table_shape import TableShape
+
+
+class ChunkReader(Protocol):
+    """The database's part: its tables, its SQL and its connection for the chunks and the watermarks."""
+
+    def tables(self) -> Sequence[str]:
+        """The captured tables' ids (the signal table left out), which a signal's regexes are matched against."""
+        ...
+
+    def shape(self, table: str, fresh: bool = True) -> TableShape | None:
+        """The table's shape now (`fresh`: at its snapshot's start; else it may be the one given then); None
+        when it is not captured or does not exist."""
+        ...
+
+    def max_key(self, shape: TableShape, columns: Sequence[str], condition: str | None) -> tuple[Any, ...] | None:
+        """The greatest key (the database's values of `columns`) of the rows `condition` keeps; None: none."""
+        ...
+
+    def chunk(
+        self,
+        shape: TableShape,
+        columns: Sequence[str],
+        after: tuple[Any, ...] | None,
+        upto: tuple[Any, ...],
+        condition: str | None,
+        limit: int,
+    ) -> list[tuple[Any, tuple[Any, ...]]]:
+        """Up to `limit` rows with a key above `after` (None: from the first) and at most `upto`, in key order:
+        each as (its values, as `shape.row` takes them; its key's values)."""
+        ...
+
+    def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
+        """INSERT (id, kind, data) into the signal table, or (`insert` False) DELETE the row `id`; committed."""
+        ...
+
+    def source(self, shape: TableShape) -> dict[str, Any]:
+        """The `source` block of a row of `shape`'s table sent now (its `snapshot` is set to `incremental`)."""
+        ...
+
+
+def chunk_columns(shape: TableShape, collection: Collection) -> list[str] | str:
+    """The columns the chunks are cut by: the surrogate key, else the record key's (primary key or
+    message.key.columns); a reason to skip the table when there are none."""
+    if collection.surrogate_key:
+        if collection.surrogate_key not in {c.name for c in shape.columns}:
+            return f'the surrogate key "{collection.surrogate_key}" is not a column of it'
+        return [collection.surrogate_key]
+    if not shape.key_columns:
+        return "the table has no primary keys"
+    return [c.name for c in shape.key_columns]
+
+
+BufferedRow = tuple[TableShape, dict[str, Any], dict[str, Any] | None, tuple[Any, ...]]
+"""A row of the open window (its shape, row, key and chunking key): sent at its close unless the stream sent
+a newer copy meanwhile."""
+
+
+def window_key(key: Mapping[str, Any] | None) -> Any:
+    """A key as the window's buffer is keyed: its values (their text where one is not hashable, a dict)."""
+    if not key:
+        return None
+    values = tuple(key.values())
+    try:
+        hash(values)
+    except TypeError:
+        return repr(values)
+    return values

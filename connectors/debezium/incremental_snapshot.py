@@ -1,0 +1,441 @@
+"""Incremental snapshots, as Debezium's (DDD-3, `AbstractIncrementalSnapshotChangeEventSource`): a table
+read again in chunks of its key while its changes keep streaming, in both CDC connectors.
+
+A chunk is read between two watermarks written to the signal table (`signal.data.collection`): INSERT the
+open one, SELECT the rows after the last key sent up to the table's maximum key at its start, INSERT the
+close one (`insert_delete`: DELETE the open one). They come back through the stream like any change; in
+between, each streamed change of the table removes its row from the chunk (the stream's copy is newer). At
+the close the chunk's rows are sent (`op: r`, `source.snapshot: incremental`) and the next chunk is read.
+A table ends when a chunk comes back empty; the snapshot when its last table does.
+
+While one runs every offset carries its state (snapshot_offsets.py), so a restart reads on after the last
+row Kafka has; a stale watermark replayed by the stream is ignored (its chunk id is not the current one).
+The database supplies a `ChunkReader` (chunk_reader.py); the stream calls `seen` for each change it emits
+and `act` between transactions, and merges `offset_state()` into its offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from connectworker.api.errors import ConnectError
+
+from .chunk_reader import BufferedRow, ChunkReader, chunk_columns, window_key
+from .emitter import Sink
+from .envelope import envelope
+from .setup_errors import first_line
+from .signal_types import Notification, Signal, SnapshotProgress
+from .snapshot_offsets import (
+    KAFKA_POSITION,
+    PRIMARY_KEY,
+    array_key,
+    encode_key,
+    joined_key,
+    state_from_offset,
+    state_offset,
+)
+from .snapshot_requests import CLOSE, OPEN, Collection, expand, signal_from_row, snapshot_request, watermark_data
+from .table_shape import TableShape
+
+log = logging.getLogger(__name__)
+
+AGGREGATE = "Incremental Snapshot"
+
+
+Notify = Callable[[Sink, Notification], None]
+
+
+@dataclass
+class IncrementalSnapshot:
+    """The state of the incremental snapshots of one connector and what moves it on."""
+
+    connector_name: str  # topic.prefix
+    signal_table: str  # "<namespace>.<table>"
+    chunk_size: int = 1024
+    insert_delete: bool = False  # incremental.snapshot.watermarking.strategy=insert_delete
+    notify: Notify = field(default=lambda sink, notification: None)
+    queue: list[Collection] = field(default_factory=list)
+    sent_key: tuple[Any, ...] | None = None  # the chunking key of the last row sent: a restart reads after it
+    max_key: tuple[Any, ...] | None = None
+    correlation_id: str | None = None
+    paused: bool = False
+    stop_requested: list[str] | None = None
+    _chunk_id: str | None = None
+    _window_open: bool = False
+    _chunk_end: tuple[Any, ...] | None = None  # the last key read (the next chunk starts after it)
+    _buffer: dict[Any, BufferedRow] = field(default_factory=dict)  # the open window's rows by their key
+    _rows_scanned: dict[str, int] = field(default_factory=dict)
+    _table_from: tuple[Any, ...] | None = None
+    blocking: list[Collection] | None = None  # a blocking snapshot asked for, for the coordinator
+    resume_on_start: bool = False
+    reader: ChunkReader | None = None  # set once the stream is connected
+    positions: dict[str, Any] = field(default_factory=dict)  # the signal channels' (signal_kafka_offset)
+    _state_ground: tuple[Any, ...] | None = None  # what `_state` was made of, but the last key sent
+    _state: dict[str, Any] = field(default_factory=dict)
+    _state_key: Any = ()  # the last key sent `_state` holds (not a key: none yet)
+
+    # -- the offsets ---------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        """Whether a snapshot is queued, or a signal channel has a position: its state goes into every offset."""
+        return bool(self.queue) or bool(self.positions)
+
+    def offset_state(self) -> dict[str, Any]:
+        """The state each offset carries now, to merge into it (not to keep: it changes). It is asked for every
+        record while a snapshot runs: all but the last key sent is made once per change of it."""
+        if not self.queue:
+            return dict(self.positions)
+        queue, positions = self.queue, self.positions
+        ground = (id(queue), len(queue), queue[0], self.max_key, self.correlation_id, positions.get(KAFKA_POSITION))
+        if self._state_ground != ground:
+            self._state_ground = ground
+            self._state = {**self.positions, **state_offset(self.queue, None, self.max_key, self.correlation_id)}
+            self._state_key = ()
+        if self._state_key != self.sent_key:
+            self._state_key, self._state[PRIMARY_KEY] = self.sent_key, encode_key(self.sent_key)
+        return self._state
+
+    def restore(self, offset: Mapping[str, Any] | None) -> None:
+        """The state a committed offset holds; the next `resume` reads on after its last row sent."""
+        if offset and isinstance(offset.get(KAFKA_POSITION), int):
+            self.positions[KAFKA_POSITION] = offset[KAFKA_POSITION]
+        state = state_from_offset(offset)
+        if state is None:
+            log.info("No incremental snapshot in progress, no action needed on start")
+            return
+        self.queue, self.sent_key, self.max_key, self.correlation_id = state
+        self._chunk_end, self.resume_on_start = self.sent_key, True
+        log.info(
+            "Incremental snapshot of %s in progress, reading a new chunk on start (after key %s)",
+            ", ".join(c.id for c in self.queue),
+            self.sent_key,
+        )
+
+    # -- the stream's hooks --------------------------------------------------------------------------
+    def is_signal_table(self, shape: TableShape) -> bool:
+        return bool(self.signal_table) and f"{shape.namespace}.{shape.table}" == self.signal_table
+
+    def seen(
+        self, sink: Sink, shape: TableShape, op: str, row: dict[str, Any] | None, key: dict[str, Any] | None
+    ) -> None:
+        """A change the stream is about to emit (`row`: its after, or its before for a delete): a signal of
+        the signal table is acted on; another table's change removes its row from an open window."""
+        if self.is_signal_table(shape):
+            if row is not None and (op == "c" or (op == "d" and self.insert_delete)):
+                signal = signal_from_row(op, row)
+                if signal is not None:
+                    self.signal(sink, signal)
+            return
+        current = self.queue[0].id if self.queue else None
+        if self._window_open and key is not None and f"{shape.namespace}.{shape.table}" == current:
+            self._buffer.pop(window_key(key), None)  # the streamed change wins over the chunk's copy
+
+    def act(self, sink: Sink, signals: list[Signal]) -> None:
+        """Between two transactions of the stream: a snapshot in progress at the start read on, and the
+        signals of the other channels (taken out of `signals`) acted on."""
+        self.resume(sink)
+        while signals:
+            self.signal(sink, signals.pop(0))
+
+    def resume(self, sink: Sink) -> None:
+        """After a restart with a snapshot in progress: read the chunk after the last row Kafka has."""
+        if self.resume_on_start:
+            self.resume_on_start = False
+            self._read_chunk(sink)
+
+    # -- signals -------------------------------------------------------------------------------------
+    def signal(self, sink: Sink, signal: Signal) -> None:
+        """Acts on a signal (any channel). A malformed one is logged with its id and skipped: never raised."""
+        handlers: dict[str, Callable[[Sink, Signal, dict[str, Any]], None]] = {
+            "execute-snapshot": self._execute,
+            "stop-snapshot": self._stop,
+            "pause-snapshot": self._pause,
+            "resume-snapshot": self._resume,
+            "log": self._log,
+            OPEN: self._open_window,
+            CLOSE: self._close_window,
+        }
+        if signal.channel == "kafka" and isinstance(signal.position, int):
+            self.positions[KAFKA_POSITION] = signal.position  # acted on: not again after a restart
+        handler = handlers.get(signal.type)
+        if handler is None:
+            log.warning("Signal '%s' has been received but the type '%s' is not recognized", signal.id, signal.type)
+            return
+        try:
+            data = json.loads(signal.data) if signal.data else {}
+        except ValueError:
+            log.warning("Signal '%s' has been received but the data '%s' cannot be parsed", signal.id, signal.data)
+            return
+        if not isinstance(data, dict):
+            log.warning("Signal '%s' has been received but its data '%s' is not a JSON object", signal.id, signal.data)
+            return
+        handler(sink, signal, data)
+
+    def _execute(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        request = snapshot_request(signal, data, self._reader_tables())
+        if request is None:
+            return
+        kind, collections, conditions = request
+        if kind == "blocking":
+            if conditions:
+                log.warning(
+                    "Signal '%s': the additional-conditions of a blocking snapshot are not implemented (Debezium "
+                    "reads them as whole SELECT statements): every row of the tables is read",
+                    signal.id,
+                )
+            self.blocking = collections
+            return
+        if not self.signal_table:
+            log.warning(
+                "Signal '%s' asks for an incremental snapshot, but there is no signal table to write its watermarks "
+                "to: set signal.data.collection",
+                signal.id,
+            )
+            return
+        starts = not self.queue
+        self.queue.extend(collections)
+        self.correlation_id = signal.id
+        if starts and self.queue:
+            self._notify(sink, "STARTED", data_collections=self._names())
+            self._read_chunk(sink)
+
+    def _stop(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        patterns = data.get("data-collections") or [".*"]
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            log.warning("Stop snapshot signal '%s' contains a non-string data collection: skipped", signal.id)
+            return
+        if not self.queue:
+            log.info("Stop snapshot signal '%s': no incremental snapshot is running", signal.id)
+            return
+        self.stop_requested = [*(self.stop_requested or []), *patterns]
+        log.info("Requested stop of incremental snapshot for data collections '%s'", patterns)
+        if not self._window_open and self._chunk_id is None:  # paused, or between windows: stop now
+            self._process_stop(sink)
+
+    def _pause(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        if self.queue and not self.paused:
+            self.paused = True
+            log.info("Incremental snapshot paused")
+            self._notify(sink, "PAUSED", data_collections=self._names())
+
+    def _resume(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        if self.queue and self.paused:
+            self.paused = False
+            log.info("Incremental snapshot resumed")
+            self._notify(sink, "RESUMED", data_collections=self._names())
+            if self._chunk_id is None:  # no window in flight: the next chunk now
+                self._read_chunk(sink)
+
+    def _log(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        message = data.get("message")
+        if message is None:
+            log.warning("Logging signal '%s' has arrived but the requested field 'message' is missing from data", data)
+            return
+        log.info(str(message).replace("{}", json.dumps(self.offset_state() or {}), 1))
+
+    def _open_window(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        if self._chunk_id is None or not (signal.id or "").startswith(self._chunk_id):
+            log.info("Received request to open window %s, expected %s: ignored", signal.id, self._chunk_id)
+            return
+        self._window_open = True
+
+    def _close_window(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
+        if self._chunk_id is None or not (signal.id or "").startswith(self._chunk_id):
+            log.info("Received request to close window %s, expected %s: ignored", signal.id, self._chunk_id)
+            return
+        self._window_open, self._chunk_id = False, None
+        self._send_window(sink)
+        self._read_chunk(sink)
+
+    # -- the chunks ----------------------------------------------------------------------------------
+    def _reader_tables(self) -> Sequence[str]:
+        return self.reader.tables() if self.reader is not None else ()
+
+    def _read_chunk(self, sink: Sink) -> None:
+        """Opens a window, reads the next chunk into the buffer, closes the window (the watermarks)."""
+        self._process_stop(sink)
+        if not self.queue or self.reader is None:
+            return
+        if self.paused:
+            log.info("Incremental snapshot is paused: no chunk read")
+            return
+        self._chunk_id = chunk_id = str(uuid.uuid4())
+        opened = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        meta = {
+            "openWindowTimestamp": opened,
+            "correlationId": self.correlation_id,
+            "dataCollectionId": self.queue[0].id,
+        }
+        self._watermark(True, f"{chunk_id}-open", OPEN, watermark_data(meta))
+        while self.queue:
+            collection = self.queue[0]
+            shape = self.reader.shape(collection.id, fresh=self.max_key is None)
+            if shape is None:
+                log.warning(
+                    "Incremental snapshot of '%s' skipped: the table is not captured, or does not exist", collection.id
+                )
+                self._next_table(sink, "UNKNOWN_SCHEMA")
+                continue
+            columns = chunk_columns(shape, collection)
+            if isinstance(columns, str):
+                log.warning("Incremental snapshot for table '%s' skipped because %s", collection.id, columns)
+                self._next_table(sink, "NO_PRIMARY_KEY" if "primary key" in columns else "SQL_EXCEPTION")
+                continue
+            try:
+                rows = self._read_rows(shape, columns, collection)
+            except Exception as exc:  # a bad condition or surrogate key: the table is skipped, the stream goes on
+                log.warning(
+                    "Snapshotting of table %s failed, skipping it (correlation id %s): %s",
+                    collection.id,
+                    collection.correlation_id,
+                    first_line(exc),
+                )
+                self._next_table(sink, "SQL_EXCEPTION")
+                continue
+            if rows is None:
+                log.info("Incremental snapshot of table '%s' finished: the table is empty", collection.id)
+                self._next_table(sink, "EMPTY")
+                continue
+            if not rows:
+                log.info("Incremental snapshot of table '%s' finished", collection.id)
+                self._next_table(sink, "SUCCEEDED")
+                continue
+            if self._table_from is None:
+                self._table_from = rows[0][1]
+            for values, chunk_key in rows:
+                row = shape.row(values)
+                key = shape.row_key(values, row)  # a keyless table's rows (by a surrogate key): by that key
+                self._buffer[window_key(key) if key else repr(chunk_key)] = (shape, row, key, chunk_key)
+            self._chunk_end = rows[-1][1]
+            self._rows_scanned[collection.id] = self._rows_scanned.get(collection.id, 0) + len(rows)
+            self._notify(
+                sink,
+                "IN_PROGRESS",
+                data_collections=self._names(),
+                current_collection_in_progress=collection.id,
+                maximum_key=joined_key(self.max_key),
+                last_processed_key=joined_key(self._chunk_end),
+            )
+            break
+        meta["closeWindowTimestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        if self.insert_delete:
+            self._watermark(False, f"{chunk_id}-open", OPEN, "")
+        else:
+            self._watermark(True, f"{chunk_id}-close", CLOSE, watermark_data(meta))
+
+    def _read_rows(
+        self, shape: TableShape, columns: Sequence[str], collection: Collection
+    ) -> list[tuple[Any, tuple[Any, ...]]] | None:
+        """The next chunk's rows (none: the table is done); None: the table is empty."""
+        assert self.reader is not None
+        if self.max_key is None:
+            self.max_key = self.reader.max_key(shape, columns, collection.condition)
+            if self.max_key is None:
+                return None
+            log.info("Incremental snapshot for table '%s' will end at position %s", collection.id, self.max_key)
+        return self.reader.chunk(shape, columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
+
+    def _watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
+        """A watermark written, or the task fails naming what the connector's user lacks: without them no chunk
+        can be read, and a snapshot left half way would look like one still running."""
+        assert self.reader is not None
+        try:
+            self.reader.write_watermark(insert, id, kind, data)
+        except Exception as exc:
+            raise ConnectError(
+                f"The incremental snapshot cannot write its watermark to the signal table {self.signal_table} "
+                f"(signal.data.collection): {first_line(exc)}. The connector's user needs INSERT"
+                f"{' and DELETE' if self.insert_delete else ''} on it; the snapshot resumes at its next chunk once "
+                "the task is restarted."
+            ) from None
+
+    def _send_window(self, sink: Sink) -> None:
+        """The buffer's rows, as read (`op: r`) records: each one's offset names its own key."""
+        if not self._buffer or self.reader is None:
+            return
+        now = time.time_ns()
+        sources: dict[int, dict[str, Any]] = {}
+        for shape, row, key, chunk_key in self._buffer.values():
+            if id(shape) not in sources:
+                sources[id(shape)] = {**self.reader.source(shape), "snapshot": "incremental"}
+            self.sent_key = chunk_key
+            sink(shape.route, key, envelope(None, row, sources[id(shape)], "r", now), False)
+        self._buffer.clear()
+        self.sent_key = self._chunk_end
+
+    def _next_table(self, sink: Sink, status: str) -> None:
+        done = self.queue[0]
+        self._notify(
+            sink,
+            "TABLE_SCAN_COMPLETED",
+            data_collections=self._names(),
+            scanned_collection=done.id,
+            total_rows_scanned=str(self._rows_scanned.get(done.id, 0)),
+            status=status,
+        )
+        self.queue.pop(0)
+        self.max_key = self.sent_key = self._chunk_end = self._table_from = None
+        self._buffer.clear()
+        if not self.queue:
+            log.info("Incremental snapshot completed")
+            self._notify(sink, "COMPLETED")
+            self.correlation_id = None
+            self.paused = False
+
+    def _process_stop(self, sink: Sink) -> None:
+        patterns, self.stop_requested = self.stop_requested, None
+        if not patterns or not self.queue:
+            return
+        names = expand(patterns, [c.id for c in self.queue], case_sensitive=True)
+        stopped = [c.id for c in self.queue if c.id in names]
+        current = self.queue[0].id
+        self.queue = [c for c in self.queue if c.id not in names or c.id == current]
+        if current in names:
+            self.queue.pop(0)
+            self.max_key = self.sent_key = self._chunk_end = self._table_from = None
+            self._buffer.clear()
+            if not self.queue:
+                self.correlation_id, self.paused = None, False
+        log.info("Removed collections from incremental snapshot: '%s'", stopped)
+        self._notify(sink, "ABORTED", data_collections=",".join(stopped))
+
+    # -- what operators see --------------------------------------------------------------------------
+    def progress(self) -> SnapshotProgress | None:
+        if not self.queue:
+            return None
+        current = self.queue[0].id
+        return SnapshotProgress(
+            running=True,
+            paused=self.paused,
+            table=current,
+            tables_remaining=len(self.queue),
+            total_tables=len(self.queue) + sum(1 for t in self._rows_scanned if t not in {c.id for c in self.queue}),
+            chunk_id=self._chunk_id,
+            chunk_from=array_key(self.sent_key),
+            chunk_to=array_key(self._chunk_end),
+            table_from=array_key(self._table_from),
+            table_to=array_key(self.max_key),
+            rows_scanned=dict(self._rows_scanned),
+            rows_sent=self._rows_scanned.get(current, 0) - len(self._buffer),
+        )
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _names(self) -> str:
+        return ",".join(c.id for c in self.queue)
+
+    def _notify(self, sink: Sink, kind: str, **data: str) -> None:
+        notification = Notification(
+            self.correlation_id or str(uuid.uuid4()),
+            AGGREGATE,
+            kind,
+            {"connector_name": self.connector_name, **data},
+            int(time.time() * 1000),
+        )
+        self.notify(sink, notification)
