@@ -17,6 +17,7 @@ from prometheus_client.registry import Collector
 
 from connectworker.api import OperatorSignal, SourceRecord, SourceTask
 from connectworker.api.operator import MAX_PROGRESS_BYTES, progress_document
+from connectworker.runtime.observability.metrics import task_snapshots
 from connectworker.runtime.observability.snapshot_metrics import snapshot_families
 from connectworker.runtime.observability.task_progress import progress_actions, shown_progress, snapshot_of
 from connectworker.runtime.observability.task_stats import TaskStats
@@ -233,7 +234,7 @@ class Watched:
 def scrape(tasks: list[Watched]) -> str:
     class Families(Collector):
         def collect(self) -> Any:
-            return snapshot_families(tasks, "connectworker_", ["connector", "task"])
+            return snapshot_families(task_snapshots(tasks), "connectworker_", ["connector", "task"])
 
     registry = CollectorRegistry()
     registry.register(Families())

@@ -10,7 +10,7 @@ metric, with its Kafka Connect counterpart, is in docs/metrics.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
@@ -19,6 +19,7 @@ from prometheus_client.registry import Collector
 
 from connectworker.runtime.observability.snapshot_metrics import snapshot_families
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
+from connectworker.runtime.observability.task_progress import SnapshotProgressView, shown_progress, snapshot_of
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
 
@@ -45,6 +46,12 @@ class WatchedTask(Protocol):
     def status(self) -> Status: ...
 
     def stats(self) -> TaskStats: ...
+
+
+def task_snapshots(tasks: Iterable[WatchedTask]) -> Iterator[tuple[list[str], SnapshotProgressView | None]]:
+    """Each task's labels (connector, task) and the snapshot its progress shows, if any."""
+    for task in tasks:
+        yield [task.connector, str(task.task_id)], snapshot_of(shown_progress(task.status.state, task.stats().progress))
 
 
 class CreatedTopicEvent(Protocol):
@@ -114,7 +121,7 @@ class _WorkerCollector(Collector):
         tasks = [task for _, _, task in snapshot if task is not None]
         yield from self._worker_group(len(snapshot) - len(tasks), len(tasks))
         yield from self._task_groups(tasks)
-        yield from snapshot_families(tasks, PREFIX, TASK_LABELS)
+        yield from snapshot_families(task_snapshots(tasks), PREFIX, TASK_LABELS)
         if self._topics is not None:
             yield from self._topic_creation(self._topics)
 

@@ -6,19 +6,18 @@ series exist while it reports a snapshot; none are written while no task does.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
 
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 
-from connectworker.runtime.observability.task_progress import shown_progress, snapshot_of
-
-if TYPE_CHECKING:
-    from connectworker.runtime.observability.metrics import WatchedTask
+from connectworker.runtime.observability.task_progress import SnapshotProgressView
 
 
-def snapshot_families(tasks: Sequence[WatchedTask], prefix: str, task_labels: list[str]) -> Iterator[Metric]:
-    """The snapshot gauges of `tasks`, labelled `task_labels` (connector, task); nothing when none snapshots."""
+def snapshot_families(
+    snapshots: Iterable[tuple[Sequence[str], SnapshotProgressView | None]], prefix: str, task_labels: list[str]
+) -> Iterator[Metric]:
+    """The gauges of the tasks' snapshots (each with its values of `task_labels`: connector, task; None for a
+    task reporting none); nothing when none snapshots."""
 
     def gauge(name: str, doc: str, extra: Sequence[str] = ()) -> GaugeMetricFamily:
         return GaugeMetricFamily(f"{prefix}snapshot_{name}", doc, labels=[*task_labels, *extra])
@@ -35,12 +34,11 @@ def snapshot_families(tasks: Sequence[WatchedTask], prefix: str, task_labels: li
         labels=task_labels,
     )
     any_snapshot = False
-    for task in tasks:
-        snapshot = snapshot_of(shown_progress(task.status.state, task.stats().progress))
+    for task_values, snapshot in snapshots:
         if snapshot is None:
             continue
         any_snapshot = True
-        labels = [task.connector, str(task.task_id)]
+        labels = list(task_values)
         running.add_metric(labels, 1 if snapshot.running else 0)
         paused.add_metric(labels, 1 if snapshot.paused else 0)
         for table, count in sorted(snapshot.rows_scanned.items()):
