@@ -32,6 +32,7 @@ from connectworker.runtime.herder.operator_signals import send_signal
 from connectworker.runtime.herder.persistence import Persistence
 from connectworker.runtime.herder.redaction import ConnectorSecrets
 from connectworker.runtime.herder.supervisor import Supervisor
+from connectworker.runtime.herder.topic_questions import TopicQuestions
 from connectworker.runtime.herder.unusable_config import is_unusable, parsed_or_unusable
 from connectworker.runtime.herder.validation import validate_connector_config
 from connectworker.runtime.herder.values import (
@@ -53,12 +54,10 @@ from connectworker.runtime.observability.secrets import hide, keep_hidden_values
 from connectworker.runtime.offsets.file_store import partition_key
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.service import CreatedTopic, TopicCreationService
-from connectworker.runtime.topic_planning.drift import drift_report
-from connectworker.runtime.topic_planning.plan import plan_topics
 from connectworker.runtime.worker import RunningConnector, UnknownConnectorError, Worker
 from connectworker.topics.admin import TopicAdmin
 from connectworker.topics.drift import TopicDrift
-from connectworker.topics.plan import PlanEntry, broker_honours_validate_only
+from connectworker.topics.plan import PlanEntry
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +98,7 @@ class StandaloneHerder:
         self.auto_restarts = AutoRestarter(worker, self._restart_failed_connector, self._restart_failed_task, metrics)
         self.rates = RateHistory(worker.status_snapshot)  # records/s, for the status page
         self._supervisor: Supervisor | None = None
+        self.topic_questions = TopicQuestions(worker, config, admin, topics)
 
     # -- start-up ------------------------------------------------------------------------------
     def start(self, file_configs: Sequence[ConnectorConfig]) -> None:
@@ -221,48 +221,17 @@ class StandaloneHerder:
         self.worker.offset_store.refresh()
 
     def created_topics(self, name: str) -> list[CreatedTopic]:
-        """The topics this worker created for connector `name` since it started, by name."""
-        self.get(name)  # unknown connector: UnknownConnectorError
-        if self.topics is None:
-            return []
-        created = list(self.topics.created_topics.values())
-        return sorted((c for c in created if c.connector == name), key=lambda c: c.name)
+        return self.topic_questions.created_topics(name)
 
     def plan(self, name: str, topics: Sequence[str], validate_only: bool) -> list[PlanEntry]:
-        """The dry run for `topics`, as `connectworker plan` prints it (illegal names get their verdict)."""
-        running = self.worker.get(name)
-        config = running.resolved or running.config  # what its connector received, when it runs
-        honours = validate_only and self.admin is not None and broker_honours_validate_only(self.admin)
-        return plan_topics(
-            config,
-            topics,
-            enabled=self.config.topic_creation_enable,
-            committed=self.worker.offset_store.offsets(name),  # as this worker knows them: nothing is written
-            admin=self.admin,
-            validate_only=validate_only,
-            broker_honours_validate_only=honours,
-            policy=self.policy,
-        )
+        return self.topic_questions.plan(name, topics, validate_only)
 
     def drift(self, name: str, topics: Sequence[str] = ()) -> list[TopicDrift]:
-        """`topics` (by default every topic the connector wrote to or the worker created for it) compared
-        with what the connector's rules would create now."""
-        running = self.get(name)
-        if self.admin is None:
-            raise InvalidRequestError("This worker has no Admin client to describe topics with")
-        names = list(topics) or sorted(running.topics | {c.name for c in self.created_topics(name)})
-        return drift_report(
-            running.config,
-            names,
-            admin=self.admin,
-            committed=self.worker.offset_store.offsets(name),
-            policy=self.policy,
-        )
+        return self.topic_questions.drift(name, topics)
 
     @property
     def policy(self) -> CreateTopicPolicy | None:
-        """The worker's create-topic policy (`topic.creation.policy.class`), if any."""
-        return self.topics.policy if self.topics is not None else None
+        return self.topic_questions.policy
 
     # -- config changes ------------------------------------------------------------------------
     def create(self, name: str, props: Mapping[str, str], initial_state: State | None = None) -> ConnectorInfo:
