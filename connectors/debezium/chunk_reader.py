@@ -3,11 +3,67 @@ connection for the chunks and the watermarks), and which columns cut a table int
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .snapshot_requests import Collection
 from .table_shape import TableShape
+
+
+class KeyBounds(Protocol):
+    """How a database compares a key with a key's values in SQL (Debezium's chunk query builders)."""
+
+    def greater(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """`key > values`, and its parameters."""
+        ...
+
+    def at_most(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """`key <= values`, and its parameters."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChunkQuery:
+    """The next chunk: up to `limit` rows keyed by `columns` above `after` (None: from the first) and at most
+    `upto`, that `condition` keeps, in key order."""
+
+    columns: Sequence[str]
+    after: tuple[Any, ...] | None
+    upto: tuple[Any, ...]
+    condition: str | None
+    limit: int
+
+    def statement(
+        self, table: str, select: str, quote: Callable[[str], str], bounds: KeyBounds
+    ) -> tuple[str, list[Any]]:
+        """`SELECT <select> FROM <table> WHERE <bounds> [AND (<condition>)] ORDER BY <key> LIMIT <limit>`."""
+        where: list[str] = []
+        params: list[Any] = []
+        for bound, values in ((bounds.greater, self.after), (bounds.at_most, self.upto)):
+            if values is not None:
+                sql, values_params = bound(self.columns, values)
+                where.append(sql)
+                params += values_params
+        if self.condition:
+            where.append(f"({self.condition})")
+        order = ", ".join(quote(c) for c in self.columns)
+        return (
+            f"SELECT {select} FROM {table} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {int(self.limit)}",
+            params,
+        )
+
+
+def max_key_statement(table: str, columns: Sequence[str], condition: str | None, quote: Callable[[str], str]) -> str:
+    """The greatest key of the rows `condition` keeps: `SELECT <key> FROM <table> ... ORDER BY <key> DESC LIMIT 1`."""
+    where = f" WHERE ({condition})" if condition else ""
+    order = ", ".join(f"{quote(c)} DESC" for c in columns)
+    return f"SELECT {', '.join(quote(c) for c in columns)} FROM {table}{where} ORDER BY {order} LIMIT 1"
+
+
+def keyed_rows(rows: Sequence[Sequence[Any]], positions: Sequence[int]) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Each row read with its key's values (at `positions`), as `ChunkReader.chunk` gives them."""
+    return [(list(row), tuple(row[p] for p in positions)) for row in rows]
 
 
 class ChunkReader(Protocol):
@@ -26,17 +82,9 @@ class ChunkReader(Protocol):
         """The greatest key (the database's values of `columns`) of the rows `condition` keeps; None: none."""
         ...
 
-    def chunk(
-        self,
-        shape: TableShape,
-        columns: Sequence[str],
-        after: tuple[Any, ...] | None,
-        upto: tuple[Any, ...],
-        condition: str | None,
-        limit: int,
-    ) -> list[tuple[Any, tuple[Any, ...]]]:
-        """Up to `limit` rows with a key above `after` (None: from the first) and at most `upto`, in key order:
-        each as (its values, as `shape.row` takes them; its key's values)."""
+    def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
+        """The rows `query` asks for, in key order: each as (its values, as `shape.row` takes them; its key's
+        values)."""
         ...
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:

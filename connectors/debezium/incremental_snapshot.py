@@ -27,7 +27,7 @@ from typing import Any
 
 from connectworker.api.errors import ConnectError
 
-from .chunk_reader import BufferedRow, ChunkReader, chunk_columns, window_key
+from .chunk_reader import BufferedRow, ChunkQuery, ChunkReader, chunk_columns, window_key
 from .emitter import Sink
 from .envelope import envelope
 from .setup_errors import first_line
@@ -340,7 +340,8 @@ class IncrementalSnapshot:
             if self.max_key is None:
                 return None
             log.info("Incremental snapshot for table '%s' will end at position %s", collection.id, self.max_key)
-        return self.reader.chunk(shape, columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
+        query = ChunkQuery(columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
+        return self.reader.chunk(shape, query)
 
     def _watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
         """A watermark written, or the task fails naming what the connector's user lacks: without them no chunk

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..debezium.chunk_reader import ChunkQuery, keyed_rows, max_key_statement
 from ..debezium.table_shape import TableShape
 from .database import connect
 from .held_schemas import HeldSchemas
@@ -58,43 +59,19 @@ class MySqlChunks:
         return self._schemas.shape(found, self._position())
 
     def max_key(self, shape: TableShape, columns: Sequence[str], condition: str | None) -> tuple[Any, ...] | None:
-        where = f" WHERE ({condition})" if condition else ""
-        order = ", ".join(f"{quote(c)} DESC" for c in columns)
         with self._cursor() as cursor:
-            cursor.execute(
-                f"SELECT {', '.join(quote(c) for c in columns)} FROM {_table(shape)}{where} ORDER BY {order} LIMIT 1"
-            )
+            cursor.execute(max_key_statement(_table(shape), columns, condition, quote))
             row = cursor.fetchone()
         return tuple(row) if row is not None else None
 
-    def chunk(
-        self,
-        shape: TableShape,
-        columns: Sequence[str],
-        after: tuple[Any, ...] | None,
-        upto: tuple[Any, ...],
-        condition: str | None,
-        limit: int,
-    ) -> list[tuple[Any, tuple[Any, ...]]]:
+    def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         assert isinstance(shape, MySqlTableShape)
-        above_max, max_params = _after(columns, upto)
-        where, params = [f"NOT {above_max}"], list(max_params)
-        if after is not None:
-            above_last, last_params = _after(columns, after)
-            where.insert(0, above_last)
-            params = [*last_params, *params]
-        if condition:
-            where.append(f"({condition})")
-        select = ", ".join(quote(c) for c in shape.column_names) or "NULL"
-        order = ", ".join(quote(c) for c in columns)
-        positions = [shape.column_names.index(c) for c in columns]
+        names = shape.column_names
+        sql, params = query.statement(_table(shape), ", ".join(map(quote, names)) or "NULL", quote, ExpandedBounds())
         with self._cursor() as cursor:
-            cursor.execute(
-                f"SELECT {select} FROM {_table(shape)} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {int(limit)}",
-                params,
-            )
+            cursor.execute(sql, params)
             rows = cursor.fetchall()
-        return [(list(row), tuple(row[p] for p in positions)) for row in rows]
+        return keyed_rows(rows, [names.index(c) for c in query.columns])
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
         database, _, table = self._settings.signals.table.partition(".")
@@ -119,14 +96,21 @@ class MySqlChunks:
         )
 
 
-def _after(columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
-    """`key > values`, column by column: `((k1 > ?) OR (k1 = ? AND k2 > ?) ...)`, and its parameters."""
-    terms, params = [], []
-    for i, column in enumerate(columns):
-        equal = [f"{quote(c)} = %s" for c in columns[:i]]
-        terms.append("(" + " AND ".join([*equal, f"{quote(column)} > %s"]) + ")")
-        params.extend([*values[:i], values[i]])
-    return "(" + " OR ".join(terms) + ")", params
+class ExpandedBounds:
+    """A key compared column by column: `(k1 > ?) OR (k1 = ? AND k2 > ?)`, as Debezium writes it for MySQL's
+    optimizer; at most a key is NOT greater than it."""
+
+    def greater(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        terms, params = [], []
+        for i, column in enumerate(columns):
+            equal = [f"{quote(c)} = %s" for c in columns[:i]]
+            terms.append("(" + " AND ".join([*equal, f"{quote(column)} > %s"]) + ")")
+            params.extend([*values[:i], values[i]])
+        return "(" + " OR ".join(terms) + ")", params
+
+    def at_most(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        greater, params = self.greater(columns, values)
+        return f"NOT {greater}", params
 
 
 def _table(shape: TableShape) -> str:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..debezium.chunk_reader import ChunkQuery, keyed_rows, max_key_statement
 from ..debezium.table_shape import TableShape
 from .catalog_types import CatalogTypes, catalog_types
 from .database import CatalogColumn, list_tables, quote
@@ -51,46 +52,20 @@ class PostgresChunks:
         return self._shapes[table][0]
 
     def max_key(self, shape: TableShape, columns: Sequence[str], condition: str | None) -> tuple[Any, ...] | None:
-        catalog = self._catalog(shape)
-        where = f" WHERE ({condition})" if condition else ""
-        order = ", ".join(f"{quote(c)} DESC" for c in columns)
-        names = ", ".join(quote(c) for c in columns)
-        with text_cursor(self._connection(), self._catalog_types(), catalog) as cursor:
-            cursor.execute(f"SELECT {names} FROM {_table(shape)}{where} ORDER BY {order} LIMIT 1")
+        with text_cursor(self._connection(), self._catalog_types(), self._catalog(shape)) as cursor:
+            cursor.execute(max_key_statement(_table(shape), columns, condition, quote))
             row = cursor.fetchone()
         return tuple(row) if row is not None else None
 
-    def chunk(
-        self,
-        shape: TableShape,
-        columns: Sequence[str],
-        after: tuple[Any, ...] | None,
-        upto: tuple[Any, ...],
-        condition: str | None,
-        limit: int,
-    ) -> list[tuple[Any, tuple[Any, ...]]]:
+    def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         catalog = self._catalog(shape)
-        types = {c.name: c.type_name for c in catalog}
-        keys = f"ROW({', '.join(quote(c) for c in columns)})"
-        bound = f"ROW({', '.join(f'CAST(%s AS {types[c]})' for c in columns)})"
-        where = [f"{keys} <= {bound}"]
-        params: list[Any] = list(upto)
-        if after is not None:
-            where.insert(0, f"{keys} > {bound}")
-            params = [*after, *params]
-        if condition:
-            where.append(f"({condition})")
-        select = ", ".join(quote(c.name) for c in catalog) or "NULL"
-        order = ", ".join(quote(c) for c in columns)
-        positions = [next(i for i, c in enumerate(catalog) if c.name == name) for name in columns]
-        connection = self._connection()
-        with text_cursor(connection, self._catalog_types(), catalog) as cursor:
-            cursor.execute(
-                f"SELECT {select} FROM {_table(shape)} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT {int(limit)}",
-                params,
-            )
+        names = [c.name for c in catalog]
+        bounds = RowBounds({c.name: c.type_name for c in catalog})
+        sql, params = query.statement(_table(shape), ", ".join(map(quote, names)) or "NULL", quote, bounds)
+        with text_cursor(self._connection(), self._catalog_types(), catalog) as cursor:
+            cursor.execute(sql, params)
             rows = cursor.fetchall()
-        return [(list(row), tuple(row[p] for p in positions)) for row in rows]
+        return keyed_rows(rows, [names.index(c) for c in query.columns])
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
         schema, _, table = self._settings.signals.table.partition(".")
@@ -120,6 +95,27 @@ class PostgresChunks:
 
     def _catalog(self, shape: TableShape) -> list[CatalogColumn]:
         return self._shapes[f"{shape.namespace}.{shape.table}"][1]
+
+
+class RowBounds:
+    """Row-value comparisons, `ROW(k1, k2) > ROW(…)`, each value its text cast to the column's type (keys are
+    NOT NULL here, where PostgreSQL plans them well)."""
+
+    def __init__(self, types: dict[str, str]) -> None:
+        self._types = types
+
+    def greater(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{self._row(columns)} > {self._values(columns)}", list(values)
+
+    def at_most(self, columns: Sequence[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{self._row(columns)} <= {self._values(columns)}", list(values)
+
+    @staticmethod
+    def _row(columns: Sequence[str]) -> str:
+        return f"ROW({', '.join(quote(c) for c in columns)})"
+
+    def _values(self, columns: Sequence[str]) -> str:
+        return f"ROW({', '.join(f'CAST(%s AS {self._types[c]})' for c in columns)})"
 
 
 def _table(shape: TableShape) -> str:

@@ -14,6 +14,7 @@ import pytest
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
+from connectworker.connectors.debezium.chunk_reader import ChunkQuery
 from connectworker.connectors.debezium.column_types import ColumnType
 from connectworker.connectors.debezium.incremental_snapshot import IncrementalSnapshot
 from connectworker.connectors.debezium.signal_types import Notification, Signal
@@ -51,14 +52,13 @@ class FakeDatabase:
         keys = self._keys(shape, condition)
         return (max(keys),) if keys else None
 
-    def chunk(
-        self, shape: TableShape, columns: Sequence[str], after: Any, upto: Any, condition: Any, limit: int
-    ) -> Any:
+    def chunk(self, shape: TableShape, query: ChunkQuery) -> Any:
         if self.fail_select:
             raise RuntimeError('column "nope" does not exist')
-        keys = [k for k in self._keys(shape, condition) if (after is None or k > after[0]) and k <= upto[0]]
+        after, upto = query.after, query.upto
+        keys = [k for k in self._keys(shape, query.condition) if (after is None or k > after[0]) and k <= upto[0]]
         table = self.rows[f"{shape.namespace}.{shape.table}"]
-        return [([k, table[k]], (k,)) for k in keys[:limit]]
+        return [([k, table[k]], (k,)) for k in keys[: query.limit]]
 
     def _keys(self, shape: TableShape, condition: str | None) -> list[int]:
         keys = sorted(self.rows[f"{shape.namespace}.{shape.table}"])
