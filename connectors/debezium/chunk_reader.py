@@ -53,17 +53,22 @@ class ChunkQuery:
             params,
         )
 
+    def read(
+        self, cursor: Any, table: str, names: Sequence[str], quote: Callable[[str], str], bounds: KeyBounds
+    ) -> list[tuple[Any, tuple[Any, ...]]]:
+        """The rows of the columns `names` on `cursor`, each with its key's values, as `ChunkReader.chunk`
+        gives them."""
+        sql, params = self.statement(table, ", ".join(map(quote, names)) or "NULL", quote, bounds)
+        cursor.execute(sql, params)
+        positions = [list(names).index(c) for c in self.columns]
+        return [(list(row), tuple(row[p] for p in positions)) for row in cursor.fetchall()]
+
 
 def max_key_statement(table: str, columns: Sequence[str], condition: str | None, quote: Callable[[str], str]) -> str:
     """The greatest key of the rows `condition` keeps: `SELECT <key> FROM <table> ... ORDER BY <key> DESC LIMIT 1`."""
     where = f" WHERE ({condition})" if condition else ""
     order = ", ".join(f"{quote(c)} DESC" for c in columns)
     return f"SELECT {', '.join(quote(c) for c in columns)} FROM {table}{where} ORDER BY {order} LIMIT 1"
-
-
-def keyed_rows(rows: Sequence[Sequence[Any]], positions: Sequence[int]) -> list[tuple[Any, tuple[Any, ...]]]:
-    """Each row read with its key's values (at `positions`), as `ChunkReader.chunk` gives them."""
-    return [(list(row), tuple(row[p] for p in positions)) for row in rows]
 
 
 class ChunkReader(Protocol):

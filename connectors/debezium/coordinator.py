@@ -53,7 +53,7 @@ from .signal_keys import (
     SIGNAL_TOPIC,
     signal_consumer_config,
 )
-from .signal_types import Signal, SnapshotProgress
+from .signal_types import SnapshotProgress
 from .snapshot_markers import SnapshotMarkers
 from .table_shape import TableShape
 
@@ -89,7 +89,6 @@ class StreamingSource(Protocol):
 
     topics_keyed: set[str]  # the topics of the keyed tables it has met (compact.keyed.table.topics)
     incremental: IncrementalSnapshot | None  # its incremental snapshots (with a signal table or channel)
-    signals: list[Signal]  # the other channels' signals, acted on at its next read
 
     def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
         """What comes within poll.interval.ms; raises RetriableError when the server is lost."""
@@ -174,17 +173,16 @@ class CdcTask(SourceTask):
             if self._stream is None:  # idle: nothing more to read
                 self._stopping.wait(self.settings.poll_s)
                 return None
-            if self._channels is not None:
-                self._stream.signals.extend(self._channels.poll_due())
-            if self._stream.incremental is not None:
-                self._stream.signals.extend(RestSignalChannel(self.context).poll())
+            engine = self._stream.incremental
+            if engine is not None:  # the other channels' signals, acted on at the stream's next read
+                engine.signals.extend(self._channels.poll_due() if self._channels is not None else ())
+                engine.signals.extend(RestSignalChannel(self.context).poll())
             try:
                 records = self._stream.read(self._stopping)
             except RetriableError as exc:
                 self._give_up_after_retry_timeout(exc)
                 raise
             self._failing_since = None
-            engine = self._stream.incremental
             if engine is not None:
                 self._report(engine.progress())
             if engine is not None and engine.blocking is not None:

@@ -77,6 +77,7 @@ class IncrementalSnapshot:
     resume_on_start: bool = False
     reader: ChunkReader | None = None  # set once the stream is connected
     positions: dict[str, Any] = field(default_factory=dict)  # the signal channels' (signal_kafka_offset)
+    signals: list[Signal] = field(default_factory=list)  # of the other channels than the signal table: for `act`
     _state_ground: tuple[Any, ...] | None = None  # what `_state` was made of, but the last key sent
     _state: dict[str, Any] = field(default_factory=dict)
     _state_key: Any = ()  # the last key sent `_state` holds (not a key: none yet)
@@ -137,12 +138,12 @@ class IncrementalSnapshot:
         if self._window_open and key is not None and f"{shape.namespace}.{shape.table}" == current:
             self._buffer.pop(window_key(key), None)  # the streamed change wins over the chunk's copy
 
-    def act(self, sink: Sink, signals: list[Signal]) -> None:
+    def act(self, sink: Sink) -> None:
         """Between two transactions of the stream: a snapshot in progress at the start read on, and the
-        signals of the other channels (taken out of `signals`) acted on."""
+        signals the other channels brought (`signals`) acted on."""
         self.resume(sink)
-        while signals:
-            self.signal(sink, signals.pop(0))
+        while self.signals:
+            self.signal(sink, self.signals.pop(0))
 
     def resume(self, sink: Sink) -> None:
         """After a restart with a snapshot in progress: read the chunk after the last row Kafka has."""

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..debezium.chunk_reader import ChunkQuery, keyed_rows, max_key_statement
+from ..debezium.chunk_reader import ChunkQuery, max_key_statement
 from ..debezium.table_shape import TableShape
 from .database import connect
 from .held_schemas import HeldSchemas
@@ -66,12 +66,8 @@ class MySqlChunks:
 
     def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         assert isinstance(shape, MySqlTableShape)
-        names = shape.column_names
-        sql, params = query.statement(_table(shape), ", ".join(map(quote, names)) or "NULL", quote, ExpandedBounds())
         with self._cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        return keyed_rows(rows, [names.index(c) for c in query.columns])
+            return query.read(cursor, _table(shape), shape.column_names, quote, ExpandedBounds())
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
         database, _, table = self._settings.signals.table.partition(".")

@@ -27,7 +27,6 @@ from ..debezium.incremental_setup import incremental_snapshot
 from ..debezium.pending import PendingRecords
 from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
-from ..debezium.signal_types import Signal
 from . import gtids as gtid_sets
 from .chunks import MySqlChunks
 from .database import ServerInfo, connect
@@ -81,7 +80,6 @@ class BinlogStream:
         if self.incremental is not None:
             self._chunks = MySqlChunks(settings, self._schemas, lambda: self._txn or self._resume)
             self.incremental.reader = self._chunks
-        self.signals: list[Signal] = []  # of the other channels than the signal table: acted on at the next read
 
     # -- connection ----------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -135,7 +133,7 @@ class BinlogStream:
         self._ensure_started()
         assert self._reader is not None
         if self.incremental is not None and self._txn is None:  # between transactions: at the last one's position
-            self.incremental.act(self._emit_between, self.signals)
+            self.incremental.act(self._emit_between)
         deadline = time.monotonic() + settings.poll_s
         try:
             while len(pending) < settings.max_batch and not stopping.is_set():

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..debezium.chunk_reader import ChunkQuery, keyed_rows, max_key_statement
+from ..debezium.chunk_reader import ChunkQuery, max_key_statement
 from ..debezium.table_shape import TableShape
 from .catalog_types import CatalogTypes, catalog_types
 from .database import CatalogColumn, list_tables, quote
@@ -59,13 +59,9 @@ class PostgresChunks:
 
     def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         catalog = self._catalog(shape)
-        names = [c.name for c in catalog]
         bounds = RowBounds({c.name: c.type_name for c in catalog})
-        sql, params = query.statement(_table(shape), ", ".join(map(quote, names)) or "NULL", quote, bounds)
         with text_cursor(self._connection(), self._catalog_types(), catalog) as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        return keyed_rows(rows, [names.index(c) for c in query.columns])
+            return query.read(cursor, _table(shape), [c.name for c in catalog], quote, bounds)
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
         schema, _, table = self._settings.signals.table.partition(".")

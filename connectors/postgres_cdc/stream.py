@@ -30,7 +30,6 @@ from ..debezium.incremental_setup import incremental_snapshot
 from ..debezium.pending import PendingRecords
 from ..debezium.routes import Route
 from ..debezium.setup_errors import first_line
-from ..debezium.signal_types import Signal
 from . import pgoutput as pg
 from .catalog_types import catalog_types
 from .chunks import PostgresChunks
@@ -86,7 +85,6 @@ class ChangeStream:
         self._flushed = 0
         self.topics_keyed: set[str] = set()
         self.incremental = incremental_snapshot(settings, self._emitter, committed)
-        self.signals: list[Signal] = []  # of the other channels than the signal table: acted on at the next read
 
     # -- connection ----------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -158,7 +156,7 @@ class ChangeStream:
         try:
             self._send_flush()
             if self.incremental is not None:  # between transactions: sent at the last one's position
-                self.incremental.act(self._emit_between, self.signals)
+                self.incremental.act(self._emit_between)
             max_queue, pending = self._settings.max_queue, self._open
             while len(ready) < max_batch and len(pending) < max_queue and not stopping.is_set():
                 message = read_message()
