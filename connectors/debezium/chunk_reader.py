@@ -64,11 +64,28 @@ class ChunkQuery:
         return [(list(row), tuple(row[p] for p in positions)) for row in cursor.fetchall()]
 
 
-def max_key_statement(table: str, columns: Sequence[str], condition: str | None, quote: Callable[[str], str]) -> str:
-    """The greatest key of the rows `condition` keeps: `SELECT <key> FROM <table> ... ORDER BY <key> DESC LIMIT 1`."""
+def watermark_statement(
+    signal_table: str, insert: bool, id: str, kind: str, data: str, quote: Callable[[str], str]
+) -> tuple[str, tuple[str, ...]]:
+    """INSERT a watermark (id, type, data, by position as Debezium writes it) into the signal table, or DELETE
+    the row `id` (an `insert_delete` close)."""
+    namespace, _, table = signal_table.partition(".")
+    name = f"{quote(namespace)}.{quote(table)}"
+    if insert:
+        return f"INSERT INTO {name} VALUES (%s, %s, %s)", (id, kind, data)
+    return f"DELETE FROM {name} WHERE id = %s", (id,)
+
+
+def read_max_key(
+    cursor: Any, table: str, columns: Sequence[str], condition: str | None, quote: Callable[[str], str]
+) -> tuple[Any, ...] | None:
+    """The greatest key of the rows `condition` keeps (`SELECT <key> … ORDER BY <key> DESC LIMIT 1`); None for
+    none."""
     where = f" WHERE ({condition})" if condition else ""
     order = ", ".join(f"{quote(c)} DESC" for c in columns)
-    return f"SELECT {', '.join(quote(c) for c in columns)} FROM {table}{where} ORDER BY {order} LIMIT 1"
+    cursor.execute(f"SELECT {', '.join(quote(c) for c in columns)} FROM {table}{where} ORDER BY {order} LIMIT 1")
+    row = cursor.fetchone()
+    return tuple(row) if row is not None else None
 
 
 class ChunkReader(Protocol):

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..debezium.chunk_reader import ChunkQuery, max_key_statement
+from ..debezium.chunk_reader import ChunkQuery, read_max_key, watermark_statement
 from ..debezium.table_shape import TableShape
 from .database import connect
 from .held_schemas import HeldSchemas
@@ -60,9 +60,7 @@ class MySqlChunks:
 
     def max_key(self, shape: TableShape, columns: Sequence[str], condition: str | None) -> tuple[Any, ...] | None:
         with self._cursor() as cursor:
-            cursor.execute(max_key_statement(_table(shape), columns, condition, quote))
-            row = cursor.fetchone()
-        return tuple(row) if row is not None else None
+            return read_max_key(cursor, _table(shape), columns, condition, quote)
 
     def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         assert isinstance(shape, MySqlTableShape)
@@ -70,12 +68,8 @@ class MySqlChunks:
             return query.read(cursor, _table(shape), shape.column_names, quote, ExpandedBounds())
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
-        database, _, table = self._settings.signals.table.partition(".")
         with self._cursor() as cursor:
-            if insert:
-                cursor.execute(f"INSERT INTO {quote(database)}.{quote(table)} VALUES (%s, %s, %s)", (id, kind, data))
-            else:
-                cursor.execute(f"DELETE FROM {quote(database)}.{quote(table)} WHERE id = %s", (id,))
+            cursor.execute(*watermark_statement(self._settings.signals.table, insert, id, kind, data, quote))
 
     def source(self, shape: TableShape) -> dict[str, Any]:
         """The stream's position (the close watermark's), as Debezium's MySQL connector writes it; `ts_ms` now."""

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..debezium.chunk_reader import ChunkQuery, max_key_statement
+from ..debezium.chunk_reader import ChunkQuery, read_max_key, watermark_statement
 from ..debezium.table_shape import TableShape
 from .catalog_types import CatalogTypes, catalog_types
 from .database import CatalogColumn, list_tables, quote
@@ -53,9 +53,7 @@ class PostgresChunks:
 
     def max_key(self, shape: TableShape, columns: Sequence[str], condition: str | None) -> tuple[Any, ...] | None:
         with text_cursor(self._connection(), self._catalog_types(), self._catalog(shape)) as cursor:
-            cursor.execute(max_key_statement(_table(shape), columns, condition, quote))
-            row = cursor.fetchone()
-        return tuple(row) if row is not None else None
+            return read_max_key(cursor, _table(shape), columns, condition, quote)
 
     def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
         catalog = self._catalog(shape)
@@ -64,12 +62,8 @@ class PostgresChunks:
             return query.read(cursor, _table(shape), [c.name for c in catalog], quote, bounds)
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
-        schema, _, table = self._settings.signals.table.partition(".")
         with self._connection().cursor() as cursor:
-            if insert:
-                cursor.execute(f"INSERT INTO {quote(schema)}.{quote(table)} VALUES (%s, %s, %s)", (id, kind, data))
-            else:
-                cursor.execute(f"DELETE FROM {quote(schema)}.{quote(table)} WHERE id = %s", (id,))
+            cursor.execute(*watermark_statement(self._settings.signals.table, insert, id, kind, data, quote))
 
     def source(self, shape: TableShape) -> dict[str, Any]:
         """As Debezium's PostgreSQL connector writes an incremental row's: no `txId`, `lsn` or `xmin`; `ts_ms` now."""
