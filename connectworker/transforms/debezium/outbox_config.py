@@ -106,15 +106,13 @@ CONFIG_DEF.define(
     "the value, beside payload) or partition (the record's partition, an int32 column).",
     group="Table",
 )
-CONFIG_DEF.define(
+CONFIG_DEF.define_choice(
     FIELDS_ADDITIONAL_MISSING,
-    ConfigType.STRING,
     "error",
-    validator=one_of("error", "ignore"),
+    ("error", "ignore"),
     importance=Importance.MEDIUM,
     documentation="An additional column the row lacks: error (the record fails) or ignore (it is left out).",
     group="Table",
-    recommended_values=("error", "ignore"),
 )
 CONFIG_DEF.define(
     FIELDS_ADDITIONAL_ERROR_ON_MISSING,
@@ -152,26 +150,22 @@ CONFIG_DEF.define(
     "is not a JSON object is left as it is, with a warning).",
     group="Table",
 )
-CONFIG_DEF.define(
+CONFIG_DEF.define_choice(
     JSON_PAYLOAD_NULL_BEHAVIOR,
-    ConfigType.STRING,
     "ignore",
-    validator=one_of("ignore", "optional_bytes"),
+    ("ignore", "optional_bytes"),
     importance=Importance.MEDIUM,
     documentation="A null in an expanded payload: ignore (the member is left out) or optional_bytes.",
     group="Table",
-    recommended_values=("ignore", "optional_bytes"),
 )
-CONFIG_DEF.define(
+CONFIG_DEF.define_choice(
     JSON_PAYLOAD_EMPTY_ARRAY_BEHAVIOR,
-    ConfigType.STRING,
     "ignore",
-    validator=one_of("ignore", "optional_string"),
+    ("ignore", "optional_string"),
     importance=Importance.MEDIUM,
     documentation="An empty array in an expanded payload: ignore (left out) or optional_string (an array of "
     "optional strings).",
     group="Table",
-    recommended_values=("ignore", "optional_string"),
 )
 CONFIG_DEF.define(
     ROUTE_BY_FIELD,
