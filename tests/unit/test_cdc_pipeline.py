@@ -400,3 +400,21 @@ def test_max_queue_size_must_be_larger_than_max_batch_size_as_debezium_requires(
     }
     settings = connector().parse_settings({**props, "max.batch.size": "10", "poll.interval.ms": "50"})
     assert (settings.max_batch, settings.max_queue, settings.poll_s) == (10, 8192, 0.05)
+
+
+@pytest.mark.parametrize(("connector", "props"), [(PostgresCdcConnector, PROPS), (MySqlCdcConnector, MYSQL_PROPS)])
+def test_the_kafka_signal_channel_requires_its_topic_with_one_partition(
+    connector: type[DebeziumConnector], props: dict[str, str]
+) -> None:
+    """The worker creates `<topic.prefix>-signal` with one partition before the tasks start, and refuses to start
+    the connector over one with more: the channel reads partition 0 only."""
+    signal_topics = [
+        t
+        for t in connector().required_topics({**props, "signal.enabled.channels": "source,kafka"})
+        if "signal" in t.name
+    ]
+    assert [(t.name, t.settings.partitions, t.cluster) for t in signal_topics] == [
+        (f"{props['topic.prefix']}-signal", 1, None)
+    ]
+    assert "partition 0 alone is read" in signal_topics[0].why
+    assert not [t for t in connector().required_topics(props) if "signal" in t.name]
