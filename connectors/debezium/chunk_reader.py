@@ -23,6 +23,10 @@ class KeyBounds(Protocol):
         ...
 
 
+Rows = list[tuple[Any, tuple[Any, ...]]]
+"""A chunk's rows, in key order: each as (its values, as `TableShape.row` takes them; its key's values)."""
+
+
 @dataclass(frozen=True)
 class ChunkQuery:
     """The next chunk: up to `limit` rows keyed by `columns` above `after` (None: from the first) and at most
@@ -55,7 +59,7 @@ class ChunkQuery:
 
     def read(
         self, cursor: Any, table: str, names: Sequence[str], quote: Callable[[str], str], bounds: KeyBounds
-    ) -> list[tuple[Any, tuple[Any, ...]]]:
+    ) -> Rows:
         """The rows of the columns `names` on `cursor`, each with its key's values, as `ChunkReader.chunk`
         gives them."""
         sql, params = self.statement(table, ", ".join(map(quote, names)) or "NULL", quote, bounds)
@@ -104,9 +108,8 @@ class ChunkReader(Protocol):
         """The greatest key (the database's values of `columns`) of the rows `condition` keeps; None: none."""
         ...
 
-    def chunk(self, shape: TableShape, query: ChunkQuery) -> list[tuple[Any, tuple[Any, ...]]]:
-        """The rows `query` asks for, in key order: each as (its values, as `shape.row` takes them; its key's
-        values)."""
+    def chunk(self, shape: TableShape, query: ChunkQuery) -> Rows:
+        """The rows `query` asks for."""
         ...
 
     def write_watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
@@ -118,15 +121,17 @@ class ChunkReader(Protocol):
         ...
 
 
-def chunk_columns(shape: TableShape, collection: Collection) -> list[str] | str:
+def chunk_columns(shape: TableShape | None, collection: Collection) -> list[str] | tuple[str, str]:
     """The columns the chunks are cut by: the surrogate key, else the record key's (primary key or
-    message.key.columns); a reason to skip the table when there are none."""
+    message.key.columns); or why the table is skipped: its TABLE_SCAN_COMPLETED status, and the reason."""
+    if shape is None:
+        return "UNKNOWN_SCHEMA", "the table is not captured, or does not exist"
     if collection.surrogate_key:
         if collection.surrogate_key not in {c.name for c in shape.columns}:
-            return f'the surrogate key "{collection.surrogate_key}" is not a column of it'
+            return "SQL_EXCEPTION", f'the surrogate key "{collection.surrogate_key}" is not a column of it'
         return [collection.surrogate_key]
     if not shape.key_columns:
-        return "the table has no primary keys"
+        return "NO_PRIMARY_KEY", "the table has no primary keys"
     return [c.name for c in shape.key_columns]
 
 

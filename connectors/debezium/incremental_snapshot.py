@@ -22,26 +22,22 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from connectworker.api.errors import ConnectError
-
-from .chunk_reader import BufferedRow, ChunkQuery, ChunkReader, chunk_columns, window_key
+from .chunk_fetch import ChunkFetch, ChunkFetcher, Watermark, watermark_error, window_watermarks
+from .chunk_reader import BufferedRow, ChunkQuery, ChunkReader, Rows, chunk_columns, window_key
 from .emitter import Sink
 from .envelope import envelope
 from .setup_errors import first_line
 from .signal_types import Notification, Signal, SnapshotProgress
 from .snapshot_offsets import (
     KAFKA_POSITION,
-    PRIMARY_KEY,
+    StateOffsets,
     array_key,
-    encode_key,
     joined_key,
     state_from_offset,
-    state_offset,
 )
-from .snapshot_requests import CLOSE, OPEN, Collection, expand, signal_from_row, snapshot_request, watermark_data
+from .snapshot_requests import CLOSE, OPEN, Collection, expand, signal_data, signal_from_row, snapshot_request
 from .table_shape import TableShape
 
 log = logging.getLogger(__name__)
@@ -71,6 +67,10 @@ class IncrementalSnapshot:
     _window_open: bool = False
     _chunk_end: tuple[Any, ...] | None = None  # the last key read (the next chunk starts after it)
     _buffer: dict[Any, BufferedRow] = field(default_factory=dict)  # the open window's rows by their key
+    _changed: set[Any] = field(default_factory=set)  # the keys the stream changed while the window is open
+    _fetch: ChunkFetch | None = None  # the window's chunk, read on a thread of its own
+    _fetcher: ChunkFetcher = field(default_factory=ChunkFetcher)
+    fetch_ahead: bool = True  # a table's chunks after its first read by a ChunkFetch (False: by the task)
     _rows_scanned: dict[str, int] = field(default_factory=dict)
     _table_from: tuple[Any, ...] | None = None
     blocking: list[Collection] | None = None  # a blocking snapshot asked for, for the coordinator
@@ -78,9 +78,7 @@ class IncrementalSnapshot:
     reader: ChunkReader | None = None  # set once the stream is connected
     positions: dict[str, Any] = field(default_factory=dict)  # the signal channels' (signal_kafka_offset)
     signals: list[Signal] = field(default_factory=list)  # of the other channels than the signal table: for `act`
-    _state_ground: tuple[Any, ...] | None = None  # what `_state` was made of, but the last key sent
-    _state: dict[str, Any] = field(default_factory=dict)
-    _state_key: Any = ()  # the last key sent `_state` holds (not a key: none yet)
+    _state: StateOffsets = field(default_factory=StateOffsets)
 
     # -- the offsets ---------------------------------------------------------------------------------
     @property
@@ -89,19 +87,10 @@ class IncrementalSnapshot:
         return bool(self.queue) or bool(self.positions)
 
     def offset_state(self) -> dict[str, Any]:
-        """The state each offset carries now, to merge into it (not to keep: it changes). It is asked for every
-        record while a snapshot runs: all but the last key sent is made once per change of it."""
+        """The state each offset carries now, to merge into it (not to keep: it changes)."""
         if not self.queue:
             return dict(self.positions)
-        queue, positions = self.queue, self.positions
-        ground = (id(queue), len(queue), queue[0], self.max_key, self.correlation_id, positions.get(KAFKA_POSITION))
-        if self._state_ground != ground:
-            self._state_ground = ground
-            self._state = {**self.positions, **state_offset(self.queue, None, self.max_key, self.correlation_id)}
-            self._state_key = ()
-        if self._state_key != self.sent_key:
-            self._state_key, self._state[PRIMARY_KEY] = self.sent_key, encode_key(self.sent_key)
-        return self._state
+        return self._state.of(self.queue, self.positions, self.sent_key, self.max_key, self.correlation_id)
 
     def restore(self, offset: Mapping[str, Any] | None) -> None:
         """The state a committed offset holds; the next `resume` reads on after its last row sent."""
@@ -136,11 +125,16 @@ class IncrementalSnapshot:
             return
         current = self.queue[0].id if self.queue else None
         if self._window_open and key is not None and f"{shape.namespace}.{shape.table}" == current:
-            self._buffer.pop(window_key(key), None)  # the streamed change wins over the chunk's copy
+            changed = window_key(key)  # the streamed change wins over the chunk's copy, read or still coming
+            self._changed.add(changed)
+            self._buffer.pop(changed, None)
 
     def act(self, sink: Sink) -> None:
         """Between two transactions of the stream: a snapshot in progress at the start read on, and the
         signals the other channels brought (`signals`) acted on."""
+        failure = self._fetch.failure() if self._fetch is not None else None
+        if failure is not None:
+            raise watermark_error(self.signal_table, self.insert_delete, failure)
         self.resume(sink)
         while self.signals:
             self.signal(sink, self.signals.pop(0))
@@ -169,18 +163,12 @@ class IncrementalSnapshot:
         if handler is None:
             log.warning("Signal '%s' has been received but the type '%s' is not recognized", signal.id, signal.type)
             return
-        try:
-            data = json.loads(signal.data) if signal.data else {}
-        except ValueError:
-            log.warning("Signal '%s' has been received but the data '%s' cannot be parsed", signal.id, signal.data)
-            return
-        if not isinstance(data, dict):
-            log.warning("Signal '%s' has been received but its data '%s' is not a JSON object", signal.id, signal.data)
-            return
-        handler(sink, signal, data)
+        data = signal_data(signal)
+        if data is not None:
+            handler(sink, signal, data)
 
     def _execute(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
-        request = snapshot_request(signal, data, self._reader_tables())
+        request = snapshot_request(signal, data, self.reader.tables() if self.reader is not None else ())
         if request is None:
             return
         kind, collections, conditions = request
@@ -252,88 +240,116 @@ class IncrementalSnapshot:
             log.info("Received request to close window %s, expected %s: ignored", signal.id, self._chunk_id)
             return
         self._window_open, self._chunk_id = False, None
+        fetch, self._fetch = self._fetch, None
+        if fetch is not None:  # its thread wrote the close watermark the stream just brought back
+            rows = fetch.result()
+            failure = fetch.failure()
+            if failure is not None:
+                raise watermark_error(self.signal_table, self.insert_delete, failure)
+            self._take_rows(sink, fetch.shape, self.queue[0], rows)
         self._send_window(sink)
         self._read_chunk(sink)
 
-    # -- the chunks ----------------------------------------------------------------------------------
-    def _reader_tables(self) -> Sequence[str]:
-        return self.reader.tables() if self.reader is not None else ()
+    def close(self) -> None:
+        """The task stops: a chunk being read lets go of the reader's connection first (bounded: a database that
+        does not answer is the stream's to report)."""
+        if self._fetch is not None:
+            self._fetch.wait(10)
+        self._fetcher.close()
 
+    # -- the chunks ----------------------------------------------------------------------------------
     def _read_chunk(self, sink: Sink) -> None:
-        """Opens a window, reads the next chunk into the buffer, closes the window (the watermarks)."""
+        """Opens a window, reads the next chunk into the buffer, closes the window (the watermarks): a table's
+        next chunk on a thread of its own (`ChunkFetch`), its first one (and the tables it skips) here."""
         self._process_stop(sink)
         if not self.queue or self.reader is None:
             return
         if self.paused:
             log.info("Incremental snapshot is paused: no chunk read")
             return
+        self._changed.clear()
         self._chunk_id = chunk_id = str(uuid.uuid4())
-        opened = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-        meta = {
-            "openWindowTimestamp": opened,
-            "correlationId": self.correlation_id,
-            "dataCollectionId": self.queue[0].id,
-        }
-        self._watermark(True, f"{chunk_id}-open", OPEN, watermark_data(meta))
+        opening, closing = window_watermarks(chunk_id, self.correlation_id, self.queue[0].id, self.insert_delete)
+        if self._fetch_next(opening, closing):
+            return
+        self._watermark(opening)
         while self.queue:
             collection = self.queue[0]
             shape = self.reader.shape(collection.id, fresh=self.max_key is None)
-            if shape is None:
-                log.warning(
-                    "Incremental snapshot of '%s' skipped: the table is not captured, or does not exist", collection.id
-                )
-                self._next_table(sink, "UNKNOWN_SCHEMA")
-                continue
             columns = chunk_columns(shape, collection)
-            if isinstance(columns, str):
-                log.warning("Incremental snapshot for table '%s' skipped because %s", collection.id, columns)
-                self._next_table(sink, "NO_PRIMARY_KEY" if "primary key" in columns else "SQL_EXCEPTION")
+            if isinstance(columns, tuple):
+                log.warning("Incremental snapshot for table '%s' skipped because %s", collection.id, columns[1])
+                self._next_table(sink, columns[0])
                 continue
+            assert shape is not None
             try:
-                rows = self._read_rows(shape, columns, collection)
+                rows: Rows | Exception | None = self._read_rows(shape, columns, collection)
             except Exception as exc:  # a bad condition or surrogate key: the table is skipped, the stream goes on
-                log.warning(
-                    "Snapshotting of table %s failed, skipping it (correlation id %s): %s",
-                    collection.id,
-                    collection.correlation_id,
-                    first_line(exc),
-                )
-                self._next_table(sink, "SQL_EXCEPTION")
-                continue
-            if rows is None:
-                log.info("Incremental snapshot of table '%s' finished: the table is empty", collection.id)
-                self._next_table(sink, "EMPTY")
-                continue
-            if not rows:
-                log.info("Incremental snapshot of table '%s' finished", collection.id)
-                self._next_table(sink, "SUCCEEDED")
-                continue
-            if self._table_from is None:
-                self._table_from = rows[0][1]
-            for values, chunk_key in rows:
-                row = shape.row(values)
-                key = shape.row_key(values, row)  # a keyless table's rows (by a surrogate key): by that key
-                self._buffer[window_key(key) if key else repr(chunk_key)] = (shape, row, key, chunk_key)
-            self._chunk_end = rows[-1][1]
-            self._rows_scanned[collection.id] = self._rows_scanned.get(collection.id, 0) + len(rows)
-            self._notify(
-                sink,
-                "IN_PROGRESS",
-                data_collections=self._names(),
-                current_collection_in_progress=collection.id,
-                maximum_key=joined_key(self.max_key),
-                last_processed_key=joined_key(self._chunk_end),
-            )
-            break
-        meta["closeWindowTimestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-        if self.insert_delete:
-            self._watermark(False, f"{chunk_id}-open", OPEN, "")
-        else:
-            self._watermark(True, f"{chunk_id}-close", CLOSE, watermark_data(meta))
+                rows = exc
+            if self._take_rows(sink, shape, collection, rows):
+                break
+        self._watermark(closing())
 
-    def _read_rows(
-        self, shape: TableShape, columns: Sequence[str], collection: Collection
-    ) -> list[tuple[Any, tuple[Any, ...]]] | None:
+    def _fetch_next(self, opening: Watermark, closing: Callable[[], Watermark]) -> bool:
+        """A table's next chunk (its first was read: its shape and maximum key are known) read by a `ChunkFetch`,
+        its rows taken at the close (`_close_window`); False: the task reads this one itself."""
+        if not self.fetch_ahead or self.max_key is None or self.reader is None:
+            return False
+        collection = self.queue[0]
+        shape = self.reader.shape(collection.id, fresh=False)
+        columns = chunk_columns(shape, collection)
+        if shape is None or isinstance(columns, tuple):
+            return False
+        query = ChunkQuery(columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
+        self._fetch = self._fetcher.start(ChunkFetch(self.reader, shape, query, opening, closing))
+        return True
+
+    def _take_rows(self, sink: Sink, shape: TableShape, collection: Collection, rows: Rows | Exception | None) -> bool:
+        """A chunk read (None: the table is empty; an exception: its SELECT failed) into the window's buffer: True;
+        False when its table is done (or skipped) instead."""
+        if isinstance(rows, Exception):
+            log.warning(
+                "Snapshotting of table %s failed, skipping it (correlation id %s): %s",
+                collection.id,
+                collection.correlation_id,
+                first_line(rows),
+            )
+            self._next_table(sink, "SQL_EXCEPTION")
+            return False
+        if not rows:
+            log.info(
+                "Incremental snapshot of table '%s' finished%s",
+                collection.id,
+                ": the table is empty" if rows is None else "",
+            )
+            self._next_table(sink, "EMPTY" if rows is None else "SUCCEEDED")
+            return False
+        self._buffer_rows(sink, shape, collection, rows)
+        return True
+
+    def _buffer_rows(self, sink: Sink, shape: TableShape, collection: Collection, rows: Rows) -> None:
+        """A chunk's rows into the window's buffer, but those the stream changed since the window opened."""
+        if self._table_from is None:
+            self._table_from = rows[0][1]
+        buffer, changed = self._buffer, self._changed
+        for values, chunk_key in rows:
+            row = shape.row(values)
+            key = shape.row_key(values, row)  # a keyless table's rows (by a surrogate key): by that key
+            at = window_key(key) if key else repr(chunk_key)
+            if at not in changed:
+                buffer[at] = (shape, row, key, chunk_key)
+        self._chunk_end = rows[-1][1]
+        self._rows_scanned[collection.id] = self._rows_scanned.get(collection.id, 0) + len(rows)
+        self._notify(
+            sink,
+            "IN_PROGRESS",
+            data_collections=self._names(),
+            current_collection_in_progress=collection.id,
+            maximum_key=joined_key(self.max_key),
+            last_processed_key=joined_key(self._chunk_end),
+        )
+
+    def _read_rows(self, shape: TableShape, columns: Sequence[str], collection: Collection) -> Rows | None:
         """The next chunk's rows (none: the table is done); None: the table is empty."""
         assert self.reader is not None
         if self.max_key is None:
@@ -344,19 +360,14 @@ class IncrementalSnapshot:
         query = ChunkQuery(columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
         return self.reader.chunk(shape, query)
 
-    def _watermark(self, insert: bool, id: str, kind: str, data: str) -> None:
+    def _watermark(self, watermark: Watermark) -> None:
         """A watermark written, or the task fails naming what the connector's user lacks: without them no chunk
         can be read, and a snapshot left half way would look like one still running."""
         assert self.reader is not None
         try:
-            self.reader.write_watermark(insert, id, kind, data)
+            self.reader.write_watermark(*watermark)
         except Exception as exc:
-            raise ConnectError(
-                f"The incremental snapshot cannot write its watermark to the signal table {self.signal_table} "
-                f"(signal.data.collection): {first_line(exc)}. The connector's user needs INSERT"
-                f"{' and DELETE' if self.insert_delete else ''} on it; the snapshot resumes at its next chunk once "
-                "the task is restarted."
-            ) from None
+            raise watermark_error(self.signal_table, self.insert_delete, exc) from None
 
     def _send_window(self, sink: Sink) -> None:
         """The buffer's rows, as read (`op: r`) records: each one's offset names its own key."""
@@ -382,14 +393,18 @@ class IncrementalSnapshot:
             total_rows_scanned=str(self._rows_scanned.get(done.id, 0)),
             status=status,
         )
-        self.queue.pop(0)
-        self.max_key = self.sent_key = self._chunk_end = self._table_from = None
-        self._buffer.clear()
+        self._forget_table()
         if not self.queue:
             log.info("Incremental snapshot completed")
             self._notify(sink, "COMPLETED")
             self.correlation_id = None
             self.paused = False
+
+    def _forget_table(self) -> None:
+        """The table at the queue's head is done with: the next one starts from its first key."""
+        self.queue.pop(0)
+        self.max_key = self.sent_key = self._chunk_end = self._table_from = None
+        self._buffer.clear()
 
     def _process_stop(self, sink: Sink) -> None:
         patterns, self.stop_requested = self.stop_requested, None
@@ -400,9 +415,7 @@ class IncrementalSnapshot:
         current = self.queue[0].id
         self.queue = [c for c in self.queue if c.id not in names or c.id == current]
         if current in names:
-            self.queue.pop(0)
-            self.max_key = self.sent_key = self._chunk_end = self._table_from = None
-            self._buffer.clear()
+            self._forget_table()
             if not self.queue:
                 self.correlation_id, self.paused = None, False
         log.info("Removed collections from incremental snapshot: '%s'", stopped)

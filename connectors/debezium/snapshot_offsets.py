@@ -46,6 +46,35 @@ def state_offset(
     }
 
 
+class StateOffsets:
+    """`state_offset` asked for every record while a snapshot runs: all but the last key sent is made once per
+    change of it (the records of a chunk differ by that key alone). Not to keep: the dict changes."""
+
+    __slots__ = ("_ground", "_key", "_state")
+
+    def __init__(self) -> None:
+        self._ground: tuple[Any, ...] | None = None  # what `_state` was made of, but the last key sent
+        self._state: dict[str, Any] = {}
+        self._key: Any = ()  # the last key sent `_state` holds (not a key: none yet)
+
+    def of(
+        self,
+        queue: Sequence[Collection],
+        positions: Mapping[str, Any],
+        sent: Key | None,
+        maximum: Key | None,
+        correlation: str | None,
+    ) -> dict[str, Any]:
+        """The offsets' state: the signal channels' `positions` and the snapshot's (`queue` not empty)."""
+        ground = (id(queue), len(queue), queue[0], maximum, correlation, positions.get(KAFKA_POSITION))
+        if self._ground != ground:
+            self._ground, self._key = ground, ()
+            self._state = {**positions, **state_offset(queue, None, maximum, correlation)}
+        if self._key != sent:
+            self._key, self._state[PRIMARY_KEY] = sent, encode_key(sent)
+        return self._state
+
+
 def state_from_offset(
     offset: Mapping[str, Any] | None,
 ) -> tuple[list[Collection], Key | None, Key | None, str | None] | None:

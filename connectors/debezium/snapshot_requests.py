@@ -109,6 +109,19 @@ def _condition_for(table: str, conditions: Sequence[tuple[re.Pattern[str], str]]
     return next((flt for pattern, flt in conditions if pattern.fullmatch(table) and flt), None)
 
 
+def signal_data(signal: Signal) -> dict[str, Any] | None:
+    """A signal's `data` as a JSON object (none: {}); None when it is not one, logged as Debezium logs it."""
+    try:
+        data = json.loads(signal.data) if signal.data else {}
+    except ValueError:
+        log.warning("Signal '%s' has been received but the data '%s' cannot be parsed", signal.id, signal.data)
+        return None
+    if not isinstance(data, dict):
+        log.warning("Signal '%s' has been received but its data '%s' is not a JSON object", signal.id, signal.data)
+        return None
+    return data
+
+
 def signal_from_row(op: str, row: Mapping[str, Any]) -> Signal | None:
     """The signal a change of the signal table carries: an insert's (id, type, data), by position as Debezium
     reads them; a delete of an open watermark (`insert_delete`) closes its window. None (logged) for a row

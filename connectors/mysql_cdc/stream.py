@@ -45,6 +45,10 @@ from .table_shape import MySqlTableShape
 log = logging.getLogger(__name__)
 
 SAME_REPLICA_ID = "same server_uuid/server_id"  # in MariaDB's refusal (4052) and MySQL's (1236) of a twin id
+MORE_S = 0.002
+"""How long a read with records waits for the next event before handing them on. Debezium hands on what the
+queue holds at once; a short wait gathers a burst (a large transaction's events) into one batch, without
+holding a steady trickle of changes until the batch is full or poll.interval.ms is up."""
 
 
 class BinlogStream:
@@ -104,6 +108,7 @@ class BinlogStream:
 
     def close(self) -> None:
         if self.incremental is not None:
+            self.incremental.close()  # a chunk being read on its thread lets go of the connection first
             self._chunks.close()
         if self._reader is not None:
             self._reader.close()
@@ -120,8 +125,9 @@ class BinlogStream:
 
     # -- reading -------------------------------------------------------------------------------
     def read(self, stopping: threading.Event) -> list[SourceRecord] | SourceRecordBatch:
-        """The records of the events that come within poll.interval.ms, at most max.batch.size of them (what
-        a large row event makes beyond that waits for the next read)."""
+        """The records of the events read until the stream pauses (MORE_S), or of the first that come within
+        poll.interval.ms; at most max.batch.size of them (what a large row event makes beyond that waits for the
+        next read)."""
         import pymysql
 
         settings, pending = self._settings, self._pending
@@ -138,7 +144,7 @@ class BinlogStream:
         try:
             while len(pending) < settings.max_batch and not stopping.is_set():
                 left = deadline - time.monotonic()
-                item = self._reader.next(min(left, 0.05) if pending else max(left, 0.0))
+                item = self._reader.next(min(left, MORE_S) if pending else max(left, 0.0))
                 if item is None:
                     if not pending:
                         self._heartbeat()

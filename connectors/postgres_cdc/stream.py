@@ -118,6 +118,8 @@ class ChangeStream:
         log.info("Streaming slot %s from LSN %s", self._settings.slot, pg.format_lsn(self._resume_lsn))
 
     def close(self) -> None:
+        if self.incremental is not None:
+            self.incremental.close()  # a chunk being read on its thread lets go of the catalog connection first
         for connection in (self._replication, self._catalog):
             if connection is not None:
                 try:

@@ -10,7 +10,7 @@ way up so the converter can name the field.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -290,7 +290,7 @@ def _struct(schema: Schema, dialect: Dialect) -> Encoder:
     typed_fields = tuple(zip(schema.fields, (encode_field for _, encode_field in fields), strict=True))
     plans: dict[tuple[type, ...], FieldPlan] = {}
 
-    def encode(value: Any) -> Any:
+    def encode(value: Any, shared: dict[str, tuple[Any, Any]] | None = None) -> Any:
         if value.__class__ is dict and tuple(value) == order:
             kinds = tuple(map(type, value.values()))
             plan = plans.get(kinds)
@@ -308,7 +308,13 @@ def _struct(schema: Schema, dialect: Dialect) -> Encoder:
                 try:
                     for name, encode_field in calls:
                         item = value[name]
-                        converted = encode_field(item)
+                        if shared is None or name not in shared:
+                            converted = encode_field(item)
+                        else:  # a field the poll's values share: its last value's plain form, if it is that value
+                            last, converted = shared[name]
+                            if last is not item:
+                                converted = encode_field(item)
+                                shared[name] = (item, converted)
                         if converted is not item:
                             if out is value:
                                 out = value.copy()
@@ -341,6 +347,31 @@ def _struct(schema: Schema, dialect: Dialect) -> Encoder:
         return out
 
     return encode
+
+
+def compile_batch_encoder(schema: Schema, dialect: Dialect, encode: Encoder) -> Callable[[Sequence[Any]], list[Any]]:
+    """A function encoding a poll's values (`encode`: `schema`'s encoder, from `compile_encoder`). For a
+    struct whose first and last values hold the same object in a field (a snapshot chunk's rows share their
+    `source` block), that field's value is checked and reshaped once per run of it, not once per value:
+    nothing changes the values while they are encoded. Values sharing nothing are encoded one by one as
+    ever (a stream's changes each have their own `source`)."""
+    if schema.type is not SchemaType.STRUCT or logical.logical_name(schema) is not None:
+        return lambda values: list(map(encode, values))
+    names = [field.name for field in schema.fields if field.schema.type is SchemaType.STRUCT]
+
+    def encode_all(values: Sequence[Any]) -> list[Any]:
+        first, last = (values[0], values[-1]) if len(values) > 1 else (None, None)
+        if first.__class__ is not dict or last.__class__ is not dict:
+            return list(map(encode, values))
+        shared = {name: (_UNSEEN, None) for name in names if first.get(name) is last.get(name) is not None}
+        if not shared:
+            return list(map(encode, values))
+        return [encode(value, shared) for value in values]  # type: ignore[call-arg]
+
+    return encode_all
+
+
+_UNSEEN = object()  # no value of a shared field seen yet
 
 
 _BUILDERS: dict[SchemaType, Callable[[Schema, Dialect], Encoder]] = {

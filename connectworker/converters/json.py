@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import is_
@@ -37,6 +37,7 @@ from connectworker.converters.encoding import (
     Encoder,
     InvalidValue,
     SchemaCache,
+    compile_batch_encoder,
     compile_encoder,
 )
 from connectworker.converters.fast_json import CompactJson, native_dumps, writes_alike
@@ -104,6 +105,7 @@ def _jackson_floats(value: Any) -> Any:
 class _WritePlan:
     envelope_prefix: str
     encode: Encoder
+    encode_all: Callable[[Sequence[Any]], list[Any]]
     native_prefix: bytes | None
     """`envelope_prefix` in UTF-8 when the schema's values are written by `native_dumps` (writes_alike)."""
 
@@ -123,7 +125,8 @@ def _write_plan(schema: Schema) -> _WritePlan:
             native = prefix.encode()
         except UnicodeEncodeError:  # a lone surrogate in the schema: the checking path names the problem
             native = None
-    return _WritePlan(prefix, compile_encoder(schema, JSON_DIALECT), native)
+    encode = compile_encoder(schema, JSON_DIALECT)
+    return _WritePlan(prefix, encode, compile_batch_encoder(schema, JSON_DIALECT, encode), native)
 
 
 class JsonConverter(Converter):
@@ -168,20 +171,37 @@ class JsonConverter(Converter):
     def from_connect_values(
         self, topics: Sequence[str], schemas: Sequence[Schema | None], values: Sequence[Any]
     ) -> list[bytes | None]:
-        """A poll's values in C loops when they share one schema (or have none), the common case; any
-        value the fast encoder cannot write (NaN, circular, bad for its schema, not JSON) sends the
-        whole poll through `from_connect_data`, which writes or names it exactly as it always does."""
+        """A poll's values in C loops, a run of values sharing one schema (or having none) at a time: a poll
+        of one table is one run, a stream mixing a few tables a few. A run the fast encoder cannot write
+        (NaN, circular, bad for its schema, not JSON) goes through `from_connect_data` value by value, which
+        writes or names each exactly as it always does."""
         count = len(values)
-        schema = schemas[0] if count else None
-        if not count or not all(map(is_, schemas, repeat(schema, count))):
-            return super().from_connect_values(topics, schemas, values)
+        if count and all(map(is_, schemas, repeat(schemas[0], count))):
+            return self._run(topics, schemas, values)
+        out: list[bytes | None] = []
+        start = 0
+        while start < count:
+            schema, end = schemas[start], start + 1
+            while end < count and schemas[end] is schema:
+                end += 1
+            out += self._run(topics[start:end], schemas[start:end], values[start:end])
+            start = end
+        return out
+
+    def _run(
+        self, topics: Sequence[str], schemas: Sequence[Schema | None], values: Sequence[Any]
+    ) -> list[bytes | None]:
+        """`values`, all of the schema `schemas[0]`, in C loops (one by one if the fast encoder cannot)."""
+        if len(values) < 2:
+            return list(map(self.from_connect_data, topics, schemas, values))
+        schema = schemas[0]
         try:
             if schema is None:
                 prefix = _NULL_ENVELOPE
                 plain: Sequence[Any] = values
             else:
                 plan = self._writers.get(schema)
-                prefix, plain = plan.envelope_prefix, list(map(plan.encode, values))
+                prefix, plain = plan.envelope_prefix, plan.encode_all(values)
                 native = plan.native_prefix
                 if native is not None:  # a schema's None value is written "null", as by from_connect_data
                     data = list(map(native_dumps, plain))
@@ -192,7 +212,7 @@ class JsonConverter(Converter):
             wrapped = [prefix + text + "}" for text in texts] if self.schemas_enabled else texts
             out: list[bytes | None] = list(map(str.encode, wrapped))
         except Exception:
-            return super().from_connect_values(topics, schemas, values)
+            return list(map(self.from_connect_data, topics, schemas, values))
         if schema is None and "null" in texts:  # schemaless None (a tombstone) is a Kafka null, not "null"
             out = [None if text == "null" else data for text, data in zip(texts, out, strict=True)]
         return out

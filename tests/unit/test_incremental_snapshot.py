@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 
 from connectworker.api.errors import ConnectError
 from connectworker.api.schema import Schema, SchemaType
+from connectworker.connectors.debezium.chunk_fetch import ChunkFetcher
 from connectworker.connectors.debezium.chunk_reader import ChunkQuery
 from connectworker.connectors.debezium.column_types import ColumnType
 from connectworker.connectors.debezium.incremental_snapshot import IncrementalSnapshot
@@ -41,6 +44,7 @@ class FakeDatabase:
         self.watermarks: list[tuple[bool, str, str]] = []
         self.fail_watermarks = False
         self.fail_select = False
+        self.gate: threading.Event | None = None  # set: a SELECT waits for it
 
     def tables(self) -> Sequence[str]:
         return list(self.rows)
@@ -53,6 +57,8 @@ class FakeDatabase:
         return (max(keys),) if keys else None
 
     def chunk(self, shape: TableShape, query: ChunkQuery) -> Any:
+        if self.gate is not None:
+            assert self.gate.wait(10), "the test never let the SELECT finish"
         if self.fail_select:
             raise RuntimeError('column "nope" does not exist')
         after, upto = query.after, query.upto
@@ -94,7 +100,7 @@ class Run:
     def stream_watermarks(self, *, between: Any = None, key_only_deletes: bool = False) -> None:
         """The stream delivers the watermarks written so far, in order, with `between()` run after an open;
         `key_only_deletes`: a delete's before holds the id alone (PostgreSQL without REPLICA IDENTITY FULL)."""
-        while self.db.watermarks:
+        while self._settled() and self.db.watermarks:
             insert, id_, kind = self.db.watermarks.pop(0)
             row = {"id": id_, "type": kind, "data": "{}"}
             if not insert and key_only_deletes:
@@ -103,6 +109,13 @@ class Run:
             if kind == OPEN and insert and between is not None:
                 between()
                 between = None
+
+    def _settled(self) -> bool:
+        """A table's next chunk is read on a thread of its own: its watermarks are written once it is done."""
+        fetch = self.engine._fetch
+        if fetch is not None:
+            fetch.wait(10)
+        return True
 
     def reads(self) -> list[int]:
         return [value["after"]["pk"] for _, _, value in self.sent if value is not None and value.get("op") == "r"]
@@ -167,6 +180,56 @@ def test_a_change_streamed_inside_the_window_wins_over_the_chunk_s_copy() -> Non
 
     run.stream_watermarks(between=streamed_meanwhile)
     assert run.reads() == [1, 2, 3, 5, 6, 8, 9, 10]
+
+
+def deliver_one(run: Run) -> str:
+    """The stream brings back the next watermark written (waiting for a chunk's thread to write it)."""
+    deadline = time.monotonic() + 10
+    while not run.db.watermarks:
+        assert time.monotonic() < deadline, "no watermark written"
+        time.sleep(0.001)
+    _insert, id_, kind = run.db.watermarks.pop(0)
+    run.engine.seen(run.sink, shape("debezium_signal"), "c", {"id": id_, "type": kind, "data": "{}"}, {"id": id_})
+    return kind
+
+
+def test_a_change_streamed_while_the_next_chunk_is_still_being_read_on_its_thread_wins_over_its_copy() -> None:
+    db = FakeDatabase(a=list(range(1, 11)))
+    run = Run(db, chunk_size=5)
+    run.signal("execute-snapshot", {"data-collections": ["s.a"]})  # the first chunk, read by the task itself
+    db.gate = threading.Event()  # the next SELECT waits: its window opens before its rows arrive
+    assert [deliver_one(run), deliver_one(run)] == [OPEN, CLOSE] and run.reads() == [1, 2, 3, 4, 5]
+    assert deliver_one(run) == OPEN  # written by the chunk's thread, which is in its SELECT now
+    run.engine.seen(run.sink, db.shapes["s.a"], "u", {"pk": 7, "aa": 1000}, {"pk": 7})
+    assert run.engine._fetch is not None and not db.watermarks  # no close before the rows are read
+    db.gate.set()
+    assert deliver_one(run) == CLOSE
+    assert run.reads() == [1, 2, 3, 4, 5, 6, 8, 9, 10]  # row 7: the stream's copy (not sent by this fake stream)
+    run.stream_watermarks()
+    assert run.types()[-1] == "COMPLETED" and run.reads() == [1, 2, 3, 4, 5, 6, 8, 9, 10]
+
+
+def test_a_watermark_the_chunk_s_thread_cannot_write_fails_the_task_at_its_next_poll() -> None:
+    db = FakeDatabase(a=list(range(1, 11)))
+    run = Run(db, chunk_size=5)
+    run.signal("execute-snapshot", {"data-collections": ["s.a"]})
+    db.fail_watermarks = True  # revoked after the first chunk
+    assert [deliver_one(run), deliver_one(run)] == [OPEN, CLOSE]
+    fetch = run.engine._fetch
+    assert fetch is not None
+    fetch.wait(10)
+    with pytest.raises(ConnectError, match=r"signal table s\.debezium_signal .*needs INSERT on it"):
+        run.engine.act(run.sink)
+
+
+def test_a_select_failing_on_the_chunk_s_thread_skips_the_table_at_the_window_s_close() -> None:
+    db = FakeDatabase(a=list(range(1, 11)))
+    run = Run(db, chunk_size=5)
+    run.signal("execute-snapshot", {"data-collections": ["s.a"]})
+    db.fail_select = True  # the table is dropped after its first chunk, say
+    run.stream_watermarks()
+    assert run.reads() == [1, 2, 3, 4, 5] and run.types()[-2:] == ["TABLE_SCAN_COMPLETED", "COMPLETED"]
+    assert run.notifications[-2].additional_data["status"] == "SQL_EXCEPTION"
 
 
 def test_a_change_streamed_before_the_window_opens_leaves_the_chunk_whole() -> None:
@@ -283,3 +346,18 @@ def test_insert_delete_closes_the_window_with_the_open_watermark_s_delete(key_on
     assert [(insert, kind) for insert, _, kind in run.db.watermarks] == [(True, OPEN), (False, OPEN)]
     run.stream_watermarks(key_only_deletes=key_only)
     assert run.reads() == [1, 2, 3]
+
+
+def test_a_task_stopping_while_a_chunk_is_read_waits_for_it_and_leaves_no_thread_behind() -> None:
+    db = FakeDatabase(a=list(range(1, 11)))
+    run = Run(db, chunk_size=5)
+    run.signal("execute-snapshot", {"data-collections": ["s.a"]})
+    db.gate = threading.Event()
+    assert [deliver_one(run), deliver_one(run)] == [OPEN, CLOSE]  # the next chunk's SELECT now waits on its thread
+    threading.Timer(0.05, db.gate.set).start()  # the database answers while the task is stopping
+    run.engine.close()  # returns once the chunk's thread let go of the connection (the stream closes it next)
+    assert [kind for _, _, kind in db.watermarks] == [OPEN, CLOSE]
+    deadline = time.monotonic() + ChunkFetcher.IDLE_S / 2  # gone at the close, not after idling
+    while run.engine._fetcher.running:
+        assert time.monotonic() < deadline, "the chunk thread outlived the task"
+        time.sleep(0.01)

@@ -35,7 +35,7 @@ class BreakingReader:
         self.closed = True
 
 
-def stream_with(reader: BreakingReader, monkeypatch: pytest.MonkeyPatch) -> BinlogStream:
+def stream_with(reader: BreakingReader | TrickleReader, monkeypatch: pytest.MonkeyPatch) -> BinlogStream:
     stream = BinlogStream(
         parse_settings({**PROPS, "poll.interval.ms": "5000"}),
         ServerInfo("10.11", True, 1),
@@ -71,3 +71,35 @@ def test_a_lost_connection_with_nothing_handed_on_is_raised_at_once(monkeypatch:
     stream = stream_with(BreakingReader([]), monkeypatch)
     with pytest.raises(RetriableError, match="reconnecting"):
         stream.read(threading.Event())
+
+
+class TrickleReader:
+    """Events at the virtual instants `at` (seconds): `next` returns the next one if it comes within `timeout`
+    (advancing its clock to it), else None (its clock advanced by `timeout`)."""
+
+    def __init__(self, at: list[float]) -> None:
+        self.at, self.now, self.closed = list(at), 0.0, False
+
+    def next(self, timeout: float) -> tuple[str, int, Any] | None:
+        if self.at and self.at[0] <= self.now + timeout:
+            self.now = max(self.now, self.at.pop(0))
+            return "binlog.000001", 100, f"change at {self.now:.3f}"
+        self.now += timeout
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_burst_of_events_is_handed_on_together_and_a_steady_trickle_as_it_comes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # five events at once (a transaction's), then one every 10 ms (a writer committing 100 a second): the burst is
+    # one batch, and each change of the trickle is handed on as it comes, not held until max.batch.size
+    # (2048) or poll.interval.ms (5 s) fills
+    reader = TrickleReader([0.0] * 5 + [0.01 * n for n in range(1, 3000)])
+    stream = stream_with(reader, monkeypatch)
+    burst = stream.read(threading.Event())
+    assert [r.value for r in burst] == ["change at 0.000"] * 5
+    trickle = stream.read(threading.Event())
+    assert [r.value for r in trickle] == ["change at 0.010"]

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectworker.api.record import SourceRecord, SourceRecordBatch
-from connectworker.connectors.debezium.pending import PendingRecords
+from connectworker.connectors.debezium.pending import LONG_RUN, PendingRecords
 from connectworker.connectors.debezium.table_shape import TableShape
 from connectworker.connectors.postgres_cdc import columns as c
 from connectworker.connectors.postgres_cdc import pgoutput as pg
@@ -126,6 +126,21 @@ def test_pending_records_of_one_route_are_handed_on_as_a_batch_in_order() -> Non
             partition, {"lsn": 0}, "p.public.t", {"v": 0}, {"id": 0}, None, table.envelope_schema, table.key_schema
         )
     ]
+
+
+def test_a_long_run_behind_a_few_other_records_waits_for_the_next_take_and_goes_as_a_batch() -> None:
+    table, partition = shape(), {"server": "p"}
+    pending, run = PendingRecords(), PendingRecords()
+    record_columns(pending, table.tombstone_route, 2)  # a delete's tombstones, then a snapshot chunk's rows
+    record_columns(run, table.route, LONG_RUN + 10, start=2)
+    run.move_to(pending)
+    record_columns(pending, table.tombstone_route, 1, start=LONG_RUN + 12)
+    ahead = pending.take(2048, partition)
+    assert isinstance(ahead, list) and [r.source_offset for r in ahead] == [{"lsn": 0}, {"lsn": 1}]
+    batch = pending.take(2048, partition)
+    assert isinstance(batch, SourceRecordBatch) and len(batch) == LONG_RUN + 10
+    assert batch.keys[0] == {"id": 2} and batch.newest_offset() == {"lsn": LONG_RUN + 11}
+    assert [r.value for r in pending.take(2048, partition)] == [None] and len(pending) == 0
 
 
 def test_tombstones_and_mixed_routes_are_handed_on_as_records() -> None:

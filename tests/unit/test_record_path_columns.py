@@ -110,6 +110,9 @@ def test_a_poll_sharing_one_schema_or_mixing_schemas_converts_as_one_by_one(sche
     mixed: list[Schema | None] = [STRING_SCHEMA, FLOAT64_SCHEMA, None, Schema.array(STRING_SCHEMA)]
     values = ["a", math.inf, {"k": 1}, ["x"]]
     assert converter.from_connect_values(["t"] * 4, mixed, values) == one_by_one(converter, mixed, values)
+    runs: list[Schema | None] = [*[STRING_SCHEMA] * 3, *[FLOAT64_SCHEMA] * 2, None, None, STRING_SCHEMA]
+    run_values = ["a", "b", "c", 1.5, math.nan, {"k": 1}, None, "d"]  # NaN sends its run one by one
+    assert converter.from_connect_values(["t"] * 8, runs, run_values) == one_by_one(converter, runs, run_values)
 
 
 def test_a_value_that_cannot_be_written_raises_what_the_record_alone_raises() -> None:

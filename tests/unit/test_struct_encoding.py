@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectworker.api.schema import INT32_SCHEMA, STRING_SCHEMA, Schema, SchemaType
-from connectworker.converters.encoding import InvalidValue, compile_encoder
+from connectworker.converters.encoding import InvalidValue, compile_batch_encoder, compile_encoder
 from connectworker.converters.json import JSON_DIALECT
 from connectworker.converters.logical import DATE
 
@@ -105,3 +106,15 @@ def test_a_valid_struct_in_schema_order_is_its_own_plain_form_and_a_converted_fi
     plain = _ENCODE(with_bytes)
     assert plain is not with_bytes and plain["raw"] == "AA==" and with_bytes["raw"] == b"\x00"
     assert list(plain) == list(with_bytes)
+
+
+# -- a poll's values at once: a nested value they share is checked once per poll, and again at the next ----------
+def test_a_nested_value_several_values_share_is_encoded_once_per_poll_and_checked_again_at_the_next() -> None:
+    encode_all = compile_batch_encoder(OUTER, JSON_DIALECT, _ENCODE)
+    shared = {"n": 5, "s": "snapshot"}  # as a chunk's rows share their `source` block
+    values = [{"id": n, "name": f"row {n}", "inner": shared, "raw": b"\x00"} for n in range(3)]
+    assert encode_all(values) == [_ENCODE(value) for value in values]
+    shared["n"] = 500  # changed between two polls: out of INT8's range, and the next poll says so
+    with pytest.raises(InvalidValue) as refused:
+        encode_all(values)
+    assert refused.value.describe() == "field 'inner.n' value 500 is out of range for int8 [-128, 127]"
