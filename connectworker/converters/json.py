@@ -7,9 +7,9 @@ With `schemas.enable=true` (the default) every message is the envelope
 Speed: a schemaless value is one call of the standard library's C encoder, made once (`fast_json`);
 `JSONEncoder.encode` would build that encoder, and a circular-reference table, for every value. A schema'd
 value is checked and reshaped by an encoder compiled once per schema, and the envelope prefix (the
-schema's JSON text) is cached with it. A whole poll whose values share one schema (or have none) is
-converted in C loops (`from_connect_values`), with no Python call per record; when that schema holds
-no floats (`fast_json.writes_alike`), pydantic-core's serializer writes the bytes, byte for byte what
+schema's JSON text) is cached with it. A poll is converted in C loops (`from_connect_values`), a run of
+values sharing one schema (or having none) at a time, with no Python call per record; when that schema
+holds no floats (`fast_json.writes_alike`), pydantic-core's serializer writes the bytes, byte for byte what
 the standard library's encoder writes for them, in half the time.
 
 Known differences from Kafka, all in spellings rather than meaning: floats are written with Python's
