@@ -427,6 +427,7 @@ class IncrementalSnapshot:
             return None
         current = self.queue[0].id
         return SnapshotProgress(
+            kind="incremental",
             running=True,
             paused=self.paused,
             table=current,

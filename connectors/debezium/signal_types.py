@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from connectworker.api.operator import SnapshotProgress
+
+__all__ = ["Notification", "Signal", "SnapshotProgress"]
+
 
 @dataclass(frozen=True)
 class Signal:
@@ -28,23 +32,3 @@ class Notification:
     type: str  # STARTED, PAUSED, RESUMED, ABORTED, IN_PROGRESS, TABLE_SCAN_COMPLETED, COMPLETED, SKIPPED
     additional_data: dict[str, str] = field(default_factory=dict)
     timestamp: int = 0  # epoch ms
-
-
-@dataclass(frozen=True)
-class SnapshotProgress:
-    """What an operator sees of a running incremental snapshot (REST status, /ui, /metrics); Debezium's
-    snapshot metrics' names in the comments."""
-
-    running: bool = False  # SnapshotRunning
-    paused: bool = False  # SnapshotPaused
-    kind: str = "incremental"  # incremental | blocking
-    table: str | None = None  # the collection in progress
-    tables_remaining: int = 0  # RemainingTableCount
-    total_tables: int = 0  # TotalTableCount
-    chunk_id: str | None = None  # ChunkId
-    chunk_from: str | None = None  # ChunkFrom
-    chunk_to: str | None = None  # ChunkTo
-    table_from: str | None = None  # TableFrom
-    table_to: str | None = None  # TableTo (the maximum key)
-    rows_scanned: dict[str, int] = field(default_factory=dict)  # RowsScanned, by table
-    rows_sent: int = 0  # rows of the current table sent so far

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_PROGRESS_BYTES", "OperatorSignal", "progress_document"]
+__all__ = ["MAX_PROGRESS_BYTES", "OperatorSignal", "SnapshotProgress", "progress_document"]
 
 MAX_PROGRESS_BYTES = 64 * 1024
 """The largest progress document (as JSON): it is sent to the worker several times a second."""
@@ -39,6 +39,28 @@ class OperatorSignal:
     def from_json(cls, message: Mapping[str, Any]) -> OperatorSignal:
         data = message.get("data")
         return cls(str(message["id"]), str(message["type"]), dict(data) if isinstance(data, Mapping) else {})
+
+
+@dataclass(frozen=True)
+class SnapshotProgress:
+    """The progress document's `snapshot` member, which the worker reads itself (the `/ui` line, the
+    `/metrics` gauges): a snapshot in progress, with the names of Debezium's snapshot metrics in the
+    comments. A connector writes it with `dataclasses.asdict`; the worker reads it leniently (a member that
+    does not fit is left out)."""
+
+    kind: str = ""  # e.g. incremental, blocking, initial
+    running: bool = False  # SnapshotRunning
+    paused: bool = False  # SnapshotPaused
+    table: str | None = None  # the table being read
+    tables_remaining: int = 0  # RemainingTableCount
+    total_tables: int = 0  # TotalTableCount
+    chunk_id: str | None = None  # ChunkId
+    chunk_from: str | None = None  # ChunkFrom
+    chunk_to: str | None = None  # ChunkTo
+    table_from: str | None = None  # TableFrom
+    table_to: str | None = None  # TableTo (the table's maximum key)
+    rows_scanned: dict[str, int] = field(default_factory=dict)  # RowsScanned, by table
+    rows_sent: int = 0  # rows of the current table sent so far
 
 
 def progress_document(progress: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -23,6 +23,7 @@ from connectworker.connectors.debezium.signal_types import SnapshotProgress
 
 PARTITION = {"source": "operated"}
 SNAPSHOT = SnapshotProgress(
+    kind="incremental",
     running=True,
     table="public.orders",
     tables_remaining=1,

@@ -28,7 +28,9 @@ def test_rest_signals_are_debezium_signals_of_the_rest_channel() -> None:
 
 
 def test_a_running_incremental_snapshot_offers_pause_and_stop() -> None:
-    progress = SnapshotProgress(running=True, table="public.a", chunk_from="1", chunk_to="10", table_to="1000")
+    progress = SnapshotProgress(
+        kind="incremental", running=True, table="public.a", chunk_from="1", chunk_to="10", table_to="1000"
+    )
     document = progress_document(progress)
     assert document is not None
     assert document["snapshot"] == asdict(progress)
@@ -40,7 +42,7 @@ def test_a_running_incremental_snapshot_offers_pause_and_stop() -> None:
 
 
 def test_a_paused_one_offers_resume_and_stop_and_a_blocking_one_nothing() -> None:
-    paused = progress_document(SnapshotProgress(running=True, paused=True))
+    paused = progress_document(SnapshotProgress(kind="incremental", running=True, paused=True))
     assert [a.type for a in progress_actions(paused)] == ["resume-snapshot", "stop-snapshot"]
     blocking = progress_document(SnapshotProgress(running=True, kind="blocking"))
     assert progress_actions(blocking) == []

@@ -11,14 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connectworker.api.config_def import NO_DEFAULT, ConfigKey, ConfigType, config_text
+from connectworker.api.operator import SnapshotProgress
 from connectworker.runtime.observability.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from connectworker.runtime.observability.secrets import HIDDEN
-from connectworker.runtime.observability.task_progress import (
-    ProgressAction,
-    SnapshotProgressView,
-    progress_actions,
-    snapshot_of,
-)
+from connectworker.runtime.observability.task_progress import ProgressAction, progress_actions, snapshot_of
 from connectworker.runtime.status import State
 from connectworker.runtime.topic_creation.service import CreatedTopic
 
@@ -72,7 +68,7 @@ class TaskStatus:
     progress: dict[str, Any] | None = None  # the task's progress document, while it runs (api/operator.py)
 
     @property
-    def snapshot(self) -> SnapshotProgressView | None:
+    def snapshot(self) -> SnapshotProgress | None:
         """The snapshot the progress document reports, if any."""
         return snapshot_of(self.progress)
 

@@ -17,9 +17,10 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from connectworker.api.operator import SnapshotProgress
 from connectworker.runtime.observability.snapshot_metrics import snapshot_families
 from connectworker.runtime.observability.task_metrics import StartupCounts, TaskMetrics
-from connectworker.runtime.observability.task_progress import SnapshotProgressView, shown_progress, snapshot_of
+from connectworker.runtime.observability.task_progress import shown_progress, snapshot_of
 from connectworker.runtime.observability.task_stats import TaskStats
 from connectworker.runtime.status import State, Status
 
@@ -48,7 +49,7 @@ class WatchedTask(Protocol):
     def stats(self) -> TaskStats: ...
 
 
-def task_snapshots(tasks: Iterable[WatchedTask]) -> Iterator[tuple[list[str], SnapshotProgressView | None]]:
+def task_snapshots(tasks: Iterable[WatchedTask]) -> Iterator[tuple[list[str], SnapshotProgress | None]]:
     """Each task's labels (connector, task) and the snapshot its progress shows, if any."""
     for task in tasks:
         yield [task.connector, str(task.task_id)], snapshot_of(shown_progress(task.status.state, task.stats().progress))

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 
-from connectworker.runtime.observability.task_progress import SnapshotProgressView
+from connectworker.api.operator import SnapshotProgress
 
 
 def snapshot_families(
-    snapshots: Iterable[tuple[Sequence[str], SnapshotProgressView | None]], prefix: str, task_labels: list[str]
+    snapshots: Iterable[tuple[Sequence[str], SnapshotProgress | None]], prefix: str, task_labels: list[str]
 ) -> Iterator[Metric]:
     """The gauges of the tasks' snapshots (each with its values of `task_labels`: connector, task; None for a
     task reporting none); nothing when none snapshots."""

@@ -10,12 +10,13 @@ break a scrape or the page, so each member is read leniently: what does not fit 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from connectworker.api.operator import SnapshotProgress
 from connectworker.runtime.status import State
 
-__all__ = ["ProgressAction", "SnapshotProgressView", "progress_actions", "shown_progress", "snapshot_of"]
+__all__ = ["ProgressAction", "progress_actions", "shown_progress", "snapshot_of"]
 
 SHOWN_IN = (State.RUNNING, State.PAUSED)
 """The task states in which a progress document is shown: a stopped or failed task does nothing now."""
@@ -26,32 +27,13 @@ def shown_progress(state: State, progress: dict[str, Any] | None) -> dict[str, A
     return progress if progress and state in SHOWN_IN else None
 
 
-@dataclass(frozen=True)
-class SnapshotProgressView:
-    """The `snapshot` member: the names of Debezium's snapshot metrics in the comments."""
-
-    kind: str = ""  # e.g. incremental, blocking, initial
-    running: bool = False  # SnapshotRunning
-    paused: bool = False  # SnapshotPaused
-    table: str | None = None  # the table being read
-    tables_remaining: int = 0  # RemainingTableCount
-    total_tables: int = 0  # TotalTableCount
-    chunk_id: str | None = None  # ChunkId
-    chunk_from: str | None = None  # ChunkFrom
-    chunk_to: str | None = None  # ChunkTo
-    table_from: str | None = None  # TableFrom
-    table_to: str | None = None  # TableTo (the table's maximum key)
-    rows_scanned: dict[str, int] = field(default_factory=dict)  # RowsScanned, by table
-    rows_sent: int = 0  # rows of the current table sent so far
-
-
-def snapshot_of(progress: Mapping[str, Any] | None) -> SnapshotProgressView | None:
+def snapshot_of(progress: Mapping[str, Any] | None) -> SnapshotProgress | None:
     """The document's `snapshot` member, or None when it has none (or it is not an object)."""
     section = progress.get("snapshot") if progress else None
     if not isinstance(section, Mapping):
         return None
     rows = section.get("rows_scanned")
-    return SnapshotProgressView(
+    return SnapshotProgress(
         kind=_text(section.get("kind")) or "",
         running=section.get("running") is True,
         paused=section.get("paused") is True,
