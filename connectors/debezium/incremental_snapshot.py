@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .chunk_fetch import ChunkFetch, ChunkFetcher, Watermark, watermark_error, window_watermarks
-from .chunk_reader import BufferedRow, ChunkQuery, ChunkReader, Rows, chunk_columns, window_key
+from .chunk_fetch import ChunkFetch, Watermark, watermark_error, window_watermarks
+from .chunk_reader import ChunkQuery, ChunkReader, Rows, chunk_columns
 from .emitter import Sink
 from .envelope import envelope
 from .setup_errors import first_line
@@ -38,6 +38,7 @@ from .snapshot_offsets import (
     state_from_offset,
 )
 from .snapshot_requests import CLOSE, OPEN, Collection, expand, signal_data, signal_from_row, snapshot_request
+from .snapshot_window import SnapshotWindow
 from .table_shape import TableShape
 
 log = logging.getLogger(__name__)
@@ -63,13 +64,8 @@ class IncrementalSnapshot:
     correlation_id: str | None = None
     paused: bool = False
     stop_requested: list[str] | None = None
-    _chunk_id: str | None = None
-    _window_open: bool = False
+    _window: SnapshotWindow = field(default_factory=SnapshotWindow)
     _chunk_end: tuple[Any, ...] | None = None  # the last key read (the next chunk starts after it)
-    _buffer: dict[Any, BufferedRow] = field(default_factory=dict)  # the open window's rows by their key
-    _changed: set[Any] = field(default_factory=set)  # the keys the stream changed while the window is open
-    _fetch: ChunkFetch | None = None  # the window's chunk, read on a thread of its own
-    _fetcher: ChunkFetcher = field(default_factory=ChunkFetcher)
     fetch_ahead: bool = True  # a table's chunks after its first read by a ChunkFetch (False: by the task)
     _rows_scanned: dict[str, int] = field(default_factory=dict)
     _table_from: tuple[Any, ...] | None = None
@@ -124,15 +120,14 @@ class IncrementalSnapshot:
                     self.signal(sink, signal)
             return
         current = self.queue[0].id if self.queue else None
-        if self._window_open and key is not None and f"{shape.namespace}.{shape.table}" == current:
-            changed = window_key(key)  # the streamed change wins over the chunk's copy, read or still coming
-            self._changed.add(changed)
-            self._buffer.pop(changed, None)
+        if key is not None and f"{shape.namespace}.{shape.table}" == current:
+            self._window.changed(key)  # the streamed change wins over the chunk's copy, read or still coming
 
     def act(self, sink: Sink) -> None:
         """Between two transactions of the stream: a snapshot in progress at the start read on, and the
         signals the other channels brought (`signals`) acted on."""
-        failure = self._fetch.failure() if self._fetch is not None else None
+        fetch = self._window.fetch
+        failure = fetch.failure() if fetch is not None else None
         if failure is not None:
             raise watermark_error(self.signal_table, self.insert_delete, failure)
         self.resume(sink)
@@ -205,7 +200,7 @@ class IncrementalSnapshot:
             return
         self.stop_requested = [*(self.stop_requested or []), *patterns]
         log.info("Requested stop of incremental snapshot for data collections '%s'", patterns)
-        if not self._window_open and self._chunk_id is None:  # paused, or between windows: stop now
+        if self._window.chunk_id is None:  # paused, or between windows: stop now
             self._process_stop(sink)
 
     def _pause(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
@@ -219,7 +214,7 @@ class IncrementalSnapshot:
             self.paused = False
             log.info("Incremental snapshot resumed")
             self._notify(sink, "RESUMED", data_collections=self._names())
-            if self._chunk_id is None:  # no window in flight: the next chunk now
+            if self._window.chunk_id is None:  # no window in flight: the next chunk now
                 self._read_chunk(sink)
 
     def _log(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
@@ -230,17 +225,16 @@ class IncrementalSnapshot:
         log.info(str(message).replace("{}", json.dumps(self.offset_state() or {}), 1))
 
     def _open_window(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
-        if self._chunk_id is None or not (signal.id or "").startswith(self._chunk_id):
-            log.info("Received request to open window %s, expected %s: ignored", signal.id, self._chunk_id)
+        if not self._window.carries(signal.id):
+            log.info("Received request to open window %s, expected %s: ignored", signal.id, self._window.chunk_id)
             return
-        self._window_open = True
+        self._window.open = True
 
     def _close_window(self, sink: Sink, signal: Signal, data: dict[str, Any]) -> None:
-        if self._chunk_id is None or not (signal.id or "").startswith(self._chunk_id):
-            log.info("Received request to close window %s, expected %s: ignored", signal.id, self._chunk_id)
+        if not self._window.carries(signal.id):
+            log.info("Received request to close window %s, expected %s: ignored", signal.id, self._window.chunk_id)
             return
-        self._window_open, self._chunk_id = False, None
-        fetch, self._fetch = self._fetch, None
+        fetch = self._window.end()
         if fetch is not None:  # its thread wrote the close watermark the stream just brought back
             rows = fetch.result()
             failure = fetch.failure()
@@ -251,11 +245,8 @@ class IncrementalSnapshot:
         self._read_chunk(sink)
 
     def close(self) -> None:
-        """The task stops: a chunk being read lets go of the reader's connection first (bounded: a database that
-        does not answer is the stream's to report)."""
-        if self._fetch is not None:
-            self._fetch.wait(10)
-        self._fetcher.close()
+        """The task stops (the stream calls it before closing its connections)."""
+        self._window.close()
 
     # -- the chunks ----------------------------------------------------------------------------------
     def _read_chunk(self, sink: Sink) -> None:
@@ -267,8 +258,7 @@ class IncrementalSnapshot:
         if self.paused:
             log.info("Incremental snapshot is paused: no chunk read")
             return
-        self._changed.clear()
-        self._chunk_id = chunk_id = str(uuid.uuid4())
+        chunk_id = self._window.begin()
         opening, closing = window_watermarks(chunk_id, self.correlation_id, self.queue[0].id, self.insert_delete)
         if self._fetch_next(opening, closing):
             return
@@ -301,7 +291,7 @@ class IncrementalSnapshot:
         if shape is None or isinstance(columns, tuple):
             return False
         query = ChunkQuery(columns, self._chunk_end, self.max_key, collection.condition, self.chunk_size)
-        self._fetch = self._fetcher.start(ChunkFetch(self.reader, shape, query, opening, closing))
+        self._window.read_on_thread(ChunkFetch(self.reader, shape, query, opening, closing))
         return True
 
     def _take_rows(self, sink: Sink, shape: TableShape, collection: Collection, rows: Rows | Exception | None) -> bool:
@@ -331,13 +321,7 @@ class IncrementalSnapshot:
         """A chunk's rows into the window's buffer, but those the stream changed since the window opened."""
         if self._table_from is None:
             self._table_from = rows[0][1]
-        buffer, changed = self._buffer, self._changed
-        for values, chunk_key in rows:
-            row = shape.row(values)
-            key = shape.row_key(values, row)  # a keyless table's rows (by a surrogate key): by that key
-            at = window_key(key) if key else repr(chunk_key)
-            if at not in changed:
-                buffer[at] = (shape, row, key, chunk_key)
+        self._window.keep(shape, rows)
         self._chunk_end = rows[-1][1]
         self._rows_scanned[collection.id] = self._rows_scanned.get(collection.id, 0) + len(rows)
         self._notify(
@@ -371,16 +355,17 @@ class IncrementalSnapshot:
 
     def _send_window(self, sink: Sink) -> None:
         """The buffer's rows, as read (`op: r`) records: each one's offset names its own key."""
-        if not self._buffer or self.reader is None:
+        rows = self._window.rows
+        if not rows or self.reader is None:
             return
         now = time.time_ns()
         sources: dict[int, dict[str, Any]] = {}
-        for shape, row, key, chunk_key in self._buffer.values():
+        for shape, row, key, chunk_key in rows.values():
             if id(shape) not in sources:
                 sources[id(shape)] = {**self.reader.source(shape), "snapshot": "incremental"}
             self.sent_key = chunk_key
             sink(shape.route, key, envelope(None, row, sources[id(shape)], "r", now), False)
-        self._buffer.clear()
+        rows.clear()
         self.sent_key = self._chunk_end
 
     def _next_table(self, sink: Sink, status: str) -> None:
@@ -404,7 +389,7 @@ class IncrementalSnapshot:
         """The table at the queue's head is done with: the next one starts from its first key."""
         self.queue.pop(0)
         self.max_key = self.sent_key = self._chunk_end = self._table_from = None
-        self._buffer.clear()
+        self._window.rows.clear()
 
     def _process_stop(self, sink: Sink) -> None:
         patterns, self.stop_requested = self.stop_requested, None
@@ -433,13 +418,13 @@ class IncrementalSnapshot:
             table=current,
             tables_remaining=len(self.queue),
             total_tables=len(self.queue) + sum(1 for t in self._rows_scanned if t not in {c.id for c in self.queue}),
-            chunk_id=self._chunk_id,
+            chunk_id=self._window.chunk_id,
             chunk_from=array_key(self.sent_key),
             chunk_to=array_key(self._chunk_end),
             table_from=array_key(self._table_from),
             table_to=array_key(self.max_key),
             rows_scanned=dict(self._rows_scanned),
-            rows_sent=self._rows_scanned.get(current, 0) - len(self._buffer),
+            rows_sent=self._rows_scanned.get(current, 0) - len(self._window.rows),
         )
 
     # -- helpers -------------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ class Run:
 
     def _settled(self) -> bool:
         """A table's next chunk is read on a thread of its own: its watermarks are written once it is done."""
-        fetch = self.engine._fetch
+        fetch = self.engine._window.fetch
         if fetch is not None:
             fetch.wait(10)
         return True
@@ -201,7 +201,7 @@ def test_a_change_streamed_while_the_next_chunk_is_still_being_read_on_its_threa
     assert [deliver_one(run), deliver_one(run)] == [OPEN, CLOSE] and run.reads() == [1, 2, 3, 4, 5]
     assert deliver_one(run) == OPEN  # written by the chunk's thread, which is in its SELECT now
     run.engine.seen(run.sink, db.shapes["s.a"], "u", {"pk": 7, "aa": 1000}, {"pk": 7})
-    assert run.engine._fetch is not None and not db.watermarks  # no close before the rows are read
+    assert run.engine._window.fetch is not None and not db.watermarks  # no close before the rows are read
     db.gate.set()
     assert deliver_one(run) == CLOSE
     assert run.reads() == [1, 2, 3, 4, 5, 6, 8, 9, 10]  # row 7: the stream's copy (not sent by this fake stream)
@@ -215,7 +215,7 @@ def test_a_watermark_the_chunk_s_thread_cannot_write_fails_the_task_at_its_next_
     run.signal("execute-snapshot", {"data-collections": ["s.a"]})
     db.fail_watermarks = True  # revoked after the first chunk
     assert [deliver_one(run), deliver_one(run)] == [OPEN, CLOSE]
-    fetch = run.engine._fetch
+    fetch = run.engine._window.fetch
     assert fetch is not None
     fetch.wait(10)
     with pytest.raises(ConnectError, match=r"signal table s\.debezium_signal .*needs INSERT on it"):
@@ -358,6 +358,6 @@ def test_a_task_stopping_while_a_chunk_is_read_waits_for_it_and_leaves_no_thread
     run.engine.close()  # returns once the chunk's thread let go of the connection (the stream closes it next)
     assert [kind for _, _, kind in db.watermarks] == [OPEN, CLOSE]
     deadline = time.monotonic() + ChunkFetcher.IDLE_S / 2  # gone at the close, not after idling
-    while run.engine._fetcher.running:
+    while run.engine._window.fetcher.running:
         assert time.monotonic() < deadline, "the chunk thread outlived the task"
         time.sleep(0.01)
