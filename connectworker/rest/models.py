@@ -15,7 +15,6 @@ from pydantic import (
     StrictInt,
     StrictStr,
     StringConstraints,
-    field_validator,
 )
 
 MAX_JSON_DEPTH = 32
@@ -70,6 +69,8 @@ def config_keys(config: dict[str, Any]) -> dict[str, Any]:
 Text = Annotated[StrictStr, AfterValidator(unicode_text)]
 """A string from a request body that can be served back."""
 
+JsonObject = Annotated[dict[str, Any], AfterValidator(json_value)]
+"""A JSON object the worker stores or hands on as it came (an offset, a signal's data)."""
 ConfigScalar = Annotated[StrictStr | StrictInt | StrictFloat | StrictBool, AfterValidator(json_value)]
 """Kafka's Jackson turns JSON numbers and booleans in a config map into strings; so do we. Checked to be
 text or a finite number that can be served back."""
@@ -175,14 +176,8 @@ class ConnectorOffsets(BaseModel):
 
 
 class AlterOffset(BaseModel):
-    partition: dict[str, Any]
-    offset: dict[str, Any] | None = None
-
-    @field_validator("partition", "offset")
-    @classmethod
-    def _storable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        json_value(value)
-        return value
+    partition: JsonObject
+    offset: JsonObject | None = None
 
 
 class AlterOffsetsRequest(BaseModel):
@@ -201,19 +196,13 @@ class SignalRequest(BaseModel):
     connector's (docs/rest.md)."""
 
     type: SignalText
-    data: dict[str, Any] | None = None
+    data: JsonObject | None = None
     id: SignalText | None = None
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"type": "execute-snapshot", "data": {"data-collections": ["public.orders"]}}]},
     )
-
-    @field_validator("data")
-    @classmethod
-    def _storable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        json_value(value)
-        return value
 
 
 class SignalSent(BaseModel):
