@@ -52,6 +52,30 @@ class Postgres:
         _run([_binary("pg_ctl"), "-D", str(self.data_dir), *log, "-w", "-t", "60", action, *args], self.run_as)
 
 
+def _started(data: Path, run_as: str | None) -> Postgres:
+    """The cluster in `data` started on a free loopback port. The port is free when chosen, not reserved: an
+    outgoing connection of another test may take it before the server binds it (both come from the ephemeral
+    range), so a port found taken is replaced by another one (three tries); any other failure is raised with
+    what the server logged."""
+    log_file, attempt = data.parent / "server.log", 1
+    while True:
+        port = _free_port()
+        with (data / "postgresql.conf").open("a") as conf:  # the last `port` line is the one PostgreSQL reads
+            conf.write(f"port = {port}\n")
+        server = Postgres("127.0.0.1", port, "postgres", data_dir=data, run_as=run_as)
+        logged = log_file.stat().st_size if log_file.exists() else 0
+        try:
+            server.pg_ctl("start")
+            return server
+        except RuntimeError as exc:
+            with log_file.open("rb") as log:
+                log.seek(logged)
+                said = log.read().decode(errors="replace")[-2000:]
+            if "already in use" not in said or attempt == 3:
+                raise RuntimeError(f"{exc}\nThe server logged:\n{said}") from None
+            attempt += 1
+
+
 def _binary(name: str) -> str:
     found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
     if found is None:
@@ -96,8 +120,6 @@ def running_postgres(wal_level: str = "logical") -> Iterator[Postgres]:
     if run_as is not None:
         shutil.chown(base, run_as)
         shutil.chown(password_file, run_as)
-    port = _free_port()
-    server = Postgres("127.0.0.1", port, "postgres", data_dir=data, run_as=run_as)
     try:
         _run(
             [
@@ -115,10 +137,10 @@ def running_postgres(wal_level: str = "logical") -> Iterator[Postgres]:
         )
         with (data / "postgresql.conf").open("a") as conf:  # kept for a restart mid-test
             conf.write(
-                f"listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{base}'\n"
+                f"listen_addresses = '127.0.0.1'\nunix_socket_directories = '{base}'\n"
                 f"fsync = off\nwal_level = {wal_level}\nmax_replication_slots = 20\nmax_wal_senders = 20\n"
             )
-        server.pg_ctl("start")
+        server = _started(data, run_as)
         yield server
     finally:
         if (data / "postmaster.pid").exists():
